@@ -1,0 +1,221 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+	"github.com/parley/parley/storage"
+)
+
+var (
+	conversationListParams = []string{"embed", "mailbox", "folder", "status", "tag", "assigned_to",
+		"modifiedSince", "number", "sortField", "sortOrder", "page"}
+	conversationSortFields = []string{"createdAt", "customerEmail", "customerName", "mailboxid", "modifiedAt",
+		"number", "score", "status", "subject", "waitingSince"}
+	sortOrders = []string{"desc", "asc"}
+)
+
+// listConversations handles GET /v2/conversations.
+func (s *Server) listConversations(c *gin.Context) {
+	who := caller(c)
+	p := readParams(c, conversationListParams...)
+	embed := embedThreads(p)
+	filter := conversationFilter(p, who)
+	sortField := p.enum("sortField", "createdAt", conversationSortFields)
+	desc := p.enum("sortOrder", "desc", sortOrders) == "desc"
+	pg := page{size: ConversationPageSize, number: p.page()}
+	if err := p.err(); err != nil {
+		s.fail(c, err)
+		return
+	}
+	res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{
+		Kind: index.Conversations, Company: who.Company.ID, Filter: filter,
+		Sort:   []index.Sort{{Field: index.SortFields[index.Conversations][sortField], Desc: desc}},
+		Offset: pg.offset(), Limit: pg.size,
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	pg.total = res.Total
+	var items []gin.H
+	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		r := newRenderer(s, c, tx)
+		for _, id := range index.ParseIDs(res.IDs) {
+			conv, err := tx.Conversation(who.Company.ID, id)
+			if parley.IsNotFound(err) {
+				continue // deleted between the search and this read
+			}
+			if err != nil {
+				return err
+			}
+			item, err := r.conversation(conv, embed)
+			if err != nil {
+				return err
+			}
+			items = append(items, item)
+		}
+		return nil
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.renderPage(c, "conversations", items, pg)
+}
+
+// embedThreads reads `embed`, sent once or repeated (COMPAT.md).
+func embedThreads(p *params) bool {
+	embed := false
+	for _, v := range p.list("embed") {
+		if v != "threads" {
+			p.problems.Add("embed", parley.CodeEnumValue, "must be one of: threads", v)
+			continue
+		}
+		embed = true
+	}
+	return embed
+}
+
+// conversationFilter turns the list parameters into query nodes, ANDed.
+// Values of one multi-value parameter are ORed. Deleted conversations are
+// never listed, and a user who is not an administrator sees only the
+// mailboxes it can access.
+func conversationFilter(p *params, who parley.Caller) query.Node {
+	nodes := []query.Node{query.Not{Node: query.Keyword{Field: "state", Value: string(parley.StateDeleted)}}}
+	var statuses []query.Node
+	for _, st := range parley.StatusFilter(p.enum("status", "active", parley.ListStatuses)) {
+		statuses = append(statuses, query.Keyword{Field: "status", Value: string(st)})
+	}
+	nodes = append(nodes, anyOf(statuses))
+	if ids := p.ids("mailbox"); len(ids) > 0 {
+		nodes = append(nodes, anyID("mailboxId", ids))
+	}
+	if id := p.id("folder"); id != nil {
+		nodes = append(nodes, equal("folderId", *id))
+	}
+	if tags := p.list("tag"); len(tags) > 0 {
+		var any []query.Node
+		for _, t := range tags {
+			any = append(any, query.Keyword{Field: "tag", Value: parley.NormalizeTagName(t)})
+		}
+		nodes = append(nodes, anyOf(any))
+	}
+	if id := p.id("assigned_to"); id != nil {
+		nodes = append(nodes, equal("assigneeId", *id))
+	}
+	if t := p.time("modifiedSince"); t != nil {
+		nodes = append(nodes, query.TimeRange{Field: "modifiedAt", From: t, FromInclusive: true})
+	}
+	if n := p.number("number"); n != nil {
+		nodes = append(nodes, equal("number", *n))
+	}
+	if who.User.Role != parley.RoleOwner && who.User.Role != parley.RoleAdmin {
+		nodes = append(nodes, anyID("mailboxId", who.User.MailboxIDs))
+	}
+	return query.And{Nodes: nodes}
+}
+
+func equal(field string, v int64) query.Node {
+	f := float64(v)
+	return query.NumberRange{Field: field, Min: &f, Max: &f, MinInclusive: true, MaxInclusive: true}
+}
+
+func anyID(field string, ids []int64) query.Node {
+	var nodes []query.Node
+	for _, id := range ids {
+		nodes = append(nodes, equal(field, id))
+	}
+	return anyOf(nodes)
+}
+
+// anyOf ORs nodes; none matches nothing.
+func anyOf(nodes []query.Node) query.Node {
+	switch len(nodes) {
+	case 0:
+		return query.Not{Node: query.All{}}
+	case 1:
+		return nodes[0]
+	}
+	return query.Or{Nodes: nodes}
+}
+
+// getConversation handles GET /v2/conversations/{conversationId}.
+func (s *Server) getConversation(c *gin.Context) {
+	who := caller(c)
+	id, err := pathID(c, "conversationId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	p := readParams(c, "embed")
+	embed := embedThreads(p)
+	if err := p.err(); err != nil {
+		s.fail(c, err)
+		return
+	}
+	var body gin.H
+	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		conv, err := visibleConversation(tx, who, id)
+		if err != nil {
+			return err
+		}
+		body, err = newRenderer(s, c, tx).conversation(conv, embed)
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, body)
+}
+
+// visibleConversation loads a conversation the caller may see: of its
+// company, not deleted, in a mailbox it can access.
+func visibleConversation(tx *storage.Tx, who parley.Caller, id int64) (*parley.Conversation, error) {
+	conv, err := tx.Conversation(who.Company.ID, id)
+	if err != nil {
+		return nil, err
+	}
+	if conv.State == parley.StateDeleted || !who.User.CanAccessMailbox(conv.MailboxID) {
+		return nil, parley.NotFound("conversation")
+	}
+	return conv, nil
+}
+
+// createConversation handles POST /v2/conversations.
+func (s *Server) createConversation(c *gin.Context) {
+	var in parley.NewConversation
+	if err := decodeJSON(c, &in); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if err := in.Validate(); err != nil {
+		s.fail(c, err)
+		return
+	}
+	var conv *parley.Conversation
+	err := s.write(c, func(tx *storage.Tx) error {
+		var err error
+		conv, err = parley.CreateConversation(tx, caller(c), &in, s.now())
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Header("Resource-ID", strconv.FormatInt(conv.ID, 10))
+	c.Header("Location", s.url(c, "v2", "conversations", conv.ID))
+	c.Header("Web-Location", s.webLink(c, conv))
+	c.Status(http.StatusCreated)
+}
+
+// webLink opens a conversation in the web application.
+func (s *Server) webLink(c *gin.Context, conv *parley.Conversation) string {
+	return s.webURL(c) + "/conversation/" + strconv.FormatInt(conv.ID, 10) + "/" + strconv.FormatInt(conv.Number, 10)
+}

@@ -1,0 +1,289 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/bcrypt"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/api"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/storage"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// epoch is the fixed start of every test clock.
+var epoch = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+// testClock is a settable clock.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// Tokens of the seeded world.
+const (
+	ownerToken    = "acme-owner-token"
+	userToken     = "acme-user-token" // role user, access to Support only
+	globexToken   = "globex-token"
+	expiredToken  = "acme-expired-token"
+	inactiveToken = "acme-inactive-token"
+)
+
+// Ids of the seeded world (assigned in this order by storage sequences).
+const (
+	acmeID, globexID                      = 1, 2
+	ownerID, adminID, agentID, inactiveID = 1, 2, 3, 4
+	globexOwnerID                         = 5
+	supportID, billingID, globexMailboxID = 1, 2, 3
+	teamID                                = 1
+	appClientID, appSecret                = "acme-app", "acme-app-secret"
+)
+
+// world is a running Parley over real bbolt and real Bleve in a temp dir.
+type world struct {
+	t      *testing.T
+	db     *storage.DB
+	engine index.Engine
+	syncer *index.Syncer
+	server *api.Server
+	clock  *testClock
+	logs   *bytes.Buffer
+	// fields of the Support mailbox, by name
+	fields map[string]parley.FieldDef
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := storage.Open(filepath.Join(dir, "parley.db"), storage.Options{NoSync: true})
+	require.NoError(t, err)
+	engine, err := bleveindex.Open(filepath.Join(dir, "index"))
+	require.NoError(t, err)
+	logs := &bytes.Buffer{}
+	log := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
+	syncer := index.NewSyncer(db, engine, log)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { syncer.Run(ctx); close(done) }()
+	w := &world{t: t, db: db, engine: engine, syncer: syncer, clock: &testClock{now: epoch}, logs: logs}
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		engine.Close()
+		db.Close()
+	})
+	var n int
+	var mu sync.Mutex
+	w.server = api.New(api.Config{DB: db, Engine: engine, Syncer: syncer, Clock: w.clock, Log: log,
+		BaseURL: "https://api.parley.test", WebURL: "https://app.parley.test",
+		NewRequestID: func() string { mu.Lock(); defer mu.Unlock(); n++; return fmt.Sprintf("req-%d", n) }})
+	w.seed()
+	return w
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// seed stores the accounts every test starts from.
+func (w *world) seed() {
+	now := w.clock.Now()
+	secret, err := bcrypt.GenerateFromPassword([]byte(appSecret), bcrypt.MinCost)
+	require.NoError(w.t, err)
+	_, err = w.db.Update(func(tx *storage.Tx) error {
+		for _, c := range []*parley.Company{
+			{Name: "Acme", Plan: parley.PlanPro, APIEnabled: true, PaymentOK: true, CreatedAt: now},
+			{Name: "Globex", Plan: parley.PlanStandard, APIEnabled: true, PaymentOK: true, CreatedAt: now},
+		} {
+			if err := tx.PutCompany(c); err != nil {
+				return err
+			}
+		}
+		users := []*parley.User{
+			{CompanyID: acmeID, FirstName: "Olivia", LastName: "Owner", Email: "olivia@acme.test", Role: parley.RoleOwner, Timezone: "Europe/Paris", Active: true, CanChat: true},
+			{CompanyID: acmeID, FirstName: "Adam", LastName: "Admin", Email: "adam@acme.test", Role: parley.RoleAdmin, Timezone: "UTC", Active: true, CanChat: true},
+			{CompanyID: acmeID, FirstName: "Uma", LastName: "Agent", Email: "uma@acme.test", Role: parley.RoleUser, Timezone: "UTC", Active: true, MailboxIDs: []int64{supportID}},
+			{CompanyID: acmeID, FirstName: "Ian", LastName: "Invited", Email: "ian@acme.test", Role: parley.RoleLightUser, Timezone: "UTC"},
+			{CompanyID: globexID, FirstName: "Gary", LastName: "Globex", Email: "gary@globex.test", Role: parley.RoleOwner, Timezone: "UTC", Active: true},
+		}
+		for _, u := range users {
+			u.CreatedAt, u.UpdatedAt = now, now
+			if err := tx.PutUser(u); err != nil {
+				return err
+			}
+		}
+		if err := tx.PutTeam(&parley.Team{CompanyID: acmeID, Name: "Tier 2", MemberIDs: []int64{adminID, agentID}, CreatedAt: now, UpdatedAt: now}); err != nil {
+			return err
+		}
+		folders := func() []parley.Folder {
+			var out []parley.Folder
+			for _, t := range parley.SystemFolders {
+				out = append(out, parley.Folder{Name: strings.ToUpper(string(t[:1])) + string(t[1:]), Type: t, UpdatedAt: now})
+			}
+			return out
+		}
+		boxes := []*parley.Mailbox{
+			{CompanyID: acmeID, Name: "Support", Slug: "support", Email: "support@acme.test", Folders: folders(), Fields: []parley.FieldDef{
+				{Name: "Priority", Type: parley.FieldDropdown, Order: 1, Options: []parley.FieldOption{{Order: 1, Label: "Low"}, {Order: 2, Label: "High"}}},
+				{Name: "Order number", Type: parley.FieldSingleLine, Order: 2},
+				{Name: "Notes", Type: parley.FieldMultiLine, Order: 3},
+				{Name: "Account value", Type: parley.FieldNumber, Order: 4},
+				{Name: "Renewal date", Type: parley.FieldDate, Order: 5, Required: true},
+			}},
+			{CompanyID: acmeID, Name: "Billing", Slug: "billing", Email: "billing@acme.test", Folders: folders(), DefaultAssigneeID: adminID},
+			{CompanyID: globexID, Name: "Globex Help", Slug: "help", Email: "help@globex.test", Folders: folders()},
+		}
+		for _, m := range boxes {
+			m.CreatedAt, m.UpdatedAt = now, now
+			if err := tx.PutMailbox(m); err != nil {
+				return err
+			}
+		}
+		w.fields = map[string]parley.FieldDef{}
+		for _, f := range boxes[0].Fields {
+			w.fields[f.Name] = f
+		}
+		tokens := []parley.Token{
+			{Hash: api.HashToken(ownerToken), CompanyID: acmeID, UserID: ownerID, ExpiresAt: now.Add(48 * time.Hour)},
+			{Hash: api.HashToken(userToken), CompanyID: acmeID, UserID: agentID, ExpiresAt: now.Add(48 * time.Hour)},
+			{Hash: api.HashToken(globexToken), CompanyID: globexID, UserID: globexOwnerID, ExpiresAt: now.Add(48 * time.Hour)},
+			{Hash: api.HashToken(expiredToken), CompanyID: acmeID, UserID: ownerID, ExpiresAt: now.Add(-time.Second)},
+			{Hash: api.HashToken(inactiveToken), CompanyID: acmeID, UserID: inactiveID, ExpiresAt: now.Add(48 * time.Hour)},
+		}
+		for i := range tokens {
+			if err := tx.PutToken(&tokens[i]); err != nil {
+				return err
+			}
+		}
+		return tx.PutApp(&parley.App{ClientID: appClientID, CompanyID: acmeID, UserID: ownerID, Name: "Test app", SecretHash: string(secret), CreatedAt: now})
+	})
+	require.NoError(w.t, err)
+}
+
+// request is one HTTP call against the real handler.
+type request struct {
+	method, path, token string
+	body                string
+	contentType         string // default application/json when body is set
+	header              map[string]string
+}
+
+func (w *world) do(r request) *httptest.ResponseRecorder {
+	w.t.Helper()
+	var body io.Reader
+	if r.body != "" {
+		body = strings.NewReader(r.body)
+	}
+	req := httptest.NewRequest(r.method, "https://api.parley.test"+r.path, body)
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	if r.body != "" {
+		ct := r.contentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		req.Header.Set("Content-Type", ct)
+	}
+	for k, v := range r.header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	w.server.ServeHTTP(rec, req)
+	return rec
+}
+
+func (w *world) get(path string) *httptest.ResponseRecorder {
+	return w.do(request{method: http.MethodGet, path: path, token: ownerToken})
+}
+
+// create posts a conversation as the owner and returns its id.
+func (w *world) create(body string) int64 {
+	w.t.Helper()
+	rec := w.do(request{method: http.MethodPost, path: "/v2/conversations", token: ownerToken, body: body})
+	require.Equal(w.t, http.StatusCreated, rec.Code, rec.Body.String())
+	var id int64
+	_, err := fmt.Sscan(rec.Header().Get("Resource-ID"), &id)
+	require.NoError(w.t, err)
+	return id
+}
+
+// decode parses a JSON body.
+func decode(t *testing.T, rec *httptest.ResponseRecorder) map[string]any {
+	t.Helper()
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out), rec.Body.String())
+	return out
+}
+
+// golden compares a JSON body with testdata/<name>.json, pretty-printed;
+// `go test ./api -update` rewrites the files.
+func golden(t *testing.T, name string, body []byte) {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(body, &v), string(body))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	require.NoError(t, enc.Encode(v))
+	pretty := buf.Bytes()
+	path := filepath.Join("testdata", name+".json")
+	if *update {
+		require.NoError(t, os.WriteFile(path, pretty, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "missing golden file; run go test ./api -update")
+	require.Equal(t, string(want), string(pretty))
+}
+
+// ids extracts the ids of an embedded list.
+func ids(t *testing.T, rec *httptest.ResponseRecorder, collection string) []int64 {
+	t.Helper()
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	body := decode(t, rec)
+	items := body["_embedded"].(map[string]any)[collection].([]any)
+	out := []int64{}
+	for _, it := range items {
+		out = append(out, int64(it.(map[string]any)["id"].(float64)))
+	}
+	return out
+}

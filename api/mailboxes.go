@@ -1,0 +1,177 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+	"github.com/parley/parley/storage"
+)
+
+func (s *Server) mailboxResource(c *gin.Context, m *parley.Mailbox) gin.H {
+	return gin.H{
+		"id": m.ID, "name": m.Name, "slug": m.Slug, "email": m.Email,
+		"createdAt": parley.FormatTime(m.CreatedAt), "updatedAt": parley.FormatTime(m.UpdatedAt),
+		"_links": gin.H{
+			"self":    link(s.url(c, "v2", "mailboxes", m.ID)),
+			"fields":  link(s.url(c, "v2", "mailboxes", m.ID, "fields")),
+			"folders": link(s.url(c, "v2", "mailboxes", m.ID, "folders")),
+		},
+	}
+}
+
+// listMailboxes handles GET /v2/mailboxes: the mailboxes the caller can
+// access, 50 a page.
+func (s *Server) listMailboxes(c *gin.Context) {
+	who := caller(c)
+	p := readParams(c, "page")
+	pg := page{size: DefaultPageSize, number: p.page()}
+	if err := p.err(); err != nil {
+		s.fail(c, err)
+		return
+	}
+	var boxes []parley.Mailbox
+	err := s.cfg.DB.View(func(tx *storage.Tx) error {
+		all, err := tx.Mailboxes(who.Company.ID)
+		for _, m := range all {
+			if who.User.CanAccessMailbox(m.ID) {
+				boxes = append(boxes, m)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	pg.total = len(boxes)
+	var items []gin.H
+	for _, m := range pageOf(boxes, pg) {
+		items = append(items, s.mailboxResource(c, &m))
+	}
+	s.renderPage(c, "mailboxes", items, pg)
+}
+
+// loadMailbox reads a mailbox the caller can access from the path.
+func (s *Server) loadMailbox(c *gin.Context) (*parley.Mailbox, error) {
+	who := caller(c)
+	id, err := pathID(c, "mailboxId")
+	if err != nil {
+		return nil, err
+	}
+	var m *parley.Mailbox
+	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		m, err = tx.Mailbox(who.Company.ID, id)
+		return err
+	})
+	if err == nil && !who.User.CanAccessMailbox(m.ID) {
+		err = parley.NotFound("mailbox")
+	}
+	return m, err
+}
+
+// getMailbox handles GET /v2/mailboxes/{mailboxId}.
+func (s *Server) getMailbox(c *gin.Context) {
+	m, err := s.loadMailbox(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, s.mailboxResource(c, m))
+}
+
+// listMailboxFields handles GET /v2/mailboxes/{mailboxId}/fields.
+func (s *Server) listMailboxFields(c *gin.Context) {
+	m, err := s.loadMailbox(c)
+	if err == nil {
+		err = readParams(c, "page").err()
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	items := make([]gin.H, 0, len(m.Fields))
+	for _, f := range m.Fields {
+		options := make([]gin.H, 0, len(f.Options))
+		for _, o := range f.Options {
+			options = append(options, gin.H{"id": o.ID, "order": o.Order, "label": o.Label})
+		}
+		items = append(items, gin.H{"id": f.ID, "name": f.Name, "type": f.Type, "required": f.Required,
+			"order": f.Order, "options": options})
+	}
+	s.renderPage(c, "fields", items, page{size: DefaultPageSize, number: 1, total: len(items)})
+}
+
+// listMailboxFolders handles GET /v2/mailboxes/{mailboxId}/folders. The
+// counts come from the index, so they are true to the data.
+func (s *Server) listMailboxFolders(c *gin.Context) {
+	m, err := s.loadMailbox(c)
+	if err == nil {
+		err = readParams(c, "page").err()
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	company := caller(c).Company.ID
+	count := func(nodes ...query.Node) (int, error) {
+		res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{Kind: index.Conversations, Company: company,
+			Filter: query.And{Nodes: append(nodes, query.Not{Node: query.Keyword{Field: "state", Value: string(parley.StateDeleted)}})}})
+		return res.Total, err
+	}
+	items := make([]gin.H, 0, len(m.Folders))
+	for _, f := range m.Folders {
+		inFolder := equal("folderId", f.ID)
+		total, err := count(inFolder)
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		active, err := count(inFolder, query.Keyword{Field: "status", Value: string(parley.StatusActive)})
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		items = append(items, gin.H{"id": f.ID, "name": f.Name, "type": f.Type, "userId": f.UserID,
+			"totalCount": total, "activeCount": active, "updatedAt": parley.FormatTime(f.UpdatedAt)})
+	}
+	s.renderPage(c, "folders", items, page{size: DefaultPageSize, number: 1, total: len(items)})
+}
+
+// listTags handles GET /v2/tags, 50 a page, with each tag's conversation count.
+func (s *Server) listTags(c *gin.Context) {
+	who := caller(c)
+	p := readParams(c, "page")
+	pg := page{size: DefaultPageSize, number: p.page()}
+	if err := p.err(); err != nil {
+		s.fail(c, err)
+		return
+	}
+	var tags []parley.Tag
+	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		tags, err = tx.Tags(who.Company.ID)
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	pg.total = len(tags)
+	var items []gin.H
+	for _, t := range pageOf(tags, pg) {
+		res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{Kind: index.Conversations, Company: who.Company.ID,
+			Filter: query.And{Nodes: []query.Node{query.Keyword{Field: "tag", Value: t.Name},
+				query.Not{Node: query.Keyword{Field: "state", Value: string(parley.StateDeleted)}}}}})
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		items = append(items, gin.H{"id": t.ID, "name": t.Name, "slug": t.Slug, "color": t.Color,
+			"styles": tagStyles(t.Color), "ticketCount": res.Total,
+			"createdAt": parley.FormatTime(t.CreatedAt), "updatedAt": parley.FormatTime(t.UpdatedAt)})
+	}
+	s.renderPage(c, "tags", items, pg)
+}

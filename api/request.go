@@ -1,0 +1,90 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+)
+
+// MaxBodyBytes bounds a JSON request body.
+const MaxBodyBytes = 256 << 10
+
+// decodeJSON reads a JSON body into v: the media type must be JSON, the
+// body well-formed, bounded, and of the right structure. Unknown fields are
+// ignored, as clients of this API family send extra fields.
+func decodeJSON(c *gin.Context, v any) error {
+	if err := requireJSON(c); err != nil {
+		return err
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return &parley.Error{Kind: parley.KindTooLarge, Message: "Request too large", Errors: []parley.FieldError{{
+			Code: parley.CodeTooLarge, Message: fmt.Sprintf("the body must be at most %d bytes", MaxBodyBytes), Source: "JSON"}}}
+	}
+	if err != nil {
+		return parley.Invalid("JSON", "", parley.CodeInvalidJSON, "the body could not be read", nil)
+	}
+	return unmarshalStrict(body, v)
+}
+
+func requireJSON(c *gin.Context) error {
+	mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
+	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		return &parley.Error{Kind: parley.KindMediaType, Message: "Invalid media type", Errors: []parley.FieldError{{
+			Path: "Content-Type", Code: parley.CodeMediaType, Message: "Content-Type must be application/json",
+			RejectedValue: c.GetHeader("Content-Type"), Source: "header"}}}
+	}
+	return nil
+}
+
+// unmarshalStrict decodes one JSON value, mapping decoder errors to SPEC's
+// `Invalid JSON` with the path of the offending field.
+func unmarshalStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("unexpected data after the JSON value")
+	}
+	if err == nil {
+		return nil
+	}
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		return parley.Invalid("JSON", typeErr.Field, parley.CodeInvalidJSON,
+			fmt.Sprintf("expected %s, got %s", jsonKind(typeErr.Type.String()), typeErr.Value), nil)
+	case errors.As(err, &syntaxErr):
+		return parley.Invalid("JSON", "", parley.CodeInvalidJSON, fmt.Sprintf("malformed JSON at byte %d: %v", syntaxErr.Offset, err), nil)
+	case errors.Is(err, io.EOF):
+		return parley.Invalid("JSON", "", parley.CodeInvalidJSON, "the body is empty", nil)
+	default:
+		return parley.Invalid("JSON", "", parley.CodeInvalidJSON, "malformed JSON: "+err.Error(), nil)
+	}
+}
+
+// jsonKind names a Go type the way a JSON client thinks of it.
+func jsonKind(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	case strings.Contains(goType, "int"), strings.Contains(goType, "float"):
+		return "a number"
+	case strings.Contains(goType, "string"):
+		return "a string"
+	case strings.Contains(goType, "bool"):
+		return "a boolean"
+	default:
+		return "an object"
+	}
+}

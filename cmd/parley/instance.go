@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/fixtures"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/storage"
+)
+
+// instance is an opened data directory: storage, engine and syncer.
+type instance struct {
+	db     *storage.DB
+	engine *bleveindex.Engine
+	syncer *index.Syncer
+}
+
+func dbPath(dir string) string    { return filepath.Join(dir, "parley.db") }
+func indexPath(dir string) string { return filepath.Join(dir, "index") }
+
+// open opens a data directory, creating it; with demo set, an empty
+// database first receives the demo data. Pending outbox entries (left by a
+// crash) are applied before it returns, and a fresh index is rebuilt,
+// reporting to progress when it is not nil.
+func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *slog.Logger, progress func(done, total int)) (*instance, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	db, err := storage.Open(dbPath(dir), storage.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if demo {
+		if err := loadDemoIfEmpty(db, clock); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	engine, err := bleveindex.Open(indexPath(dir))
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	in := &instance{db: db, engine: engine, syncer: index.NewSyncer(db, engine, log)}
+	if engine.Fresh() {
+		log.Info("building the search index from storage")
+		err = in.syncer.Rebuild(ctx, progress)
+	} else {
+		err = in.syncer.Drain(ctx)
+	}
+	if err != nil {
+		in.close()
+		return nil, fmt.Errorf("bring the index up to date: %w", err)
+	}
+	return in, nil
+}
+
+func loadDemoIfEmpty(db *storage.DB, clock parley.Clock) error {
+	empty := false
+	err := db.View(func(tx *storage.Tx) error {
+		companies, err := tx.Companies()
+		empty = len(companies) == 0
+		return err
+	})
+	if err != nil || !empty {
+		return err
+	}
+	return fixtures.Load(db, clock.Now())
+}
+
+func (in *instance) close() error {
+	err := in.engine.Close()
+	if cerr := in.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,75 @@
+// Command parley runs the Parley support-inbox API and its admin tasks:
+//
+//	parley serve   [--addr 127.0.0.1:8080] [--data ./parley-data] [--base-url URL]
+//	parley reindex --data DIR
+//	parley app create --data DIR --user EMAIL [--name NAME] [--redirect-uri URL]
+//
+// On an empty data directory `serve` first loads the embedded demo data.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage:
+  parley serve   [--addr 127.0.0.1:8080] [--data ./parley-data] [--base-url URL]
+  parley reindex --data DIR
+  parley app create --data DIR --user EMAIL [--name NAME] [--redirect-uri URL]
+`
+
+// run executes one command and returns the process exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serveCommand(ctx, args[1:], stderr)
+	case "reindex":
+		err = reindexCommand(ctx, args[1:], stderr)
+	case "app":
+		err = appCommand(args[1:], stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		err = fmt.Errorf("unknown command %q", args[0])
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "parley %s: %v\n", args[0], err)
+		if errors.Is(err, errUsage) {
+			fmt.Fprint(stderr, usage)
+		}
+		return 1
+	}
+	return 0
+}
+
+var errUsage = errors.New("bad usage")
+
+// envOr reads an environment variable with a default, so every flag can
+// also be set as PARLEY_<NAME>.
+func envOr(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}

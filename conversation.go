@@ -1,0 +1,342 @@
+package parley
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ConversationType is the channel of a conversation.
+type ConversationType string
+
+// Conversation types.
+const (
+	TypeEmail ConversationType = "email"
+	TypePhone ConversationType = "phone"
+	TypeChat  ConversationType = "chat"
+)
+
+// ConversationTypes lists the accepted conversation types.
+var ConversationTypes = []string{"chat", "email", "phone"}
+
+// Status is a conversation's status.
+type Status string
+
+// Stored statuses. `open` and `all` exist only as list filters (StatusFilter).
+const (
+	StatusActive  Status = "active"
+	StatusPending Status = "pending"
+	StatusClosed  Status = "closed"
+	StatusSpam    Status = "spam"
+)
+
+// CreateStatuses are the statuses a conversation may be created with.
+var CreateStatuses = []string{"active", "closed", "pending"}
+
+// ListStatuses are the values of the list `status` parameter.
+var ListStatuses = []string{"active", "all", "closed", "open", "pending", "spam"}
+
+// StatusFilter expands a list `status` value into the stored statuses it
+// selects: `open` is active or pending (work not finished), `all` is every
+// status, spam included.
+func StatusFilter(v string) []Status {
+	switch v {
+	case "open":
+		return []Status{StatusActive, StatusPending}
+	case "all":
+		return []Status{StatusActive, StatusPending, StatusClosed, StatusSpam}
+	default:
+		return []Status{Status(v)}
+	}
+}
+
+// State is a conversation's lifecycle state.
+type State string
+
+// Conversation states.
+const (
+	StatePublished State = "published"
+	StateDraft     State = "draft"
+	StateDeleted   State = "deleted"
+)
+
+// PartyType says whether a person is a customer, a user or a team.
+type PartyType string
+
+// Party types.
+const (
+	PartyCustomer PartyType = "customer"
+	PartyUser     PartyType = "user"
+	PartyTeam     PartyType = "team"
+)
+
+// Party references a person by id and type.
+type Party struct {
+	ID   int64     `json:"id"`
+	Type PartyType `json:"type"`
+}
+
+// Source says how a conversation came in.
+type Source struct {
+	Type string    `json:"type"`
+	Via  PartyType `json:"via"`
+}
+
+// FieldValue is a custom field value of a conversation. For a dropdown the
+// value is the option id.
+type FieldValue struct {
+	ID    int64  `json:"id"`
+	Value string `json:"value"`
+}
+
+// Snooze is present while a conversation is snoozed.
+type Snooze struct {
+	SnoozedBy               int64     `json:"snoozedBy"`
+	SnoozedUntil            time.Time `json:"snoozedUntil"`
+	UnsnoozeOnCustomerReply bool      `json:"unsnoozeOnCustomerReply"`
+}
+
+// Conversation is a support case made of threads.
+type Conversation struct {
+	ID        int64            `json:"id"`
+	CompanyID int64            `json:"companyId"`
+	Number    int64            `json:"number"`
+	Type      ConversationType `json:"type"`
+	MailboxID int64            `json:"mailboxId"`
+	FolderID  int64            `json:"folderId"`
+	Status    Status           `json:"status"`
+	State     State            `json:"state"`
+	Subject   string           `json:"subject"`
+	// Assignee is nil while unassigned.
+	Assignee  *Party     `json:"assignee,omitempty"`
+	CreatedBy Party      `json:"createdBy"`
+	CreatedAt time.Time  `json:"createdAt"`
+	ClosedBy  int64      `json:"closedBy,omitempty"`
+	ClosedAt  *time.Time `json:"closedAt,omitempty"`
+	// ModifiedAt changes on every write; it sorts and filters lists.
+	ModifiedAt   time.Time    `json:"modifiedAt"`
+	Source       Source       `json:"source"`
+	TagIDs       []int64      `json:"tagIds,omitempty"`
+	CC           []string     `json:"cc,omitempty"`
+	BCC          []string     `json:"bcc,omitempty"`
+	CustomerID   int64        `json:"customerId"`
+	CustomFields []FieldValue `json:"customFields,omitempty"`
+	Snooze       *Snooze      `json:"snooze,omitempty"`
+	Imported     bool         `json:"imported,omitempty"`
+
+	// Derived from the threads by Derive; stored so lists need no threads.
+	ThreadCount          int        `json:"threadCount"`
+	Preview              string     `json:"preview"`
+	UserUpdatedAt        *time.Time `json:"userUpdatedAt,omitempty"`
+	CustomerWaitingSince *time.Time `json:"customerWaitingSince,omitempty"`
+	HasAttachments       bool       `json:"hasAttachments,omitempty"`
+	ReplyUserIDs         []int64    `json:"replyUserIds,omitempty"`
+}
+
+// ThreadType is the kind of a thread.
+type ThreadType string
+
+// Thread types. The request side says `reply` for an agent reply; reads say
+// `message` (COMPAT.md), so the stored form is `message`.
+const (
+	ThreadNote     ThreadType = "note"
+	ThreadChat     ThreadType = "chat"
+	ThreadPhone    ThreadType = "phone"
+	ThreadMessage  ThreadType = "message"
+	ThreadCustomer ThreadType = "customer"
+	ThreadLineItem ThreadType = "lineitem"
+)
+
+// RequestThreadTypes are the thread types a create request may name.
+var RequestThreadTypes = []string{"note", "chat", "phone", "reply", "customer"}
+
+// ThreadTypeFromRequest maps a request's thread type to the stored one.
+func ThreadTypeFromRequest(t string) ThreadType {
+	if t == "reply" {
+		return ThreadMessage
+	}
+	return ThreadType(t)
+}
+
+// IsCustomerKind reports whether a thread of this type comes from the
+// customer's side; such a thread reopens a closed conversation (SPEC).
+func (t ThreadType) IsCustomerKind() bool {
+	return t == ThreadCustomer || t == ThreadChat || t == ThreadPhone
+}
+
+// ThreadState is a thread's state.
+type ThreadState string
+
+// Thread states.
+const (
+	ThreadPublished ThreadState = "published"
+	ThreadDraft     ThreadState = "draft"
+	ThreadHidden    ThreadState = "hidden"
+	ThreadReview    ThreadState = "review"
+	ThreadBounced   ThreadState = "bounced"
+)
+
+// Thread is one message, note or event of a conversation.
+type Thread struct {
+	ID             int64       `json:"id"`
+	ConversationID int64       `json:"conversationId"`
+	CompanyID      int64       `json:"companyId"`
+	Type           ThreadType  `json:"type"`
+	Status         Status      `json:"status,omitempty"`
+	State          ThreadState `json:"state"`
+	Body           string      `json:"body"`
+	// CustomerID is the customer the thread is from (customer kinds) or to.
+	CustomerID  int64      `json:"customerId,omitempty"`
+	CreatedBy   Party      `json:"createdBy"`
+	AssignedTo  *Party     `json:"assignedTo,omitempty"`
+	To          []string   `json:"to,omitempty"`
+	CC          []string   `json:"cc,omitempty"`
+	BCC         []string   `json:"bcc,omitempty"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	OpenedAt    *time.Time `json:"openedAt,omitempty"`
+	Imported    bool       `json:"imported,omitempty"`
+	Attachments []int64    `json:"attachments,omitempty"`
+}
+
+// MaxThreads is the most threads a conversation may hold (SPEC "Limits").
+const MaxThreads = 100
+
+// PreviewLength is how many characters of the latest thread the preview holds.
+const PreviewLength = 185
+
+// counted reports whether a thread counts in `threads`: published, notes and
+// line items excluded.
+func (t *Thread) counted() bool {
+	return t.State == ThreadPublished && t.Type != ThreadNote && t.Type != ThreadLineItem
+}
+
+// Derive recomputes the fields a conversation derives from its threads
+// (oldest first): the published count, preview, user and customer times,
+// attachments, and the users who replied. It must run after every change of
+// threads so lists and search stay true.
+func (c *Conversation) Derive(threads []Thread) {
+	c.ThreadCount = 0
+	c.Preview = ""
+	c.UserUpdatedAt = nil
+	c.CustomerWaitingSince = nil
+	c.HasAttachments = false
+	c.ReplyUserIDs = nil
+	var lastCustomer, lastUser *time.Time
+	seen := map[int64]bool{}
+	for i := range threads {
+		t := &threads[i]
+		if t.counted() {
+			c.ThreadCount++
+		}
+		if t.State != ThreadPublished || t.Type == ThreadLineItem {
+			continue
+		}
+		if len(t.Attachments) > 0 {
+			c.HasAttachments = true
+		}
+		if t.Type != ThreadNote || c.Preview == "" {
+			c.Preview = makePreview(t.Body)
+		}
+		at := t.CreatedAt
+		if t.Type.IsCustomerKind() && t.CreatedBy.Type == PartyCustomer {
+			lastCustomer = &at
+		} else if t.CreatedBy.Type == PartyUser {
+			lastUser = &at
+			if t.Type == ThreadMessage && !seen[t.CreatedBy.ID] {
+				seen[t.CreatedBy.ID] = true
+				c.ReplyUserIDs = append(c.ReplyUserIDs, t.CreatedBy.ID)
+			}
+		}
+	}
+	// The customer waits since its last message not yet answered by a user.
+	if lastCustomer != nil && (lastUser == nil || lastUser.Before(*lastCustomer)) {
+		c.CustomerWaitingSince = lastCustomer
+	}
+	// userUpdatedAt equals customerWaitingSince when no user acted since the
+	// customer's last action (SPEC).
+	switch {
+	case lastUser != nil && (lastCustomer == nil || !lastUser.Before(*lastCustomer)):
+		c.UserUpdatedAt = lastUser
+	case lastCustomer != nil:
+		c.UserUpdatedAt = lastCustomer
+	}
+}
+
+// FolderTypeOf is the system folder a conversation lives in.
+func (c *Conversation) FolderTypeOf() FolderType {
+	switch {
+	case c.State == StateDraft:
+		return FolderDrafts
+	case c.Status == StatusSpam:
+		return FolderSpam
+	case c.Status == StatusClosed:
+		return FolderClosed
+	case c.Assignee != nil:
+		return FolderAssigned
+	default:
+		return FolderUnassigned
+	}
+}
+
+// PlaceInFolder sets FolderID from the mailbox's folders.
+func (c *Conversation) PlaceInFolder(m *Mailbox) {
+	if f, ok := m.FolderOfType(c.FolderTypeOf()); ok {
+		c.FolderID = f.ID
+	}
+}
+
+func makePreview(body string) string {
+	s := strings.Join(strings.Fields(stripTags(body)), " ")
+	if utf8.RuneCountInString(s) <= PreviewLength {
+		return s
+	}
+	return string([]rune(s)[:PreviewLength])
+}
+
+// stripTags removes HTML tags from a thread body for the preview.
+func stripTags(s string) string {
+	if !strings.ContainsRune(s, '<') {
+		return s
+	}
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>' && in:
+			in = false
+			b.WriteByte(' ')
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// WaitingFriendly renders a waiting period the way agents read it: "5 min",
+// "3 hours", "2 days".
+func WaitingFriendly(since, now time.Time) string {
+	d := now.Sub(since)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return plural(int(d/time.Minute), "min", "min")
+	case d < 24*time.Hour:
+		return plural(int(d/time.Hour), "hour", "hours")
+	case d < 30*24*time.Hour:
+		return plural(int(d/(24*time.Hour)), "day", "days")
+	case d < 365*24*time.Hour:
+		return plural(int(d/(30*24*time.Hour)), "month", "months")
+	default:
+		return plural(int(d/(365*24*time.Hour)), "year", "years")
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return itoa(n) + " " + many
+}

@@ -1,0 +1,168 @@
+package parley
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Kind classifies an error; the API maps each Kind to one HTTP status.
+type Kind int
+
+// Error kinds. The comment gives the HTTP status the API answers.
+const (
+	KindInternal        Kind = iota // 500: never shown with its cause
+	KindInvalid                     // 400: validation errors
+	KindUnauthorized                // 401
+	KindForbidden                   // 403
+	KindNotFound                    // 404
+	KindMethod                      // 405
+	KindConflict                    // 409
+	KindLocked                      // 412: conversation locked
+	KindTooLarge                    // 413
+	KindMediaType                   // 415
+	KindUnprocessable               // 422
+	KindCustomerLocked              // 423
+	KindTooManyRequests             // 429
+	KindTimeout                     // 504
+	KindMoved                       // 301: merged conversation
+)
+
+// Codes of SPEC.md's error table, used as FieldError.Code.
+const (
+	CodeEmptyValue        = "Empty value"
+	CodeValueNotSupported = "Value not supported"
+	CodeSize              = "Size"
+	CodeEmail             = "Not well-formed email address"
+	CodeNullValue         = "Null value"
+	CodeMalformedDate     = "Malformed date"
+	CodeInvalidNumber     = "Invalid number"
+	CodeInvalidID         = "Invalid identifier"
+	CodeAccessDenied      = "Access denied"
+	CodeAPINotEnabled     = "API not enabled"
+	CodePaymentMissing    = "Payment missing"
+	CodeInvalidURI        = "Invalid URI"
+	CodeInvalidJSON       = "Invalid JSON"
+	CodeConflict          = "Conflict"
+	CodeMediaType         = "Invalid media type"
+	CodeMethod            = "Invalid HTTP method"
+	CodeTooManyThreads    = "Conversation Locked - Too many threads"
+	CodeTooOld            = "Conversation Locked - Conversation is too old"
+	CodeCustomerLocked    = "Customer Locked - Too Many Conversations"
+	CodePatchOperation    = "Allowed Patch Operations"
+	CodeMissingHeader     = "Missing header"
+	CodeMissingParameter  = "Missing parameter"
+	CodeConversationOwner = "Valid Conversation Owner"
+	CodeImportedThread    = "Valid Imported Thread"
+	CodeEnumValue         = "Enum Value"
+	CodeListOfEnumValues  = "List Of Enum Values"
+	CodeRejectedRequest   = "Rejected request"
+	CodeInternalTimeout   = "Internal Timeout"
+	CodeInvalidThreadUser = "Invalid Thread Author"
+	CodeUnauthorized      = "Unauthorized"
+	CodeNotFound          = "Not found"
+	CodeTooLarge          = "Request too large"
+	CodeRateLimited       = "Rate limit exceeded"
+)
+
+// FieldError is one item of the error body's `_embedded.errors`.
+type FieldError struct {
+	Path          string // request path of the offending value, e.g. "threads[0].type"
+	Code          string // one of the Code* constants
+	Message       string // human sentence
+	RejectedValue any    // nil when there is nothing to show
+	Source        string // "JSON", "query", "path", "header"
+}
+
+// Error is the one error type of Parley. Handlers never build HTTP errors:
+// they return an *Error and the API's error writer renders it.
+type Error struct {
+	Kind     Kind
+	Message  string       // summary for the body's `message`
+	Errors   []FieldError // details; may be empty
+	Location string       // KindMoved only: where the record lives now
+	Cause    error        // logged, never shown
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Message)
+	for _, f := range e.Errors {
+		fmt.Fprintf(&b, "; %s: %s", f.Path, f.Message)
+	}
+	if e.Cause != nil {
+		fmt.Fprintf(&b, ": %v", e.Cause)
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// KindOf returns the Kind of err, KindInternal when err is not an *Error.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return KindInternal
+}
+
+// IsNotFound reports whether err is a not-found error.
+func IsNotFound(err error) bool { return err != nil && KindOf(err) == KindNotFound }
+
+// NotFound builds the error of a missing record. The message names the kind
+// only: it must not confirm that another company's record exists.
+func NotFound(what string) *Error {
+	return &Error{Kind: KindNotFound, Message: what + " not found",
+		Errors: []FieldError{{Code: CodeNotFound, Message: what + " not found", Source: "path"}}}
+}
+
+// Unauthorized builds a 401 error.
+func Unauthorized(msg string) *Error {
+	return &Error{Kind: KindUnauthorized, Message: msg,
+		Errors: []FieldError{{Code: CodeUnauthorized, Message: msg, Source: "header", Path: "Authorization"}}}
+}
+
+// Forbidden builds a 403 error with a SPEC code.
+func Forbidden(code, msg string) *Error {
+	return &Error{Kind: KindForbidden, Message: msg, Errors: []FieldError{{Code: code, Message: msg}}}
+}
+
+// Locked builds a 412 error (conversation locked).
+func Locked(code, msg string) *Error {
+	return &Error{Kind: KindLocked, Message: code, Errors: []FieldError{{Code: code, Message: msg}}}
+}
+
+// Internal wraps an unexpected cause; its text is logged, never shown.
+func Internal(cause error) *Error {
+	return &Error{Kind: KindInternal, Message: "Internal error", Cause: cause}
+}
+
+// Problems collects validation errors of one request; Err returns nil when
+// none was added, else one KindInvalid *Error holding them all.
+type Problems struct {
+	Source string
+	items  []FieldError
+}
+
+// Add records one problem.
+func (p *Problems) Add(path, code, msg string, rejected any) {
+	p.items = append(p.items, FieldError{Path: path, Code: code, Message: msg, RejectedValue: rejected, Source: p.Source})
+}
+
+// Empty reports whether no problem was recorded.
+func (p *Problems) Empty() bool { return len(p.items) == 0 }
+
+// Err returns the collected problems as one error, or nil.
+func (p *Problems) Err() error {
+	if len(p.items) == 0 {
+		return nil
+	}
+	return &Error{Kind: KindInvalid, Message: "Bad request", Errors: p.items}
+}
+
+// Invalid builds a single-problem validation error.
+func Invalid(source, path, code, msg string, rejected any) *Error {
+	return &Error{Kind: KindInvalid, Message: "Bad request",
+		Errors: []FieldError{{Path: path, Code: code, Message: msg, RejectedValue: rejected, Source: source}}}
+}

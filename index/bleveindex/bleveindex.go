@@ -1,0 +1,248 @@
+// Package bleveindex is Parley's Bleve engine: one Bleve index per document
+// kind with an explicit mapping built from the index catalog, the
+// translation of query nodes into Bleve queries, and batching.
+package bleveindex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/registry"
+
+	"github.com/parley/parley/index"
+)
+
+const (
+	tokenizerName = "parley_words"
+	textAnalyzer  = "parley_text"
+	versionKey    = "parley_mapping_version"
+)
+
+func init() {
+	registry.RegisterTokenizer(tokenizerName, func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
+		return wordTokenizer{}, nil
+	})
+}
+
+// wordTokenizer applies index.Tokens' rule (runs of letters and digits) so
+// Bleve and the scan oracle agree on words. Lowercasing is left to Tokens
+// too, which is why the analyzer has no token filter.
+type wordTokenizer struct{}
+
+func (wordTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	var out analysis.TokenStream
+	s := string(input)
+	start := -1
+	emit := func(end int) {
+		out = append(out, &analysis.Token{Term: []byte(strings.ToLower(s[start:end])), Start: start, End: end,
+			Position: len(out) + 1, Type: analysis.AlphaNumeric})
+	}
+	for i, r := range s {
+		word := index.IsWordRune(r)
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			emit(i)
+			start = -1
+		}
+	}
+	if start >= 0 {
+		emit(len(s))
+	}
+	return out
+}
+
+// Engine is the Bleve implementation of index.Engine.
+type Engine struct {
+	indexes map[index.Kind]bleve.Index
+	fresh   bool
+}
+
+var _ index.Engine = (*Engine)(nil)
+
+// Open opens the indexes under dir, creating them when missing. An index
+// built with another mapping version is removed and created empty; Fresh
+// then reports true and the caller must rebuild it from storage.
+func Open(dir string) (*Engine, error) {
+	e := &Engine{indexes: map[index.Kind]bleve.Index{}}
+	for _, kind := range index.Kinds {
+		path := filepath.Join(dir, string(kind)+".bleve")
+		idx, fresh, err := openKind(path, kind)
+		if err != nil {
+			e.Close()
+			return nil, err
+		}
+		e.indexes[kind] = idx
+		e.fresh = e.fresh || fresh
+	}
+	return e, nil
+}
+
+// OpenMemory creates in-memory indexes, for tests.
+func OpenMemory() (*Engine, error) {
+	e := &Engine{indexes: map[index.Kind]bleve.Index{}, fresh: true}
+	for _, kind := range index.Kinds {
+		idx, err := bleve.NewMemOnly(buildMapping(kind))
+		if err != nil {
+			return nil, fmt.Errorf("bleveindex: %w", err)
+		}
+		e.indexes[kind] = idx
+	}
+	return e, nil
+}
+
+func openKind(path string, kind index.Kind) (bleve.Index, bool, error) {
+	idx, err := bleve.Open(path)
+	if err == nil {
+		v, verr := idx.GetInternal([]byte(versionKey))
+		if verr == nil && string(v) == index.MappingVersion {
+			return idx, false, nil
+		}
+		idx.Close()
+		if err := os.RemoveAll(path); err != nil {
+			return nil, false, fmt.Errorf("bleveindex: remove outdated index: %w", err)
+		}
+	} else if !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
+		return nil, false, fmt.Errorf("bleveindex: open %s: %w", path, err)
+	}
+	idx, err = bleve.New(path, buildMapping(kind))
+	if err != nil {
+		return nil, false, fmt.Errorf("bleveindex: create %s: %w", path, err)
+	}
+	if err := idx.SetInternal([]byte(versionKey), []byte(index.MappingVersion)); err != nil {
+		idx.Close()
+		return nil, false, fmt.Errorf("bleveindex: %w", err)
+	}
+	return idx, true, nil
+}
+
+// Fresh reports whether Open created an empty index that needs a rebuild.
+func (e *Engine) Fresh() bool { return e.fresh }
+
+// buildMapping derives the explicit mapping of a kind from the catalog. The
+// default mapping is disabled: only catalog fields are indexed.
+func buildMapping(kind index.Kind) mapping.IndexMapping {
+	m := bleve.NewIndexMapping()
+	if err := m.AddCustomAnalyzer(textAnalyzer, map[string]interface{}{
+		"type": custom.Name, "tokenizer": tokenizerName, "token_filters": []string{},
+	}); err != nil {
+		panic(err) // a static configuration error, caught by every test
+	}
+	m.DefaultMapping.Enabled = false
+	m.StoreDynamic = false
+	m.DocValuesDynamic = false
+	m.DefaultAnalyzer = keyword.Name
+	doc := bleve.NewDocumentStaticMapping()
+	fields := append([]index.Field{
+		{Name: index.CompanyField, Type: index.KeywordField},
+		{Name: index.PresentField, Type: index.KeywordField},
+	}, index.Catalog[kind]...)
+	for _, f := range fields {
+		doc.AddFieldMappingsAt(f.Name, fieldMapping(f))
+	}
+	// Custom field values live under dynamic sub-documents.
+	doc.AddSubDocumentMapping("cfk", dynamicMapping(keyword.Name))
+	doc.AddSubDocumentMapping("cft", dynamicMapping(textAnalyzer))
+	doc.AddSubDocumentMapping("cfn", dynamicMapping(keyword.Name))
+	m.AddDocumentMapping(string(kind), doc)
+	m.DefaultType = string(kind)
+	m.TypeField = "_kind"
+	return m
+}
+
+func fieldMapping(f index.Field) *mapping.FieldMapping {
+	var fm *mapping.FieldMapping
+	switch f.Type {
+	case index.TextField:
+		fm = bleve.NewTextFieldMapping()
+		fm.Analyzer = textAnalyzer
+		fm.IncludeTermVectors = true
+	case index.KeywordField:
+		fm = bleve.NewKeywordFieldMapping()
+		fm.IncludeTermVectors = false
+	case index.NumberField:
+		fm = bleve.NewNumericFieldMapping()
+	}
+	fm.Store = false
+	fm.IncludeInAll = false
+	fm.DocValues = f.Sortable
+	return fm
+}
+
+func dynamicMapping(analyzer string) *mapping.DocumentMapping {
+	d := bleve.NewDocumentMapping()
+	d.Dynamic = true
+	d.DefaultAnalyzer = analyzer
+	return d
+}
+
+// Apply indexes one batch of a kind.
+func (e *Engine) Apply(ctx context.Context, kind index.Kind, upserts []index.Document, deletes []string) error {
+	idx, ok := e.indexes[kind]
+	if !ok {
+		return fmt.Errorf("bleveindex: unknown kind %q", kind)
+	}
+	b := idx.NewBatch()
+	for _, d := range upserts {
+		if err := b.Index(d.ID, toBleve(d)); err != nil {
+			return fmt.Errorf("bleveindex: %w", err)
+		}
+	}
+	for _, id := range deletes {
+		b.Delete(id)
+	}
+	return idx.Batch(b)
+}
+
+// toBleve turns a document into the nested map Bleve indexes.
+func toBleve(d index.Document) map[string]interface{} {
+	out := map[string]interface{}{
+		index.CompanyField: index.FormatID(d.Company),
+		index.PresentField: d.Present(),
+	}
+	put := func(name string, v interface{}) {
+		for _, p := range []string{index.CustomKeywordPrefix, index.CustomTextPrefix, index.CustomNumberPrefix} {
+			if len(name) > len(p) && name[:len(p)] == p {
+				sub, _ := out[p[:len(p)-1]].(map[string]interface{})
+				if sub == nil {
+					sub = map[string]interface{}{}
+					out[p[:len(p)-1]] = sub
+				}
+				sub[name[len(p):]] = v
+				return
+			}
+		}
+		out[name] = v
+	}
+	for f, v := range d.Keywords {
+		put(f, v)
+	}
+	for f, v := range d.Texts {
+		put(f, v)
+	}
+	for f, v := range d.Numbers {
+		put(f, v)
+	}
+	return out
+}
+
+// Close closes every index.
+func (e *Engine) Close() error {
+	var first error
+	for _, idx := range e.indexes {
+		if err := idx.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

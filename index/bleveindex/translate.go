@@ -1,0 +1,183 @@
+package bleveindex
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	bq "github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+)
+
+// Search runs a request: the query ANDed with the company, sorted with the
+// id as the final tie-break.
+func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, error) {
+	idx, ok := e.indexes[r.Kind]
+	if !ok {
+		return index.Result{}, fmt.Errorf("bleveindex: unknown kind %q", r.Kind)
+	}
+	// The company and the list filters restrict without scoring; only the
+	// user's query ranks results.
+	company := bleve.NewTermQuery(index.FormatID(r.Company))
+	company.SetField(index.CompanyField)
+	filter := bq.Query(company)
+	if r.Filter != nil {
+		f, err := translate(r.Filter)
+		if err != nil {
+			return index.Result{}, err
+		}
+		filter = bleve.NewConjunctionQuery(company, f)
+	}
+	b := bleve.NewBooleanQuery()
+	b.AddFilter(filter)
+	if r.Query != nil {
+		scored, err := translate(r.Query)
+		if err != nil {
+			return index.Result{}, err
+		}
+		b.AddMust(scored)
+	} else {
+		b.AddMust(bleve.NewMatchAllQuery())
+	}
+	q := bq.Query(b)
+	req := bleve.NewSearchRequestOptions(q, r.Limit, r.Offset, false)
+	req.SortByCustom(sortOrder(r.Sort))
+	res, err := idx.SearchInContext(ctx, req)
+	if err != nil {
+		return index.Result{}, fmt.Errorf("bleveindex: search: %w", err)
+	}
+	out := index.Result{Total: int(res.Total), IDs: make([]string, 0, len(res.Hits))}
+	for _, h := range res.Hits {
+		out.IDs = append(out.IDs, h.ID)
+	}
+	return out, nil
+}
+
+func sortOrder(sorts []index.Sort) search.SortOrder {
+	var order search.SortOrder
+	desc := true
+	for _, s := range sorts {
+		desc = s.Desc
+		if s.Field == index.ScoreField {
+			order = append(order, &search.SortScore{Desc: s.Desc})
+			continue
+		}
+		typ := search.SortFieldAsString
+		if isNumberSort(s.Field) {
+			typ = search.SortFieldAsNumber
+		}
+		order = append(order, &search.SortField{Field: s.Field, Desc: s.Desc, Type: typ, Missing: search.SortFieldMissingLast})
+	}
+	return append(order, &search.SortField{Field: "id", Desc: desc, Type: search.SortFieldAsNumber})
+}
+
+// isNumberSort reports whether a sort field is numeric in any kind.
+func isNumberSort(name string) bool {
+	for _, kind := range index.Kinds {
+		if f, ok := index.FieldOf(kind, name); ok {
+			return f.Type == index.NumberField
+		}
+	}
+	return false
+}
+
+// translate turns checked query nodes into a Bleve query.
+func translate(n query.Node) (bq.Query, error) {
+	switch n := n.(type) {
+	case query.All:
+		return bleve.NewMatchAllQuery(), nil
+	case query.And:
+		parts, err := translateAll(n.Nodes)
+		if err != nil {
+			return nil, err
+		}
+		return bleve.NewConjunctionQuery(parts...), nil
+	case query.Or:
+		parts, err := translateAll(n.Nodes)
+		if err != nil {
+			return nil, err
+		}
+		return bleve.NewDisjunctionQuery(parts...), nil
+	case query.Not:
+		inner, err := translate(n.Node)
+		if err != nil {
+			return nil, err
+		}
+		b := bleve.NewBooleanQuery()
+		b.AddMust(bleve.NewMatchAllQuery())
+		b.AddMustNot(inner)
+		return b, nil
+	case query.Match:
+		if len(index.Tokens(n.Text)) == 0 {
+			return bleve.NewMatchNoneQuery(), nil
+		}
+		q := bleve.NewMatchQuery(n.Text)
+		q.SetField(n.Field)
+		q.Analyzer = textAnalyzer
+		q.SetOperator(bq.MatchQueryOperatorAnd)
+		return q, nil
+	case query.Phrase:
+		if len(index.Tokens(n.Text)) == 0 {
+			return bleve.NewMatchNoneQuery(), nil
+		}
+		q := bleve.NewMatchPhraseQuery(n.Text)
+		q.SetField(n.Field)
+		q.Analyzer = textAnalyzer
+		return q, nil
+	case query.Keyword:
+		q := bleve.NewTermQuery(n.Value)
+		q.SetField(n.Field)
+		return q, nil
+	case query.Prefix:
+		q := bleve.NewPrefixQuery(n.Value)
+		q.SetField(n.Field)
+		return q, nil
+	case query.NumberRange:
+		if n.Min == nil && n.Max == nil {
+			return exists(n.Field), nil
+		}
+		q := bleve.NewNumericRangeInclusiveQuery(n.Min, n.Max, &n.MinInclusive, &n.MaxInclusive)
+		q.SetField(n.Field)
+		return q, nil
+	case query.TimeRange:
+		if n.From == nil && n.To == nil {
+			return exists(n.Field), nil
+		}
+		var min, max *float64
+		if n.From != nil {
+			v := index.Millis(*n.From)
+			min = &v
+		}
+		if n.To != nil {
+			v := index.Millis(*n.To)
+			max = &v
+		}
+		q := bleve.NewNumericRangeInclusiveQuery(min, max, &n.FromInclusive, &n.ToInclusive)
+		q.SetField(n.Field)
+		return q, nil
+	case query.FieldExists:
+		return exists(n.Field), nil
+	}
+	return nil, fmt.Errorf("bleveindex: cannot translate %T", n)
+}
+
+func translateAll(nodes []query.Node) ([]bq.Query, error) {
+	out := make([]bq.Query, 0, len(nodes))
+	for _, c := range nodes {
+		q, err := translate(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+func exists(field string) bq.Query {
+	q := bleve.NewTermQuery(field)
+	q.SetField(index.PresentField)
+	return q
+}

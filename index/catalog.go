@@ -1,0 +1,197 @@
+package index
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/parley/parley/query"
+)
+
+// FieldType is how an index field is stored.
+type FieldType int
+
+// Index field types.
+const (
+	TextField FieldType = iota
+	KeywordField
+	NumberField // dates too, as Unix milliseconds
+)
+
+// Field is one index field of a document kind.
+type Field struct {
+	Name     string
+	Type     FieldType
+	Sortable bool // keeps doc values for sorting
+}
+
+// Dynamic field prefixes for custom field values: cfk.<id> keyword,
+// cft.<id> text, cfn.<id> number or date.
+const (
+	CustomKeywordPrefix = "cfk."
+	CustomTextPrefix    = "cft."
+	CustomNumberPrefix  = "cfn."
+)
+
+// Catalog lists the index fields of each kind. Engines build their mapping
+// from it; changing it means bumping MappingVersion.
+var Catalog = map[Kind][]Field{
+	Conversations: {
+		{Name: "id", Type: NumberField, Sortable: true},
+		{Name: "number", Type: NumberField, Sortable: true},
+		{Name: "mailboxId", Type: NumberField, Sortable: true},
+		{Name: "mailboxName", Type: KeywordField},
+		{Name: "folderId", Type: NumberField},
+		{Name: "status", Type: KeywordField, Sortable: true},
+		{Name: "state", Type: KeywordField},
+		{Name: "type", Type: KeywordField},
+		{Name: "tag", Type: KeywordField},
+		{Name: "assigneeId", Type: NumberField},
+		{Name: "assigned", Type: KeywordField},
+		{Name: "customerId", Type: NumberField},
+		{Name: "customerName", Type: TextField},
+		{Name: "customerNameSort", Type: KeywordField, Sortable: true},
+		{Name: "customerEmail", Type: KeywordField, Sortable: true},
+		{Name: "email", Type: KeywordField},
+		{Name: "subject", Type: TextField},
+		{Name: "subjectSort", Type: KeywordField, Sortable: true},
+		{Name: "body", Type: TextField},
+		{Name: "createdAt", Type: NumberField, Sortable: true},
+		{Name: "modifiedAt", Type: NumberField, Sortable: true},
+		{Name: "waitingSince", Type: NumberField, Sortable: true},
+		{Name: "hasAttachments", Type: KeywordField},
+		{Name: "replyUserId", Type: NumberField},
+	},
+	Customers: {
+		{Name: "id", Type: NumberField, Sortable: true},
+		{Name: "firstName", Type: TextField},
+		{Name: "lastName", Type: TextField},
+		{Name: "firstNameSort", Type: KeywordField, Sortable: true},
+		{Name: "lastNameSort", Type: KeywordField, Sortable: true},
+		{Name: "email", Type: KeywordField},
+		{Name: "emailDomain", Type: KeywordField},
+		{Name: "mailboxId", Type: NumberField},
+		{Name: "organizationId", Type: NumberField},
+		{Name: "createdAt", Type: NumberField, Sortable: true},
+		{Name: "modifiedAt", Type: NumberField, Sortable: true},
+	},
+}
+
+// MappingVersion changes whenever the catalog or the documents change, so
+// an engine built with another version is rebuilt from storage.
+const MappingVersion = "1"
+
+// CompanyField and PresentField are fields every document has: its company
+// and the names of its non-empty fields.
+const (
+	CompanyField = "_company"
+	PresentField = "_fields"
+)
+
+// SortFields maps the list endpoints' sortField values to index fields.
+var SortFields = map[Kind]map[string]string{
+	Conversations: {
+		"createdAt": "createdAt", "customerEmail": "customerEmail", "customerName": "customerNameSort",
+		"mailboxid": "mailboxId", "modifiedAt": "modifiedAt", "number": "number", "score": ScoreField,
+		"status": "status", "subject": "subjectSort", "waitingSince": "waitingSince",
+	},
+	Customers: {
+		"createdAt": "createdAt", "firstName": "firstNameSort", "lastName": "lastNameSort", "modifiedAt": "modifiedAt",
+	},
+}
+
+// FieldOf finds an index field of a kind, including dynamic custom fields.
+func FieldOf(kind Kind, name string) (Field, bool) {
+	for _, f := range Catalog[kind] {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	switch {
+	case strings.HasPrefix(name, CustomKeywordPrefix):
+		return Field{Name: name, Type: KeywordField}, true
+	case strings.HasPrefix(name, CustomTextPrefix):
+		return Field{Name: name, Type: TextField}, true
+	case strings.HasPrefix(name, CustomNumberPrefix):
+		return Field{Name: name, Type: NumberField}, true
+	}
+	return Field{}, false
+}
+
+// schema is a query.Schema over a fixed list of names.
+type schema struct {
+	fields   []query.FieldSpec
+	defaults []query.FieldSpec
+}
+
+func (s *schema) Lookup(name string) (query.FieldSpec, bool) {
+	for _, f := range s.fields {
+		if strings.EqualFold(f.Name, name) {
+			return f, true
+		}
+	}
+	return query.FieldSpec{}, false
+}
+
+func (s *schema) Names() []string {
+	out := make([]string, 0, len(s.fields))
+	for _, f := range s.fields {
+		out = append(out, f.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *schema) DefaultFields() []query.FieldSpec { return s.defaults }
+
+func spec(name string, t query.Type, targets ...string) query.FieldSpec {
+	return query.FieldSpec{Name: name, Type: t, Targets: targets}
+}
+
+// ConversationSchema is what `query=` may name on the conversation list.
+var ConversationSchema query.Schema = &schema{
+	fields: []query.FieldSpec{
+		spec("subject", query.Text, "subject"),
+		{Name: "body", Type: query.Text, Targets: []string{"body"}, QuotedPhrase: true},
+		spec("tag", query.KeywordType, "tag"),
+		spec("mailbox", query.KeywordType, "mailboxName"),
+		spec("mailboxName", query.KeywordType, "mailboxName"),
+		spec("mailboxid", query.Number, "mailboxId"),
+		spec("createdAt", query.Date, "createdAt"),
+		spec("modifiedAt", query.Date, "modifiedAt"),
+		spec("email", query.KeywordType, "email"),
+		spec("customerIds", query.Number, "customerId"),
+		spec("number", query.Number, "number"),
+		spec("id", query.Number, "id"),
+		spec("assigned", query.KeywordType, "assigned"),
+		spec("attachments", query.Bool, "hasAttachments"),
+		spec("attachment", query.Bool, "hasAttachments"),
+		spec("replyUserIds", query.Number, "replyUserId"),
+		spec("status", query.KeywordType, "status"),
+		spec("type", query.KeywordType, "type"),
+		spec("folder", query.Number, "folderId"),
+	},
+	defaults: []query.FieldSpec{
+		spec("subject", query.Text, "subject"),
+		{Name: "body", Type: query.Text, Targets: []string{"body"}, QuotedPhrase: true},
+		{Name: "customerName", Type: query.Text, Targets: []string{"customerName"}, QuotedPhrase: true},
+		spec("email", query.KeywordType, "email"),
+	},
+}
+
+// CustomerSchema is what `query=` may name on the customer lists.
+var CustomerSchema query.Schema = &schema{
+	fields: []query.FieldSpec{
+		spec("firstName", query.Text, "firstName"),
+		spec("lastName", query.Text, "lastName"),
+		spec("email", query.KeywordType, "email"),
+		spec("emailDomain", query.KeywordType, "emailDomain"),
+		spec("modifiedAt", query.Date, "modifiedAt"),
+		spec("createdAt", query.Date, "createdAt"),
+		spec("id", query.Number, "id"),
+	},
+	defaults: []query.FieldSpec{
+		spec("firstName", query.Text, "firstName"),
+		spec("lastName", query.Text, "lastName"),
+		spec("email", query.KeywordType, "email"),
+	},
+}

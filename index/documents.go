@@ -1,0 +1,205 @@
+package index
+
+import (
+	"strings"
+	"time"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// Millis is how dates are stored in documents.
+func Millis(t time.Time) float64 { return float64(t.UnixMilli()) }
+
+// ConversationDocument builds the document of a conversation from storage.
+// It returns ok=false when the conversation must not be searchable
+// (deleted or gone).
+func ConversationDocument(tx *storage.Tx, id int64) (doc Document, ok bool, err error) {
+	c, err := tx.ConversationByID(id)
+	if parley.IsNotFound(err) {
+		return doc, false, nil
+	}
+	if err != nil || c.State == parley.StateDeleted {
+		return doc, false, err
+	}
+	threads, err := tx.Threads(c.ID)
+	if err != nil {
+		return doc, false, err
+	}
+	d := NewDocument(FormatID(c.ID), c.CompanyID)
+	k, txt, n := d.Keywords, d.Texts, d.Numbers
+	n["id"] = []float64{float64(c.ID)}
+	n["number"] = []float64{float64(c.Number)}
+	n["mailboxId"] = []float64{float64(c.MailboxID)}
+	n["folderId"] = []float64{float64(c.FolderID)}
+	n["createdAt"] = []float64{Millis(c.CreatedAt)}
+	n["modifiedAt"] = []float64{Millis(c.ModifiedAt)}
+	if c.CustomerWaitingSince != nil {
+		n["waitingSince"] = []float64{Millis(*c.CustomerWaitingSince)}
+	}
+	k["status"] = []string{string(c.Status)}
+	k["state"] = []string{string(c.State)}
+	k["type"] = []string{string(c.Type)}
+	k["hasAttachments"] = []string{boolString(c.HasAttachments)}
+	txt["subject"] = []string{c.Subject}
+	k["subjectSort"] = []string{strings.ToLower(c.Subject)}
+	for _, uid := range c.ReplyUserIDs {
+		n["replyUserId"] = append(n["replyUserId"], float64(uid))
+	}
+	if m, err := tx.Mailbox(c.CompanyID, c.MailboxID); err == nil {
+		k["mailboxName"] = []string{strings.ToLower(m.Name)}
+	}
+	k["assigned"] = []string{"unassigned"}
+	if c.Assignee != nil {
+		n["assigneeId"] = []float64{float64(c.Assignee.ID)}
+		if name := assigneeName(tx, c); name != "" {
+			k["assigned"] = []string{strings.ToLower(name)}
+		}
+	}
+	for _, tagID := range c.TagIDs {
+		if t, err := tx.Tag(c.CompanyID, tagID); err == nil {
+			k["tag"] = append(k["tag"], t.Name)
+		}
+	}
+	emails := map[string]bool{}
+	addEmail := func(e string) {
+		if e = parley.NormalizeEmail(e); e != "" && !emails[e] {
+			emails[e] = true
+			k["email"] = append(k["email"], e)
+		}
+	}
+	customers := map[int64]bool{}
+	addCustomer := func(id int64) {
+		if id == 0 || customers[id] {
+			return
+		}
+		customers[id] = true
+		n["customerId"] = append(n["customerId"], float64(id))
+		cu, err := tx.Customer(c.CompanyID, id)
+		if err != nil {
+			return
+		}
+		for _, e := range cu.Emails {
+			addEmail(e.Value)
+		}
+	}
+	if cu, err := tx.Customer(c.CompanyID, c.CustomerID); err == nil {
+		txt["customerName"] = []string{cu.Name()}
+		k["customerNameSort"] = []string{strings.ToLower(cu.Name())}
+		if e := cu.PrimaryEmail(); e != "" {
+			k["customerEmail"] = []string{parley.NormalizeEmail(e)}
+		}
+	}
+	addCustomer(c.CustomerID)
+	for _, e := range append(append([]string{}, c.CC...), c.BCC...) {
+		addEmail(e)
+	}
+	for _, t := range threads {
+		if t.State != parley.ThreadPublished && t.State != parley.ThreadDraft {
+			continue
+		}
+		addCustomer(t.CustomerID)
+		for _, list := range [][]string{t.To, t.CC, t.BCC} {
+			for _, e := range list {
+				addEmail(e)
+			}
+		}
+		if t.Type != parley.ThreadLineItem && strings.TrimSpace(t.Body) != "" {
+			txt["body"] = append(txt["body"], t.Body)
+		}
+	}
+	addCustomFields(&d, tx, c)
+	return d, true, nil
+}
+
+// addCustomFields indexes custom field values by the type of their
+// definition: dropdowns and single-line text as keywords (and text), numbers
+// and dates as numbers, multi-line text as text.
+func addCustomFields(d *Document, tx *storage.Tx, c *parley.Conversation) {
+	if len(c.CustomFields) == 0 {
+		return
+	}
+	m, err := tx.Mailbox(c.CompanyID, c.MailboxID)
+	if err != nil {
+		return
+	}
+	for _, v := range c.CustomFields {
+		def, ok := m.Field(v.ID)
+		if !ok {
+			continue
+		}
+		id := FormatID(v.ID)
+		switch def.Type {
+		case parley.FieldNumber:
+			if f, ok := parseFloat(v.Value); ok {
+				d.Numbers[CustomNumberPrefix+id] = []float64{f}
+			}
+		case parley.FieldDate:
+			if t, err := time.Parse("2006-01-02", v.Value); err == nil {
+				d.Numbers[CustomNumberPrefix+id] = []float64{Millis(t)}
+			}
+		case parley.FieldMultiLine:
+			d.Texts[CustomTextPrefix+id] = []string{v.Value}
+		default:
+			d.Keywords[CustomKeywordPrefix+id] = []string{strings.ToLower(v.Value)}
+			d.Texts[CustomTextPrefix+id] = []string{v.Value}
+		}
+	}
+}
+
+func assigneeName(tx *storage.Tx, c *parley.Conversation) string {
+	if c.Assignee.Type == parley.PartyTeam {
+		if t, err := tx.Team(c.CompanyID, c.Assignee.ID); err == nil {
+			return t.Name
+		}
+		return ""
+	}
+	if u, err := tx.User(c.CompanyID, c.Assignee.ID); err == nil {
+		return u.Name()
+	}
+	return ""
+}
+
+// CustomerDocument builds the document of a customer.
+func CustomerDocument(tx *storage.Tx, id int64) (doc Document, ok bool, err error) {
+	cu, err := tx.CustomerByID(id)
+	if parley.IsNotFound(err) {
+		return doc, false, nil
+	}
+	if err != nil {
+		return doc, false, err
+	}
+	d := NewDocument(FormatID(cu.ID), cu.CompanyID)
+	d.Numbers["id"] = []float64{float64(cu.ID)}
+	d.Numbers["createdAt"] = []float64{Millis(cu.CreatedAt)}
+	d.Numbers["modifiedAt"] = []float64{Millis(cu.UpdatedAt)}
+	if cu.OrganizationID != 0 {
+		d.Numbers["organizationId"] = []float64{float64(cu.OrganizationID)}
+	}
+	if cu.FirstName != "" {
+		d.Texts["firstName"] = []string{cu.FirstName}
+	}
+	if cu.LastName != "" {
+		d.Texts["lastName"] = []string{cu.LastName}
+	}
+	d.Keywords["firstNameSort"] = []string{strings.ToLower(cu.FirstName)}
+	d.Keywords["lastNameSort"] = []string{strings.ToLower(cu.LastName)}
+	for _, e := range cu.Emails {
+		v := parley.NormalizeEmail(e.Value)
+		d.Keywords["email"] = append(d.Keywords["email"], v)
+		if at := strings.LastIndexByte(v, '@'); at >= 0 {
+			d.Keywords["emailDomain"] = append(d.Keywords["emailDomain"], v[at+1:])
+		}
+	}
+	for _, mid := range tx.CustomerMailboxes(cu.ID) {
+		d.Numbers["mailboxId"] = append(d.Numbers["mailboxId"], float64(mid))
+	}
+	return d, true, nil
+}
+
+func boolString(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}

@@ -1,0 +1,142 @@
+// Package index is Parley's search contract: the Engine interface every
+// search engine implements, the field catalog of each document kind, the
+// documents built from stored records, and the Syncer that drains the
+// storage outbox into an engine.
+//
+// Engines receive checked query nodes (package query) and never see HTTP.
+// The Bleve engine lives in index/bleveindex; index/scan is a brute-force
+// engine used as the oracle in tests and the baseline in benchmarks.
+package index
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/parley/parley/query"
+)
+
+// Kind is a document kind; each kind has its own catalog and index.
+type Kind string
+
+// Document kinds.
+const (
+	Conversations Kind = "conversation"
+	Customers     Kind = "customer"
+)
+
+// Kinds lists every document kind.
+var Kinds = []Kind{Conversations, Customers}
+
+// Document is what an engine indexes for one record. Dates are stored as
+// Numbers in Unix milliseconds. Every document carries its company.
+type Document struct {
+	ID       string
+	Company  int64
+	Keywords map[string][]string  // exact values, lowercased
+	Texts    map[string][]string  // analysed with Tokens; one entry per value, phrases do not cross values
+	Numbers  map[string][]float64 // numbers and dates
+}
+
+// NewDocument returns an empty document.
+func NewDocument(id string, company int64) Document {
+	return Document{ID: id, Company: company, Keywords: map[string][]string{}, Texts: map[string][]string{}, Numbers: map[string][]float64{}}
+}
+
+// Present lists the document's fields that hold at least one value, for
+// `field:*` (exists) queries.
+func (d *Document) Present() []string {
+	var out []string
+	for f, v := range d.Keywords {
+		if len(v) > 0 {
+			out = append(out, f)
+		}
+	}
+	for f, v := range d.Texts {
+		if len(v) > 0 {
+			out = append(out, f)
+		}
+	}
+	for f, v := range d.Numbers {
+		if len(v) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Sort orders results by one field. Field "score" orders by relevance.
+type Sort struct {
+	Field string
+	Desc  bool
+}
+
+// ScoreField is the pseudo field that orders by relevance.
+const ScoreField = "score"
+
+// Request is one search. Company is mandatory: engines always AND it.
+type Request struct {
+	Kind    Kind
+	Company int64
+	Query   query.Node // scored: what the user searched for; nil means all
+	Filter  query.Node // not scored: list parameters; nil means all
+	Sort    []Sort     // engines append the id as the final tie-break
+	Offset  int
+	Limit   int // 0 counts only
+}
+
+// Result holds ids in order and the total number of matches.
+type Result struct {
+	IDs   []string
+	Total int
+}
+
+// Engine is a search engine over documents.
+type Engine interface {
+	// Apply indexes upserts and removes deletes, for one kind, atomically
+	// per call where the engine can.
+	Apply(ctx context.Context, kind Kind, upserts []Document, deletes []string) error
+	// Search runs a request.
+	Search(ctx context.Context, r Request) (Result, error)
+	// Close releases the engine.
+	Close() error
+}
+
+// IsWordRune reports whether r belongs to a word: letters and digits.
+func IsWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// Tokens is the one text analysis of Parley: runs of letters and digits,
+// lowercased. Both engines use it, so they agree on what a word is.
+func Tokens(s string) []string {
+	var out []string
+	start := -1
+	for i, r := range s {
+		word := IsWordRune(r)
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			out = append(out, strings.ToLower(s[start:i]))
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, strings.ToLower(s[start:]))
+	}
+	return out
+}
+
+// FormatID renders a numeric record id as a document id.
+func FormatID(id int64) string { return strconv.FormatInt(id, 10) }
+
+// ParseIDs turns document ids back into record ids.
+func ParseIDs(ids []string) []int64 {
+	out := make([]int64, 0, len(ids))
+	for _, s := range ids {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}

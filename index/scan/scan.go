@@ -1,0 +1,280 @@
+// Package scan is a brute-force search engine: it keeps documents in memory
+// and evaluates query nodes over every one of them. It is the oracle the
+// Bleve engine is compared with in tests, and the baseline of benchmarks.
+package scan
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+)
+
+// Engine is the scan implementation of index.Engine.
+type Engine struct {
+	mu   sync.RWMutex
+	docs map[index.Kind]map[string]index.Document
+}
+
+var _ index.Engine = (*Engine)(nil)
+
+// New returns an empty engine.
+func New() *Engine {
+	return &Engine{docs: map[index.Kind]map[string]index.Document{}}
+}
+
+// Apply stores and removes documents.
+func (e *Engine) Apply(_ context.Context, kind index.Kind, upserts []index.Document, deletes []string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	m := e.docs[kind]
+	if m == nil {
+		m = map[string]index.Document{}
+		e.docs[kind] = m
+	}
+	for _, d := range upserts {
+		m[d.ID] = d
+	}
+	for _, id := range deletes {
+		delete(m, id)
+	}
+	return nil
+}
+
+// Close does nothing.
+func (e *Engine) Close() error { return nil }
+
+// Search evaluates the query over every document of the kind and company.
+func (e *Engine) Search(_ context.Context, r index.Request) (index.Result, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var hits []index.Document
+	for _, d := range e.docs[r.Kind] {
+		if d.Company != r.Company {
+			continue
+		}
+		ok, err := matches(r, &d)
+		if err != nil {
+			return index.Result{}, err
+		}
+		if ok {
+			hits = append(hits, d)
+		}
+	}
+	sortHits(hits, r.Sort)
+	out := index.Result{Total: len(hits)}
+	for i := r.Offset; i < len(hits) && i < r.Offset+r.Limit; i++ {
+		out.IDs = append(out.IDs, hits[i].ID)
+	}
+	return out, nil
+}
+
+// matches applies the request's query and filter; both must hold.
+func matches(r index.Request, d *index.Document) (bool, error) {
+	for _, n := range []query.Node{r.Query, r.Filter} {
+		if n == nil {
+			continue
+		}
+		if ok, err := eval(n, d); err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func eval(n query.Node, d *index.Document) (bool, error) {
+	switch n := n.(type) {
+	case query.All:
+		return true, nil
+	case query.And:
+		for _, c := range n.Nodes {
+			if ok, err := eval(c, d); err != nil || !ok {
+				return false, err
+			}
+		}
+		return true, nil
+	case query.Or:
+		for _, c := range n.Nodes {
+			if ok, err := eval(c, d); err != nil || ok {
+				return ok, err
+			}
+		}
+		return false, nil
+	case query.Not:
+		ok, err := eval(n.Node, d)
+		return !ok, err
+	case query.Match:
+		want := index.Tokens(n.Text)
+		if len(want) == 0 {
+			return false, nil
+		}
+		have := map[string]bool{}
+		for _, v := range d.Texts[n.Field] {
+			for _, t := range index.Tokens(v) {
+				have[t] = true
+			}
+		}
+		for _, t := range want {
+			if !have[t] {
+				return false, nil
+			}
+		}
+		return true, nil
+	case query.Phrase:
+		want := index.Tokens(n.Text)
+		if len(want) == 0 {
+			return false, nil
+		}
+		for _, v := range d.Texts[n.Field] {
+			if containsRun(index.Tokens(v), want) {
+				return true, nil
+			}
+		}
+		return false, nil
+	case query.Keyword:
+		for _, v := range d.Keywords[n.Field] {
+			if v == n.Value {
+				return true, nil
+			}
+		}
+		return false, nil
+	case query.Prefix:
+		for _, v := range d.Keywords[n.Field] {
+			if strings.HasPrefix(v, n.Value) {
+				return true, nil
+			}
+		}
+		for _, v := range d.Texts[n.Field] {
+			for _, t := range index.Tokens(v) {
+				if strings.HasPrefix(t, n.Value) {
+					return true, nil
+				}
+			}
+		}
+		return false, nil
+	case query.NumberRange:
+		return anyIn(d.Numbers[n.Field], n.Min, n.Max, n.MinInclusive, n.MaxInclusive), nil
+	case query.TimeRange:
+		var min, max *float64
+		if n.From != nil {
+			v := index.Millis(*n.From)
+			min = &v
+		}
+		if n.To != nil {
+			v := index.Millis(*n.To)
+			max = &v
+		}
+		return anyIn(d.Numbers[n.Field], min, max, n.FromInclusive, n.ToInclusive), nil
+	case query.FieldExists:
+		for _, f := range d.Present() {
+			if f == n.Field {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	return false, fmt.Errorf("scan: cannot evaluate %T", n)
+}
+
+func anyIn(values []float64, min, max *float64, minIncl, maxIncl bool) bool {
+	for _, v := range values {
+		if min != nil && (v < *min || (v == *min && !minIncl)) {
+			continue
+		}
+		if max != nil && (v > *max || (v == *max && !maxIncl)) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+func containsRun(tokens, want []string) bool {
+	for i := 0; i+len(want) <= len(tokens); i++ {
+		match := true
+		for j := range want {
+			if tokens[i+j] != want[j] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// sortHits orders like the Bleve engine: each sort field by its smallest
+// value, missing values last whatever the direction, the numeric id last.
+// A score sort cannot be reproduced here; it falls through to the id.
+func sortHits(hits []index.Document, sorts []index.Sort) {
+	desc := true
+	for _, s := range sorts {
+		desc = s.Desc
+	}
+	all := append(append([]index.Sort{}, sorts...), index.Sort{Field: "id", Desc: desc})
+	sort.SliceStable(hits, func(i, j int) bool {
+		for _, s := range all {
+			if s.Field == index.ScoreField {
+				continue
+			}
+			if c := compareField(&hits[i], &hits[j], s); c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+}
+
+// compareField compares two documents on one sort field, direction applied.
+func compareField(a, b *index.Document, s index.Sort) int {
+	av, aok := sortKey(a, s.Field)
+	bv, bok := sortKey(b, s.Field)
+	switch {
+	case !aok && !bok:
+		return 0
+	case !aok:
+		return 1
+	case !bok:
+		return -1
+	}
+	c := 0
+	switch x := av.(type) {
+	case float64:
+		y := bv.(float64)
+		if x < y {
+			c = -1
+		} else if x > y {
+			c = 1
+		}
+	case string:
+		c = strings.Compare(x, bv.(string))
+	}
+	if s.Desc {
+		c = -c
+	}
+	return c
+}
+
+func sortKey(d *index.Document, field string) (any, bool) {
+	if vs := d.Numbers[field]; len(vs) > 0 {
+		m := vs[0]
+		for _, v := range vs {
+			m = min(m, v)
+		}
+		return m, true
+	}
+	if vs := d.Keywords[field]; len(vs) > 0 {
+		m := vs[0]
+		for _, v := range vs {
+			m = min(m, v)
+		}
+		return m, true
+	}
+	return nil, false
+}

@@ -1,0 +1,211 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/parley/parley/storage"
+)
+
+// DrainBatch bounds how many outbox entries go into one engine batch.
+const DrainBatch = 2000
+
+// Syncer drains the storage outbox into an engine. Writers call Notify
+// (through storage.DB.OnCommit) and may Wait until their write is
+// searchable; concurrent writes share one engine batch.
+type Syncer struct {
+	db     *storage.DB
+	engine Engine
+	log    *slog.Logger
+	wake   chan struct{}
+
+	mu      sync.Mutex
+	applied uint64 // every outbox entry up to this sequence is in the engine
+	changed chan struct{}
+}
+
+// NewSyncer wires db's commits to the engine.
+func NewSyncer(db *storage.DB, engine Engine, log *slog.Logger) *Syncer {
+	s := &Syncer{db: db, engine: engine, log: log, wake: make(chan struct{}, 1), changed: make(chan struct{})}
+	db.OnCommit(s.Notify)
+	return s
+}
+
+// Notify tells the syncer that writes up to seq are committed.
+func (s *Syncer) Notify(uint64) {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run drains the outbox whenever notified, until ctx ends. A failing batch
+// is retried after a pause: the outbox keeps it.
+func (s *Syncer) Run(ctx context.Context) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		if err := s.Drain(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("index sync failed; will retry", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.wake:
+		case <-tick.C:
+		}
+	}
+}
+
+// Drain applies every pending outbox entry to the engine.
+func (s *Syncer) Drain(ctx context.Context) error {
+	for {
+		last, err := s.db.LastOutboxSeq()
+		if err != nil {
+			return err
+		}
+		entries, err := s.db.Outbox(DrainBatch)
+		if err != nil {
+			return err
+		}
+		if len(entries) == 0 {
+			s.advance(last)
+			return nil
+		}
+		if err := s.apply(ctx, entries); err != nil {
+			return err
+		}
+		if err := s.db.AckOutbox(entries); err != nil {
+			return err
+		}
+		s.advance(entries[len(entries)-1].Seq)
+	}
+}
+
+// apply builds the documents of the entries (deduplicated) and hands them to
+// the engine, one call per kind.
+func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry) error {
+	seen := map[storage.OutboxEntry]bool{}
+	upserts := map[Kind][]Document{}
+	deletes := map[Kind][]string{}
+	err := s.db.View(func(tx *storage.Tx) error {
+		for _, e := range entries {
+			e.Seq = 0
+			if seen[e] {
+				continue
+			}
+			seen[e] = true
+			kind, doc, ok, err := buildDocument(tx, e)
+			if err != nil {
+				return err
+			}
+			if ok {
+				upserts[kind] = append(upserts[kind], doc)
+			} else {
+				deletes[kind] = append(deletes[kind], FormatID(e.ID))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("index: build documents: %w", err)
+	}
+	for _, kind := range Kinds {
+		if len(upserts[kind]) == 0 && len(deletes[kind]) == 0 {
+			continue
+		}
+		if err := s.engine.Apply(ctx, kind, upserts[kind], deletes[kind]); err != nil {
+			return fmt.Errorf("index: apply %s batch: %w", kind, err)
+		}
+	}
+	return nil
+}
+
+func buildDocument(tx *storage.Tx, e storage.OutboxEntry) (Kind, Document, bool, error) {
+	switch e.Kind {
+	case storage.KindConversation:
+		d, ok, err := ConversationDocument(tx, e.ID)
+		return Conversations, d, ok, err
+	case storage.KindCustomer:
+		d, ok, err := CustomerDocument(tx, e.ID)
+		return Customers, d, ok, err
+	}
+	return "", Document{}, false, fmt.Errorf("index: unknown outbox kind %q", e.Kind)
+}
+
+func (s *Syncer) advance(seq uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if seq > s.applied {
+		s.applied = seq
+		close(s.changed)
+		s.changed = make(chan struct{})
+	}
+}
+
+// Wait blocks until the outbox entry seq is applied, ctx ends, or timeout
+// passes. It reports whether the write became searchable in time; a write
+// that did not is committed all the same and will be indexed.
+func (s *Syncer) Wait(ctx context.Context, seq uint64, timeout time.Duration) bool {
+	if seq == 0 {
+		return true
+	}
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		applied, changed := s.applied, s.changed
+		s.mu.Unlock()
+		if applied >= seq {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return false
+		case <-deadline.C:
+			return false
+		}
+	}
+}
+
+// Rebuild indexes every record of storage again, reporting progress. The
+// outbox is drained first so nothing is applied twice out of order.
+func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) error {
+	var refs []storage.OutboxEntry
+	err := s.db.View(func(tx *storage.Tx) error {
+		if err := tx.EachConversationID(func(id int64) { refs = append(refs, storage.OutboxEntry{Kind: storage.KindConversation, ID: id}) }); err != nil {
+			return err
+		}
+		return tx.EachCustomerID(func(id int64) { refs = append(refs, storage.OutboxEntry{Kind: storage.KindCustomer, ID: id}) })
+	})
+	if err != nil {
+		return err
+	}
+	for start := 0; start < len(refs); start += DrainBatch {
+		end := min(start+DrainBatch, len(refs))
+		if err := s.apply(ctx, refs[start:end]); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(end, len(refs))
+		}
+	}
+	return s.Drain(ctx)
+}
+
+// Applied is the highest outbox sequence in the engine, for readiness checks.
+func (s *Syncer) Applied() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.applied
+}
+
+func parseFloat(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
+}

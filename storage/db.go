@@ -1,0 +1,211 @@
+// Package storage keeps Parley's records in bbolt, the source of truth.
+//
+// Every write commits the record, its secondary keys and an index-outbox
+// entry in one transaction; the indexer drains the outbox into the search
+// engine, so a crash between the two loses nothing (the outbox is replayed).
+// Concurrent writers go through bbolt's Batch and share fsyncs.
+package storage
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	parley "github.com/parley/parley"
+)
+
+// Bucket names, declared once.
+var (
+	bucketCompanies      = []byte("companies")
+	bucketUsers          = []byte("users")
+	bucketUsersByEmail   = []byte("users_by_email")
+	bucketTeams          = []byte("teams")
+	bucketMailboxes      = []byte("mailboxes")
+	bucketTags           = []byte("tags")
+	bucketTagsByName     = []byte("tags_by_name")
+	bucketCustomers      = []byte("customers")
+	bucketCustomerEmails = []byte("customers_by_email")
+	bucketConversations  = []byte("conversations")
+	bucketConvByCustomer = []byte("conversations_by_customer")
+	bucketConvNumbers    = []byte("conversation_numbers")
+	bucketThreads        = []byte("threads")
+	bucketApps           = []byte("apps")
+	bucketTokens         = []byte("tokens")
+	bucketOutbox         = []byte("outbox")
+	bucketSequences      = []byte("sequences")
+)
+
+var allBuckets = [][]byte{
+	bucketCompanies, bucketUsers, bucketUsersByEmail, bucketTeams, bucketMailboxes, bucketTags,
+	bucketTagsByName, bucketCustomers, bucketCustomerEmails, bucketConversations, bucketConvByCustomer,
+	bucketConvNumbers, bucketThreads, bucketApps, bucketTokens, bucketOutbox, bucketSequences,
+}
+
+// ErrLocked is returned by Open when another process holds the database.
+var ErrLocked = errors.New("storage: the data directory is in use by another Parley process")
+
+// DB is Parley's record store.
+type DB struct {
+	bolt *bbolt.DB
+	// onCommit is told the highest outbox sequence of each committed write.
+	onCommit func(seq uint64)
+}
+
+// Options tune Open.
+type Options struct {
+	// NoSync skips fsync on commit: faster bulk loads, but a power loss may
+	// lose acknowledged writes. Never used by `parley serve`.
+	NoSync bool
+}
+
+// Open opens (creating if needed) the database file at path. It fails fast
+// with ErrLocked when another process has it open.
+func Open(path string, opt Options) (*DB, error) {
+	b, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second, NoSync: opt.NoSync, FreelistType: bbolt.FreelistMapType})
+	if errors.Is(err, bbolt.ErrTimeout) {
+		return nil, ErrLocked
+	}
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", path, err)
+	}
+	err = b.Update(func(tx *bbolt.Tx) error {
+		for _, name := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("storage: create buckets: %w", err)
+	}
+	return &DB{bolt: b}, nil
+}
+
+// Close closes the file.
+func (db *DB) Close() error { return db.bolt.Close() }
+
+// OnCommit registers the function told the outbox sequence of each write
+// that queued index work. Set it before serving.
+func (db *DB) OnCommit(f func(seq uint64)) { db.onCommit = f }
+
+// View runs fn in a read transaction. Records returned by Tx methods are
+// decoded copies, safe to use after the transaction.
+func (db *DB) View(fn func(*Tx) error) error {
+	return db.bolt.View(func(btx *bbolt.Tx) error { return fn(&Tx{tx: btx}) })
+}
+
+// Update runs fn in a write transaction shared with concurrent writers
+// (bbolt Batch: one fsync for many). fn may run more than once and must
+// only touch the transaction. It returns the highest outbox sequence the
+// write queued (0 if none), which the caller can wait on to read its write.
+func (db *DB) Update(fn func(*Tx) error) (uint64, error) {
+	var seq uint64
+	err := db.bolt.Batch(func(btx *bbolt.Tx) error {
+		tx := &Tx{tx: btx, writable: true}
+		if err := fn(tx); err != nil {
+			return err
+		}
+		seq = tx.outboxSeq
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if seq != 0 && db.onCommit != nil {
+		db.onCommit(seq)
+	}
+	return seq, nil
+}
+
+// Tx is one bbolt transaction with typed accessors. It implements parley.Tx.
+type Tx struct {
+	tx        *bbolt.Tx
+	writable  bool
+	outboxSeq uint64
+}
+
+var _ parley.Tx = (*Tx)(nil)
+
+func key(id int64) []byte {
+	k := make([]byte, 8)
+	binary.BigEndian.PutUint64(k, uint64(id))
+	return k
+}
+
+func key2(a, b int64) []byte {
+	k := make([]byte, 16)
+	binary.BigEndian.PutUint64(k, uint64(a))
+	binary.BigEndian.PutUint64(k[8:], uint64(b))
+	return k
+}
+
+func idOf(k []byte) int64 { return int64(binary.BigEndian.Uint64(k)) }
+
+// keyStr is a company-scoped string key: company id then the string.
+func keyStr(companyID int64, s string) []byte { return append(key(companyID), s...) }
+
+// get decodes the value under k in bucket into v; found is false when absent.
+func (t *Tx) get(bucket, k []byte, v any) (bool, error) {
+	data := t.tx.Bucket(bucket).Get(k)
+	if data == nil {
+		return false, nil
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return false, fmt.Errorf("storage: decode %s: %w", bucket, err)
+	}
+	return true, nil
+}
+
+func (t *Tx) put(bucket, k []byte, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("storage: encode %s: %w", bucket, err)
+	}
+	return t.tx.Bucket(bucket).Put(k, data)
+}
+
+// nextID draws the next id of a record kind. Ids are global across
+// companies, so a URL never identifies two records.
+func (t *Tx) nextID(bucket []byte) (int64, error) {
+	seq, err := t.tx.Bucket(bucket).NextSequence()
+	return int64(seq), err
+}
+
+// each decodes every value of bucket in key order, calling fn until it
+// returns parley.ErrStop or an error.
+func each[T any](t *Tx, bucket []byte, fn func(*T) error) error {
+	c := t.tx.Bucket(bucket).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		rec := new(T)
+		if err := json.Unmarshal(v, rec); err != nil {
+			return fmt.Errorf("storage: decode %s: %w", bucket, err)
+		}
+		if err := fn(rec); err != nil {
+			if errors.Is(err, parley.ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// scoped loads a company-owned record; another company's record is
+// indistinguishable from a missing one.
+func scoped[T any](t *Tx, bucket []byte, id int64, companyOf func(*T) int64, companyID int64, what string) (*T, error) {
+	rec := new(T)
+	found, err := t.get(bucket, key(id), rec)
+	if err != nil {
+		return nil, err
+	}
+	if !found || companyOf(rec) != companyID {
+		return nil, parley.NotFound(what)
+	}
+	return rec, nil
+}

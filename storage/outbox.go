@@ -1,0 +1,91 @@
+package storage
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"go.etcd.io/bbolt"
+)
+
+// Kind names what an outbox entry asks to reindex.
+type Kind string
+
+// Outbox entry kinds.
+const (
+	KindConversation Kind = "conversation"
+	KindCustomer     Kind = "customer"
+)
+
+// OutboxEntry asks the indexer to bring one record's document up to date
+// (write it, or delete it when the record is gone or deleted).
+type OutboxEntry struct {
+	Seq  uint64 `json:"-"`
+	Kind Kind   `json:"kind"`
+	ID   int64  `json:"id"`
+}
+
+// queue appends an outbox entry in the current write transaction.
+func (t *Tx) queue(kind Kind, id int64) error {
+	b := t.tx.Bucket(bucketOutbox)
+	seq, err := b.NextSequence()
+	if err != nil {
+		return err
+	}
+	data, _ := json.Marshal(OutboxEntry{Kind: kind, ID: id})
+	if err := b.Put(key(int64(seq)), data); err != nil {
+		return err
+	}
+	t.outboxSeq = seq
+	return nil
+}
+
+// Outbox returns up to max pending entries, oldest first.
+func (db *DB) Outbox(max int) ([]OutboxEntry, error) {
+	var out []OutboxEntry
+	err := db.bolt.View(func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucketOutbox).Cursor()
+		for k, v := c.First(); k != nil && len(out) < max; k, v = c.Next() {
+			var e OutboxEntry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return fmt.Errorf("storage: decode outbox: %w", err)
+			}
+			e.Seq = uint64(idOf(k))
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// AckOutbox removes applied entries, up to and including seq.
+func (db *DB) AckOutbox(entries []OutboxEntry) error {
+	return db.bolt.Update(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketOutbox)
+		for _, e := range entries {
+			if err := b.Delete(key(int64(e.Seq))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// OutboxDepth counts pending entries.
+func (db *DB) OutboxDepth() (int, error) {
+	n := 0
+	err := db.bolt.View(func(tx *bbolt.Tx) error {
+		n = tx.Bucket(bucketOutbox).Stats().KeyN
+		return nil
+	})
+	return n, err
+}
+
+// LastOutboxSeq is the highest sequence ever queued (0 if none).
+func (db *DB) LastOutboxSeq() (uint64, error) {
+	var seq uint64
+	err := db.bolt.View(func(tx *bbolt.Tx) error {
+		seq = tx.Bucket(bucketOutbox).Sequence()
+		return nil
+	})
+	return seq, err
+}

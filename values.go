@@ -1,0 +1,48 @@
+package parley
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// TimeLayout is the wire format of timestamps (SPEC convention 3).
+const TimeLayout = "2006-01-02T15:04:05Z"
+
+// FormatTime renders t in UTC in TimeLayout.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
+
+// ParseTime reads an ISO 8601 timestamp. The canonical form is TimeLayout;
+// RFC 3339 with an offset or fractional seconds is accepted and converted to
+// UTC, truncated to the second.
+func ParseTime(s string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return t.UTC().Truncate(time.Second), true
+}
+
+// Nullable is a request field that distinguishes absent, explicit null and a
+// value (SPEC Create Conversation rule 3 needs all three for `assignTo`).
+type Nullable[T any] struct {
+	Set   bool // the key was present
+	Null  bool // the value was null
+	Value T
+}
+
+// UnmarshalJSON is only called when the key is present.
+func (n *Nullable[T]) UnmarshalJSON(b []byte) error {
+	n.Set = true
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		n.Null = true
+		return nil
+	}
+	return json.Unmarshal(b, &n.Value)
+}
+
+// Ptr returns a pointer to v, for optional fields.
+func Ptr[T any](v T) *T { return &v }
+
+func itoa(n int) string { return strconv.Itoa(n) }
