@@ -52,7 +52,7 @@ func newListWorld(t *testing.T) *listWorld {
 	w.refund = w.create(convJSON(map[string]any{"subject": "Refund for order 1001", "tags": []string{"Refund", "vip"}, "assignTo": agentID,
 		"fields": []any{map[string]any{"id": w.fields["Priority"].ID, "value": fmt.Sprint(w.fields["Priority"].Options[1].ID)}}}))
 	step()
-	w.password = w.create(convJSON(map[string]any{"subject": "Password reset not arriving", "status": "pending", "assignTo": nil,
+	w.password = w.create(convJSON(map[string]any{"subject": "Password reset not arriving", "status": "pending", "assignTo": json.RawMessage("null"),
 		"customer": map[string]any{"email": "bob@example.com", "firstName": "Bob", "lastName": "Baker"}, "tags": []string{"login"}}))
 	step()
 	w.invoice = w.create(convJSON(map[string]any{"subject": "Invoice question", "mailboxId": billingID,

@@ -111,10 +111,7 @@ func (s *Server) listTeams(c *gin.Context) {
 		items = append(items, gin.H{
 			"id": t.ID, "name": t.Name, "type": "team", "memberCount": len(t.MemberIDs),
 			"createdAt": parley.FormatTime(t.CreatedAt), "updatedAt": parley.FormatTime(t.UpdatedAt),
-			"_links": gin.H{
-				"self":    link(s.url(c, "v2", "teams", t.ID)),
-				"members": link(s.url(c, "v2", "teams", t.ID, "members")),
-			},
+			"_links": gin.H{"members": link(s.url(c, "v2", "teams", t.ID, "members"))},
 		})
 	}
 	s.renderPage(c, "teams", items, pg)
