@@ -1,0 +1,56 @@
+package bleveindex
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley/parley/index"
+)
+
+func TestOpenRebuildsOnMappingVersionChange(t *testing.T) {
+	dir := t.TempDir()
+	e, err := Open(dir)
+	require.NoError(t, err)
+	assert.True(t, e.Fresh(), "a new index needs a build")
+	doc := index.NewDocument("7", 1)
+	doc.Numbers["id"] = []float64{7}
+	require.NoError(t, e.Apply(context.Background(), index.Conversations, []index.Document{doc}, nil))
+	require.NoError(t, e.Close())
+
+	e, err = Open(dir)
+	require.NoError(t, err)
+	assert.False(t, e.Fresh(), "same mapping version: reused")
+	res, err := e.Search(context.Background(), index.Request{Kind: index.Conversations, Company: 1, Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"7"}, res.IDs)
+	require.NoError(t, e.Close())
+
+	// Pretend the index was built by an older Parley.
+	idx, err := bleve.Open(filepath.Join(dir, "conversation.bleve"))
+	require.NoError(t, err)
+	require.NoError(t, idx.SetInternal([]byte(versionKey), []byte("0")))
+	require.NoError(t, idx.Close())
+
+	e, err = Open(dir)
+	require.NoError(t, err)
+	defer e.Close()
+	assert.True(t, e.Fresh(), "outdated mapping: recreated empty, to be rebuilt")
+	res, err = e.Search(context.Background(), index.Request{Kind: index.Conversations, Company: 1, Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, 0, res.Total)
+}
+
+func TestTokenizerMatchesTokens(t *testing.T) {
+	for _, s := range []string{"Refund for ORDER #1001: Café", "", "  x  ", "a@b.com/ünï-code_42"} {
+		var got []string
+		for _, tok := range (wordTokenizer{}).Tokenize([]byte(s)) {
+			got = append(got, string(tok.Term))
+		}
+		assert.Equal(t, index.Tokens(s), got, s)
+	}
+}

@@ -1,0 +1,158 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/query"
+	"github.com/parley/parley/storage"
+)
+
+var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// seedAccount stores a company, its owner and a mailbox; it returns the caller.
+func seedAccount(t *testing.T, db *storage.DB) parley.Caller {
+	var who parley.Caller
+	_, err := db.Update(func(tx *storage.Tx) error {
+		c := &parley.Company{Name: "Acme", Plan: parley.PlanPro, APIEnabled: true, PaymentOK: true}
+		if err := tx.PutCompany(c); err != nil {
+			return err
+		}
+		u := &parley.User{CompanyID: c.ID, FirstName: "Olivia", LastName: "Owner", Email: "olivia@acme.test", Role: parley.RoleOwner, Active: true}
+		if err := tx.PutUser(u); err != nil {
+			return err
+		}
+		who = parley.Caller{Company: c, User: u}
+		return tx.PutMailbox(&parley.Mailbox{CompanyID: c.ID, Name: "Support"})
+	})
+	require.NoError(t, err)
+	return who
+}
+
+func createConversations(t *testing.T, db *storage.DB, who parley.Caller, n int) {
+	_, err := db.Update(func(tx *storage.Tx) error {
+		for i := 0; i < n; i++ {
+			in := &parley.NewConversation{
+				Subject: parley.Ptr(fmt.Sprintf("Refund request %d", i)), Type: parley.Ptr("email"), MailboxID: parley.Ptr(int64(1)),
+				Status: parley.Ptr("active"), Customer: &parley.CustomerInput{Email: parley.Ptr(fmt.Sprintf("c%d@example.com", i))},
+				Threads: []parley.NewThread{{Type: parley.Ptr("customer"), Text: parley.Ptr("Please refund my order")}},
+			}
+			require.NoError(t, in.Validate())
+			if _, err := parley.CreateConversation(tx, who, in, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+}
+
+func refunds(t *testing.T, e index.Engine) index.Result {
+	res, err := e.Search(context.Background(), index.Request{Kind: index.Conversations, Company: 1,
+		Query: query.Match{Field: "subject", Text: "refund"}, Sort: []index.Sort{{Field: "id"}}, Limit: 100})
+	require.NoError(t, err)
+	return res
+}
+
+// TestOutboxReplayAfterCrash proves that records committed whose index
+// entries were never applied (the process stopped between the two) are
+// searchable after reopening.
+func TestOutboxReplayAfterCrash(t *testing.T) {
+	dir := t.TempDir()
+	dbPath, idxPath := filepath.Join(dir, "parley.db"), filepath.Join(dir, "index")
+
+	// First life: the index exists, the records commit, and the process
+	// "dies" before any syncer runs.
+	db, err := storage.Open(dbPath, storage.Options{})
+	require.NoError(t, err)
+	engine, err := bleveindex.Open(idxPath)
+	require.NoError(t, err)
+	who := seedAccount(t, db)
+	createConversations(t, db, who, 3)
+	assert.Equal(t, 0, refunds(t, engine).Total, "nothing applied yet")
+	depth, err := db.OutboxDepth()
+	require.NoError(t, err)
+	assert.Greater(t, depth, 0)
+	require.NoError(t, engine.Close())
+	require.NoError(t, db.Close())
+
+	// Second life: the outbox is replayed on start.
+	db, err = storage.Open(dbPath, storage.Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	engine, err = bleveindex.Open(idxPath)
+	require.NoError(t, err)
+	defer engine.Close()
+	assert.False(t, engine.Fresh())
+	require.NoError(t, index.NewSyncer(db, engine, quiet).Drain(context.Background()))
+	assert.Equal(t, index.Result{IDs: []string{"1", "2", "3"}, Total: 3}, refunds(t, engine))
+	depth, err = db.OutboxDepth()
+	require.NoError(t, err)
+	assert.Equal(t, 0, depth, "applied entries leave the outbox")
+}
+
+// TestWaitSeesWrite checks that a write waited on is searchable, with the
+// syncer running as in the server.
+func TestWaitSeesWrite(t *testing.T) {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
+	require.NoError(t, err)
+	defer db.Close()
+	engine, err := bleveindex.OpenMemory()
+	require.NoError(t, err)
+	defer engine.Close()
+	syncer := index.NewSyncer(db, engine, quiet)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go syncer.Run(ctx)
+	who := seedAccount(t, db)
+	for i := 1; i <= 5; i++ {
+		seq, err := db.Update(func(tx *storage.Tx) error {
+			in := &parley.NewConversation{Subject: parley.Ptr("Refund"), Type: parley.Ptr("email"), MailboxID: parley.Ptr(int64(1)),
+				Status: parley.Ptr("active"), Customer: &parley.CustomerInput{Email: parley.Ptr("a@example.com")},
+				Threads: []parley.NewThread{{Type: parley.Ptr("customer"), Text: parley.Ptr("x")}}}
+			_, err := parley.CreateConversation(tx, who, in, now)
+			return err
+		})
+		require.NoError(t, err)
+		require.True(t, syncer.Wait(ctx, seq, 5*time.Second))
+		assert.Equal(t, i, refunds(t, engine).Total)
+	}
+}
+
+// TestRebuildMatchesScan rebuilds both engines from storage and compares.
+func TestRebuildMatchesScan(t *testing.T) {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
+	require.NoError(t, err)
+	defer db.Close()
+	who := seedAccount(t, db)
+	createConversations(t, db, who, 20)
+	bleveEngine, err := bleveindex.OpenMemory()
+	require.NoError(t, err)
+	defer bleveEngine.Close()
+	oracle := scan.New()
+	for _, e := range []index.Engine{bleveEngine, oracle} {
+		require.NoError(t, index.NewSyncer(db, e, quiet).Rebuild(context.Background(), nil))
+	}
+	assert.Equal(t, refunds(t, oracle), refunds(t, bleveEngine))
+	assert.Equal(t, 20, refunds(t, bleveEngine).Total)
+}
+
+func TestTokens(t *testing.T) {
+	assert.Equal(t, []string{"refund", "for", "order", "1001", "café", "ünïcode", "a", "b", "com"},
+		index.Tokens("Refund for ORDER #1001: Café Ünïcode; a@b.com"))
+	assert.Empty(t, index.Tokens(" ?! "))
+}
