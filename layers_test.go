@@ -1,0 +1,54 @@
+package parley
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// allowedImports lists, for each package of the module, the module
+// packages it may import (DESIGN.md section 2: cmd -> api -> reports ->
+// index -> query, and api, reports, index, storage -> domain). Only cmd
+// imports a concrete engine.
+var allowedImports = map[string][]string{
+	"":                 {},
+	"query":            {},
+	"storage":          {""},
+	"index":            {"", "query", "storage"},
+	"index/bleveindex": {"index", "query"},
+	"index/scan":       {"index", "query"},
+	"reports":          {"", "index", "query", "storage"},
+	"api":              {"", "index", "query", "storage", "reports"},
+	"fixtures":         {"", "storage"},
+	"cmd/parley":       {"", "api", "fixtures", "index", "index/bleveindex", "storage", "query", "reports"},
+}
+
+func TestImportDirection(t *testing.T) {
+	const module = "github.com/parley/parley"
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}:{{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, ":")
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+		allowed, known := allowedImports[rel]
+		if !known {
+			t.Errorf("package %q is not in the layer map; add it to allowedImports", rel)
+			continue
+		}
+		for _, imp := range strings.Fields(imports) {
+			if imp != module && !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			dep := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+			ok := false
+			for _, a := range allowed {
+				ok = ok || a == dep
+			}
+			if !ok {
+				t.Errorf("%s imports %s, against the layer order", pkg, imp)
+			}
+		}
+	}
+}
