@@ -14,7 +14,7 @@ import (
 
 var (
 	conversationListParams = []string{"embed", "mailbox", "folder", "status", "tag", "assigned_to",
-		"modifiedSince", "number", "sortField", "sortOrder", "page"}
+		"modifiedSince", "number", "sortField", "sortOrder", "page", "query", "customFieldsByIds"}
 	conversationSortFields = []string{"createdAt", "customerEmail", "customerName", "mailboxid", "modifiedAt",
 		"number", "score", "status", "subject", "waitingSince"}
 	sortOrders = []string{"desc", "asc"}
@@ -25,16 +25,30 @@ func (s *Server) listConversations(c *gin.Context) {
 	who := caller(c)
 	p := readParams(c, conversationListParams...)
 	embed := embedThreads(p)
-	filter := conversationFilter(p, who)
+	mailboxIDs := p.ids("mailbox")
+	filter := conversationFilter(p, who, mailboxIDs)
 	sortField := p.enum("sortField", "createdAt", conversationSortFields)
 	desc := p.enum("sortOrder", "desc", sortOrders) == "desc"
 	pg := page{size: ConversationPageSize, number: p.page()}
+	mailboxes, err := s.companyMailboxes(who.Company.ID)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if custom := customFieldFilters(p, mailboxes, mailboxIDs); len(custom) > 0 {
+		filter = query.And{Nodes: append([]query.Node{filter}, custom...)}
+	}
 	if err := p.err(); err != nil {
 		s.fail(c, err)
 		return
 	}
+	search, err := s.parseQuery(c, index.ConversationSchemaFor(mailboxes))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
 	res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{
-		Kind: index.Conversations, Company: who.Company.ID, Filter: filter,
+		Kind: index.Conversations, Company: who.Company.ID, Filter: filter, Query: search,
 		Sort:   []index.Sort{{Field: index.SortFields[index.Conversations][sortField], Desc: desc}},
 		Offset: pg.offset(), Limit: pg.size,
 	})
@@ -86,15 +100,15 @@ func embedThreads(p *params) bool {
 // Values of one multi-value parameter are ORed. Deleted conversations are
 // never listed, and a user who is not an administrator sees only the
 // mailboxes it can access.
-func conversationFilter(p *params, who parley.Caller) query.Node {
+func conversationFilter(p *params, who parley.Caller, mailboxIDs []int64) query.Node {
 	nodes := []query.Node{query.Not{Node: query.Keyword{Field: "state", Value: string(parley.StateDeleted)}}}
 	var statuses []query.Node
 	for _, st := range parley.StatusFilter(p.enum("status", "active", parley.ListStatuses)) {
 		statuses = append(statuses, query.Keyword{Field: "status", Value: string(st)})
 	}
 	nodes = append(nodes, anyOf(statuses))
-	if ids := p.ids("mailbox"); len(ids) > 0 {
-		nodes = append(nodes, anyID("mailboxId", ids))
+	if len(mailboxIDs) > 0 {
+		nodes = append(nodes, anyID("mailboxId", mailboxIDs))
 	}
 	if id := p.id("folder"); id != nil {
 		nodes = append(nodes, equal("folderId", *id))

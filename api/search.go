@@ -1,0 +1,127 @@
+package api
+
+import (
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+	"github.com/parley/parley/storage"
+)
+
+// CodeInvalidQuery is Parley's code for a `query` that does not parse or
+// check; SPEC's table has no closer one.
+const CodeInvalidQuery = "Invalid query"
+
+// rawQueryParam reads a parameter keeping a literal `+` where the client
+// meant one. Form-style clients send spaces as `+` (and a real plus as
+// %2B); RFC 3986-style clients send spaces as %20 and may leave `+` raw,
+// as in an unencoded `john+tag@example.com`. A value holding %20 is
+// therefore read with `+` kept literal; any other value form-style.
+func rawQueryParam(c *gin.Context, name string) (string, bool, error) {
+	for _, pair := range strings.Split(c.Request.URL.RawQuery, "&") {
+		k, v, _ := strings.Cut(pair, "=")
+		if key, err := url.QueryUnescape(k); err != nil || key != name {
+			continue
+		}
+		if strings.Contains(v, "%20") {
+			v = strings.ReplaceAll(v, "+", "%2B")
+		}
+		value, err := url.QueryUnescape(v)
+		return value, true, err
+	}
+	return "", false, nil
+}
+
+// parseQuery turns `query=` into checked query nodes.
+func (s *Server) parseQuery(c *gin.Context, schema query.Schema) (query.Node, error) {
+	text, ok, err := rawQueryParam(c, "query")
+	if err != nil {
+		return nil, parley.Invalid("query", "query", parley.CodeInvalidURI, "the query is not correctly URL-encoded", c.Query("query"))
+	}
+	if !ok {
+		return nil, nil
+	}
+	syntax, err := query.Parse(text)
+	if err == nil {
+		var checked query.Node
+		if checked, err = query.Check(syntax, schema, s.now()); err == nil {
+			return checked, nil
+		}
+	}
+	var qe *query.Error
+	if !errors.As(err, &qe) {
+		return nil, err
+	}
+	return nil, parley.Invalid("query", "query", CodeInvalidQuery, qe.Message, text)
+}
+
+// customFieldFilters reads customFieldsByIds: `<fieldId>:<value>` pairs,
+// repeated or comma-joined, ANDed; the fields must belong to one of the
+// listed mailboxes, so `mailbox` is required.
+func customFieldFilters(p *params, mailboxes []parley.Mailbox, mailboxIDs []int64) []query.Node {
+	pairs := p.list("customFieldsByIds")
+	if len(pairs) == 0 {
+		return nil
+	}
+	if len(mailboxIDs) == 0 {
+		p.problems.Add("mailbox", parley.CodeMissingParameter, "customFieldsByIds requires the mailbox parameter", nil)
+		return nil
+	}
+	defs := map[int64]parley.FieldDef{}
+	for _, m := range mailboxes {
+		if contains64(mailboxIDs, m.ID) {
+			for _, f := range m.Fields {
+				defs[f.ID] = f
+			}
+		}
+	}
+	var nodes []query.Node
+	for _, pair := range pairs {
+		idText, value, found := strings.Cut(pair, ":")
+		id, err := strconv.ParseInt(strings.TrimSpace(idText), 10, 64)
+		if !found || err != nil || id <= 0 || strings.TrimSpace(value) == "" {
+			p.problems.Add("customFieldsByIds", parley.CodeValueNotSupported, "must be <fieldId>:<value> pairs", pair)
+			continue
+		}
+		def, ok := defs[id]
+		if !ok {
+			p.problems.Add("customFieldsByIds", parley.CodeInvalidID, "no such custom field in the given mailboxes", pair)
+			continue
+		}
+		node, err := index.CustomFieldFilter(def, strings.TrimSpace(value))
+		var e *parley.Error
+		if errors.As(err, &e) {
+			for _, item := range e.Errors {
+				p.problems.Add(item.Path, item.Code, item.Message, item.RejectedValue)
+			}
+			continue
+		}
+		nodes = append(nodes, node)
+	}
+	return nodes
+}
+
+// companyMailboxes loads the caller's company's mailboxes.
+func (s *Server) companyMailboxes(companyID int64) ([]parley.Mailbox, error) {
+	var boxes []parley.Mailbox
+	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		boxes, err = tx.Mailboxes(companyID)
+		return err
+	})
+	return boxes, err
+}
+
+func contains64(list []int64, v int64) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
