@@ -88,19 +88,6 @@ func Open(dir string) (*Engine, error) {
 	return e, nil
 }
 
-// OpenMemory creates in-memory indexes, for tests.
-func OpenMemory() (*Engine, error) {
-	e := &Engine{indexes: map[index.Kind]bleve.Index{}, fresh: true}
-	for _, kind := range index.Kinds {
-		idx, err := bleve.NewMemOnly(buildMapping(kind))
-		if err != nil {
-			return nil, fmt.Errorf("bleveindex: %w", err)
-		}
-		e.indexes[kind] = idx
-	}
-	return e, nil
-}
-
 func openKind(path string, kind index.Kind) (bleve.Index, bool, error) {
 	idx, err := bleve.Open(path)
 	if err == nil {

@@ -17,14 +17,30 @@ import (
 // Engine is the scan implementation of index.Engine.
 type Engine struct {
 	mu   sync.RWMutex
-	docs map[index.Kind]map[string]index.Document
+	docs map[index.Kind]map[string]*doc
+}
+
+// doc is a document with its text fields analysed once, at Apply.
+type doc struct {
+	index.Document
+	tokens map[string][][]string // per text field, the tokens of each value
+}
+
+func analyse(d index.Document) *doc {
+	out := &doc{Document: d, tokens: map[string][][]string{}}
+	for f, values := range d.Texts {
+		for _, v := range values {
+			out.tokens[f] = append(out.tokens[f], index.Tokens(v))
+		}
+	}
+	return out
 }
 
 var _ index.Engine = (*Engine)(nil)
 
 // New returns an empty engine.
 func New() *Engine {
-	return &Engine{docs: map[index.Kind]map[string]index.Document{}}
+	return &Engine{docs: map[index.Kind]map[string]*doc{}}
 }
 
 // Apply stores and removes documents.
@@ -33,11 +49,11 @@ func (e *Engine) Apply(_ context.Context, kind index.Kind, upserts []index.Docum
 	defer e.mu.Unlock()
 	m := e.docs[kind]
 	if m == nil {
-		m = map[string]index.Document{}
+		m = map[string]*doc{}
 		e.docs[kind] = m
 	}
 	for _, d := range upserts {
-		m[d.ID] = d
+		m[d.ID] = analyse(d)
 	}
 	for _, id := range deletes {
 		delete(m, id)
@@ -57,16 +73,16 @@ func (e *Engine) Search(_ context.Context, r index.Request) (index.Result, error
 		if d.Company != r.Company {
 			continue
 		}
-		ok, err := matches(r, &d)
+		ok, err := matches(r, d)
 		if err != nil {
 			return index.Result{}, err
 		}
 		if ok {
-			hits = append(hits, d)
+			hits = append(hits, d.Document)
 		}
 	}
 	sortHits(hits, r.Sort)
-	out := index.Result{Total: len(hits)}
+	out := index.Result{Total: len(hits), IDs: []string{}}
 	for i := r.Offset; i < len(hits) && i < r.Offset+r.Limit; i++ {
 		out.IDs = append(out.IDs, hits[i].ID)
 	}
@@ -74,7 +90,7 @@ func (e *Engine) Search(_ context.Context, r index.Request) (index.Result, error
 }
 
 // matches applies the request's query and filter; both must hold.
-func matches(r index.Request, d *index.Document) (bool, error) {
+func matches(r index.Request, d *doc) (bool, error) {
 	for _, n := range []query.Node{r.Query, r.Filter} {
 		if n == nil {
 			continue
@@ -86,7 +102,7 @@ func matches(r index.Request, d *index.Document) (bool, error) {
 	return true, nil
 }
 
-func eval(n query.Node, d *index.Document) (bool, error) {
+func eval(n query.Node, d *doc) (bool, error) {
 	switch n := n.(type) {
 	case query.All:
 		return true, nil
@@ -112,14 +128,8 @@ func eval(n query.Node, d *index.Document) (bool, error) {
 		if len(want) == 0 {
 			return false, nil
 		}
-		have := map[string]bool{}
-		for _, v := range d.Texts[n.Field] {
-			for _, t := range index.Tokens(v) {
-				have[t] = true
-			}
-		}
 		for _, t := range want {
-			if !have[t] {
+			if !hasToken(d.tokens[n.Field], t) {
 				return false, nil
 			}
 		}
@@ -129,8 +139,8 @@ func eval(n query.Node, d *index.Document) (bool, error) {
 		if len(want) == 0 {
 			return false, nil
 		}
-		for _, v := range d.Texts[n.Field] {
-			if containsRun(index.Tokens(v), want) {
+		for _, tokens := range d.tokens[n.Field] {
+			if containsRun(tokens, want) {
 				return true, nil
 			}
 		}
@@ -148,8 +158,8 @@ func eval(n query.Node, d *index.Document) (bool, error) {
 				return true, nil
 			}
 		}
-		for _, v := range d.Texts[n.Field] {
-			for _, t := range index.Tokens(v) {
+		for _, tokens := range d.tokens[n.Field] {
+			for _, t := range tokens {
 				if strings.HasPrefix(t, n.Value) {
 					return true, nil
 				}
@@ -178,6 +188,17 @@ func eval(n query.Node, d *index.Document) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("scan: cannot evaluate %T", n)
+}
+
+func hasToken(values [][]string, want string) bool {
+	for _, tokens := range values {
+		for _, t := range tokens {
+			if t == want {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func anyIn(values []float64, min, max *float64, minIncl, maxIncl bool) bool {

@@ -1,0 +1,321 @@
+package index_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/fixtures"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/query"
+	"github.com/parley/parley/storage"
+)
+
+var (
+	update      = flag.Bool("update", false, "rewrite golden files")
+	randomCount = flag.Int("random-queries", 2000, "randomized queries compared between Bleve and the scan oracle")
+)
+
+// fixtureNow is the clock of the demo data in these tests.
+var fixtureNow = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+// engines loads the demo fixtures and indexes them in Bleve and in the
+// scan oracle.
+type engines struct {
+	db        *storage.DB
+	bleve     index.Engine
+	oracle    index.Engine
+	mailboxes map[int64][]parley.Mailbox // by company
+}
+
+func loadEngines(t *testing.T) *engines {
+	t.Helper()
+	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	require.NoError(t, fixtures.Load(db, fixtureNow))
+	b, err := bleveindex.Open(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { b.Close() })
+	e := &engines{db: db, bleve: b, oracle: scan.New(), mailboxes: map[int64][]parley.Mailbox{}}
+	for _, engine := range []index.Engine{e.bleve, e.oracle} {
+		require.NoError(t, index.NewSyncer(db, engine, quiet).Rebuild(context.Background(), nil))
+	}
+	require.NoError(t, db.View(func(tx *storage.Tx) error {
+		for _, company := range []int64{1, 2} {
+			boxes, err := tx.Mailboxes(company)
+			if err != nil {
+				return err
+			}
+			e.mailboxes[company] = boxes
+		}
+		return nil
+	}))
+	return e
+}
+
+// search runs one query text on one engine.
+func (e *engines) search(t *testing.T, engine index.Engine, company int64, text string, sorts []index.Sort, limit int) (index.Result, error) {
+	syntax, err := query.Parse(text)
+	if err != nil {
+		return index.Result{}, err
+	}
+	checked, err := query.Check(syntax, index.ConversationSchemaFor(e.mailboxes[company]), fixtureNow)
+	if err != nil {
+		return index.Result{}, err
+	}
+	return engine.Search(context.Background(), index.Request{Kind: index.Conversations, Company: company, Query: checked, Sort: sorts, Limit: limit})
+}
+
+// conformanceCases are searches agents and integrators run; their expected
+// ids over the fixtures are in testdata/conformance.golden, and both
+// engines must return exactly them.
+var conformanceCases = []string{
+	`refund`,
+	`subject:refund`,
+	`subject:"refund order"`,
+	`body:"tracking number"`,
+	`body:chargeback`,
+	`(subject:"refund" OR body:"chargeback") AND createdAt:[NOW-90DAYS TO *] AND NOT tag:spam`,
+	`tag:vip`,
+	`tag:"feature request"`,
+	`-tag:refund AND status:closed`,
+	`NOT status:closed`,
+	`mailbox:Billing`,
+	`mailboxid:1 AND type:phone`,
+	`createdAt:[2026-01 TO 2026-03]`,
+	`modifiedAt:[NOW-30DAYS TO NOW]`,
+	`createdAt:2026-06`,
+	`assigned:Unassigned`,
+	`status:pending AND type:chat`,
+	`subject:pass*`,
+	`attachments:false AND number:[1 TO 20]`,
+	`customerIds:(1 OR 2 OR 3)`,
+	`id:[10 TO 19}`,
+	`email:*`,
+	`password OR login`,
+	`"credit card"`,
+}
+
+func TestConformance(t *testing.T) {
+	e := loadEngines(t)
+	sorts := []index.Sort{{Field: "createdAt", Desc: true}}
+	var golden strings.Builder
+	for _, text := range conformanceCases {
+		want, err := e.search(t, e.oracle, 1, text, sorts, 1000)
+		require.NoError(t, err, text)
+		got, err := e.search(t, e.bleve, 1, text, sorts, 1000)
+		require.NoError(t, err, text)
+		assert.Equal(t, want, got, "bleve and the oracle disagree on %s", text)
+		fmt.Fprintf(&golden, "query: %s\ntotal: %d\nids: %s\n\n", text, want.Total, strings.Join(want.IDs, " "))
+	}
+	path := filepath.Join("testdata", "conformance.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(golden.String()), 0o644))
+		return
+	}
+	expected, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./index -update")
+	assert.Equal(t, string(expected), golden.String())
+}
+
+// TestRandomQueriesAgree generates queries from the grammar over the
+// fixtures' own words and values, and requires Bleve and the oracle to
+// return the same ids, in the same order, with the same totals.
+func TestRandomQueriesAgree(t *testing.T) {
+	e := loadEngines(t)
+	g := newQueryGen(t, e.db)
+	sortChoices := [][]index.Sort{
+		{{Field: "createdAt", Desc: true}}, {{Field: "number"}}, {{Field: "subjectSort"}},
+		{{Field: "customerNameSort", Desc: true}}, {{Field: "waitingSince"}}, {{Field: "modifiedAt", Desc: true}},
+		{{Field: "status"}}, {{Field: "customerEmail"}}, {{Field: "mailboxId", Desc: true}},
+	}
+	hits, failures := 0, 0
+	for i := 0; i < *randomCount; i++ {
+		text := g.expr(0)
+		company := int64(1 + i%2)
+		sorts := sortChoices[i%len(sortChoices)]
+		want, err := e.search(t, e.oracle, company, text, sorts, 30)
+		if err != nil {
+			t.Fatalf("generated query %q does not check: %v", text, err)
+		}
+		got, err := e.search(t, e.bleve, company, text, sorts, 30)
+		require.NoError(t, err)
+		if want.Total > 0 {
+			hits++
+		}
+		if !assert.Equal(t, want, got, "query %q (company %d, sort %v)", text, company, sorts) {
+			if failures++; failures > 10 {
+				t.FailNow()
+			}
+		}
+	}
+	// Queries that match nothing prove little: most must hit.
+	assert.Greater(t, hits, *randomCount/3, "too few generated queries match anything")
+}
+
+// queryGen writes random queries from the grammar, using values found in
+// the stored records so that they match.
+type queryGen struct {
+	r                         *rand.Rand
+	words, phrases, tags      []string
+	emails, names, mailboxes  []string
+	customerIDs, numbers, ids []int64
+}
+
+func newQueryGen(t *testing.T, db *storage.DB) *queryGen {
+	g := &queryGen{r: rand.New(rand.NewPCG(7, 11))}
+	seen := map[string]bool{}
+	require.NoError(t, db.View(func(tx *storage.Tx) error {
+		return tx.EachConversation(func(c *parley.Conversation) error {
+			g.numbers = append(g.numbers, c.Number)
+			g.ids = append(g.ids, c.ID)
+			g.customerIDs = append(g.customerIDs, c.CustomerID)
+			for _, w := range index.Tokens(c.Subject) {
+				if !seen[w] {
+					seen[w] = true
+					g.words = append(g.words, w)
+				}
+			}
+			threads, err := tx.Threads(c.ID)
+			if err != nil {
+				return err
+			}
+			for _, th := range threads {
+				tokens := index.Tokens(th.Body)
+				if len(tokens) > 3 {
+					at := g.r.IntN(len(tokens) - 2)
+					g.phrases = append(g.phrases, strings.Join(tokens[at:at+2+g.r.IntN(2)], " "))
+				}
+			}
+			if cu, err := tx.Customer(c.CompanyID, c.CustomerID); err == nil {
+				g.emails = append(g.emails, cu.PrimaryEmail())
+				g.names = append(g.names, cu.LastName)
+			}
+			return nil
+		})
+	}))
+	require.NoError(t, db.View(func(tx *storage.Tx) error {
+		for _, company := range []int64{1, 2} {
+			tags, _ := tx.Tags(company)
+			for _, tag := range tags {
+				g.tags = append(g.tags, tag.Name)
+			}
+			boxes, _ := tx.Mailboxes(company)
+			for _, m := range boxes {
+				g.mailboxes = append(g.mailboxes, m.Name)
+			}
+		}
+		return nil
+	}))
+	sort.Strings(g.words)
+	return g
+}
+
+func pickOne[T any](r *rand.Rand, list []T) T { return list[r.IntN(len(list))] }
+
+func quote(s string) string {
+	if strings.ContainsAny(s, " ") {
+		return `"` + s + `"`
+	}
+	return s
+}
+
+func (g *queryGen) expr(depth int) string {
+	n := 1 + g.r.IntN(3)
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = g.clause(depth)
+	}
+	out := parts[0]
+	for _, p := range parts[1:] {
+		out += pickOne(g.r, []string{" AND ", " OR ", " "}) + p
+	}
+	return out
+}
+
+func (g *queryGen) clause(depth int) string {
+	switch k := g.r.IntN(12); {
+	case k == 0 && depth < 3:
+		return "(" + g.expr(depth+1) + ")"
+	case k == 1:
+		return "NOT " + g.term()
+	case k == 2:
+		return "-" + g.term()
+	default:
+		return g.term()
+	}
+}
+
+func (g *queryGen) day() string {
+	return fixtureNow.AddDate(0, 0, -g.r.IntN(400)).Format("2006-01-02")
+}
+
+func (g *queryGen) term() string {
+	r := g.r
+	switch r.IntN(24) {
+	case 0:
+		return "subject:" + pickOne(r, g.words)
+	case 1:
+		return fmt.Sprintf(`subject:"%s %s"`, pickOne(r, g.words), pickOne(r, g.words))
+	case 2:
+		w := pickOne(r, g.words)
+		return "subject:" + w[:1+r.IntN(len(w))] + "*"
+	case 3:
+		return `body:"` + pickOne(r, g.phrases) + `"`
+	case 4:
+		return "body:" + strings.Fields(pickOne(r, g.phrases))[0]
+	case 5:
+		return "tag:" + quote(pickOne(r, g.tags))
+	case 6:
+		return "mailbox:" + quote(pickOne(r, g.mailboxes))
+	case 7:
+		return fmt.Sprintf("mailboxid:%d", 1+r.IntN(5))
+	case 8:
+		return fmt.Sprintf("createdAt:[%s TO %s]", g.day(), pickOne(r, []string{"*", "NOW", g.day(), "NOW/DAY"}))
+	case 9:
+		return fmt.Sprintf("modifiedAt:{NOW-%dDAYS TO *}", r.IntN(200))
+	case 10:
+		return "createdAt:" + fixtureNow.AddDate(0, -r.IntN(12), 0).Format("2006-01")
+	case 11:
+		return "email:" + quote(pickOne(r, g.emails))
+	case 12:
+		return fmt.Sprintf("customerIds:%d", pickOne(r, g.customerIDs))
+	case 13:
+		a := pickOne(r, g.numbers)
+		return fmt.Sprintf("number:[%d TO %d}", a, a+int64(r.IntN(50)))
+	case 14:
+		return fmt.Sprintf("id:%d", pickOne(r, g.ids))
+	case 15:
+		return "assigned:Unassigned"
+	case 16:
+		return "attachments:" + pickOne(r, []string{"true", "false"})
+	case 17:
+		return fmt.Sprintf("replyUserIds:(%d OR %d)", 1+r.IntN(12), 1+r.IntN(12))
+	case 18:
+		return "status:" + pickOne(r, []string{"active", "pending", "closed", "spam"})
+	case 19:
+		return "type:" + pickOne(r, []string{"email", "phone", "chat"})
+	case 20:
+		return pickOne(r, g.words)
+	case 21:
+		return `"` + pickOne(r, g.phrases) + `"`
+	case 22:
+		return pickOne(r, g.names)
+	default:
+		return pickOne(r, []string{"email:*", "subject:*", "tag:*", "body:*"})
+	}
+}
