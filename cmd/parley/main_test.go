@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley/parley/fixtures"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var servingAddr = regexp.MustCompile(`"parley serving","addr":"([^"]+)"`)
+
+// TestServeLifecycle starts the real server on an empty directory, uses it
+// with the demo credentials, refuses a second server on the same
+// directory, and shuts down cleanly on cancellation.
+func TestServeLifecycle(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &syncBuffer{}
+	exited := make(chan int, 1)
+	go func() { exited <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", dir}, logs, logs) }()
+
+	var base string
+	require.Eventually(t, func() bool {
+		m := servingAddr.FindStringSubmatch(logs.String())
+		if m != nil {
+			base = "http://" + m[1]
+		}
+		return m != nil
+	}, 30*time.Second, 20*time.Millisecond, logs.String())
+
+	res, err := http.PostForm(base+"/v2/oauth2/token", url.Values{"grant_type": {"client_credentials"},
+		"client_id": {fixtures.AcmeClientID}, "client_secret": {fixtures.AcmeClientSecret}})
+	require.NoError(t, err)
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&tok))
+	res.Body.Close()
+	req, _ := http.NewRequest(http.MethodGet, base+"/v2/conversations?status=all", nil)
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	res, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	var list struct {
+		Page struct {
+			TotalElements int `json:"totalElements"`
+		} `json:"page"`
+	}
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&list))
+	res.Body.Close()
+	assert.Equal(t, 400, list.Page.TotalElements, "the demo data of Acme is served")
+
+	second := &syncBuffer{}
+	assert.Equal(t, 1, run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--data", dir}, second, second))
+	assert.Contains(t, second.String(), "the data directory is in use by another Parley process")
+
+	cancel()
+	select {
+	case code := <-exited:
+		assert.Equal(t, 0, code, logs.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not shut down")
+	}
+	assert.Contains(t, logs.String(), "shutting down")
+	assert.NotContains(t, logs.String(), tok.AccessToken, "tokens never reach the logs")
+}
+
+func TestAppCreateAndReindex(t *testing.T) {
+	dir := t.TempDir()
+	in, err := open(context.Background(), dir, true, fixedClock{}, quietLog(), nil)
+	require.NoError(t, err)
+	require.NoError(t, in.close())
+
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"app", "create", "--data", dir, "--user", fixtures.AcmeOwnerEmail, "--name", "Sync"}, &out, &errs), errs.String())
+	var app map[string]string
+	require.NoError(t, json.Unmarshal(out.Bytes(), &app))
+	assert.Len(t, app["client_id"], 32)
+	assert.Len(t, app["client_secret"], 48)
+	assert.Equal(t, "Sync", app["name"])
+
+	out.Reset()
+	assert.Equal(t, 1, run(context.Background(), []string{"app", "create", "--data", dir, "--user", "nobody@example.com"}, &out, &errs))
+	assert.Contains(t, errs.String(), "no user with e-mail nobody@example.com")
+
+	errs.Reset()
+	require.Equal(t, 0, run(context.Background(), []string{"reindex", "--data", dir}, &out, &errs), errs.String())
+	assert.Contains(t, errs.String(), "index rebuilt")
+
+	errs.Reset()
+	assert.Equal(t, 2, run(context.Background(), nil, &out, &errs))
+	assert.True(t, strings.HasPrefix(errs.String(), "usage:"))
+}
