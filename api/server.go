@@ -93,6 +93,8 @@ func (s *Server) routes() {
 	v2.GET("/conversations", s.listConversations)
 	v2.POST("/conversations", s.createConversation)
 	v2.GET("/conversations/:conversationId", s.getConversation)
+	v2.GET("/customers", s.listCustomers)
+	v2.GET("/customers/:customerId", s.getCustomer)
 	v2.GET("/users", s.listUsers)
 	v2.GET("/users/:userId", s.getUser)
 	v2.GET("/teams", s.listTeams)

@@ -183,7 +183,7 @@ var CustomerSchema query.Schema = &schema{
 	fields: []query.FieldSpec{
 		spec("firstName", query.Text, "firstName"),
 		spec("lastName", query.Text, "lastName"),
-		spec("email", query.KeywordType, "email"),
+		{Name: "email", Type: query.KeywordType, Targets: []string{"email"}, Contains: true},
 		spec("emailDomain", query.KeywordType, "emailDomain"),
 		spec("modifiedAt", query.Date, "modifiedAt"),
 		spec("createdAt", query.Date, "createdAt"),
@@ -192,6 +192,6 @@ var CustomerSchema query.Schema = &schema{
 	defaults: []query.FieldSpec{
 		spec("firstName", query.Text, "firstName"),
 		spec("lastName", query.Text, "lastName"),
-		spec("email", query.KeywordType, "email"),
+		{Name: "email", Type: query.KeywordType, Targets: []string{"email"}, Contains: true},
 	},
 }

@@ -319,3 +319,46 @@ func (g *queryGen) term() string {
 		return pickOne(r, []string{"email:*", "subject:*", "tag:*", "body:*"})
 	}
 }
+
+// customerCases are customer searches; expected ids are in
+// testdata/customers.golden and both engines must return them.
+var customerCases = []string{
+	`email:example`,
+	`email:"+acme"`,
+	`emailDomain:example.org`,
+	`firstName:aleksi OR lastName:byrne`,
+	`modifiedAt:[NOW-60DAYS TO *]`,
+	`createdAt:2026-05 AND email:.com`,
+	`NOT emailDomain:example.com`,
+	`garcia`,
+	`firstName:*`,
+}
+
+func TestCustomerConformance(t *testing.T) {
+	e := loadEngines(t)
+	var golden strings.Builder
+	for _, sorts := range [][]index.Sort{{{Field: "createdAt", Desc: true}}, {{Field: "lastNameSort"}}} {
+		for _, text := range customerCases {
+			run := func(engine index.Engine) index.Result {
+				syntax, err := query.Parse(text)
+				require.NoError(t, err, text)
+				checked, err := query.Check(syntax, index.CustomerSchema, fixtureNow)
+				require.NoError(t, err, text)
+				res, err := engine.Search(context.Background(), index.Request{Kind: index.Customers, Company: 1, Query: checked, Sort: sorts, Limit: 1000})
+				require.NoError(t, err)
+				return res
+			}
+			want := run(e.oracle)
+			assert.Equal(t, want, run(e.bleve), "bleve and the oracle disagree on %s", text)
+			fmt.Fprintf(&golden, "query: %s\nsort: %v\ntotal: %d\nids: %s\n\n", text, sorts, want.Total, strings.Join(want.IDs, " "))
+		}
+	}
+	path := filepath.Join("testdata", "customers.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(golden.String()), 0o644))
+		return
+	}
+	expected, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./index -update")
+	assert.Equal(t, string(expected), golden.String())
+}

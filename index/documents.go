@@ -84,8 +84,10 @@ func ConversationDocument(tx *storage.Tx, id int64) (doc Document, ok bool, err 
 		}
 	}
 	if cu, err := tx.Customer(c.CompanyID, c.CustomerID); err == nil {
-		txt["customerName"] = []string{cu.Name()}
-		k["customerNameSort"] = []string{strings.ToLower(cu.Name())}
+		if name := cu.Name(); name != "" {
+			txt["customerName"] = []string{name}
+			k["customerNameSort"] = []string{strings.ToLower(name)}
+		}
 		if e := cu.PrimaryEmail(); e != "" {
 			k["customerEmail"] = []string{parley.NormalizeEmail(e)}
 		}
@@ -182,8 +184,13 @@ func CustomerDocument(tx *storage.Tx, id int64) (doc Document, ok bool, err erro
 	if cu.LastName != "" {
 		d.Texts["lastName"] = []string{cu.LastName}
 	}
-	d.Keywords["firstNameSort"] = []string{strings.ToLower(cu.FirstName)}
-	d.Keywords["lastNameSort"] = []string{strings.ToLower(cu.LastName)}
+	// Empty names stay absent, so they sort last in both engines.
+	if cu.FirstName != "" {
+		d.Keywords["firstNameSort"] = []string{strings.ToLower(cu.FirstName)}
+	}
+	if cu.LastName != "" {
+		d.Keywords["lastNameSort"] = []string{strings.ToLower(cu.LastName)}
+	}
 	for _, e := range cu.Emails {
 		v := parley.NormalizeEmail(e.Value)
 		d.Keywords["email"] = append(d.Keywords["email"], v)

@@ -97,6 +97,13 @@ type Prefix struct {
 	Value string
 }
 
+// Contains matches a keyword value that holds Value (lowercased) anywhere,
+// as the customer list's `email` wants ("contains").
+type Contains struct {
+	Field string
+	Value string
+}
+
 // NumberRange matches numeric values between Min and Max. A nil bound is
 // open. Equality is Min == Max, both inclusive.
 type NumberRange struct {
@@ -128,6 +135,7 @@ func (Match) node()       {}
 func (Phrase) node()      {}
 func (Keyword) node()     {}
 func (Prefix) node()      {}
+func (Contains) node()    {}
 func (NumberRange) node() {}
 func (TimeRange) node()   {}
 func (FieldExists) node() {}

@@ -139,7 +139,10 @@ func (c checker) value(spec FieldSpec, f Field) (q Node, fits bool, err *Error) 
 		}), true, nil
 	case KeywordType:
 		return perTarget(spec, func(t string) Node {
-			if f.Wildcard {
+			switch {
+			case spec.Contains:
+				return Contains{Field: t, Value: strings.ToLower(f.Value)}
+			case f.Wildcard:
 				return Prefix{Field: t, Value: strings.ToLower(f.Value)}
 			}
 			return Keyword{Field: t, Value: strings.ToLower(f.Value)}

@@ -99,6 +99,9 @@ func (n Keyword) String() string { return call("keyword", n.Field, n.Value) }
 // String prints `prefix(field, "value")`.
 func (n Prefix) String() string { return call("prefix", n.Field, n.Value) }
 
+// String prints contains(field, "value").
+func (n Contains) String() string { return call("contains", n.Field, n.Value) }
+
 func call(name, field, value string) string {
 	return name + "(" + field + ", " + strconv.Quote(value) + ")"
 }

@@ -30,6 +30,9 @@ type FieldSpec struct {
 	// QuotedPhrase makes a quoted value a Phrase; otherwise a quoted value on a
 	// text field is a Match (all words, any order), as `subject` wants.
 	QuotedPhrase bool
+	// Contains makes a keyword value match when it holds the written value
+	// anywhere (a Contains node) instead of equal to it.
+	Contains bool
 }
 
 // Schema is the set of names a document kind can be searched by.

@@ -3,6 +3,7 @@ package bleveindex
 import (
 	"context"
 	"fmt"
+	"regexp"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
@@ -133,6 +134,12 @@ func translate(n query.Node) (bq.Query, error) {
 		return q, nil
 	case query.Prefix:
 		q := bleve.NewPrefixQuery(n.Value)
+		q.SetField(n.Field)
+		return q, nil
+	case query.Contains:
+		// A regular expression, not a wildcard: Bleve's wildcard syntax
+		// cannot escape a literal * or ?.
+		q := bleve.NewRegexpQuery(".*" + regexp.QuoteMeta(n.Value) + ".*")
 		q.SetField(n.Field)
 		return q, nil
 	case query.NumberRange:

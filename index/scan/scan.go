@@ -166,6 +166,13 @@ func eval(n query.Node, d *doc) (bool, error) {
 			}
 		}
 		return false, nil
+	case query.Contains:
+		for _, v := range d.Keywords[n.Field] {
+			if strings.Contains(v, n.Value) {
+				return true, nil
+			}
+		}
+		return false, nil
 	case query.NumberRange:
 		return anyIn(d.Numbers[n.Field], n.Min, n.Max, n.MinInclusive, n.MaxInclusive), nil
 	case query.TimeRange:

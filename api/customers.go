@@ -1,0 +1,154 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+	"github.com/parley/parley/storage"
+)
+
+var (
+	customerListParams = []string{"page", "mailbox", "firstName", "lastName", "modifiedSince", "sortField", "sortOrder", "query"}
+	customerSortFields = []string{"createdAt", "firstName", "lastName", "modifiedAt"}
+)
+
+// listCustomers handles GET /v2/customers: 50 a page, served by the index.
+func (s *Server) listCustomers(c *gin.Context) {
+	who := caller(c)
+	p := readParams(c, customerListParams...)
+	nodes := []query.Node{query.All{}}
+	if id := p.id("mailbox"); id != nil {
+		nodes = append(nodes, equal("mailboxId", *id))
+	}
+	for _, name := range []string{"firstName", "lastName"} {
+		if v, ok := p.raw(name); ok {
+			nodes = append(nodes, query.Match{Field: name, Text: v})
+		}
+	}
+	if t := p.time("modifiedSince"); t != nil {
+		nodes = append(nodes, query.TimeRange{Field: "modifiedAt", From: t, FromInclusive: true})
+	}
+	sortField := p.enum("sortField", "createdAt", customerSortFields)
+	desc := p.enum("sortOrder", "desc", sortOrders) == "desc"
+	pg := page{size: DefaultPageSize, number: p.page()}
+	if err := p.err(); err != nil {
+		s.fail(c, err)
+		return
+	}
+	search, err := s.parseQuery(c, index.CustomerSchema)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{
+		Kind: index.Customers, Company: who.Company.ID, Filter: query.And{Nodes: nodes}, Query: search,
+		Sort:   []index.Sort{{Field: index.SortFields[index.Customers][sortField], Desc: desc}},
+		Offset: pg.offset(), Limit: pg.size,
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	pg.total = res.Total
+	var items []gin.H
+	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		for _, id := range index.ParseIDs(res.IDs) {
+			cu, err := tx.Customer(who.Company.ID, id)
+			if parley.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			items = append(items, s.customerResource(c, tx, cu, false))
+		}
+		return nil
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.renderPage(c, "customers", items, pg)
+}
+
+// getCustomer handles GET /v2/customers/{customerId}.
+func (s *Server) getCustomer(c *gin.Context) {
+	who := caller(c)
+	id, err := pathID(c, "customerId")
+	if err == nil {
+		err = readParams(c).err()
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var body gin.H
+	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		cu, err := tx.Customer(who.Company.ID, id)
+		if err != nil {
+			return err
+		}
+		body = s.customerResource(c, tx, cu, true)
+		return nil
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, body)
+}
+
+// customerResource renders SPEC's Customer; the address is embedded on the
+// single-customer read only.
+func (s *Server) customerResource(c *gin.Context, tx *storage.Tx, cu *parley.Customer, withAddress bool) gin.H {
+	entries := func(list []parley.Entry, typed bool) []gin.H {
+		out := make([]gin.H, 0, len(list))
+		for _, e := range list {
+			item := gin.H{"id": e.ID, "value": e.Value}
+			if typed {
+				item["type"] = e.Type
+			}
+			out = append(out, item)
+		}
+		return out
+	}
+	embedded := gin.H{
+		"emails":          entries(cu.Emails, true),
+		"phones":          entries(cu.Phones, true),
+		"chats":           entries(cu.Chats, true),
+		"social_profiles": entries(cu.SocialProfiles, true),
+		"websites":        entries(cu.Websites, false),
+		"properties":      []gin.H{},
+	}
+	if withAddress {
+		address := gin.H{"city": "", "state": "", "postalCode": "", "country": "", "lines": []string{}}
+		if a := cu.Address; a != nil {
+			address = gin.H{"city": a.City, "state": a.State, "postalCode": a.PostalCode, "country": a.Country, "lines": nonNil(a.Lines)}
+		}
+		embedded["address"] = address
+	}
+	self := s.url(c, "v2", "customers", cu.ID)
+	links := gin.H{
+		"self": link(self), "address": link(self + "/address"), "chats": link(self + "/chats"),
+		"emails": link(self + "/emails"), "phones": link(self + "/phones"),
+		"social-profiles": link(self + "/social-profiles"), "websites": link(self + "/websites"),
+	}
+	out := gin.H{
+		"id": cu.ID, "firstName": cu.FirstName, "lastName": cu.LastName, "photoUrl": cu.PhotoURL,
+		"photoType": cu.PhotoType, "jobTitle": cu.JobTitle, "background": cu.Background, "location": cu.Location,
+		"organization": cu.Organization, "gender": cu.Gender, "age": cu.Age, "draft": cu.Draft,
+		"conversationCount": tx.ConversationCount(cu.ID),
+		"createdAt":         parley.FormatTime(cu.CreatedAt), "updatedAt": parley.FormatTime(cu.UpdatedAt),
+		"_embedded": embedded,
+	}
+	if cu.OrganizationID != 0 {
+		out["organizationId"] = cu.OrganizationID
+		links["organization"] = link(s.url(c, "v2", "organizations", cu.OrganizationID))
+	}
+	out["_links"] = links
+	return out
+}
