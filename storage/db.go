@@ -18,32 +18,36 @@ import (
 	parley "github.com/parley/parley"
 )
 
-// Bucket names, declared once.
-var (
-	bucketCompanies      = []byte("companies")
-	bucketUsers          = []byte("users")
-	bucketUsersByEmail   = []byte("users_by_email")
-	bucketTeams          = []byte("teams")
-	bucketMailboxes      = []byte("mailboxes")
-	bucketTags           = []byte("tags")
-	bucketTagsByName     = []byte("tags_by_name")
-	bucketCustomers      = []byte("customers")
-	bucketCustomerEmails = []byte("customers_by_email")
-	bucketConversations  = []byte("conversations")
-	bucketConvByCustomer = []byte("conversations_by_customer")
-	bucketConvNumbers    = []byte("conversation_numbers")
-	bucketThreads        = []byte("threads")
-	bucketApps           = []byte("apps")
-	bucketTokens         = []byte("tokens")
-	bucketOutbox         = []byte("outbox")
-	bucketSequences      = []byte("sequences")
-)
+// allBuckets lists every bucket; Open creates them. Each bucket is
+// declared once, with newBucket, next to the code that uses it.
+var allBuckets [][]byte
 
-var allBuckets = [][]byte{
-	bucketCompanies, bucketUsers, bucketUsersByEmail, bucketTeams, bucketMailboxes, bucketTags,
-	bucketTagsByName, bucketCustomers, bucketCustomerEmails, bucketConversations, bucketConvByCustomer,
-	bucketConvNumbers, bucketThreads, bucketApps, bucketTokens, bucketOutbox, bucketSequences,
+func newBucket(name string) []byte {
+	b := []byte(name)
+	allBuckets = append(allBuckets, b)
+	return b
 }
+
+// Buckets of the core records.
+var (
+	bucketCompanies      = newBucket("companies")
+	bucketUsers          = newBucket("users")
+	bucketUsersByEmail   = newBucket("users_by_email")
+	bucketTeams          = newBucket("teams")
+	bucketMailboxes      = newBucket("mailboxes")
+	bucketTags           = newBucket("tags")
+	bucketTagsByName     = newBucket("tags_by_name")
+	bucketCustomers      = newBucket("customers")
+	bucketCustomerEmails = newBucket("customers_by_email")
+	bucketConversations  = newBucket("conversations")
+	bucketConvByCustomer = newBucket("conversations_by_customer")
+	bucketConvNumbers    = newBucket("conversation_numbers")
+	bucketThreads        = newBucket("threads")
+	bucketApps           = newBucket("apps")
+	bucketTokens         = newBucket("tokens")
+	bucketOutbox         = newBucket("outbox")
+	bucketSequences      = newBucket("sequences")
+)
 
 // ErrLocked is returned by Open when another process holds the database.
 var ErrLocked = errors.New("storage: the data directory is in use by another Parley process")

@@ -1,0 +1,100 @@
+package storage_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+func openDB(t *testing.T) *storage.DB {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestOpenRefusesASecondProcess(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "parley.db")
+	db, err := storage.Open(path, storage.Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = storage.Open(path, storage.Options{})
+	assert.ErrorIs(t, err, storage.ErrLocked)
+}
+
+func TestRecordsAreScopedByCompany(t *testing.T) {
+	db := openDB(t)
+	_, err := db.Update(func(tx *storage.Tx) error {
+		for _, name := range []string{"Acme", "Globex"} {
+			require.NoError(t, tx.PutCompany(&parley.Company{Name: name}))
+		}
+		require.NoError(t, tx.PutCustomer(&parley.Customer{CompanyID: 1, Emails: []parley.Entry{{Value: "a@example.com"}}}))
+		return tx.PutMailbox(&parley.Mailbox{CompanyID: 1, Name: "Support"})
+	})
+	require.NoError(t, err)
+	require.NoError(t, db.View(func(tx *storage.Tx) error {
+		_, err := tx.Customer(1, 1)
+		assert.NoError(t, err)
+		_, err = tx.Customer(2, 1)
+		assert.True(t, parley.IsNotFound(err), "another company's customer is not found")
+		_, err = tx.CustomerByEmail(2, "a@example.com")
+		assert.True(t, parley.IsNotFound(err))
+		_, err = tx.Mailbox(2, 1)
+		assert.True(t, parley.IsNotFound(err))
+		return nil
+	}))
+}
+
+func TestCustomerEmailsAreUniquePerCompany(t *testing.T) {
+	db := openDB(t)
+	put := func(company int64, email string) error {
+		_, err := db.Update(func(tx *storage.Tx) error {
+			return tx.PutCustomer(&parley.Customer{CompanyID: company, Emails: []parley.Entry{{Value: email}}})
+		})
+		return err
+	}
+	require.NoError(t, put(1, "a@example.com"))
+	assert.Equal(t, parley.KindConflict, parley.KindOf(put(1, "A@Example.com")))
+	assert.NoError(t, put(2, "a@example.com"), "another company may hold the same address")
+}
+
+func TestConversationNumbersArePerCompany(t *testing.T) {
+	db := openDB(t)
+	var numbers []int64
+	_, err := db.Update(func(tx *storage.Tx) error {
+		for _, company := range []int64{1, 1, 2, 1} {
+			c := &parley.Conversation{CompanyID: company, CustomerID: 1}
+			if err := tx.PutConversation(c); err != nil {
+				return err
+			}
+			numbers = append(numbers, c.Number)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []int64{1, 2, 1, 3}, numbers)
+}
+
+func TestWritesQueueOutboxEntries(t *testing.T) {
+	db := openDB(t)
+	seq, err := db.Update(func(tx *storage.Tx) error {
+		return tx.PutConversation(&parley.Conversation{CompanyID: 1, CustomerID: 7})
+	})
+	require.NoError(t, err)
+	entries, err := db.Outbox(10)
+	require.NoError(t, err)
+	assert.Equal(t, []storage.OutboxEntry{
+		{Seq: 1, Kind: storage.KindCustomer, ID: 7},
+		{Seq: 2, Kind: storage.KindConversation, ID: 1},
+	}, entries)
+	assert.Equal(t, uint64(2), seq)
+	require.NoError(t, db.AckOutbox(entries))
+	depth, err := db.OutboxDepth()
+	require.NoError(t, err)
+	assert.Equal(t, 0, depth)
+}
