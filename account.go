@@ -30,6 +30,9 @@ type Company struct {
 	// LockAfterDays forbids adding threads to conversations older than this
 	// many days; 0 disables the policy.
 	LockAfterDays int `json:"lockAfterDays,omitempty"`
+	// LaterLimit caps snoozed conversations plus scheduled threads; 0 means
+	// DefaultLaterLimit.
+	LaterLimit int `json:"laterLimit,omitempty"`
 }
 
 // Role of a user in its company.

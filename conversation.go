@@ -1,6 +1,7 @@
 package parley
 
 import (
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -123,6 +124,9 @@ type Conversation struct {
 	CustomFields []FieldValue `json:"customFields,omitempty"`
 	Snooze       *Snooze      `json:"snooze,omitempty"`
 	Imported     bool         `json:"imported,omitempty"`
+	// MergedInto is the conversation this one was merged into, at MergedAt.
+	MergedInto int64      `json:"mergedInto,omitempty"`
+	MergedAt   *time.Time `json:"mergedAt,omitempty"`
 
 	// Derived from the threads by Derive; stored so lists need no threads.
 	ThreadCount          int        `json:"threadCount"`
@@ -131,7 +135,20 @@ type Conversation struct {
 	CustomerWaitingSince *time.Time `json:"customerWaitingSince,omitempty"`
 	HasAttachments       bool       `json:"hasAttachments,omitempty"`
 	ReplyUserIDs         []int64    `json:"replyUserIds,omitempty"`
+	// NextEvent is the earliest of the snooze's end and the scheduled threads.
+	NextEvent *NextEvent `json:"nextEvent,omitempty"`
 }
+
+// NextEvent is the next snooze end or scheduled thread of a conversation.
+type NextEvent struct {
+	Time                  time.Time `json:"time"`
+	EventType             string    `json:"eventType"` // "snooze" or "scheduled"
+	UserID                int64     `json:"userId"`
+	CancelOnCustomerReply bool      `json:"cancelOnCustomerReply"`
+}
+
+// MergeRedirect is how long a merged conversation's old URL redirects.
+const MergeRedirect = 60 * 24 * time.Hour
 
 // ThreadType is the kind of a thread.
 type ThreadType string
@@ -196,6 +213,25 @@ type Thread struct {
 	OpenedAt    *time.Time `json:"openedAt,omitempty"`
 	Imported    bool       `json:"imported,omitempty"`
 	Attachments []int64    `json:"attachments,omitempty"`
+	// OriginalBody keeps the first text of a thread whose text was edited.
+	OriginalBody string `json:"originalBody,omitempty"`
+	// Action describes a line item (a status change, an assignment...).
+	Action *Action `json:"action,omitempty"`
+	// Scheduled is set on a draft reply scheduled to be sent.
+	Scheduled *Schedule `json:"scheduled,omitempty"`
+}
+
+// Action is what a line item records.
+type Action struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// Schedule is when a draft thread is published, and by whom.
+type Schedule struct {
+	For                       time.Time `json:"scheduledFor"`
+	By                        int64     `json:"scheduledBy"`
+	UnscheduleOnCustomerReply bool      `json:"unscheduleOnCustomerReply"`
 }
 
 // MaxThreads is the most threads a conversation may hold (SPEC "Limits").
@@ -210,17 +246,35 @@ func (t *Thread) counted() bool {
 	return t.State == ThreadPublished && t.Type != ThreadNote && t.Type != ThreadLineItem
 }
 
-// Derive recomputes the fields a conversation derives from its threads
-// (oldest first): the published count, preview, user and customer times,
-// attachments, and the users who replied. It must run after every change of
-// threads so lists and search stay true.
+// Derive recomputes the fields a conversation derives from its threads:
+// the published count, preview, user and customer times, attachments, the
+// users who replied and the next event. Threads are taken in time order
+// (imported threads may be older than threads stored before them). It must
+// run after every change of threads so lists and search stay true.
 func (c *Conversation) Derive(threads []Thread) {
+	threads = append([]Thread(nil), threads...)
+	sort.SliceStable(threads, func(i, j int) bool {
+		if !threads[i].CreatedAt.Equal(threads[j].CreatedAt) {
+			return threads[i].CreatedAt.Before(threads[j].CreatedAt)
+		}
+		return threads[i].ID < threads[j].ID
+	})
 	c.ThreadCount = 0
 	c.Preview = ""
 	c.UserUpdatedAt = nil
 	c.CustomerWaitingSince = nil
 	c.HasAttachments = false
 	c.ReplyUserIDs = nil
+	c.NextEvent = nil
+	if c.Snooze != nil {
+		c.NextEvent = &NextEvent{Time: c.Snooze.SnoozedUntil, EventType: "snooze", UserID: c.Snooze.SnoozedBy,
+			CancelOnCustomerReply: c.Snooze.UnsnoozeOnCustomerReply}
+	}
+	for _, t := range threads {
+		if s := t.Scheduled; s != nil && (c.NextEvent == nil || s.For.Before(c.NextEvent.Time)) {
+			c.NextEvent = &NextEvent{Time: s.For, EventType: "scheduled", UserID: s.By, CancelOnCustomerReply: s.UnscheduleOnCustomerReply}
+		}
+	}
 	var lastCustomer, lastUser *time.Time
 	seen := map[int64]bool{}
 	for i := range threads {

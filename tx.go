@@ -28,6 +28,25 @@ type Tx interface {
 	Threads(conversationID int64) ([]Thread, error)
 	// PutThread stores a thread, assigning an id when ID is 0.
 	PutThread(t *Thread) error
+	// DeleteThread removes a thread from a conversation (merge moves it).
+	DeleteThread(conversationID, threadID int64) error
+
+	// PutAttachment stores an attachment, assigning an id, with its bytes
+	// (nil for a file that must not be kept).
+	PutAttachment(a *Attachment, data []byte) error
+	Attachment(companyID, id int64) (*Attachment, error)
+	AttachmentData(id int64) ([]byte, error)
+	DeleteAttachment(id int64) error
+	// MoveAttachments points attachments at another conversation.
+	MoveAttachments(ids []int64, conversationID int64) error
+
+	// PutLater records (or moves) a wake-up; DeleteLater removes one.
+	PutLater(item LaterItem) error
+	DeleteLater(companyID int64, kind LaterKind, id int64) error
+	// CountLater counts a company's pending wake-ups.
+	CountLater(companyID int64) (int, error)
+	// DueLater lists the wake-ups due at or before now, oldest first.
+	DueLater(now time.Time) ([]LaterItem, error)
 }
 
 // Clock tells the time; it is injected everywhere so tests fix it.

@@ -175,7 +175,7 @@ func (s *Server) getConversation(c *gin.Context) {
 	}
 	var body gin.H
 	err = s.cfg.DB.View(func(tx *storage.Tx) error {
-		conv, err := visibleConversation(tx, who, id)
+		conv, err := parley.LoadConversation(tx, who, id, s.now())
 		if err != nil {
 			return err
 		}
@@ -187,19 +187,6 @@ func (s *Server) getConversation(c *gin.Context) {
 		return
 	}
 	render(c, http.StatusOK, body)
-}
-
-// visibleConversation loads a conversation the caller may see: of its
-// company, not deleted, in a mailbox it can access.
-func visibleConversation(tx *storage.Tx, who parley.Caller, id int64) (*parley.Conversation, error) {
-	conv, err := tx.Conversation(who.Company.ID, id)
-	if err != nil {
-		return nil, err
-	}
-	if conv.State == parley.StateDeleted || !who.User.CanAccessMailbox(conv.MailboxID) {
-		return nil, parley.NotFound("conversation")
-	}
-	return conv, nil
 }
 
 // createConversation handles POST /v2/conversations.

@@ -27,6 +27,7 @@ var statusOf = map[parley.Kind]int{
 	parley.KindTooManyRequests: http.StatusTooManyRequests,
 	parley.KindTimeout:         http.StatusGatewayTimeout,
 	parley.KindMoved:           http.StatusMovedPermanently,
+	parley.KindGone:            http.StatusGone,
 }
 
 // errorDocsPath is where the error reference lives, relative to the base URL.
@@ -44,10 +45,10 @@ func (s *Server) fail(c *gin.Context, err error) {
 	if e.Kind == parley.KindInternal {
 		s.cfg.Log.Error("internal error", "logRef", requestIDOf(c), "err", err)
 	}
-	if e.Kind == parley.KindMoved {
-		c.Header("Location", e.Location)
-	}
 	base := s.baseURL(c)
+	if e.Kind == parley.KindMoved {
+		c.Header("Location", base+e.Location)
+	}
 	items := make([]gin.H, 0, len(e.Errors))
 	for _, f := range e.Errors {
 		item := gin.H{

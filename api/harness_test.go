@@ -181,11 +181,11 @@ func (w *world) seed() {
 			w.fields[f.Name] = f
 		}
 		tokens := []parley.Token{
-			{Hash: api.HashToken(ownerToken), CompanyID: acmeID, UserID: ownerID, ExpiresAt: now.Add(48 * time.Hour)},
-			{Hash: api.HashToken(userToken), CompanyID: acmeID, UserID: agentID, ExpiresAt: now.Add(48 * time.Hour)},
-			{Hash: api.HashToken(globexToken), CompanyID: globexID, UserID: globexOwnerID, ExpiresAt: now.Add(48 * time.Hour)},
+			{Hash: api.HashToken(ownerToken), CompanyID: acmeID, UserID: ownerID, ExpiresAt: now.Add(365 * 24 * time.Hour)},
+			{Hash: api.HashToken(userToken), CompanyID: acmeID, UserID: agentID, ExpiresAt: now.Add(365 * 24 * time.Hour)},
+			{Hash: api.HashToken(globexToken), CompanyID: globexID, UserID: globexOwnerID, ExpiresAt: now.Add(365 * 24 * time.Hour)},
 			{Hash: api.HashToken(expiredToken), CompanyID: acmeID, UserID: ownerID, ExpiresAt: now.Add(-time.Second)},
-			{Hash: api.HashToken(inactiveToken), CompanyID: acmeID, UserID: inactiveID, ExpiresAt: now.Add(48 * time.Hour)},
+			{Hash: api.HashToken(inactiveToken), CompanyID: acmeID, UserID: inactiveID, ExpiresAt: now.Add(365 * 24 * time.Hour)},
 		}
 		for i := range tokens {
 			if err := tx.PutToken(&tokens[i]); err != nil {

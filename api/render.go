@@ -132,8 +132,10 @@ func (r *renderer) conversation(conv *parley.Conversation, embed bool) (gin.H, e
 	if conv.Snooze != nil {
 		out["snooze"] = gin.H{"snoozedBy": conv.Snooze.SnoozedBy, "snoozedUntil": parley.FormatTime(conv.Snooze.SnoozedUntil),
 			"unsnoozeOnCustomerReply": conv.Snooze.UnsnoozeOnCustomerReply}
-		out["nextEvent"] = gin.H{"time": parley.FormatTime(conv.Snooze.SnoozedUntil), "eventType": "snooze",
-			"userId": conv.Snooze.SnoozedBy, "cancelOnCustomerReply": conv.Snooze.UnsnoozeOnCustomerReply}
+	}
+	if e := conv.NextEvent; e != nil {
+		out["nextEvent"] = gin.H{"time": parley.FormatTime(e.Time), "eventType": e.EventType, "userId": e.UserID,
+			"cancelOnCustomerReply": e.CancelOnCustomerReply}
 	}
 	if embed {
 		threads, err := r.tx.Threads(conv.ID)
@@ -221,7 +223,17 @@ func (r *renderer) thread(conv *parley.Conversation, t *parley.Thread) gin.H {
 		"cc":        nonNil(t.CC),
 		"bcc":       nonNil(t.BCC),
 		"createdAt": parley.FormatTime(t.CreatedAt),
-		"_embedded": gin.H{"attachments": []gin.H{}},
+		"_embedded": gin.H{"attachments": r.attachments(conv, t)},
+	}
+	if t.Action != nil {
+		out["action"] = gin.H{"type": t.Action.Type, "text": t.Action.Text}
+	}
+	if t.Scheduled != nil {
+		out["scheduled"] = gin.H{"scheduledFor": parley.FormatTime(t.Scheduled.For), "scheduledBy": t.Scheduled.By,
+			"unscheduleOnCustomerReply": t.Scheduled.UnscheduleOnCustomerReply}
+	}
+	if t.OriginalBody != "" {
+		out["originalBody"] = t.OriginalBody
 	}
 	if t.Status != "" {
 		out["status"] = t.Status
@@ -243,6 +255,26 @@ func (r *renderer) thread(conv *parley.Conversation, t *parley.Thread) gin.H {
 		out["openedAt"] = parley.FormatTime(*t.OpenedAt)
 	}
 	out["_links"] = links
+	return out
+}
+
+// attachments renders a thread's attachments; a malicious one is listed
+// with state `virus` and no links.
+func (r *renderer) attachments(conv *parley.Conversation, t *parley.Thread) []gin.H {
+	out := []gin.H{}
+	for _, id := range t.Attachments {
+		a, err := r.tx.Attachment(r.company, id)
+		if err != nil {
+			continue
+		}
+		item := gin.H{"id": a.ID, "filename": a.FileName, "mimeType": a.MimeType, "size": a.Size,
+			"width": a.Width, "height": a.Height, "state": a.State}
+		if a.State == parley.AttachmentOK {
+			base := r.s.url(r.c, "v2", "conversations", conv.ID, "attachments", a.ID)
+			item["_links"] = gin.H{"data": link(base + "/data"), "download": link(base + "/download")}
+		}
+		out = append(out, item)
+	}
 	return out
 }
 

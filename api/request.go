@@ -15,26 +15,44 @@ import (
 	parley "github.com/parley/parley"
 )
 
-// MaxBodyBytes bounds a JSON request body.
-const MaxBodyBytes = 256 << 10
+// Bounds of request bodies: most carry small JSON; those that may carry
+// attachments (Base64 of files up to 10 MB) get room for them.
+const (
+	MaxBodyBytes           = 256 << 10
+	MaxAttachmentBodyBytes = 14 << 20
+)
 
 // decodeJSON reads a JSON body into v: the media type must be JSON, the
 // body well-formed, bounded, and of the right structure. Unknown fields are
 // ignored, as clients of this API family send extra fields.
 func decodeJSON(c *gin.Context, v any) error {
-	if err := requireJSON(c); err != nil {
+	return decodeJSONMax(c, v, MaxBodyBytes)
+}
+
+// decodeJSONMax is decodeJSON with another bound.
+func decodeJSONMax(c *gin.Context, v any, max int64) error {
+	body, err := readJSON(c, max)
+	if err != nil {
 		return err
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
+	return unmarshalStrict(body, v)
+}
+
+// readJSON checks the media type and reads a bounded body.
+func readJSON(c *gin.Context, max int64) ([]byte, error) {
+	if err := requireJSON(c); err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, max))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return &parley.Error{Kind: parley.KindTooLarge, Message: "Request too large", Errors: []parley.FieldError{{
-			Code: parley.CodeTooLarge, Message: fmt.Sprintf("the body must be at most %d bytes", MaxBodyBytes), Source: "JSON"}}}
+		return nil, &parley.Error{Kind: parley.KindTooLarge, Message: "Request too large", Errors: []parley.FieldError{{
+			Code: parley.CodeTooLarge, Message: fmt.Sprintf("the body must be at most %d bytes", max), Source: "JSON"}}}
 	}
 	if err != nil {
-		return parley.Invalid("JSON", "", parley.CodeInvalidJSON, "the body could not be read", nil)
+		return nil, parley.Invalid("JSON", "", parley.CodeInvalidJSON, "the body could not be read", nil)
 	}
-	return unmarshalStrict(body, v)
+	return body, nil
 }
 
 func requireJSON(c *gin.Context) error {

@@ -33,6 +33,8 @@ type Config struct {
 	// NewRequestID names each request (the logRef of error bodies);
 	// default random UUIDs. Tests fix it.
 	NewRequestID func() string
+	// Scanner inspects uploaded attachments; default parley.EICARScanner.
+	Scanner parley.Scanner
 	// WriteWait bounds how long a write waits for its record to become
 	// searchable before answering.
 	WriteWait time.Duration
@@ -58,6 +60,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
+	}
+	if cfg.Scanner == nil {
+		cfg.Scanner = parley.EICARScanner{}
 	}
 	if cfg.NewRequestID == nil {
 		cfg.NewRequestID = uuid.NewString
@@ -93,6 +98,26 @@ func (s *Server) routes() {
 	v2.GET("/conversations", s.listConversations)
 	v2.POST("/conversations", s.createConversation)
 	v2.GET("/conversations/:conversationId", s.getConversation)
+	v2.PATCH("/conversations/:conversationId", s.patchConversation)
+	v2.DELETE("/conversations/:conversationId", s.deleteConversation)
+	v2.PUT("/conversations/:conversationId/tags", s.replaceTags)
+	v2.PUT("/conversations/:conversationId/fields", s.replaceFields)
+	v2.PUT("/conversations/:conversationId/snooze", s.snooze)
+	v2.DELETE("/conversations/:conversationId/snooze", s.unsnooze)
+	v2.POST("/conversations/:conversationId/merge", s.merge)
+	v2.GET("/conversations/:conversationId/threads", s.listThreads)
+	v2.POST("/conversations/:conversationId/reply", s.addThread(parley.ThreadMessage))
+	v2.POST("/conversations/:conversationId/notes", s.addThread(parley.ThreadNote))
+	v2.POST("/conversations/:conversationId/customer", s.addThread(parley.ThreadCustomer))
+	v2.POST("/conversations/:conversationId/phones", s.addThread(parley.ThreadPhone))
+	v2.POST("/conversations/:conversationId/chats", s.addThread(parley.ThreadChat))
+	v2.PATCH("/conversations/:conversationId/threads/:threadId", s.patchThread)
+	v2.PUT("/conversations/:conversationId/threads/:threadId/schedule", s.scheduleThread)
+	v2.DELETE("/conversations/:conversationId/threads/:threadId/schedule", s.unscheduleThread)
+	v2.POST("/conversations/:conversationId/threads/:threadId/attachments", s.addAttachment)
+	v2.GET("/conversations/:conversationId/attachments/:attachmentId/data", s.attachmentData)
+	v2.GET("/conversations/:conversationId/attachments/:attachmentId/download", s.attachmentDownload)
+	v2.DELETE("/conversations/:conversationId/attachments/:attachmentId", s.deleteAttachment)
 	v2.GET("/customers", s.listCustomers)
 	v2.GET("/customers/:customerId", s.getCustomer)
 	v2.GET("/users", s.listUsers)

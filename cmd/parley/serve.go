@@ -13,6 +13,7 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
+	"github.com/parley/parley/storage"
 )
 
 // shutdownGrace is how long in-flight requests may take after a signal.
@@ -35,9 +36,10 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	defer in.close()
 
 	syncCtx, stopSync := context.WithCancel(context.Background())
-	synced := make(chan struct{})
+	synced, woken := make(chan struct{}), make(chan struct{})
 	go func() { in.syncer.Run(syncCtx); close(synced) }()
-	defer func() { stopSync(); <-synced }()
+	go func() { runScheduler(syncCtx, in.db, parley.SystemClock, log); close(woken) }()
+	defer func() { stopSync(); <-synced; <-woken }()
 
 	handler := api.New(api.Config{DB: in.db, Engine: in.engine, Syncer: in.syncer, Clock: parley.SystemClock, Log: log, BaseURL: *baseURL})
 	ln, err := net.Listen("tcp", *addr)
@@ -64,4 +66,28 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// schedulerTick is how often snoozes and scheduled threads are checked.
+const schedulerTick = time.Second
+
+// runScheduler wakes snoozed conversations and publishes scheduled threads
+// when due, until ctx ends.
+func runScheduler(ctx context.Context, db *storage.DB, clock parley.Clock, log *slog.Logger) {
+	tick := time.NewTicker(schedulerTick)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		_, err := db.Update(func(tx *storage.Tx) error {
+			_, err := parley.WakeDue(tx, clock.Now())
+			return err
+		})
+		if err != nil {
+			log.Error("scheduler: waking due items failed; will retry", "err", err)
+		}
+	}
 }

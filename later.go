@@ -1,0 +1,237 @@
+package parley
+
+import (
+	"fmt"
+	"time"
+)
+
+// LaterKind is what a "later" item wakes: a snoozed conversation or a
+// scheduled thread.
+type LaterKind string
+
+// Later item kinds.
+const (
+	LaterSnooze    LaterKind = "snooze"
+	LaterScheduled LaterKind = "scheduled"
+)
+
+// LaterItem is one pending wake-up. ID is the conversation (snooze) or the
+// thread (scheduled).
+type LaterItem struct {
+	CompanyID      int64     `json:"companyId"`
+	Kind           LaterKind `json:"kind"`
+	ID             int64     `json:"id"`
+	ConversationID int64     `json:"conversationId"`
+	At             time.Time `json:"at"`
+}
+
+// DefaultLaterLimit caps a company's snoozed conversations plus scheduled
+// threads when the company sets no limit of its own.
+const DefaultLaterLimit = 1000
+
+// SnoozeRequest is the body of PUT /v2/conversations/{id}/snooze.
+type SnoozeRequest struct {
+	SnoozedUntil            *string `json:"snoozedUntil"`
+	UnsnoozeOnCustomerReply bool    `json:"unsnoozeOnCustomerReply"`
+}
+
+// ScheduleRequest is the body of PUT .../threads/{threadId}/schedule.
+type ScheduleRequest struct {
+	ScheduledFor              *string `json:"scheduledFor"`
+	UnscheduleOnCustomerReply bool    `json:"unscheduleOnCustomerReply"`
+}
+
+// futureTime reads a required timestamp that must be after now.
+func futureTime(name string, v *string, now time.Time) (time.Time, error) {
+	p := &Problems{Source: "JSON"}
+	if v == nil {
+		p.Add(name, CodeNullValue, "may not be null", nil)
+		return time.Time{}, p.Err()
+	}
+	t, ok := ParseTime(*v)
+	switch {
+	case !ok:
+		p.Add(name, CodeMalformedDate, "must be ISO 8601 yyyy-MM-dd'T'HH:mm:ss'Z'", *v)
+	case !t.After(now):
+		p.Add(name, CodeValueNotSupported, "must be in the future", *v)
+	}
+	return t, p.Err()
+}
+
+// checkLaterLimit refuses a new later item past the company's cap.
+func checkLaterLimit(tx Tx, company *Company) error {
+	n, err := tx.CountLater(company.ID)
+	if err != nil {
+		return err
+	}
+	limit := company.LaterLimit
+	if limit == 0 {
+		limit = DefaultLaterLimit
+	}
+	if n >= limit {
+		return Invalid("JSON", "", CodeLaterLimit, fmt.Sprintf("at most %d conversations can be snoozed or scheduled; wait for some to wake", limit), nil)
+	}
+	return nil
+}
+
+// SnoozeConversation hides a conversation until a time, optionally waking it on the
+// customer's next reply.
+func SnoozeConversation(tx Tx, caller Caller, convID int64, r *SnoozeRequest, now time.Time) error {
+	until, err := futureTime("snoozedUntil", r.SnoozedUntil, now)
+	if err != nil {
+		return err
+	}
+	c, err := LoadConversation(tx, caller, convID, now)
+	if err != nil {
+		return err
+	}
+	if c.Snooze == nil {
+		if err := checkLaterLimit(tx, caller.Company); err != nil {
+			return err
+		}
+	}
+	c.Snooze = &Snooze{SnoozedBy: caller.User.ID, SnoozedUntil: until, UnsnoozeOnCustomerReply: r.UnsnoozeOnCustomerReply}
+	if err := tx.PutLater(LaterItem{CompanyID: c.CompanyID, Kind: LaterSnooze, ID: c.ID, ConversationID: c.ID, At: until}); err != nil {
+		return err
+	}
+	return saveConversation(tx, c, now)
+}
+
+// UnsnoozeConversation wakes a conversation now.
+func UnsnoozeConversation(tx Tx, caller Caller, convID int64, now time.Time) error {
+	c, err := LoadConversation(tx, caller, convID, now)
+	if err != nil {
+		return err
+	}
+	if c.Snooze == nil {
+		return NotFound("snooze")
+	}
+	c.Snooze = nil
+	if err := tx.DeleteLater(c.CompanyID, LaterSnooze, c.ID); err != nil {
+		return err
+	}
+	return saveConversation(tx, c, now)
+}
+
+// ScheduleThread schedules a draft reply to be published at a time.
+func ScheduleThread(tx Tx, caller Caller, convID, threadID int64, r *ScheduleRequest, now time.Time) error {
+	at, err := futureTime("scheduledFor", r.ScheduledFor, now)
+	if err != nil {
+		return err
+	}
+	c, err := LoadConversation(tx, caller, convID, now)
+	if err != nil {
+		return err
+	}
+	t, err := findThread(tx, c, threadID)
+	if err != nil {
+		return err
+	}
+	if t.State != ThreadDraft || t.Type != ThreadMessage {
+		return Invalid("path", "threadId", CodeValueNotSupported, "only a draft reply can be scheduled", threadID)
+	}
+	if t.Scheduled == nil {
+		if err := checkLaterLimit(tx, caller.Company); err != nil {
+			return err
+		}
+	}
+	t.Scheduled = &Schedule{For: at, By: caller.User.ID, UnscheduleOnCustomerReply: r.UnscheduleOnCustomerReply}
+	if err := tx.PutThread(t); err != nil {
+		return err
+	}
+	if err := tx.PutLater(LaterItem{CompanyID: c.CompanyID, Kind: LaterScheduled, ID: t.ID, ConversationID: c.ID, At: at}); err != nil {
+		return err
+	}
+	return saveConversation(tx, c, now)
+}
+
+// UnscheduleThread cancels a thread's schedule; the thread stays a draft.
+func UnscheduleThread(tx Tx, caller Caller, convID, threadID int64, now time.Time) error {
+	c, err := LoadConversation(tx, caller, convID, now)
+	if err != nil {
+		return err
+	}
+	t, err := findThread(tx, c, threadID)
+	if err != nil {
+		return err
+	}
+	if t.Scheduled == nil {
+		return NotFound("schedule")
+	}
+	if err := cancelSchedules(tx, []Thread{*t}); err != nil {
+		return err
+	}
+	return saveConversation(tx, c, now)
+}
+
+// cancelSchedules removes the schedule of the given threads that have one.
+func cancelSchedules(tx Tx, threads []Thread) error {
+	for i := range threads {
+		t := &threads[i]
+		if t.Scheduled == nil {
+			continue
+		}
+		t.Scheduled = nil
+		if err := tx.PutThread(t); err != nil {
+			return err
+		}
+		if err := tx.DeleteLater(t.CompanyID, LaterScheduled, t.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cancelSchedulesOnReply cancels the schedules that ask to be cancelled by
+// a customer reply.
+func cancelSchedulesOnReply(tx Tx, threads []Thread) error {
+	var due []Thread
+	for _, t := range threads {
+		if t.Scheduled != nil && t.Scheduled.UnscheduleOnCustomerReply {
+			due = append(due, t)
+		}
+	}
+	return cancelSchedules(tx, due)
+}
+
+// WakeDue ends the snoozes and publishes the scheduled threads due at now.
+// The scheduler calls it with the injected clock; it returns how many
+// items woke.
+func WakeDue(tx Tx, now time.Time) (int, error) {
+	items, err := tx.DueLater(now)
+	if err != nil {
+		return 0, err
+	}
+	for _, it := range items {
+		if err := tx.DeleteLater(it.CompanyID, it.Kind, it.ID); err != nil {
+			return 0, err
+		}
+		c, err := tx.Conversation(it.CompanyID, it.ConversationID)
+		if IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		switch it.Kind {
+		case LaterSnooze:
+			c.Snooze = nil
+		case LaterScheduled:
+			t, err := findThread(tx, c, it.ID)
+			if IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return 0, err
+			}
+			t.Scheduled, t.State, t.CreatedAt = nil, ThreadPublished, it.At
+			if err := tx.PutThread(t); err != nil {
+				return 0, err
+			}
+		}
+		if err := saveConversation(tx, c, now); err != nil {
+			return 0, err
+		}
+	}
+	return len(items), nil
+}

@@ -1,0 +1,72 @@
+package storage
+
+import (
+	"bytes"
+
+	parley "github.com/parley/parley"
+)
+
+// Attachment metadata and bytes live apart from threads, so reading a
+// conversation never loads files.
+var (
+	bucketAttachments    = newBucket("attachments")     // id -> metadata
+	bucketAttachmentData = newBucket("attachment_data") // id -> bytes
+)
+
+// PutAttachment stores an attachment and its bytes (none when data is nil).
+func (t *Tx) PutAttachment(a *parley.Attachment, data []byte) error {
+	if a.ID == 0 {
+		id, err := t.nextID(bucketAttachments)
+		if err != nil {
+			return err
+		}
+		a.ID = id
+	}
+	if data != nil {
+		if err := t.tx.Bucket(bucketAttachmentData).Put(key(a.ID), data); err != nil {
+			return err
+		}
+	}
+	return t.put(bucketAttachments, key(a.ID), a)
+}
+
+// Attachment loads an attachment's metadata.
+func (t *Tx) Attachment(companyID, id int64) (*parley.Attachment, error) {
+	return scoped(t, bucketAttachments, id, func(a *parley.Attachment) int64 { return a.CompanyID }, companyID, "attachment")
+}
+
+// AttachmentData returns a copy of an attachment's bytes.
+func (t *Tx) AttachmentData(id int64) ([]byte, error) {
+	data := t.tx.Bucket(bucketAttachmentData).Get(key(id))
+	if data == nil {
+		return nil, parley.NotFound("attachment")
+	}
+	return bytes.Clone(data), nil
+}
+
+// DeleteAttachment removes an attachment and its bytes.
+func (t *Tx) DeleteAttachment(id int64) error {
+	if err := t.tx.Bucket(bucketAttachmentData).Delete(key(id)); err != nil {
+		return err
+	}
+	return t.tx.Bucket(bucketAttachments).Delete(key(id))
+}
+
+// MoveAttachments points attachments at another conversation.
+func (t *Tx) MoveAttachments(ids []int64, conversationID int64) error {
+	for _, id := range ids {
+		a := new(parley.Attachment)
+		found, err := t.get(bucketAttachments, key(id), a)
+		if err != nil {
+			return err
+		}
+		if !found {
+			continue
+		}
+		a.ConversationID = conversationID
+		if err := t.put(bucketAttachments, key(id), a); err != nil {
+			return err
+		}
+	}
+	return nil
+}

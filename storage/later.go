@@ -1,0 +1,80 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	parley "github.com/parley/parley"
+)
+
+// Later items (snooze ends, scheduled threads) are kept in time order so
+// the scheduler finds what is due with one cursor, plus a reference key
+// per item to move or delete it and to count a company's items.
+var (
+	bucketLater      = newBucket("later")        // unix seconds | kind | id -> item
+	bucketLaterByRef = newBucket("later_by_ref") // company | kind | id -> time key
+)
+
+func laterRef(companyID int64, kind parley.LaterKind, id int64) []byte {
+	return append(append(key(companyID), kind[0]), key(id)...)
+}
+
+func laterKey(at time.Time, kind parley.LaterKind, id int64) []byte {
+	k := make([]byte, 8, 17)
+	binary.BigEndian.PutUint64(k, uint64(at.Unix()))
+	return append(append(k, kind[0]), key(id)...)
+}
+
+// PutLater records a wake-up, replacing the item's previous time.
+func (t *Tx) PutLater(item parley.LaterItem) error {
+	if err := t.DeleteLater(item.CompanyID, item.Kind, item.ID); err != nil {
+		return err
+	}
+	k := laterKey(item.At, item.Kind, item.ID)
+	if err := t.put(bucketLater, k, item); err != nil {
+		return err
+	}
+	return t.tx.Bucket(bucketLaterByRef).Put(laterRef(item.CompanyID, item.Kind, item.ID), k)
+}
+
+// DeleteLater removes a wake-up if it exists.
+func (t *Tx) DeleteLater(companyID int64, kind parley.LaterKind, id int64) error {
+	refs := t.tx.Bucket(bucketLaterByRef)
+	ref := laterRef(companyID, kind, id)
+	k := refs.Get(ref)
+	if k == nil {
+		return nil
+	}
+	if err := t.tx.Bucket(bucketLater).Delete(bytes.Clone(k)); err != nil {
+		return err
+	}
+	return refs.Delete(ref)
+}
+
+// CountLater counts a company's pending wake-ups.
+func (t *Tx) CountLater(companyID int64) (int, error) {
+	n := 0
+	c := t.tx.Bucket(bucketLaterByRef).Cursor()
+	prefix := key(companyID)
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		n++
+	}
+	return n, nil
+}
+
+// DueLater lists the wake-ups due at or before now, oldest first.
+func (t *Tx) DueLater(now time.Time) ([]parley.LaterItem, error) {
+	var out []parley.LaterItem
+	c := t.tx.Bucket(bucketLater).Cursor()
+	for k, v := c.First(); k != nil && int64(binary.BigEndian.Uint64(k[:8])) <= now.Unix(); k, v = c.Next() {
+		var item parley.LaterItem
+		if err := json.Unmarshal(v, &item); err != nil {
+			return nil, fmt.Errorf("storage: decode later item: %w", err)
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
