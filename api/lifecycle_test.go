@@ -207,7 +207,8 @@ func TestThreadLimitOnAdd(t *testing.T) {
 	at98 := withThreads(98)
 	assert.Equal(t, http.StatusCreated, add(at98), "98 threads: a 99th may be added")
 	assert.Equal(t, http.StatusPreconditionFailed, add(at98), "99 threads: SPEC refuses adding")
-	assert.Equal(t, http.StatusPreconditionFailed, add(withThreads(100)))
+	assert.Equal(t, http.StatusPreconditionFailed, add(withThreads(99)), "created with 99: adding is refused")
+	assert.Equal(t, http.StatusPreconditionFailed, add(withThreads(100)), "created with 100: adding is refused")
 	rec := w.do(request{method: "POST", path: fmt.Sprintf("/v2/conversations/%d/notes", at98), token: ownerToken, body: `{"text":"x"}`})
 	assert.Equal(t, "Conversation Locked - Too many threads", field(t, decode(t, rec), "_embedded", "errors").([]any)[0].(map[string]any)["code"])
 }
