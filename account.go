@@ -33,6 +33,15 @@ type Company struct {
 	// LaterLimit caps snoozed conversations plus scheduled threads; 0 means
 	// DefaultLaterLimit.
 	LaterLimit int `json:"laterLimit,omitempty"`
+	// OfficeHours is the weekly schedule reports may count time in.
+	OfficeHours OfficeHours `json:"officeHours"`
+	// PaidUntil is when the payment on file expires; nil never expires
+	// (PaymentOK alone decides).
+	PaidUntil *time.Time `json:"paidUntil,omitempty"`
+	// UserSeats and LightUserSeats override the plan's seat counts (see
+	// PlanSeats); 0 uses the plan's.
+	UserSeats      int `json:"userSeats,omitempty"`
+	LightUserSeats int `json:"lightUserSeats,omitempty"`
 }
 
 // Role of a user in its company.
@@ -65,6 +74,15 @@ type User struct {
 	PasswordHash    string    `json:"passwordHash,omitempty"`
 	CreatedAt       time.Time `json:"createdAt"`
 	UpdatedAt       time.Time `json:"updatedAt"`
+
+	// Deactivated users may not sign in; Active is false for them too. A
+	// user neither Active nor Deactivated is invited, not yet accepted.
+	Deactivated bool `json:"deactivated,omitempty"`
+	// V1KeyHash is the SHA-256 (HashToken) of the user's V1 API key.
+	V1KeyHash string `json:"v1KeyHash,omitempty"`
+	// Status is the e-mail and chat availability; nil means the defaults
+	// (see User.CurrentStatus).
+	Status *UserStatus `json:"status,omitempty"`
 }
 
 // Name is the user's full name.
@@ -117,6 +135,8 @@ type App struct {
 	SecretHash  string    `json:"secretHash"` // bcrypt
 	RedirectURI string    `json:"redirectUri,omitempty"`
 	CreatedAt   time.Time `json:"createdAt"`
+	// RevokedAt is set by `parley app revoke`: the app's tokens stop working.
+	RevokedAt *time.Time `json:"revokedAt,omitempty"`
 }
 
 // AccessTokenLifetime is how long an access token lives (SPEC: 172800 s).
@@ -129,6 +149,9 @@ type Token struct {
 	CompanyID int64     `json:"companyId"`
 	UserID    int64     `json:"userId"`
 	ExpiresAt time.Time `json:"expiresAt"`
+	// GrantID names the refresh chain the token belongs to (authorization
+	// code and V1 exchange); revoking the grant revokes the token.
+	GrantID string `json:"grantId,omitempty"`
 }
 
 // Expired reports whether the token can no longer be used at now.

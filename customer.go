@@ -75,6 +75,55 @@ var (
 	Genders    = []string{"male", "female", "unknown"}
 )
 
+// EntryKind describes one collection of customer entries: its path segment
+// (`social-profiles`), its request field (`socialProfiles`), its embedded
+// name (`social_profiles`) and its type value set (nil: untyped, websites).
+type EntryKind struct {
+	Segment  string
+	Field    string
+	Embedded string
+	Types    []string
+}
+
+// Entry kinds of a customer. SPEC does not list the type values; these are
+// the ones this family of APIs documents.
+var (
+	EmailEntries   = EntryKind{"emails", "emails", "emails", []string{"home", "other", "work"}}
+	PhoneEntries   = EntryKind{"phones", "phones", "phones", []string{"fax", "home", "mobile", "other", "pager", "work"}}
+	ChatEntries    = EntryKind{"chats", "chats", "chats", []string{"aim", "gtalk", "icq", "msn", "other", "qq", "skype", "xmpp", "yahoo"}}
+	SocialEntries  = EntryKind{"social-profiles", "socialProfiles", "social_profiles", []string{"aboutme", "facebook", "flickr", "forsquare", "google", "googleplus", "linkedin", "other", "quora", "tungleme", "twitter", "youtube"}}
+	WebsiteEntries = EntryKind{"websites", "websites", "websites", nil}
+	EntryKinds     = []EntryKind{EmailEntries, PhoneEntries, ChatEntries, SocialEntries, WebsiteEntries}
+)
+
+// EntryKindOf finds an entry kind by its path segment.
+func EntryKindOf(segment string) (EntryKind, bool) {
+	for _, k := range EntryKinds {
+		if k.Segment == segment {
+			return k, true
+		}
+	}
+	return EntryKind{}, false
+}
+
+// Typed reports whether entries of the kind carry a type.
+func (k EntryKind) Typed() bool { return k.Types != nil }
+
+// Entries returns the customer's list of that kind, for reading and writing.
+func (c *Customer) Entries(k EntryKind) *[]Entry {
+	switch k.Segment {
+	case "emails":
+		return &c.Emails
+	case "phones":
+		return &c.Phones
+	case "chats":
+		return &c.Chats
+	case "social-profiles":
+		return &c.SocialProfiles
+	}
+	return &c.Websites
+}
+
 // NormalizeEmail gives the stored, compared form of an e-mail address.
 func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 

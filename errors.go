@@ -69,6 +69,12 @@ const (
 	CodeNotFound            = "Not found"
 	CodeTooLarge            = "Request too large"
 	CodeRateLimited         = "Rate limit exceeded"
+	CodeMayNotCreateUsers   = "User may not create users"
+	CodeUserEmailNotUnique  = "User email not unique"
+	CodeCannotGrantMailbox  = "Caller cannot grant mailbox access"
+	CodePlanUserLimit       = "Plan user limit reached"
+	CodeLightUserLimit      = "Light user limit reached"
+	CodeClientAbort         = "Client Abort"
 )
 
 // FieldError is one item of the error body's `_embedded.errors`.

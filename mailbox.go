@@ -18,9 +18,11 @@ type Mailbox struct {
 	DefaultStatus Status `json:"defaultStatus,omitempty"`
 	// DefaultAssigneeID assigns conversations created without `assignTo`
 	// (inbox setting); 0 leaves them unassigned.
-	DefaultAssigneeID int64     `json:"defaultAssigneeId,omitempty"`
-	CreatedAt         time.Time `json:"createdAt"`
-	UpdatedAt         time.Time `json:"updatedAt"`
+	DefaultAssigneeID int64 `json:"defaultAssigneeId,omitempty"`
+	// Widgets are the public ids of the mailbox's chat widgets.
+	Widgets   []string  `json:"widgets,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // FolderType is the kind of a mailbox folder. Every mailbox has one folder

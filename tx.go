@@ -17,6 +17,7 @@ type Tx interface {
 	PutCustomer(c *Customer) error
 
 	TagByName(companyID int64, name string) (*Tag, error)
+	Tags(companyID int64) ([]Tag, error)
 	// PutTag stores a tag, assigning an id when ID is 0.
 	PutTag(t *Tag) error
 
@@ -47,6 +48,24 @@ type Tx interface {
 	CountLater(companyID int64) (int, error)
 	// DueLater lists the wake-ups due at or before now, oldest first.
 	DueLater(now time.Time) ([]LaterItem, error)
+
+	// Chat loads a chat of a company; PutChat stores one (and queues it
+	// for indexing).
+	Chat(companyID int64, id string) (*Chat, error)
+	PutChat(c *Chat) error
+	// MailboxByWidget finds the mailbox a public chat widget belongs to.
+	MailboxByWidget(widgetID string) (*Mailbox, error)
+	// PutEvent records a domain event for webhook delivery.
+	PutEvent(e Event) error
+}
+
+// Event is something integrators may be told about (webhooks): its kind
+// (e.g. "widget.chat.ended"), the company, and the resource it concerns.
+type Event struct {
+	Kind       string    `json:"kind"`
+	CompanyID  int64     `json:"companyId"`
+	ResourceID string    `json:"resourceId"`
+	At         time.Time `json:"at"`
 }
 
 // Clock tells the time; it is injected everywhere so tests fix it.
@@ -58,6 +77,6 @@ type ClockFunc func() time.Time
 // Now calls f.
 func (f ClockFunc) Now() time.Time { return f() }
 
-// SystemClock is the real clock, in UTC, truncated to the second (the
-// precision of the wire format).
-var SystemClock Clock = ClockFunc(func() time.Time { return time.Now().UTC().Truncate(time.Second) })
+// SystemClock is the real clock, in UTC, to the millisecond: chat
+// timestamps carry fractions; other timestamps render to the second.
+var SystemClock Clock = ClockFunc(func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) })

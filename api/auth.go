@@ -1,16 +1,13 @@
 package api
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 	"golang.org/x/crypto/bcrypt"
@@ -19,25 +16,8 @@ import (
 	"github.com/parley/parley/storage"
 )
 
-// HashToken gives the stored form of a token: tokens are random and long,
-// so a fast hash is enough and allows lookup by hash.
-func HashToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
-
-func newToken() string {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		panic(err) // crypto/rand never fails on supported platforms
-	}
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// oauthError is the body of token endpoint errors (RFC 6749 section 5.2).
-func oauthError(c *gin.Context, status int, code, description string) {
-	c.AbortWithStatusJSON(status, gin.H{"error": code, "error_description": description})
-}
+// newToken draws a random token (URL-safe Base64 of 32 bytes).
+func newToken() string { return parley.NewSecret() }
 
 // tokenForm reads the token endpoint's fields from wherever the client put
 // them: a JSON body, a form body, query parameters, and HTTP Basic
@@ -81,59 +61,113 @@ func tokenForm(c *gin.Context) (url.Values, bool) {
 	return form, true
 }
 
-// token handles POST /v2/oauth2/token.
+// grantFields are the fields each grant type needs besides the client's.
+var grantFields = map[string][]string{
+	"client_credentials": nil,
+	"authorization_code": {"code"},
+	"refresh_token":      {"refresh_token"},
+}
+
+// token handles POST /v2/oauth2/token: the client-credentials,
+// authorization-code and refresh-token grants, with OAuth 2.0 error bodies.
 func (s *Server) token(c *gin.Context) {
 	form, ok := tokenForm(c)
 	if !ok {
-		oauthError(c, http.StatusBadRequest, "invalid_request", "the request body is malformed")
+		s.failOAuth(c, parley.OAuthError(parley.KindInvalid, parley.OAuthInvalidRequest, "the request body is malformed"))
 		return
 	}
-	switch form.Get("grant_type") {
-	case "client_credentials":
-	case "":
-		oauthError(c, http.StatusBadRequest, "invalid_request", "grant_type is required")
-		return
-	default:
-		oauthError(c, http.StatusBadRequest, "unsupported_grant_type", "supported grant types: client_credentials")
+	clientID, secret, grant := form.Get("client_id"), form.Get("client_secret"), form.Get("grant_type")
+	if !s.allowClient(c, clientID) {
 		return
 	}
-	clientID, secret := form.Get("client_id"), form.Get("client_secret")
-	if clientID == "" || secret == "" {
-		oauthError(c, http.StatusBadRequest, "invalid_request", "client_id and client_secret are required")
+	needs, known := grantFields[grant]
+	switch {
+	case grant == "":
+		s.failOAuth(c, parley.OAuthError(parley.KindInvalid, parley.OAuthInvalidRequest, "grant_type is required"))
+		return
+	case !known:
+		s.failOAuth(c, parley.OAuthError(parley.KindInvalid, parley.OAuthUnsupportedGrantType,
+			"supported grant types: authorization_code, client_credentials, refresh_token"))
+		return
+	case clientID == "" || secret == "":
+		s.failOAuth(c, parley.OAuthError(parley.KindInvalid, parley.OAuthInvalidRequest, "client_id and client_secret are required"))
+		return
+	}
+	for _, f := range needs {
+		if form.Get(f) == "" {
+			s.failOAuth(c, parley.OAuthError(parley.KindInvalid, parley.OAuthInvalidRequest, f+" is required"))
+			return
+		}
+	}
+	app, err := s.authenticateClient(clientID, secret)
+	if err != nil {
+		s.failOAuth(c, err)
 		return
 	}
 	now := s.now()
-	token := newToken()
-	err := s.write(c, func(tx *storage.Tx) error {
-		app, err := tx.App(clientID)
-		if err != nil {
-			return err
+	var issued parley.Issued
+	err = s.writeCommittingRefusal(c, func(tx *storage.Tx) error {
+		var err error
+		switch grant {
+		case "client_credentials":
+			issued, err = parley.IssueClientCredentials(tx, app, now)
+		case "authorization_code":
+			issued, err = parley.ExchangeAuthCode(tx, app, form.Get("code"), now)
+		case "refresh_token":
+			issued, err = parley.RefreshAccess(tx, app, form.Get("refresh_token"), now)
 		}
-		if bcrypt.CompareHashAndPassword([]byte(app.SecretHash), []byte(secret)) != nil {
-			return parley.NotFound("application")
-		}
-		user, err := tx.User(app.CompanyID, app.UserID)
-		if err != nil || !user.Active {
-			return parley.Unauthorized("the application's user is not an active user of the account")
-		}
-		return tx.PutToken(&parley.Token{Hash: HashToken(token), ClientID: clientID, CompanyID: app.CompanyID,
-			UserID: app.UserID, ExpiresAt: now.Add(parley.AccessTokenLifetime)})
+		return err
 	})
 	if err != nil {
-		if k := parley.KindOf(err); k == parley.KindNotFound || k == parley.KindUnauthorized {
-			c.Header("WWW-Authenticate", `Basic realm="parley"`)
-			oauthError(c, http.StatusUnauthorized, "invalid_client", "unknown client or wrong secret")
-			return
-		}
-		s.fail(c, err)
+		s.failOAuth(c, err)
 		return
 	}
+	body := gin.H{"token_type": "bearer", "access_token": issued.AccessToken, "expires_in": issued.ExpiresIn}
+	if issued.RefreshToken != "" {
+		body["refresh_token"] = issued.RefreshToken
+	}
 	c.Header("Cache-Control", "no-store")
-	c.JSON(http.StatusOK, gin.H{"token_type": "bearer", "access_token": token, "expires_in": int(parley.AccessTokenLifetime.Seconds())})
+	c.Header("Pragma", "no-cache")
+	c.JSON(http.StatusOK, body)
 }
 
-// authenticate requires a valid bearer token of an active user and sets the
-// caller. Missing, unknown and expired tokens are all 401.
+// dummySecretHash is compared against when a client id is unknown, so an
+// unknown client costs the same bcrypt time as a wrong secret. It is made
+// on first use: bcrypt at the default cost takes tens of milliseconds.
+var dummySecretHash = sync.OnceValue(func() []byte {
+	h, err := bcrypt.GenerateFromPassword([]byte("parley-no-such-client"), bcrypt.DefaultCost)
+	if err != nil {
+		panic(err)
+	}
+	return h
+})
+
+// authenticateClient checks an application's credentials (bcrypt, outside
+// any write transaction so slow hashing never holds the write lock). An
+// unknown, revoked or wrongly authenticated client is 401 invalid_client.
+func (s *Server) authenticateClient(clientID, secret string) (*parley.App, error) {
+	var app *parley.App
+	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		app, err = tx.App(clientID)
+		return err
+	})
+	if err != nil && !parley.IsNotFound(err) {
+		return nil, err
+	}
+	hash := dummySecretHash()
+	if app != nil {
+		hash = []byte(app.SecretHash)
+	}
+	if bcrypt.CompareHashAndPassword(hash, []byte(secret)) != nil || app == nil || app.RevokedAt != nil {
+		return nil, parley.OAuthError(parley.KindUnauthorized, parley.OAuthInvalidClient, "unknown client or wrong secret")
+	}
+	return app, nil
+}
+
+// authenticate requires a valid bearer token of an active user of a
+// company whose API access is on, sets the caller, and spends from the
+// company's rate-limit budget. Missing, unknown, expired and revoked tokens
+// are 401; the company switches 403; an exhausted budget 429.
 func (s *Server) authenticate(c *gin.Context) {
 	header := c.GetHeader("Authorization")
 	scheme, token, _ := strings.Cut(header, " ")
@@ -143,32 +177,42 @@ func (s *Server) authenticate(c *gin.Context) {
 		return
 	}
 	var who parley.Caller
-	err := s.cfg.DB.View(func(tx *storage.Tx) error {
-		tok, err := tx.Token(HashToken(strings.TrimSpace(token)))
-		if err != nil {
-			return parley.Unauthorized("the token is invalid")
-		}
-		if tok.Expired(s.now()) {
-			return parley.Unauthorized("the token has expired")
-		}
-		user, err := tx.User(tok.CompanyID, tok.UserID)
-		if err != nil || !user.Active {
-			return parley.Unauthorized("the token's user is not an active user of the account")
-		}
-		company, err := tx.Company(tok.CompanyID)
-		if err != nil {
-			return err
-		}
-		who = parley.Caller{Company: company, User: user}
-		return nil
+	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		who, err = parley.Authenticate(tx, parley.HashToken(strings.TrimSpace(token)), s.now())
+		return err
 	})
 	if err != nil {
-		c.Header("WWW-Authenticate", `Bearer realm="parley", error="invalid_token"`)
+		if parley.KindOf(err) == parley.KindUnauthorized {
+			c.Header("WWW-Authenticate", `Bearer realm="parley", error="invalid_token"`)
+		}
 		s.fail(c, err)
 		return
 	}
 	c.Set(keyCaller, who)
+	if !s.allowCompany(c, who.Company) {
+		return
+	}
 	c.Next()
+}
+
+// writeCommittingRefusal runs fn like write, but when fn refuses the
+// request (any error but an internal one) what fn wrote is committed all
+// the same: revoking the chain of a replayed refresh token must stick even
+// though the request is refused. The refusal is returned.
+func (s *Server) writeCommittingRefusal(c *gin.Context, fn func(*storage.Tx) error) error {
+	var refusal error
+	err := s.write(c, func(tx *storage.Tx) error {
+		refusal = nil // fn may run again in a retried batch
+		err := fn(tx)
+		if err != nil && parley.KindOf(err) != parley.KindInternal {
+			refusal, err = err, nil
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return refusal
 }
 
 // write runs fn in a write transaction and waits (bounded) until what it

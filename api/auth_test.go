@@ -56,7 +56,7 @@ func TestTokenErrors(t *testing.T) {
 		{"missing grant type", "client_id=acme-app&client_secret=x", http.StatusBadRequest,
 			`{"error":"invalid_request","error_description":"grant_type is required"}`},
 		{"unsupported grant type", "grant_type=password&client_id=acme-app&client_secret=x", http.StatusBadRequest,
-			`{"error":"unsupported_grant_type","error_description":"supported grant types: client_credentials"}`},
+			`{"error":"unsupported_grant_type","error_description":"supported grant types: authorization_code, client_credentials, refresh_token"}`},
 		{"missing secret", "grant_type=client_credentials&client_id=acme-app", http.StatusBadRequest,
 			`{"error":"invalid_request","error_description":"client_id and client_secret are required"}`},
 	}

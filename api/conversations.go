@@ -47,35 +47,8 @@ func (s *Server) listConversations(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{
-		Kind: index.Conversations, Company: who.Company.ID, Filter: filter, Query: search,
-		Sort:   []index.Sort{{Field: index.SortFields[index.Conversations][sortField], Desc: desc}},
-		Offset: pg.offset(), Limit: pg.size,
-	})
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	pg.total = res.Total
-	var items []gin.H
-	err = s.cfg.DB.View(func(tx *storage.Tx) error {
-		r := newRenderer(s, c, tx)
-		for _, id := range index.ParseIDs(res.IDs) {
-			conv, err := tx.Conversation(who.Company.ID, id)
-			if parley.IsNotFound(err) {
-				continue // deleted between the search and this read
-			}
-			if err != nil {
-				return err
-			}
-			item, err := r.conversation(conv, embed)
-			if err != nil {
-				return err
-			}
-			items = append(items, item)
-		}
-		return nil
-	})
+	items, err := s.conversationPage(c, index.Request{Filter: filter, Query: search,
+		Sort: []index.Sort{{Field: index.SortFields[index.Conversations][sortField], Desc: desc}}}, &pg, embed)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -96,12 +69,54 @@ func embedThreads(p *params) bool {
 	return embed
 }
 
-// conversationFilter turns the list parameters into query nodes, ANDed.
-// Values of one multi-value parameter are ORed. Deleted conversations are
-// never listed, and a user who is not an administrator sees only the
-// mailboxes it can access.
-func conversationFilter(p *params, who parley.Caller, mailboxIDs []int64) query.Node {
+// visibleConversations are the nodes every conversation search carries:
+// deleted conversations are never listed, and a user who is not an
+// administrator sees only the mailboxes it can access.
+func visibleConversations(who parley.Caller) []query.Node {
 	nodes := []query.Node{query.Not{Node: query.Keyword{Field: "state", Value: string(parley.StateDeleted)}}}
+	if who.User.Role != parley.RoleOwner && who.User.Role != parley.RoleAdmin {
+		nodes = append(nodes, anyID("mailboxId", who.User.MailboxIDs))
+	}
+	return nodes
+}
+
+// conversationPage runs a conversation search for one page of the
+// caller's company and renders the hits; it sets the page's total.
+func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, embed bool) ([]gin.H, error) {
+	who := caller(c)
+	r.Kind, r.Company, r.Offset, r.Limit = index.Conversations, who.Company.ID, pg.offset(), pg.size
+	res, err := s.cfg.Engine.Search(c.Request.Context(), r)
+	if err != nil {
+		return nil, err
+	}
+	pg.total = res.Total
+	var items []gin.H
+	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		rd := newRenderer(s, c, tx)
+		for _, id := range index.ParseIDs(res.IDs) {
+			conv, err := tx.Conversation(who.Company.ID, id)
+			if parley.IsNotFound(err) {
+				continue // deleted between the search and this read
+			}
+			if err != nil {
+				return err
+			}
+			item, err := rd.conversation(conv, embed)
+			if err != nil {
+				return err
+			}
+			items = append(items, item)
+		}
+		return nil
+	})
+	return items, err
+}
+
+// conversationFilter turns the list parameters into query nodes, ANDed
+// with what the caller may see. Values of one multi-value parameter are
+// ORed.
+func conversationFilter(p *params, who parley.Caller, mailboxIDs []int64) query.Node {
+	nodes := visibleConversations(who)
 	var statuses []query.Node
 	for _, st := range parley.StatusFilter(p.enum("status", "active", parley.ListStatuses)) {
 		statuses = append(statuses, query.Keyword{Field: "status", Value: string(st)})
@@ -128,9 +143,6 @@ func conversationFilter(p *params, who parley.Caller, mailboxIDs []int64) query.
 	}
 	if n := p.number("number"); n != nil {
 		nodes = append(nodes, equal("number", *n))
-	}
-	if who.User.Role != parley.RoleOwner && who.User.Role != parley.RoleAdmin {
-		nodes = append(nodes, anyID("mailboxId", who.User.MailboxIDs))
 	}
 	return query.And{Nodes: nodes}
 }

@@ -54,20 +54,7 @@ func (s *Server) listCustomers(c *gin.Context) {
 		return
 	}
 	pg.total = res.Total
-	var items []gin.H
-	err = s.cfg.DB.View(func(tx *storage.Tx) error {
-		for _, id := range index.ParseIDs(res.IDs) {
-			cu, err := tx.Customer(who.Company.ID, id)
-			if parley.IsNotFound(err) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			items = append(items, s.customerResource(c, tx, cu, false))
-		}
-		return nil
-	})
+	items, err := s.customerItems(c, who.Company.ID, index.ParseIDs(res.IDs))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -92,8 +79,8 @@ func (s *Server) getCustomer(c *gin.Context) {
 		if err != nil {
 			return err
 		}
-		body = s.customerResource(c, tx, cu, true)
-		return nil
+		body, err = s.newCustomerView(c, tx, who.Company.ID).resource(cu, true)
+		return err
 	})
 	if err != nil {
 		s.fail(c, err)
@@ -102,9 +89,55 @@ func (s *Server) getCustomer(c *gin.Context) {
 	render(c, http.StatusOK, body)
 }
 
-// customerResource renders SPEC's Customer; the address is embedded on the
-// single-customer read only.
-func (s *Server) customerResource(c *gin.Context, tx *storage.Tx, cu *parley.Customer, withAddress bool) gin.H {
+// customerItems loads and renders customers in the given order, skipping
+// any deleted since the search.
+func (s *Server) customerItems(c *gin.Context, companyID int64, ids []int64) ([]gin.H, error) {
+	var items []gin.H
+	err := s.cfg.DB.View(func(tx *storage.Tx) error {
+		v := s.newCustomerView(c, tx, companyID)
+		for _, id := range ids {
+			cu, err := tx.Customer(companyID, id)
+			if parley.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			item, err := v.resource(cu, false)
+			if err != nil {
+				return err
+			}
+			items = append(items, item)
+		}
+		return nil
+	})
+	return items, err
+}
+
+// customerView renders customers of one company within one read
+// transaction, loading the property definitions once.
+type customerView struct {
+	s    *Server
+	c    *gin.Context
+	tx   *storage.Tx
+	defs []parley.PropertyDef
+	err  error
+}
+
+// newCustomerView prepares the rendering of a company's customers.
+func (s *Server) newCustomerView(c *gin.Context, tx *storage.Tx, companyID int64) *customerView {
+	defs, err := tx.PropertyDefs(companyID)
+	return &customerView{s: s, c: c, tx: tx, defs: defs, err: err}
+}
+
+// resource renders SPEC's Customer; the address is embedded on the
+// single-customer read only. `organization` is the linked organization's
+// current name (or the legacy string when none is linked).
+func (v *customerView) resource(cu *parley.Customer, withAddress bool) (gin.H, error) {
+	if v.err != nil {
+		return nil, v.err
+	}
+	s, c, tx := v.s, v.c, v.tx
 	entries := func(list []parley.Entry, typed bool) []gin.H {
 		out := make([]gin.H, 0, len(list))
 		for _, e := range list {
@@ -122,14 +155,10 @@ func (s *Server) customerResource(c *gin.Context, tx *storage.Tx, cu *parley.Cus
 		"chats":           entries(cu.Chats, true),
 		"social_profiles": entries(cu.SocialProfiles, true),
 		"websites":        entries(cu.Websites, false),
-		"properties":      []gin.H{},
+		"properties":      v.properties(cu),
 	}
 	if withAddress {
-		address := gin.H{"city": "", "state": "", "postalCode": "", "country": "", "lines": []string{}}
-		if a := cu.Address; a != nil {
-			address = gin.H{"city": a.City, "state": a.State, "postalCode": a.PostalCode, "country": a.Country, "lines": nonNil(a.Lines)}
-		}
-		embedded["address"] = address
+		embedded["address"] = addressResource(cu.Address)
 	}
 	self := s.url(c, "v2", "customers", cu.ID)
 	links := gin.H{
@@ -147,8 +176,34 @@ func (s *Server) customerResource(c *gin.Context, tx *storage.Tx, cu *parley.Cus
 	}
 	if cu.OrganizationID != 0 {
 		out["organizationId"] = cu.OrganizationID
+		if o, err := tx.Organization(cu.CompanyID, cu.OrganizationID); err == nil {
+			out["organization"] = o.Name
+		}
 		links["organization"] = link(s.url(c, "v2", "organizations", cu.OrganizationID))
 	}
 	out["_links"] = links
+	return out, nil
+}
+
+// properties renders every property defined in the company, with `value`
+// and `text` only when the customer has a value.
+func (v *customerView) properties(cu *parley.Customer) []gin.H {
+	out := make([]gin.H, 0, len(v.defs))
+	for i := range v.defs {
+		d := &v.defs[i]
+		item := gin.H{"type": d.Type, "slug": d.Slug, "name": d.Name, "source": gin.H{"name": "API"}}
+		if val, ok := cu.Properties[d.Slug]; ok {
+			item["value"], item["text"] = val, d.Text(val)
+		}
+		out = append(out, item)
+	}
 	return out
+}
+
+// addressResource renders an address; none renders empty fields.
+func addressResource(a *parley.Address) gin.H {
+	if a == nil {
+		return gin.H{"city": "", "state": "", "postalCode": "", "country": "", "lines": []string{}}
+	}
+	return gin.H{"city": a.City, "state": a.State, "postalCode": a.PostalCode, "country": a.Country, "lines": nonNil(a.Lines)}
 }

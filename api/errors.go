@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -40,6 +41,15 @@ func (s *Server) fail(c *gin.Context, err error) {
 	var e *parley.Error
 	if !errors.As(err, &e) {
 		e = parley.Internal(err)
+	}
+	if e.Kind == parley.KindInternal && errors.Is(err, context.Canceled) && c.Request.Context().Err() != nil {
+		// The client went away: nobody reads an answer; logRequests logs it.
+		c.AbortWithStatus(statusClientClosed)
+		return
+	}
+	if e.Kind == parley.KindInternal && errors.Is(err, context.DeadlineExceeded) {
+		s.cfg.Log.Warn("internal timeout", "logRef", requestIDOf(c), "err", err)
+		e = internalTimeout()
 	}
 	status := statusOf[e.Kind]
 	if e.Kind == parley.KindInternal {
@@ -106,4 +116,46 @@ func matchPath(pattern, path string) bool {
 		}
 	}
 	return true
+}
+
+// statusClientClosed is logged for a request whose client went away.
+const statusClientClosed = 499
+
+// internalTimeout is the 504 of a request past its deadline (SPEC).
+func internalTimeout() *parley.Error {
+	return &parley.Error{Kind: parley.KindTimeout, Message: "Internal Timeout", Errors: []parley.FieldError{{
+		Code: parley.CodeInternalTimeout, Message: "an internal call timed out; retry after a short delay"}}}
+}
+
+// failOAuth writes err as an OAuth 2.0 error body {error,
+// error_description} (RFC 6749 section 5.2): the token endpoint's form.
+func (s *Server) failOAuth(c *gin.Context, err error) {
+	var e *parley.Error
+	c.Header("Cache-Control", "no-store")
+	if errors.As(err, &e) && len(e.Errors) > 0 && e.Errors[0].Source == "oauth" {
+		if e.Kind == parley.KindUnauthorized {
+			c.Header("WWW-Authenticate", `Basic realm="parley"`)
+		}
+		c.AbortWithStatusJSON(statusOf[e.Kind], gin.H{"error": e.Errors[0].Code, "error_description": e.Message})
+		return
+	}
+	s.cfg.Log.Error("internal error", "logRef", requestIDOf(c), "err", err)
+	c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "server_error",
+		"error_description": "internal error; quote " + requestIDOf(c)})
+}
+
+// failV1 writes err as the V1 exchange's error body {status, message}.
+func (s *Server) failV1(c *gin.Context, err error) {
+	var e *parley.Error
+	if !errors.As(err, &e) || e.Kind == parley.KindInternal {
+		s.cfg.Log.Error("internal error", "logRef", requestIDOf(c), "err", err)
+		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"status": http.StatusInternalServerError,
+			"message": "internal error; quote " + requestIDOf(c)})
+		return
+	}
+	msg := e.Message
+	if len(e.Errors) > 0 && e.Errors[0].Code != parley.CodeInvalidV1Exchange {
+		msg = e.Errors[0].Path + ": " + e.Errors[0].Message
+	}
+	c.AbortWithStatusJSON(statusOf[e.Kind], gin.H{"status": statusOf[e.Kind], "message": strings.TrimPrefix(msg, ": ")})
 }

@@ -53,7 +53,8 @@ func (c *testClock) advance(d time.Duration) {
 // Tokens of the seeded world.
 const (
 	ownerToken    = "acme-owner-token"
-	userToken     = "acme-user-token" // role user, access to Support only
+	ownerToken2   = "acme-admin-token" // Adam, an administrator who can chat
+	userToken     = "acme-user-token"  // role user, access to Support only
 	globexToken   = "globex-token"
 	expiredToken  = "acme-expired-token"
 	inactiveToken = "acme-inactive-token"
@@ -67,6 +68,8 @@ const (
 	supportID, billingID, globexMailboxID = 1, 2, 3
 	teamID                                = 1
 	appClientID, appSecret                = "acme-app", "acme-app-secret"
+	supportWidget, billingWidget          = "acme-support-widget", "acme-billing-widget"
+	globexWidget                          = "globex-widget"
 )
 
 // world is a running Parley over real bbolt and real Bleve in a temp dir.
@@ -82,7 +85,7 @@ type world struct {
 	fields map[string]parley.FieldDef
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T, opts ...func(*api.Config)) *world {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := storage.Open(filepath.Join(dir, "parley.db"), storage.Options{NoSync: true})
@@ -102,11 +105,26 @@ func newWorld(t *testing.T) *world {
 		engine.Close()
 		db.Close()
 	})
-	var n int
+	var n, ids int
 	var mu sync.Mutex
-	w.server = api.New(api.Config{DB: db, Engine: engine, Syncer: syncer, Clock: w.clock, Log: log,
+	cfg := api.Config{DB: db, Engine: engine, Syncer: syncer, Clock: w.clock, Log: log,
 		BaseURL: "https://api.parley.test", WebURL: "https://app.parley.test",
-		NewRequestID: func() string { mu.Lock(); defer mu.Unlock(); n++; return fmt.Sprintf("req-%d", n) }})
+		NewRequestID: func() string { mu.Lock(); defer mu.Unlock(); n++; return fmt.Sprintf("req-%d", n) },
+		NewID: func() string {
+			mu.Lock()
+			defer mu.Unlock()
+			ids++
+			return fmt.Sprintf("00000000-0000-4000-8000-%012d", ids)
+		},
+		ChatPollWait: 200 * time.Millisecond}
+	// Tests make many calls with one token under a fixed clock: generous
+	// rate limits, unless an option (the rate-limit tests) sets others.
+	cfg.RateLimits = map[parley.Plan]int{parley.PlanStandard: 1 << 30, parley.PlanPlus: 1 << 30, parley.PlanPro: 1 << 30}
+	cfg.TokenRateLimit = 1 << 30
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	w.server = api.New(cfg)
 	w.seed()
 	return w
 }
@@ -160,15 +178,15 @@ func (w *world) seed() {
 			return out
 		}
 		boxes := []*parley.Mailbox{
-			{CompanyID: acmeID, Name: "Support", Slug: "support", Email: "support@acme.test", Folders: folders(), Fields: []parley.FieldDef{
+			{CompanyID: acmeID, Name: "Support", Slug: "support", Email: "support@acme.test", Folders: folders(), Widgets: []string{supportWidget}, Fields: []parley.FieldDef{
 				{Name: "Priority", Type: parley.FieldDropdown, Order: 1, Options: []parley.FieldOption{{Order: 1, Label: "Low"}, {Order: 2, Label: "High"}}},
 				{Name: "Order number", Type: parley.FieldSingleLine, Order: 2},
 				{Name: "Notes", Type: parley.FieldMultiLine, Order: 3},
 				{Name: "Account value", Type: parley.FieldNumber, Order: 4},
 				{Name: "Renewal date", Type: parley.FieldDate, Order: 5, Required: true},
 			}},
-			{CompanyID: acmeID, Name: "Billing", Slug: "billing", Email: "billing@acme.test", Folders: folders(), DefaultAssigneeID: adminID},
-			{CompanyID: globexID, Name: "Globex Help", Slug: "help", Email: "help@globex.test", Folders: folders()},
+			{CompanyID: acmeID, Name: "Billing", Slug: "billing", Email: "billing@acme.test", Folders: folders(), DefaultAssigneeID: adminID, Widgets: []string{billingWidget}},
+			{CompanyID: globexID, Name: "Globex Help", Slug: "help", Email: "help@globex.test", Folders: folders(), Widgets: []string{globexWidget}},
 		}
 		for _, m := range boxes {
 			m.CreatedAt, m.UpdatedAt = now, now
@@ -181,11 +199,12 @@ func (w *world) seed() {
 			w.fields[f.Name] = f
 		}
 		tokens := []parley.Token{
-			{Hash: api.HashToken(ownerToken), CompanyID: acmeID, UserID: ownerID, ExpiresAt: now.Add(365 * 24 * time.Hour)},
-			{Hash: api.HashToken(userToken), CompanyID: acmeID, UserID: agentID, ExpiresAt: now.Add(365 * 24 * time.Hour)},
-			{Hash: api.HashToken(globexToken), CompanyID: globexID, UserID: globexOwnerID, ExpiresAt: now.Add(365 * 24 * time.Hour)},
-			{Hash: api.HashToken(expiredToken), CompanyID: acmeID, UserID: ownerID, ExpiresAt: now.Add(-time.Second)},
-			{Hash: api.HashToken(inactiveToken), CompanyID: acmeID, UserID: inactiveID, ExpiresAt: now.Add(365 * 24 * time.Hour)},
+			{Hash: parley.HashToken(ownerToken), CompanyID: acmeID, UserID: ownerID, ExpiresAt: now.Add(365 * 24 * time.Hour)},
+			{Hash: parley.HashToken(userToken), CompanyID: acmeID, UserID: agentID, ExpiresAt: now.Add(365 * 24 * time.Hour)},
+			{Hash: parley.HashToken(ownerToken2), CompanyID: acmeID, UserID: adminID, ExpiresAt: now.Add(365 * 24 * time.Hour)},
+			{Hash: parley.HashToken(globexToken), CompanyID: globexID, UserID: globexOwnerID, ExpiresAt: now.Add(365 * 24 * time.Hour)},
+			{Hash: parley.HashToken(expiredToken), CompanyID: acmeID, UserID: ownerID, ExpiresAt: now.Add(-time.Second)},
+			{Hash: parley.HashToken(inactiveToken), CompanyID: acmeID, UserID: inactiveID, ExpiresAt: now.Add(365 * 24 * time.Hour)},
 		}
 		for i := range tokens {
 			if err := tx.PutToken(&tokens[i]); err != nil {

@@ -27,32 +27,9 @@ func (s *Server) mailboxResource(c *gin.Context, m *parley.Mailbox) gin.H {
 // access, 50 a page.
 func (s *Server) listMailboxes(c *gin.Context) {
 	who := caller(c)
-	p := readParams(c, "page")
-	pg := page{size: DefaultPageSize, number: p.page()}
-	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
-	}
-	var boxes []parley.Mailbox
-	err := s.cfg.DB.View(func(tx *storage.Tx) error {
-		all, err := tx.Mailboxes(who.Company.ID)
-		for _, m := range all {
-			if who.User.CanAccessMailbox(m.ID) {
-				boxes = append(boxes, m)
-			}
-		}
-		return err
-	})
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	pg.total = len(boxes)
-	var items []gin.H
-	for _, m := range pageOf(boxes, pg) {
-		items = append(items, s.mailboxResource(c, &m))
-	}
-	s.renderPage(c, "mailboxes", items, pg)
+	listRecords(s, c, readParams(c, "page"), "mailboxes", (*storage.Tx).Mailboxes,
+		func(m *parley.Mailbox) bool { return who.User.CanAccessMailbox(m.ID) },
+		func(m *parley.Mailbox) (gin.H, error) { return s.mailboxResource(c, m), nil })
 }
 
 // loadMailbox reads a mailbox the caller can access from the path.
@@ -144,34 +121,12 @@ func (s *Server) listMailboxFolders(c *gin.Context) {
 // listTags handles GET /v2/tags, 50 a page, with each tag's conversation count.
 func (s *Server) listTags(c *gin.Context) {
 	who := caller(c)
-	p := readParams(c, "page")
-	pg := page{size: DefaultPageSize, number: p.page()}
-	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
-	}
-	var tags []parley.Tag
-	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
-		tags, err = tx.Tags(who.Company.ID)
-		return err
-	})
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	pg.total = len(tags)
-	var items []gin.H
-	for _, t := range pageOf(tags, pg) {
+	listRecords(s, c, readParams(c, "page"), "tags", (*storage.Tx).Tags, nil, func(t *parley.Tag) (gin.H, error) {
 		res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{Kind: index.Conversations, Company: who.Company.ID,
 			Filter: query.And{Nodes: []query.Node{query.Keyword{Field: "tag", Value: t.Name},
 				query.Not{Node: query.Keyword{Field: "state", Value: string(parley.StateDeleted)}}}}})
-		if err != nil {
-			s.fail(c, err)
-			return
-		}
-		items = append(items, gin.H{"id": t.ID, "name": t.Name, "slug": t.Slug, "color": t.Color,
+		return gin.H{"id": t.ID, "name": t.Name, "slug": t.Slug, "color": t.Color,
 			"styles": tagStyles(t.Color), "ticketCount": res.Total,
-			"createdAt": parley.FormatTime(t.CreatedAt), "updatedAt": parley.FormatTime(t.UpdatedAt)})
-	}
-	s.renderPage(c, "tags", items, pg)
+			"createdAt": parley.FormatTime(t.CreatedAt), "updatedAt": parley.FormatTime(t.UpdatedAt)}, err
+	})
 }

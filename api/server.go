@@ -35,15 +35,38 @@ type Config struct {
 	NewRequestID func() string
 	// Scanner inspects uploaded attachments; default parley.EICARScanner.
 	Scanner parley.Scanner
+	// NewID makes the UUIDs of chats and chat events; default random.
+	NewID func() string
+	// ChatPollWait bounds a visitor's long-poll for chat events.
+	ChatPollWait time.Duration
+	// ChatStartsPerMinute and ChatMessagesPerMinute bound the public
+	// widget: chats started per client address, and visitor messages per chat.
+	ChatStartsPerMinute, ChatMessagesPerMinute int
 	// WriteWait bounds how long a write waits for its record to become
 	// searchable before answering.
 	WriteWait time.Duration
+	// RateLimits overrides the calls a company may make per minute, by
+	// plan; a plan absent or 0 uses parley.DefaultRateLimit (200/400/800).
+	RateLimits map[parley.Plan]int
+	// TokenRateLimit is the calls per minute one client may make to the
+	// token, V1 exchange and sign-in endpoints; 0 means DefaultTokenRateLimit.
+	TokenRateLimit int
+	// TransitionPath is where the V1 key exchange is served; default
+	// "/transition".
+	TransitionPath string
+	// RequestTimeout bounds each request's internal calls: past it the
+	// answer is 504 Internal Timeout. 0 means DefaultRequestTimeout.
+	RequestTimeout time.Duration
 }
 
 // Server holds the dependencies of the handlers.
 type Server struct {
-	cfg    Config
-	router *gin.Engine
+	cfg          Config
+	router       *gin.Engine
+	chats        chatWaiters
+	widgetLimits minuteLimiter
+	limiter      *parley.RateLimiter // API calls per company
+	tokenLimiter *parley.RateLimiter // token-endpoint calls per client
 }
 
 // PageSize of the conversation list (SPEC convention 6); other lists use
@@ -67,15 +90,36 @@ func New(cfg Config) *Server {
 	if cfg.NewRequestID == nil {
 		cfg.NewRequestID = uuid.NewString
 	}
+	if cfg.NewID == nil {
+		cfg.NewID = uuid.NewString
+	}
+	if cfg.ChatPollWait == 0 {
+		cfg.ChatPollWait = 55 * time.Second
+	}
+	if cfg.ChatStartsPerMinute == 0 {
+		cfg.ChatStartsPerMinute = 5
+	}
+	if cfg.ChatMessagesPerMinute == 0 {
+		cfg.ChatMessagesPerMinute = 30
+	}
 	if cfg.WriteWait == 0 {
 		cfg.WriteWait = 5 * time.Second
+	}
+	if cfg.TokenRateLimit == 0 {
+		cfg.TokenRateLimit = DefaultTokenRateLimit
+	}
+	if cfg.TransitionPath == "" {
+		cfg.TransitionPath = "/transition"
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
 	}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.RemoveExtraSlash = true
-	s := &Server{cfg: cfg, router: r}
-	r.Use(s.requestID, s.logRequests, s.recoverPanic)
+	s := &Server{cfg: cfg, router: r, limiter: parley.NewRateLimiter(), tokenLimiter: parley.NewRateLimiter()}
+	r.Use(s.requestID, s.logRequests, s.recoverPanic, s.edge)
 	r.NoRoute(func(c *gin.Context) { s.fail(c, parley.NotFound("resource")) })
 	r.NoMethod(s.methodNotAllowed)
 	s.routes()
@@ -93,6 +137,12 @@ func (s *Server) routes() {
 	r := s.router
 	r.GET("/healthz", s.healthz)
 	r.POST("/v2/oauth2/token", s.token)
+	r.POST(s.cfg.TransitionPath, s.transition)
+	s.loginRoutes()
+	r.POST("/v2/widgets/:widgetId/chats", s.startChat)
+	r.POST("/v2/widgets/:widgetId/chats/:chatId/messages", s.visitorMessage)
+	r.POST("/v2/widgets/:widgetId/chats/:chatId/timeline", s.visitorPageView)
+	r.GET("/v2/widgets/:widgetId/chats/:chatId/events", s.visitorEvents)
 
 	v2 := r.Group("/v2", s.authenticate)
 	v2.GET("/conversations", s.listConversations)
@@ -118,10 +168,20 @@ func (s *Server) routes() {
 	v2.GET("/conversations/:conversationId/attachments/:attachmentId/data", s.attachmentData)
 	v2.GET("/conversations/:conversationId/attachments/:attachmentId/download", s.attachmentDownload)
 	v2.DELETE("/conversations/:conversationId/attachments/:attachmentId", s.deleteAttachment)
-	v2.GET("/customers", s.listCustomers)
-	v2.GET("/customers/:customerId", s.getCustomer)
+	v2.GET("/reports/chat", s.chatReport)
+	v2.GET("/reports/chat/drilldown", s.chatDrillDown)
+	v2.GET("/reports/phone", s.phoneReport)
+	v2.GET("/chats/:chatId", s.getChat)
+	v2.PUT("/chats/:chatId/messages/:messageId", s.addChatMessage)
+	v2.PUT("/chats/:chatId/end", s.endChat)
+	v2.PUT("/chats/:chatId/tags", s.updateChatTags)
+	s.customerRoutes(v2) // customers, customer properties, organizations, and GET /v3/customers
 	v2.GET("/users", s.listUsers)
+	v2.POST("/users", s.createUser)
+	v2.GET("/users/status", s.listUserStatuses)
 	v2.GET("/users/:userId", s.getUser)
+	v2.GET("/users/:userId/status", s.getUserStatus)
+	v2.PUT("/users/:userId/status", s.setUserStatus)
 	v2.GET("/teams", s.listTeams)
 	v2.GET("/teams/:teamId/members", s.listTeamMembers)
 	v2.GET("/mailboxes", s.listMailboxes)

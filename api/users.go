@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -48,34 +49,15 @@ func (s *Server) getUser(c *gin.Context) {
 // listUsers handles GET /v2/users: filters `email` (exact, case-insensitive)
 // and `mailbox` (users with access to it), 50 a page.
 func (s *Server) listUsers(c *gin.Context) {
-	who := caller(c)
 	p := readParams(c, "page", "email", "mailbox")
-	pg := page{size: DefaultPageSize, number: p.page()}
 	email, _ := p.raw("email")
 	mailbox := p.id("mailbox")
-	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+	keep := func(u *parley.User) bool {
+		return (email == "" || parley.NormalizeEmail(u.Email) == parley.NormalizeEmail(email)) &&
+			(mailbox == nil || u.CanAccessMailbox(*mailbox))
 	}
-	var users []parley.User
-	err := s.cfg.DB.View(func(tx *storage.Tx) error {
-		all, err := tx.Users(who.Company.ID)
-		for _, u := range all {
-			if email != "" && parley.NormalizeEmail(u.Email) != parley.NormalizeEmail(email) {
-				continue
-			}
-			if mailbox != nil && !u.CanAccessMailbox(*mailbox) {
-				continue
-			}
-			users = append(users, u)
-		}
-		return err
-	})
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	s.renderUsers(c, users, pg)
+	listRecords(s, c, p, "users", (*storage.Tx).Users, keep,
+		func(u *parley.User) (gin.H, error) { return s.userResource(c, u), nil })
 }
 
 func (s *Server) renderUsers(c *gin.Context, users []parley.User, pg page) {
@@ -89,32 +71,13 @@ func (s *Server) renderUsers(c *gin.Context, users []parley.User, pg page) {
 
 // listTeams handles GET /v2/teams, 50 a page.
 func (s *Server) listTeams(c *gin.Context) {
-	who := caller(c)
-	p := readParams(c, "page")
-	pg := page{size: DefaultPageSize, number: p.page()}
-	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
-	}
-	var teams []parley.Team
-	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
-		teams, err = tx.Teams(who.Company.ID)
-		return err
-	})
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	pg.total = len(teams)
-	var items []gin.H
-	for _, t := range pageOf(teams, pg) {
-		items = append(items, gin.H{
+	listRecords(s, c, readParams(c, "page"), "teams", (*storage.Tx).Teams, nil, func(t *parley.Team) (gin.H, error) {
+		return gin.H{
 			"id": t.ID, "name": t.Name, "type": "team", "memberCount": len(t.MemberIDs),
 			"createdAt": parley.FormatTime(t.CreatedAt), "updatedAt": parley.FormatTime(t.UpdatedAt),
 			"_links": gin.H{"members": link(s.url(c, "v2", "teams", t.ID, "members"))},
-		})
-	}
-	s.renderPage(c, "teams", items, pg)
+		}, nil
+	})
 }
 
 // listTeamMembers handles GET /v2/teams/{teamId}/members, 50 a page.
@@ -149,4 +112,28 @@ func (s *Server) listTeamMembers(c *gin.Context) {
 		return
 	}
 	s.renderUsers(c, members, pg)
+}
+
+// createUser handles POST /v2/users: owners and administrators invite a
+// user into their company; 201 with Resource-ID and Location.
+func (s *Server) createUser(c *gin.Context) {
+	who := caller(c)
+	var req parley.NewUser
+	if err := decodeJSON(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	now := s.now()
+	var u *parley.User
+	err := s.write(c, func(tx *storage.Tx) (err error) {
+		u, err = parley.CreateUser(tx, who, req, now)
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Header("Resource-ID", strconv.FormatInt(u.ID, 10))
+	c.Header("Location", s.url(c, "v2", "users", u.ID))
+	c.Status(http.StatusCreated)
 }

@@ -22,6 +22,9 @@ type Field struct {
 	Name     string
 	Type     FieldType
 	Sortable bool // keeps doc values for sorting
+	// Valued number fields can be faceted by distinct value (sums,
+	// averages, distinct counts, per-value rows).
+	Valued bool
 }
 
 // Dynamic field prefixes for custom field values: cfk.<id> keyword,
@@ -60,6 +63,39 @@ var Catalog = map[Kind][]Field{
 		{Name: "waitingSince", Type: NumberField, Sortable: true},
 		{Name: "hasAttachments", Type: KeywordField},
 		{Name: "replyUserId", Type: NumberField},
+		{Name: "createdByUserId", Type: NumberField, Valued: true},
+	},
+	// Calls are phone threads: who logged them, for which customer, when.
+	Calls: {
+		{Name: "id", Type: NumberField, Sortable: true},
+		{Name: "createdAt", Type: NumberField, Sortable: true},
+		{Name: "userId", Type: NumberField, Valued: true},
+		{Name: "customerId", Type: NumberField, Valued: true},
+		{Name: "conversationId", Type: NumberField},
+		{Name: "mailboxId", Type: NumberField},
+		{Name: "folderId", Type: NumberField},
+		{Name: "tag", Type: KeywordField},
+	},
+	// Chats carry what the chat report counts; durations in seconds.
+	Chats: {
+		{Name: "createdAt", Type: NumberField, Sortable: true},
+		{Name: "endedAt", Type: NumberField, Sortable: true},
+		{Name: "mailboxId", Type: NumberField},
+		{Name: "folderId", Type: NumberField},
+		{Name: "assigneeId", Type: NumberField},
+		{Name: "conversationId", Type: NumberField},
+		{Name: "tag", Type: KeywordField},
+		{Name: "ended", Type: KeywordField},
+		{Name: "missed", Type: KeywordField},
+		{Name: "completed", Type: KeywordField},
+		{Name: "integration", Type: KeywordField},
+		{Name: "waitSeconds", Type: NumberField, Valued: true},
+		{Name: "responseSeconds", Type: NumberField, Valued: true},
+		{Name: "durationSeconds", Type: NumberField, Valued: true},
+		{Name: "messages", Type: NumberField, Valued: true},
+		{Name: "waitOfficeSeconds", Type: NumberField, Valued: true},
+		{Name: "responseOfficeSeconds", Type: NumberField, Valued: true},
+		{Name: "durationOfficeSeconds", Type: NumberField, Valued: true},
 	},
 	Customers: {
 		{Name: "id", Type: NumberField, Sortable: true},
@@ -78,7 +114,7 @@ var Catalog = map[Kind][]Field{
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "1"
+const MappingVersion = "4"
 
 // CompanyField and PresentField are fields every document has: its company
 // and the names of its non-empty fields.

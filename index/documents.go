@@ -43,6 +43,9 @@ func ConversationDocument(tx *storage.Tx, id int64) (doc Document, ok bool, err 
 	k["hasAttachments"] = []string{boolString(c.HasAttachments)}
 	txt["subject"] = []string{c.Subject}
 	k["subjectSort"] = []string{strings.ToLower(c.Subject)}
+	if c.CreatedBy.Type == parley.PartyUser {
+		n["createdByUserId"] = []float64{float64(c.CreatedBy.ID)}
+	}
 	for _, uid := range c.ReplyUserIDs {
 		n["replyUserId"] = append(n["replyUserId"], float64(uid))
 	}
@@ -209,4 +212,50 @@ func boolString(b bool) string {
 		return "true"
 	}
 	return "false"
+}
+
+// CallDocuments builds the call documents of a conversation's phone
+// threads, and lists the ids of its threads that must not have one (the
+// conversation is deleted, or the thread is not a published phone call).
+func CallDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes []string, err error) {
+	c, err := tx.ConversationByID(convID)
+	if parley.IsNotFound(err) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	threads, err := tx.Threads(c.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var tags []string
+	for _, id := range c.TagIDs {
+		if t, err := tx.Tag(c.CompanyID, id); err == nil {
+			tags = append(tags, t.Name)
+		}
+	}
+	for _, t := range threads {
+		if c.State == parley.StateDeleted || t.Type != parley.ThreadPhone || t.State != parley.ThreadPublished {
+			deletes = append(deletes, FormatID(t.ID))
+			continue
+		}
+		d := NewDocument(FormatID(t.ID), c.CompanyID)
+		d.Numbers["id"] = []float64{float64(t.ID)}
+		d.Numbers["createdAt"] = []float64{Millis(t.CreatedAt)}
+		d.Numbers["conversationId"] = []float64{float64(c.ID)}
+		d.Numbers["mailboxId"] = []float64{float64(c.MailboxID)}
+		d.Numbers["folderId"] = []float64{float64(c.FolderID)}
+		if t.CreatedBy.Type == parley.PartyUser {
+			d.Numbers["userId"] = []float64{float64(t.CreatedBy.ID)}
+		}
+		if t.CustomerID != 0 {
+			d.Numbers["customerId"] = []float64{float64(t.CustomerID)}
+		}
+		if len(tags) > 0 {
+			d.Keywords["tag"] = tags
+		}
+		upserts = append(upserts, d)
+	}
+	return upserts, deletes, nil
 }

@@ -24,10 +24,12 @@ type Kind string
 const (
 	Conversations Kind = "conversation"
 	Customers     Kind = "customer"
+	Chats         Kind = "chat"
+	Calls         Kind = "call" // one per phone thread, for the phone report
 )
 
 // Kinds lists every document kind.
-var Kinds = []Kind{Conversations, Customers}
+var Kinds = []Kind{Conversations, Customers, Chats, Calls}
 
 // Document is what an engine indexes for one record. Dates are stored as
 // Numbers in Unix milliseconds. Every document carries its company.

@@ -103,10 +103,18 @@ func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry) error
 			if err != nil {
 				return err
 			}
+			if e.Kind == storage.KindConversation {
+				calls, gone, err := CallDocuments(tx, e.ID)
+				if err != nil {
+					return err
+				}
+				upserts[Calls] = append(upserts[Calls], calls...)
+				deletes[Calls] = append(deletes[Calls], gone...)
+			}
 			if ok {
 				upserts[kind] = append(upserts[kind], doc)
 			} else {
-				deletes[kind] = append(deletes[kind], FormatID(e.ID))
+				deletes[kind] = append(deletes[kind], docID(e))
 			}
 		}
 		return nil
@@ -133,8 +141,19 @@ func buildDocument(tx *storage.Tx, e storage.OutboxEntry) (Kind, Document, bool,
 	case storage.KindCustomer:
 		d, ok, err := CustomerDocument(tx, e.ID)
 		return Customers, d, ok, err
+	case storage.KindChat:
+		d, ok, err := ChatDocument(tx, e.Ref)
+		return Chats, d, ok, err
 	}
 	return "", Document{}, false, fmt.Errorf("index: unknown outbox kind %q", e.Kind)
+}
+
+// docID is the document id an outbox entry refers to.
+func docID(e storage.OutboxEntry) string {
+	if e.Ref != "" {
+		return e.Ref
+	}
+	return FormatID(e.ID)
 }
 
 func (s *Syncer) advance(seq uint64) {
@@ -181,7 +200,10 @@ func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) er
 		if err := tx.EachConversationID(func(id int64) { refs = append(refs, storage.OutboxEntry{Kind: storage.KindConversation, ID: id}) }); err != nil {
 			return err
 		}
-		return tx.EachCustomerID(func(id int64) { refs = append(refs, storage.OutboxEntry{Kind: storage.KindCustomer, ID: id}) })
+		if err := tx.EachCustomerID(func(id int64) { refs = append(refs, storage.OutboxEntry{Kind: storage.KindCustomer, ID: id}) }); err != nil {
+			return err
+		}
+		return tx.EachChatID(func(id string) { refs = append(refs, storage.OutboxEntry{Kind: storage.KindChat, Ref: id}) })
 	})
 	if err != nil {
 		return err

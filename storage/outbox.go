@@ -17,21 +17,32 @@ const (
 )
 
 // OutboxEntry asks the indexer to bring one record's document up to date
-// (write it, or delete it when the record is gone or deleted).
+// (write it, or delete it when the record is gone or deleted). Records
+// with numeric ids use ID; chats (UUIDs) use Ref.
 type OutboxEntry struct {
 	Seq  uint64 `json:"-"`
 	Kind Kind   `json:"kind"`
-	ID   int64  `json:"id"`
+	ID   int64  `json:"id,omitempty"`
+	Ref  string `json:"ref,omitempty"`
 }
 
 // queue appends an outbox entry in the current write transaction.
 func (t *Tx) queue(kind Kind, id int64) error {
+	return t.enqueue(OutboxEntry{Kind: kind, ID: id})
+}
+
+// queueRef appends an outbox entry for a record with a string id.
+func (t *Tx) queueRef(kind Kind, ref string) error {
+	return t.enqueue(OutboxEntry{Kind: kind, Ref: ref})
+}
+
+func (t *Tx) enqueue(e OutboxEntry) error {
 	b := t.tx.Bucket(bucketOutbox)
 	seq, err := b.NextSequence()
 	if err != nil {
 		return err
 	}
-	data, _ := json.Marshal(OutboxEntry{Kind: kind, ID: id})
+	data, _ := json.Marshal(e)
 	if err := b.Put(key(int64(seq)), data); err != nil {
 		return err
 	}

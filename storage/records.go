@@ -40,64 +40,6 @@ func (t *Tx) Companies() ([]parley.Company, error) {
 	return out, err
 }
 
-// User loads a user of a company.
-func (t *Tx) User(companyID, id int64) (*parley.User, error) {
-	return scoped(t, bucketUsers, id, func(u *parley.User) int64 { return u.CompanyID }, companyID, "user")
-}
-
-// UserByEmail finds a user by e-mail across companies (e-mails are unique).
-func (t *Tx) UserByEmail(email string) (*parley.User, error) {
-	id := t.tx.Bucket(bucketUsersByEmail).Get([]byte(parley.NormalizeEmail(email)))
-	if id == nil {
-		return nil, parley.NotFound("user")
-	}
-	u := new(parley.User)
-	if _, err := t.get(bucketUsers, id, u); err != nil {
-		return nil, err
-	}
-	return u, nil
-}
-
-// PutUser stores a user and its e-mail key; the e-mail must be unused.
-func (t *Tx) PutUser(u *parley.User) error {
-	email := []byte(parley.NormalizeEmail(u.Email))
-	if u.ID == 0 {
-		id, err := t.nextID(bucketUsers)
-		if err != nil {
-			return err
-		}
-		u.ID = id
-	}
-	emails := t.tx.Bucket(bucketUsersByEmail)
-	if owner := emails.Get(email); owner != nil && idOf(owner) != u.ID {
-		return &parley.Error{Kind: parley.KindConflict, Message: "User email not unique"}
-	}
-	old := new(parley.User)
-	if found, err := t.get(bucketUsers, key(u.ID), old); err != nil {
-		return err
-	} else if found && parley.NormalizeEmail(old.Email) != string(email) {
-		if err := emails.Delete([]byte(parley.NormalizeEmail(old.Email))); err != nil {
-			return err
-		}
-	}
-	if err := emails.Put(email, key(u.ID)); err != nil {
-		return err
-	}
-	return t.put(bucketUsers, key(u.ID), u)
-}
-
-// Users lists a company's users in id order.
-func (t *Tx) Users(companyID int64) ([]parley.User, error) {
-	var out []parley.User
-	err := each(t, bucketUsers, func(u *parley.User) error {
-		if u.CompanyID == companyID {
-			out = append(out, *u)
-		}
-		return nil
-	})
-	return out, err
-}
-
 // Team loads a team of a company.
 func (t *Tx) Team(companyID, id int64) (*parley.Team, error) {
 	return scoped(t, bucketTeams, id, func(x *parley.Team) int64 { return x.CompanyID }, companyID, "team")
@@ -165,6 +107,9 @@ func (t *Tx) PutMailbox(m *parley.Mailbox) error {
 			}
 		}
 	}
+	if err := t.indexWidgets(m); err != nil {
+		return err
+	}
 	return t.put(bucketMailboxes, key(m.ID), m)
 }
 
@@ -221,94 +166,6 @@ func (t *Tx) Tags(companyID int64) ([]parley.Tag, error) {
 	return out, err
 }
 
-// Customer loads a customer of a company.
-func (t *Tx) Customer(companyID, id int64) (*parley.Customer, error) {
-	return scoped(t, bucketCustomers, id, func(c *parley.Customer) int64 { return c.CompanyID }, companyID, "customer")
-}
-
-// CustomerByEmail finds the customer holding an e-mail in a company.
-func (t *Tx) CustomerByEmail(companyID int64, email string) (*parley.Customer, error) {
-	id := t.tx.Bucket(bucketCustomerEmails).Get(keyStr(companyID, parley.NormalizeEmail(email)))
-	if id == nil {
-		return nil, parley.NotFound("customer")
-	}
-	return t.Customer(companyID, idOf(id))
-}
-
-// PutCustomer stores a customer with its e-mail keys and queues it for
-// indexing. An e-mail held by another customer of the company is a Conflict.
-func (t *Tx) PutCustomer(c *parley.Customer) error {
-	if c.ID == 0 {
-		id, err := t.nextID(bucketCustomers)
-		if err != nil {
-			return err
-		}
-		c.ID = id
-	}
-	emails := t.tx.Bucket(bucketCustomerEmails)
-	old := new(parley.Customer)
-	found, err := t.get(bucketCustomers, key(c.ID), old)
-	if err != nil {
-		return err
-	}
-	if found {
-		for _, e := range old.Emails {
-			if err := emails.Delete(keyStr(c.CompanyID, parley.NormalizeEmail(e.Value))); err != nil {
-				return err
-			}
-		}
-	}
-	for i := range c.Emails {
-		e := &c.Emails[i]
-		if e.ID == 0 {
-			n, err := t.tx.Bucket(bucketSequences).NextSequence()
-			if err != nil {
-				return err
-			}
-			e.ID = int64(n)
-		}
-		k := keyStr(c.CompanyID, parley.NormalizeEmail(e.Value))
-		if owner := emails.Get(k); owner != nil && idOf(owner) != c.ID {
-			return &parley.Error{Kind: parley.KindConflict, Message: "Conflict", Errors: []parley.FieldError{{
-				Path: "emails", Code: parley.CodeConflict, Message: "the e-mail is used by another customer", RejectedValue: e.Value, Source: "JSON"}}}
-		}
-		if err := emails.Put(k, key(c.ID)); err != nil {
-			return err
-		}
-	}
-	for _, list := range [][]parley.Entry{c.Phones, c.Chats, c.SocialProfiles, c.Websites} {
-		for i := range list {
-			if list[i].ID == 0 {
-				n, err := t.tx.Bucket(bucketSequences).NextSequence()
-				if err != nil {
-					return err
-				}
-				list[i].ID = int64(n)
-			}
-		}
-	}
-	if err := t.put(bucketCustomers, key(c.ID), c); err != nil {
-		return err
-	}
-	return t.queue(KindCustomer, c.ID)
-}
-
-// ConversationCount counts a customer's conversations (deleted excluded).
-func (t *Tx) ConversationCount(customerID int64) int {
-	n := 0
-	c := t.tx.Bucket(bucketConvByCustomer).Cursor()
-	prefix := key(customerID)
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		n++
-	}
-	return n
-}
-
-// EachCustomer calls fn for every customer of every company.
-func (t *Tx) EachCustomer(fn func(*parley.Customer) error) error {
-	return each(t, bucketCustomers, fn)
-}
-
 // Conversation loads a conversation of a company.
 func (t *Tx) Conversation(companyID, id int64) (*parley.Conversation, error) {
 	return scoped(t, bucketConversations, id, func(c *parley.Conversation) int64 { return c.CompanyID }, companyID, "conversation")
@@ -324,19 +181,6 @@ func (t *Tx) ConversationByID(id int64) (*parley.Conversation, error) {
 	}
 	if !found {
 		return nil, parley.NotFound("conversation")
-	}
-	return c, nil
-}
-
-// CustomerByID loads a customer whatever its company; only the indexer uses it.
-func (t *Tx) CustomerByID(id int64) (*parley.Customer, error) {
-	c := new(parley.Customer)
-	found, err := t.get(bucketCustomers, key(id), c)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, parley.NotFound("customer")
 	}
 	return c, nil
 }
@@ -426,65 +270,9 @@ func (t *Tx) PutThread(th *parley.Thread) error {
 	return t.put(bucketThreads, key2(th.ConversationID, th.ID), th)
 }
 
-// App loads an OAuth application by client id.
-func (t *Tx) App(clientID string) (*parley.App, error) {
-	a := new(parley.App)
-	found, err := t.get(bucketApps, []byte(clientID), a)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, parley.NotFound("application")
-	}
-	return a, nil
-}
-
-// PutApp stores an OAuth application.
-func (t *Tx) PutApp(a *parley.App) error { return t.put(bucketApps, []byte(a.ClientID), a) }
-
-// Token loads an access token by the hash of its value.
-func (t *Tx) Token(hash string) (*parley.Token, error) {
-	tok := new(parley.Token)
-	found, err := t.get(bucketTokens, []byte(hash), tok)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, parley.NotFound("token")
-	}
-	return tok, nil
-}
-
-// PutToken stores an access token under its hash.
-func (t *Tx) PutToken(tok *parley.Token) error { return t.put(bucketTokens, []byte(tok.Hash), tok) }
-
-// CustomerMailboxes lists the mailboxes a customer has conversations in.
-func (t *Tx) CustomerMailboxes(customerID int64) []int64 {
-	var out []int64
-	seen := map[int64]bool{}
-	c := t.tx.Bucket(bucketConvByCustomer).Cursor()
-	prefix := key(customerID)
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		conv := new(parley.Conversation)
-		if found, err := t.get(bucketConversations, k[8:], conv); err != nil || !found {
-			continue
-		}
-		if !seen[conv.MailboxID] {
-			seen[conv.MailboxID] = true
-			out = append(out, conv.MailboxID)
-		}
-	}
-	return out
-}
-
 // EachConversationID calls fn with every conversation id.
 func (t *Tx) EachConversationID(fn func(int64)) error {
 	return t.tx.Bucket(bucketConversations).ForEach(func(k, _ []byte) error { fn(idOf(k)); return nil })
-}
-
-// EachCustomerID calls fn with every customer id.
-func (t *Tx) EachCustomerID(fn func(int64)) error {
-	return t.tx.Bucket(bucketCustomers).ForEach(func(k, _ []byte) error { fn(idOf(k)); return nil })
 }
 
 // DeleteThread removes a thread from a conversation.

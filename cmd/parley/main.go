@@ -1,8 +1,12 @@
 // Command parley runs the Parley support-inbox API and its admin tasks:
 //
 //	parley serve   [--addr 127.0.0.1:8080] [--data ./parley-data] [--base-url URL]
+//	               [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--insecure-http]
+//	               [--transition-path /transition]
 //	parley reindex --data DIR
 //	parley app create --data DIR --user EMAIL [--name NAME] [--redirect-uri URL]
+//	parley app list   --data DIR
+//	parley app revoke --data DIR --client-id ID
 //
 // On an empty data directory `serve` first loads the embedded demo data.
 package main
@@ -26,8 +30,12 @@ func main() {
 
 const usage = `usage:
   parley serve   [--addr 127.0.0.1:8080] [--data ./parley-data] [--base-url URL]
+                 [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--insecure-http]
+                 [--transition-path /transition]
   parley reindex --data DIR
   parley app create --data DIR --user EMAIL [--name NAME] [--redirect-uri URL]
+  parley app list   --data DIR
+  parley app revoke --data DIR --client-id ID
 `
 
 // run executes one command and returns the process exit code.

@@ -77,7 +77,7 @@ func TestServeLifecycle(t *testing.T) {
 	}
 	require.NoError(t, json.NewDecoder(res.Body).Decode(&list))
 	res.Body.Close()
-	assert.Equal(t, 400, list.Page.TotalElements, "the demo data of Acme is served")
+	assert.Equal(t, 480, list.Page.TotalElements, "the demo data of Acme is served: 400 conversations and 80 chat transcripts")
 
 	second := &syncBuffer{}
 	assert.Equal(t, 1, run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--data", dir}, second, second))

@@ -2,11 +2,18 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"net"
 	"net/http"
 	"time"
@@ -25,7 +32,16 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	addr := fs.String("addr", envOr("PARLEY_ADDR", "127.0.0.1:8080"), "listen address (PARLEY_ADDR)")
 	data := fs.String("data", envOr("PARLEY_DATA", "./parley-data"), "data directory (PARLEY_DATA)")
 	baseURL := fs.String("base-url", envOr("PARLEY_BASE_URL", ""), "absolute URL of the API for links (PARLEY_BASE_URL); default: from each request")
+	certFile := fs.String("tls-cert", envOr("PARLEY_TLS_CERT", ""), "TLS certificate file, PEM (PARLEY_TLS_CERT)")
+	keyFile := fs.String("tls-key", envOr("PARLEY_TLS_KEY", ""), "TLS private key file, PEM (PARLEY_TLS_KEY)")
+	selfSigned := fs.Bool("tls-self-signed", false, "serve HTTPS with a generated self-signed certificate")
+	insecure := fs.Bool("insecure-http", false, "allow plain HTTP on a non-loopback address")
+	transition := fs.String("transition-path", envOr("PARLEY_TRANSITION_PATH", "/transition"), "path of the V1 key exchange (PARLEY_TRANSITION_PATH)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	tlsConfig, err := serverTLS(*addr, *certFile, *keyFile, *selfSigned, *insecure, parley.SystemClock.Now())
+	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
@@ -41,15 +57,22 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	go func() { runScheduler(syncCtx, in.db, parley.SystemClock, log); close(woken) }()
 	defer func() { stopSync(); <-synced; <-woken }()
 
-	handler := api.New(api.Config{DB: in.db, Engine: in.engine, Syncer: in.syncer, Clock: parley.SystemClock, Log: log, BaseURL: *baseURL})
+	handler := api.New(api.Config{DB: in.db, Engine: in.engine, Syncer: in.syncer, Clock: parley.SystemClock, Log: log, BaseURL: *baseURL,
+		TransitionPath: *transition})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tlsConfig}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	log.Info("parley serving", "addr", ln.Addr().String(), "data", *data)
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+		go func() { served <- srv.ServeTLS(ln, "", "") }()
+	} else {
+		go func() { served <- srv.Serve(ln) }()
+	}
+	log.Info("parley serving", "addr", ln.Addr().String(), "data", *data, "scheme", scheme)
 
 	select {
 	case err := <-served:
@@ -66,6 +89,80 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// serverTLS builds the TLS configuration of serve: from certificate and key
+// files, or a generated self-signed certificate; nil serves plain HTTP,
+// which only a loopback address may do unless insecure is set.
+func serverTLS(addr, certFile, keyFile string, selfSigned, insecure bool, now time.Time) (*tls.Config, error) {
+	if (certFile == "") != (keyFile == "") {
+		return nil, fmt.Errorf("%w: --tls-cert and --tls-key go together", errUsage)
+	}
+	if selfSigned && certFile != "" {
+		return nil, fmt.Errorf("%w: give --tls-cert/--tls-key or --tls-self-signed, not both", errUsage)
+	}
+	var cert tls.Certificate
+	var err error
+	switch {
+	case certFile != "":
+		cert, err = tls.LoadX509KeyPair(certFile, keyFile)
+	case selfSigned:
+		host, _, _ := net.SplitHostPort(addr)
+		cert, err = selfSignedCert(host, now)
+	default:
+		if !insecure && !isLoopback(addr) {
+			return nil, fmt.Errorf("%w: plain HTTP is only served on a loopback address; give --tls-cert and --tls-key, "+
+				"--tls-self-signed, or --insecure-http (behind a TLS-terminating proxy)", errUsage)
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("TLS certificate: %w", err)
+	}
+	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, nil
+}
+
+// isLoopback reports whether a listen address only accepts local
+// connections ("" or an unspecified host listens on every interface).
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// selfSignedCert generates an ECDSA P-256 certificate valid for a year,
+// for localhost, the loopback addresses and host.
+func selfSignedCert(host string, now time.Time) (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial, Subject: pkix.Name{Organization: []string{"Parley (self-signed)"}, CommonName: "localhost"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(365 * 24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	}
+	if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() {
+		tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+	} else if host != "" && ip == nil && host != "localhost" {
+		tmpl.DNSNames = append(tmpl.DNSNames, host)
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
 
 // schedulerTick is how often snoozes and scheduled threads are checked.

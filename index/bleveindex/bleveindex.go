@@ -136,6 +136,10 @@ func buildMapping(kind index.Kind) mapping.IndexMapping {
 	}, index.Catalog[kind]...)
 	for _, f := range fields {
 		doc.AddFieldMappingsAt(f.Name, fieldMapping(f))
+		if f.Valued {
+			// A keyword twin whose terms are the values, for Values facets.
+			doc.AddFieldMappingsAt(index.ValuedPrefix+f.Name, fieldMapping(index.Field{Type: index.KeywordField}))
+		}
 	}
 	// Custom field values live under dynamic sub-documents.
 	doc.AddSubDocumentMapping("cfk", dynamicMapping(keyword.Name))
@@ -181,7 +185,7 @@ func (e *Engine) Apply(ctx context.Context, kind index.Kind, upserts []index.Doc
 	}
 	b := idx.NewBatch()
 	for _, d := range upserts {
-		if err := b.Index(d.ID, toBleve(d)); err != nil {
+		if err := b.Index(d.ID, toBleve(kind, d)); err != nil {
 			return fmt.Errorf("bleveindex: %w", err)
 		}
 	}
@@ -192,7 +196,7 @@ func (e *Engine) Apply(ctx context.Context, kind index.Kind, upserts []index.Doc
 }
 
 // toBleve turns a document into the nested map Bleve indexes.
-func toBleve(d index.Document) map[string]interface{} {
+func toBleve(kind index.Kind, d index.Document) map[string]interface{} {
 	out := map[string]interface{}{
 		index.CompanyField: index.FormatID(d.Company),
 		index.PresentField: d.Present(),
@@ -219,6 +223,15 @@ func toBleve(d index.Document) map[string]interface{} {
 	}
 	for f, v := range d.Numbers {
 		put(f, v)
+	}
+	for _, f := range index.Catalog[kind] {
+		if v := d.Numbers[f.Name]; f.Valued && len(v) > 0 {
+			keys := make([]string, len(v))
+			for i, x := range v {
+				keys[i] = index.ValueKey(x)
+			}
+			out[index.ValuedPrefix+f.Name] = keys
+		}
 	}
 	return out
 }

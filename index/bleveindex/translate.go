@@ -22,15 +22,9 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 	}
 	// The company and the list filters restrict without scoring; only the
 	// user's query ranks results.
-	company := bleve.NewTermQuery(index.FormatID(r.Company))
-	company.SetField(index.CompanyField)
-	filter := bq.Query(company)
-	if r.Filter != nil {
-		f, err := translate(r.Filter)
-		if err != nil {
-			return index.Result{}, err
-		}
-		filter = bleve.NewConjunctionQuery(company, f)
+	filter, err := filterQuery(r.Company, r.Filter)
+	if err != nil {
+		return index.Result{}, err
 	}
 	b := bleve.NewBooleanQuery()
 	b.AddFilter(filter)
@@ -45,7 +39,7 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 	}
 	q := bq.Query(b)
 	req := bleve.NewSearchRequestOptions(q, r.Limit, r.Offset, false)
-	req.SortByCustom(sortOrder(r.Sort))
+	req.SortByCustom(sortOrder(r.Kind, r.Sort))
 	res, err := idx.SearchInContext(ctx, req)
 	if err != nil {
 		return index.Result{}, fmt.Errorf("bleveindex: search: %w", err)
@@ -57,7 +51,9 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 	return out, nil
 }
 
-func sortOrder(sorts []index.Sort) search.SortOrder {
+// sortOrder ends with the numeric record id as the tie-break, or the
+// document id for kinds without one (chats, keyed by UUID).
+func sortOrder(kind index.Kind, sorts []index.Sort) search.SortOrder {
 	var order search.SortOrder
 	desc := true
 	for _, s := range sorts {
@@ -71,6 +67,9 @@ func sortOrder(sorts []index.Sort) search.SortOrder {
 			typ = search.SortFieldAsNumber
 		}
 		order = append(order, &search.SortField{Field: s.Field, Desc: s.Desc, Type: typ, Missing: search.SortFieldMissingLast})
+	}
+	if _, ok := index.FieldOf(kind, "id"); !ok {
+		return append(order, &search.SortDocID{Desc: desc})
 	}
 	return append(order, &search.SortField{Field: "id", Desc: desc, Type: search.SortFieldAsNumber})
 }

@@ -81,7 +81,7 @@ func (e *Engine) Search(_ context.Context, r index.Request) (index.Result, error
 			hits = append(hits, d.Document)
 		}
 	}
-	sortHits(hits, r.Sort)
+	sortHits(r.Kind, hits, r.Sort)
 	out := index.Result{Total: len(hits), IDs: []string{}}
 	for i := r.Offset; i < len(hits) && i < r.Offset+r.Limit; i++ {
 		out.IDs = append(out.IDs, hits[i].ID)
@@ -240,12 +240,16 @@ func containsRun(tokens, want []string) bool {
 // sortHits orders like the Bleve engine: each sort field by its smallest
 // value, missing values last whatever the direction, the numeric id last.
 // A score sort cannot be reproduced here; it falls through to the id.
-func sortHits(hits []index.Document, sorts []index.Sort) {
+func sortHits(kind index.Kind, hits []index.Document, sorts []index.Sort) {
 	desc := true
 	for _, s := range sorts {
 		desc = s.Desc
 	}
-	all := append(append([]index.Sort{}, sorts...), index.Sort{Field: "id", Desc: desc})
+	_, numericID := index.FieldOf(kind, "id")
+	all := append([]index.Sort{}, sorts...)
+	if numericID {
+		all = append(all, index.Sort{Field: "id", Desc: desc})
+	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		for _, s := range all {
 			if s.Field == index.ScoreField {
@@ -255,7 +259,12 @@ func sortHits(hits []index.Document, sorts []index.Sort) {
 				return c < 0
 			}
 		}
-		return false
+		// Kinds without a numeric id break ties on the document id.
+		c := strings.Compare(hits[i].ID, hits[j].ID)
+		if desc {
+			c = -c
+		}
+		return c < 0
 	})
 }
 
@@ -305,4 +314,57 @@ func sortKey(d *index.Document, field string) (any, bool) {
 		return m, true
 	}
 	return nil, false
+}
+
+var _ index.Faceter = (*Engine)(nil)
+
+// Facets counts by brute force what the Bleve engine counts with facets.
+func (e *Engine) Facets(_ context.Context, r index.FacetRequest) (index.FacetResult, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	out := index.FacetResult{Ranges: map[string][]int{}, Values: map[string]map[string]int{}}
+	for name, rf := range r.Ranges {
+		out.Ranges[name] = make([]int, len(rf.Buckets))
+	}
+	for name := range r.Values {
+		out.Values[name] = map[string]int{}
+	}
+	for _, d := range e.docs[r.Kind] {
+		if d.Company != r.Company {
+			continue
+		}
+		if r.Filter != nil {
+			ok, err := eval(r.Filter, d)
+			if err != nil {
+				return index.FacetResult{}, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		out.Total++
+		for name, rf := range r.Ranges {
+			for i, b := range rf.Buckets {
+				for _, v := range d.Numbers[rf.Field] {
+					if index.InBucket(v, b) {
+						out.Ranges[name][i]++
+						break
+					}
+				}
+			}
+		}
+		for name, field := range r.Values {
+			seen := map[string]bool{}
+			for _, v := range d.Keywords[field] {
+				seen[v] = true
+			}
+			for _, v := range d.Numbers[field] {
+				seen[index.ValueKey(v)] = true
+			}
+			for v := range seen {
+				out.Values[name][v]++
+			}
+		}
+	}
+	return out, nil
 }

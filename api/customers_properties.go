@@ -1,0 +1,99 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// listCustomerProperties handles GET /v2/customer-properties: the
+// company's definitions in slug order (one page holds them all).
+func (s *Server) listCustomerProperties(c *gin.Context) {
+	if err := readParams(c).err(); err != nil {
+		s.fail(c, err)
+		return
+	}
+	var defs []parley.PropertyDef
+	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		defs, err = tx.PropertyDefs(caller(c).Company.ID)
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	items := make([]gin.H, 0, len(defs))
+	for i := range defs {
+		items = append(items, s.propertyResource(c, &defs[i]))
+	}
+	render(c, http.StatusOK, gin.H{
+		"_embedded": gin.H{"customer-properties": items},
+		"_links":    gin.H{"self": link(s.url(c, "v2", "customer-properties"))},
+	})
+}
+
+// createCustomerProperty handles POST /v2/customer-properties: owners and
+// administrators define a property.
+func (s *Server) createCustomerProperty(c *gin.Context) {
+	who := caller(c)
+	if who.User.Role != parley.RoleOwner && who.User.Role != parley.RoleAdmin {
+		s.fail(c, parley.Forbidden(parley.CodeAccessDenied, "only administrators and account owners may define customer properties"))
+		return
+	}
+	var in parley.PropertyDefInput
+	if err := decodeJSON(c, &in); err != nil {
+		s.fail(c, err)
+		return
+	}
+	d, err := in.Validate(who.Company.ID, s.now())
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error { return tx.PutPropertyDef(d) })
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.created(c, d.ID, s.url(c, "v2", "customer-properties", d.ID))
+}
+
+// getCustomerProperty handles GET /v2/customer-properties/{propertyId}.
+func (s *Server) getCustomerProperty(c *gin.Context) {
+	id, err := pathID(c, "propertyId")
+	var found *parley.PropertyDef
+	if err == nil {
+		err = s.cfg.DB.View(func(tx *storage.Tx) error {
+			defs, err := tx.PropertyDefs(caller(c).Company.ID)
+			for i := range defs {
+				if defs[i].ID == id {
+					found = &defs[i]
+				}
+			}
+			if err == nil && found == nil {
+				err = parley.NotFound("customer property")
+			}
+			return err
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, s.propertyResource(c, found))
+}
+
+// propertyResource renders a property definition.
+func (s *Server) propertyResource(c *gin.Context, d *parley.PropertyDef) gin.H {
+	item := gin.H{"id": d.ID, "slug": d.Slug, "name": d.Name, "type": d.Type,
+		"_links": gin.H{"self": link(s.url(c, "v2", "customer-properties", d.ID))}}
+	if d.Type == parley.PropertyDropdown {
+		opts := make([]gin.H, 0, len(d.Options))
+		for _, o := range d.Options {
+			opts = append(opts, gin.H{"id": o.ID, "label": o.Label})
+		}
+		item["options"] = opts
+	}
+	return item
+}

@@ -1,0 +1,192 @@
+package api
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"math"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+	"github.com/parley/parley/storage"
+)
+
+// customerFilterParams are the filters of GET /v3/customers; a cursor is
+// bound to their values.
+var customerFilterParams = []string{"email", "createdSince", "modifiedSince", "firstName", "lastName", "query"}
+
+// cursorVersion is the first byte of every cursor; a cursor of another
+// version is refused as stale.
+const cursorVersion = 1
+
+// position is where a page of the v3 list starts: after the customer with
+// this creation time (Unix ms) and id, newest first.
+type position struct {
+	createdAt int64
+	id        int64
+}
+
+// listCustomersV3 handles GET /v3/customers: newest first (id breaks
+// ties), 50 a page, paged by an opaque cursor in `_links.next`.
+func (s *Server) listCustomersV3(c *gin.Context) {
+	who := caller(c)
+	p := readParams(c, append([]string{"cursor"}, customerFilterParams...)...)
+	nodes := []query.Node{query.All{}}
+	if v, ok := p.raw("email"); ok {
+		nodes = append(nodes, query.Keyword{Field: "email", Value: parley.NormalizeEmail(v)})
+	}
+	for _, name := range []string{"firstName", "lastName"} {
+		if v, ok := p.raw(name); ok {
+			nodes = append(nodes, query.Match{Field: name, Text: v})
+		}
+	}
+	if t := p.time("createdSince"); t != nil {
+		nodes = append(nodes, query.TimeRange{Field: "createdAt", From: t, FromInclusive: true})
+	}
+	if t := p.time("modifiedSince"); t != nil {
+		nodes = append(nodes, query.TimeRange{Field: "modifiedAt", From: t, FromInclusive: true})
+	}
+	if err := p.err(); err != nil {
+		s.fail(c, err)
+		return
+	}
+	search, err := s.parseQuery(c, index.CustomerSchema)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	key, err := s.cursorKey()
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	binding := cursorBinding(who.Company.ID, c.Request.URL.Query())
+	if raw, ok := p.raw("cursor"); ok {
+		after, ok := readCursor(key, binding, raw)
+		if !ok {
+			s.fail(c, parley.Invalid("query", "cursor", parley.CodeRejectedRequest,
+				"the cursor is not valid for this list: it was altered, is stale, or was made for other filters; start again without cursor", raw))
+			return
+		}
+		nodes = append(nodes, after.before())
+	}
+	res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{
+		Kind: index.Customers, Company: who.Company.ID, Filter: query.And{Nodes: nodes}, Query: search,
+		Sort: []index.Sort{{Field: "createdAt", Desc: true}}, Limit: DefaultPageSize + 1,
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ids := index.ParseIDs(res.IDs)
+	more := len(ids) > DefaultPageSize
+	ids = ids[:min(len(ids), DefaultPageSize)]
+	var last *parley.Customer
+	items, err := s.customerItems(c, who.Company.ID, ids)
+	if err == nil && more && len(ids) > 0 {
+		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+			last, err = tx.Customer(who.Company.ID, ids[len(ids)-1])
+			return err
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if items == nil {
+		items = []gin.H{}
+	}
+	links := gin.H{"self": link(s.baseURL(c) + c.Request.URL.RequestURI())}
+	if last != nil {
+		q := c.Request.URL.Query()
+		q.Set("cursor", makeCursor(key, binding, position{last.CreatedAt.UnixMilli(), last.ID}))
+		links["next"] = link(s.baseURL(c) + c.Request.URL.Path + "?" + q.Encode())
+	}
+	render(c, http.StatusOK, gin.H{"_embedded": gin.H{"customers": items}, "_links": links})
+}
+
+// before matches the customers after p in the list order: created earlier,
+// or at the same time with a smaller id.
+func (p position) before() query.Node {
+	t, id := float64(p.createdAt), float64(p.id)
+	return query.Or{Nodes: []query.Node{
+		query.NumberRange{Field: "createdAt", Max: &t},
+		query.And{Nodes: []query.Node{
+			query.NumberRange{Field: "createdAt", Min: &t, Max: &t, MinInclusive: true, MaxInclusive: true},
+			query.NumberRange{Field: "id", Max: &id},
+		}},
+	}}
+}
+
+// cursorBinding is what a cursor is signed for: the company and the
+// filters of the list, so it cannot be replayed elsewhere.
+func cursorBinding(companyID int64, q url.Values) []byte {
+	var b bytes.Buffer
+	b.WriteString(strconv.FormatInt(companyID, 10))
+	names := append([]string(nil), customerFilterParams...)
+	sort.Strings(names)
+	for _, n := range names {
+		b.WriteString("\x00" + n + "=" + strings.Join(q[n], "\x01"))
+	}
+	return b.Bytes()
+}
+
+// makeCursor encodes a position: version, creation time, id, and an
+// HMAC-SHA256 (truncated to 16 bytes) over them and the binding.
+func makeCursor(key, binding []byte, p position) string {
+	payload := make([]byte, 17)
+	payload[0] = cursorVersion
+	binary.BigEndian.PutUint64(payload[1:], uint64(p.createdAt))
+	binary.BigEndian.PutUint64(payload[9:], uint64(p.id))
+	return base64.RawURLEncoding.EncodeToString(append(payload, cursorMAC(key, binding, payload)...))
+}
+
+// readCursor checks and decodes a cursor; ok is false for anything not
+// made by makeCursor with the same key and binding.
+func readCursor(key, binding []byte, s string) (position, bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(raw) != 33 || raw[0] != cursorVersion {
+		return position{}, false
+	}
+	payload, mac := raw[:17], raw[17:]
+	if !hmac.Equal(mac, cursorMAC(key, binding, payload)) {
+		return position{}, false
+	}
+	p := position{createdAt: int64(binary.BigEndian.Uint64(payload[1:])), id: int64(binary.BigEndian.Uint64(payload[9:]))}
+	if p.id <= 0 || p.createdAt > math.MaxInt64/2 {
+		return position{}, false
+	}
+	return p, true
+}
+
+func cursorMAC(key, binding, payload []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(payload)
+	m.Write(binding)
+	return m.Sum(nil)[:16]
+}
+
+// cursorKey loads the key that signs cursors, making it on first use. It
+// lives in storage so cursors survive restarts.
+func (s *Server) cursorKey() ([]byte, error) {
+	var key []byte
+	err := s.cfg.DB.View(func(tx *storage.Tx) error { key = tx.CursorKey(); return nil })
+	if err != nil || key != nil {
+		return key, err
+	}
+	_, err = s.cfg.DB.Update(func(tx *storage.Tx) (err error) {
+		key, err = tx.MakeCursorKey()
+		return err
+	})
+	return key, err
+}

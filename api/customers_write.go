@@ -1,0 +1,219 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// createCustomer handles POST /v2/customers.
+func (s *Server) createCustomer(c *gin.Context) {
+	var in parley.NewCustomerRequest
+	err := decodeJSON(c, &in)
+	if err == nil {
+		err = in.Validate()
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var cu *parley.Customer
+	err = s.write(c, func(tx *storage.Tx) error {
+		cu, err = parley.CreateCustomer(tx, caller(c).Company.ID, &in, s.now())
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.created(c, cu.ID, s.url(c, "v2", "customers", cu.ID))
+}
+
+// created answers 201 with Resource-ID and Location.
+func (s *Server) created(c *gin.Context, id int64, location string) {
+	c.Header("Resource-ID", strconv.FormatInt(id, 10))
+	c.Header("Location", location)
+	c.Status(http.StatusCreated)
+}
+
+// customerWrite runs a write on the customer of the path: it reads the id,
+// runs fn in a write transaction and answers 204.
+func (s *Server) customerWrite(c *gin.Context, fn func(tx *storage.Tx, companyID, id int64) error) {
+	id, err := pathID(c, "customerId")
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error { return fn(tx, caller(c).Company.ID, id) })
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// overwriteCustomer handles PUT /v2/customers/{customerId}.
+func (s *Server) overwriteCustomer(c *gin.Context) {
+	var in parley.CustomerFields
+	if err := decodeJSON(c, &in); err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+		return parley.OverwriteCustomer(tx, companyID, id, &in, s.now())
+	})
+}
+
+// patchCustomer handles PATCH /v2/customers/{customerId}: a JSON array of
+// patch operations, nothing else.
+func (s *Server) patchCustomer(c *gin.Context) {
+	ops, err := decodePatchArray(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+		return parley.PatchCustomer(tx, companyID, id, ops, s.now())
+	})
+}
+
+// decodePatchArray reads a body that must be a JSON array of operations.
+func decodePatchArray(c *gin.Context) ([]parley.PatchOp, error) {
+	var ops []parley.PatchOp
+	if err := decodeJSON(c, &ops); err != nil {
+		var e *parley.Error
+		if parley.KindOf(err) == parley.KindInvalid {
+			e = parley.Invalid("JSON", "", parley.CodeInvalidJSON, "the body must be a JSON array of patch operations {op, path, value}", nil)
+			return nil, e
+		}
+		return nil, err
+	}
+	return ops, nil
+}
+
+// deleteCustomer handles DELETE /v2/customers/{customerId}.
+func (s *Server) deleteCustomer(c *gin.Context) {
+	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+		return parley.DeleteCustomer(tx, companyID, id, s.now())
+	})
+}
+
+// entryKind reads the collection of the route (set when registering it).
+func entryKind(c *gin.Context) parley.EntryKind {
+	k, _ := parley.EntryKindOf(c.GetString(keyEntryKind))
+	return k
+}
+
+const keyEntryKind = "parley.entryKind"
+
+// withEntryKind marks a route with its entry collection.
+func withEntryKind(segment string, h gin.HandlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) { c.Set(keyEntryKind, segment); h(c) }
+}
+
+// addEntry handles POST /v2/customers/{customerId}/{emails|phones|chats|social-profiles|websites}.
+func (s *Server) addEntry(c *gin.Context) {
+	var in parley.EntryInput
+	id, err := pathID(c, "customerId")
+	if err == nil {
+		err = decodeJSON(c, &in)
+	}
+	var e *parley.Entry
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error {
+			e, err = parley.AddEntry(tx, caller(c).Company.ID, id, entryKind(c), &in, s.now())
+			return err
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.created(c, e.ID, s.url(c, "v2", "customers", id, entryKind(c).Segment, e.ID))
+}
+
+// replaceEntry handles PUT /v2/customers/{customerId}/{collection}/{entryId}.
+func (s *Server) replaceEntry(c *gin.Context) {
+	var in parley.EntryInput
+	entryID, err := pathID(c, "entryId")
+	if err == nil {
+		err = decodeJSON(c, &in)
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+		return parley.ReplaceEntry(tx, companyID, id, entryKind(c), entryID, &in, s.now())
+	})
+}
+
+// deleteEntry handles DELETE /v2/customers/{customerId}/{collection}/{entryId}.
+func (s *Server) deleteEntry(c *gin.Context) {
+	entryID, err := pathID(c, "entryId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+		return parley.RemoveEntry(tx, companyID, id, entryKind(c), entryID, s.now())
+	})
+}
+
+// getAddress handles GET /v2/customers/{customerId}/address.
+func (s *Server) getAddress(c *gin.Context) {
+	id, err := pathID(c, "customerId")
+	var body gin.H
+	if err == nil {
+		err = s.cfg.DB.View(func(tx *storage.Tx) error {
+			cu, err := tx.Customer(caller(c).Company.ID, id)
+			if err == nil && cu.Address == nil {
+				err = parley.NotFound("address")
+			}
+			if err == nil {
+				body = addressResource(cu.Address)
+				body["_links"] = gin.H{"self": link(s.url(c, "v2", "customers", id, "address")),
+					"customer": link(s.url(c, "v2", "customers", id))}
+			}
+			return err
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, body)
+}
+
+// putAddress handles PUT /v2/customers/{customerId}/address.
+func (s *Server) putAddress(c *gin.Context) {
+	var in parley.AddressInput
+	if err := decodeJSON(c, &in); err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+		return parley.SetAddress(tx, companyID, id, &in, s.now())
+	})
+}
+
+// deleteAddress handles DELETE /v2/customers/{customerId}/address.
+func (s *Server) deleteAddress(c *gin.Context) {
+	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+		return parley.RemoveAddress(tx, companyID, id, s.now())
+	})
+}
+
+// patchProperties handles PATCH /v2/customers/{customerId}/properties.
+func (s *Server) patchProperties(c *gin.Context) {
+	ops, err := decodePatchArray(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+		return parley.PatchProperties(tx, companyID, id, ops, s.now())
+	})
+}

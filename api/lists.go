@@ -1,0 +1,45 @@
+package api
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"github.com/parley/parley/storage"
+)
+
+// listRecords answers a paged list (50 a page) of records a company holds
+// few of (users, teams, mailboxes, tags): load reads them all in one
+// transaction, keep filters them (nil keeps all), render makes one item.
+// Lists of many records are served by the search engine instead.
+func listRecords[T any](s *Server, c *gin.Context, p *params, name string,
+	load func(tx *storage.Tx, companyID int64) ([]T, error), keep func(*T) bool, render func(*T) (gin.H, error)) {
+	pg := page{size: DefaultPageSize, number: p.page()}
+	if err := p.err(); err != nil {
+		s.fail(c, err)
+		return
+	}
+	var records []T
+	err := s.cfg.DB.View(func(tx *storage.Tx) error {
+		all, err := load(tx, caller(c).Company.ID)
+		for i := range all {
+			if keep == nil || keep(&all[i]) {
+				records = append(records, all[i])
+			}
+		}
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	pg.total = len(records)
+	var items []gin.H
+	for _, r := range pageOf(records, pg) {
+		item, err := render(&r)
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		items = append(items, item)
+	}
+	s.renderPage(c, name, items, pg)
+}

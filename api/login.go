@@ -1,0 +1,234 @@
+package api
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/gin-gonic/gin"
+	"golang.org/x/crypto/bcrypt"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// Paths and cookies of the authorization-code flow's pages.
+const (
+	authorizePath = "/authentication/authorizeClientApplication"
+	loginPath     = "/authentication/login"
+	cookiePath    = "/authentication"
+	// sessionCookie holds a sign-in session; csrfCookie a random value the
+	// sign-in form's CSRF token is derived from.
+	sessionCookie = "parley_session"
+	csrfCookie    = "parley_csrf"
+	maxFormBytes  = 16 << 10
+)
+
+// loginRoutes registers the HTML pages of the authorization-code flow.
+func (s *Server) loginRoutes() {
+	s.router.GET(authorizePath, s.authorizePage)
+	s.router.POST(authorizePath, s.authorizeDecision)
+	s.router.POST(loginPath, s.login)
+}
+
+// csrfToken binds a form to its browser (key: a cookie's value, which
+// other sites can neither read nor set) and to the authorization request
+// (client id and state): a form whose state was altered fails the check.
+func csrfToken(key, purpose, clientID, state string) string {
+	h := hmac.New(sha256.New, []byte(key))
+	h.Write([]byte(purpose + "\x00" + clientID + "\x00" + state))
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil))
+}
+
+func csrfValid(key, purpose, clientID, state, got string) bool {
+	return key != "" && hmac.Equal([]byte(csrfToken(key, purpose, clientID, state)), []byte(got))
+}
+
+// setCookie sets an HttpOnly, SameSite=Lax cookie on the pages' path,
+// Secure when the request came over TLS. maxAge < 0 deletes it.
+func (s *Server) setCookie(c *gin.Context, name, value string, maxAge int) {
+	http.SetCookie(c.Writer, &http.Cookie{Name: name, Value: value, Path: cookiePath, MaxAge: maxAge, HttpOnly: true,
+		Secure: c.Request.TLS != nil || strings.HasPrefix(s.cfg.BaseURL, "https:"), SameSite: http.SameSiteLaxMode})
+}
+
+// flowApp loads the application an authorization request names; one that
+// is unknown, revoked or has no redirect URL gets an error page, never a
+// redirect (its redirect URL cannot be trusted).
+func (s *Server) flowApp(c *gin.Context, clientID string) (*parley.App, bool) {
+	var app *parley.App
+	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		app, err = tx.App(clientID)
+		return err
+	})
+	if err == nil && (app.RevokedAt != nil || app.RedirectURI == "") {
+		err = parley.NotFound("application")
+	}
+	if err != nil {
+		if !parley.IsNotFound(err) {
+			s.cfg.Log.Error("internal error", "logRef", requestIDOf(c), "err", err)
+		}
+		s.page(c, http.StatusBadRequest, errorPage, pageData{Message: "This application is unknown or cannot ask for access."})
+		return nil, false
+	}
+	return app, true
+}
+
+// sessionUser returns the signed-in user and the session cookie's value.
+func (s *Server) sessionUser(c *gin.Context) (*parley.User, string) {
+	token, err := c.Cookie(sessionCookie)
+	if err != nil || token == "" {
+		return nil, ""
+	}
+	var u *parley.User
+	if s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		u, err = parley.SessionUser(tx, token, s.now())
+		return err
+	}) != nil {
+		return nil, ""
+	}
+	return u, token
+}
+
+// authorizePage handles GET /authentication/authorizeClientApplication:
+// the sign-in form, or, once signed in, the consent page.
+func (s *Server) authorizePage(c *gin.Context) {
+	clientID, state := c.Query("client_id"), c.Query("state")
+	app, ok := s.flowApp(c, clientID)
+	if !ok {
+		return
+	}
+	if u, session := s.sessionUser(c); u != nil {
+		s.page(c, http.StatusOK, consentPage, pageData{App: app.Name, User: u.Name(), Email: u.Email, ClientID: clientID,
+			State: state, CSRF: csrfToken(session, "consent", clientID, state)})
+		return
+	}
+	s.loginForm(c, http.StatusOK, clientID, state, "")
+}
+
+// loginForm renders the sign-in form with a fresh CSRF token, setting the
+// CSRF cookie when the browser has none.
+func (s *Server) loginForm(c *gin.Context, status int, clientID, state, message string) {
+	key, err := c.Cookie(csrfCookie)
+	if err != nil || len(key) < 32 {
+		key = parley.NewSecret()
+		s.setCookie(c, csrfCookie, key, 0)
+	}
+	s.page(c, status, loginPage, pageData{ClientID: clientID, State: state, Message: message,
+		CSRF: csrfToken(key, "login", clientID, state)})
+}
+
+// readForm parses a bounded urlencoded form body.
+func readForm(c *gin.Context) url.Values {
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxFormBytes)
+	if c.Request.ParseForm() != nil {
+		return url.Values{}
+	}
+	return c.Request.PostForm
+}
+
+// dummyPasswordHash is compared against for an unknown e-mail, so it costs
+// what a wrong password costs.
+var dummyPasswordHash = sync.OnceValue(func() []byte {
+	h, err := bcrypt.GenerateFromPassword([]byte("parley-no-such-user"), bcrypt.DefaultCost)
+	if err != nil {
+		panic(err)
+	}
+	return h
+})
+
+// login handles POST /authentication/login: checks the CSRF token and the
+// e-mail and password, starts a session and returns to the authorization
+// page. Attempts are rate limited per e-mail address.
+func (s *Server) login(c *gin.Context) {
+	form := readForm(c)
+	clientID, state, email := form.Get("client_id"), form.Get("state"), parley.NormalizeEmail(form.Get("email"))
+	key, _ := c.Cookie(csrfCookie)
+	if !csrfValid(key, "login", clientID, state, form.Get("csrf")) {
+		s.page(c, http.StatusBadRequest, errorPage, pageData{Message: "This form has expired or was altered. Start again from the application."})
+		return
+	}
+	if _, ok := s.flowApp(c, clientID); !ok {
+		return
+	}
+	if d := s.takeClient(c, "login:", email); !s.setRateHeaders(c, d) {
+		s.loginForm(c, http.StatusTooManyRequests, clientID, state, "Too many attempts. Wait a minute and try again.")
+		return
+	}
+	var u *parley.User
+	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		u, err = tx.UserByEmail(email)
+		return err
+	})
+	hash := dummyPasswordHash()
+	if err == nil && u.PasswordHash != "" {
+		hash = []byte(u.PasswordHash)
+	}
+	if bcrypt.CompareHashAndPassword(hash, []byte(form.Get("password"))) != nil || err != nil || u.PasswordHash == "" || u.Deactivated {
+		s.loginForm(c, http.StatusUnauthorized, clientID, state, "Wrong e-mail or password.")
+		return
+	}
+	now := s.now()
+	var session string
+	err = s.write(c, func(tx *storage.Tx) (err error) {
+		session, err = parley.SignIn(tx, u, now)
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.setCookie(c, sessionCookie, session, int(parley.SessionLifetime.Seconds()))
+	c.Redirect(http.StatusSeeOther, authorizePath+"?"+url.Values{"client_id": {clientID}, "state": {state}}.Encode())
+}
+
+// authorizeDecision handles POST /authentication/authorizeClientApplication:
+// the consent form. Approval redirects to the application's redirect URL
+// with a single-use `code` and the `state`; denial with
+// `error=access_denied` and the `state` (RFC 6749 section 4.1.2.1).
+func (s *Server) authorizeDecision(c *gin.Context) {
+	form := readForm(c)
+	clientID, state := form.Get("client_id"), form.Get("state")
+	u, session := s.sessionUser(c)
+	if u == nil {
+		s.loginForm(c, http.StatusUnauthorized, clientID, state, "Your session has ended. Sign in again.")
+		return
+	}
+	if !csrfValid(session, "consent", clientID, state, form.Get("csrf")) {
+		s.page(c, http.StatusBadRequest, errorPage, pageData{Message: "This form has expired or was altered. Start again from the application."})
+		return
+	}
+	app, ok := s.flowApp(c, clientID)
+	if !ok {
+		return
+	}
+	target, err := url.Parse(app.RedirectURI)
+	if err != nil {
+		s.fail(c, parley.Internal(err))
+		return
+	}
+	q := target.Query()
+	if form.Get("decision") != "approve" {
+		q.Set("error", "access_denied")
+	} else {
+		var code string
+		err := s.write(c, func(tx *storage.Tx) (err error) {
+			code, err = parley.IssueAuthCode(tx, app, u, s.now())
+			return err
+		})
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		q.Set("code", code)
+	}
+	if state != "" {
+		q.Set("state", state)
+	}
+	target.RawQuery = q.Encode()
+	c.Header("Referrer-Policy", "no-referrer")
+	c.Redirect(http.StatusSeeOther, target.String())
+}

@@ -1,0 +1,266 @@
+package api
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+	"github.com/parley/parley/storage"
+)
+
+var (
+	organizationListParams = []string{"page", "query", "sortField", "sortOrder"}
+	organizationSortFields = []string{"name", "createdAt"}
+)
+
+// listOrganizations handles GET /v2/organizations: 50 a page; `query`
+// matches names and domains (case-insensitive substring); sorted by name
+// (default, ascending) or createdAt, the id breaking ties.
+func (s *Server) listOrganizations(c *gin.Context) {
+	who := caller(c)
+	p := readParams(c, organizationListParams...)
+	sortField := p.enum("sortField", "name", organizationSortFields)
+	desc := p.enum("sortOrder", "asc", sortOrders) == "desc"
+	pg := page{size: DefaultPageSize, number: p.page()}
+	needle, _ := p.raw("query")
+	needle = strings.ToLower(strings.TrimSpace(needle))
+	if err := p.err(); err != nil {
+		s.fail(c, err)
+		return
+	}
+	var orgs []parley.Organization
+	err := s.cfg.DB.View(func(tx *storage.Tx) error {
+		all, err := tx.Organizations(who.Company.ID)
+		for _, o := range all {
+			if needle == "" || organizationMatches(&o, needle) {
+				orgs = append(orgs, o)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	sort.SliceStable(orgs, func(i, j int) bool {
+		a, b := orgs[i], orgs[j]
+		if desc {
+			a, b = b, a
+		}
+		if sortField == "createdAt" && !a.CreatedAt.Equal(b.CreatedAt) {
+			return a.CreatedAt.Before(b.CreatedAt)
+		}
+		if an, bn := strings.ToLower(a.Name), strings.ToLower(b.Name); sortField == "name" && an != bn {
+			return an < bn
+		}
+		return a.ID < b.ID
+	})
+	pg.total = len(orgs)
+	items := []gin.H{}
+	shown := pageOf(orgs, pg)
+	for i := range shown {
+		items = append(items, s.organizationResource(c, &shown[i]))
+	}
+	s.renderPage(c, "organizations", items, pg)
+}
+
+func organizationMatches(o *parley.Organization, needle string) bool {
+	if strings.Contains(strings.ToLower(o.Name), needle) {
+		return true
+	}
+	for _, d := range o.Domains {
+		if strings.Contains(d, needle) {
+			return true
+		}
+	}
+	return false
+}
+
+// createOrganization handles POST /v2/organizations.
+func (s *Server) createOrganization(c *gin.Context) {
+	var in parley.OrganizationInput
+	if err := decodeJSON(c, &in); err != nil {
+		s.fail(c, err)
+		return
+	}
+	var o *parley.Organization
+	err := s.write(c, func(tx *storage.Tx) (err error) {
+		o, err = parley.CreateOrganization(tx, caller(c).Company.ID, &in, s.now())
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.created(c, o.ID, s.url(c, "v2", "organizations", o.ID))
+}
+
+// getOrganization handles GET /v2/organizations/{organizationId}, with
+// `includeCounts` (customerCount, conversationCount) and
+// `includeProperties` (properties).
+func (s *Server) getOrganization(c *gin.Context) {
+	who := caller(c)
+	id, err := pathID(c, "organizationId")
+	p := readParams(c, "includeCounts", "includeProperties")
+	counts, props := boolParam(p, "includeCounts"), boolParam(p, "includeProperties")
+	if err == nil {
+		err = p.err()
+	}
+	var body gin.H
+	if err == nil {
+		err = s.cfg.DB.View(func(tx *storage.Tx) error {
+			o, err := tx.Organization(who.Company.ID, id)
+			if err != nil {
+				return err
+			}
+			body = s.organizationResource(c, o)
+			if counts {
+				customers := tx.OrganizationCustomerIDs(o.ID)
+				conversations := 0
+				for _, cid := range customers {
+					conversations += tx.ConversationCount(cid)
+				}
+				body["customerCount"], body["conversationCount"] = len(customers), conversations
+			}
+			if props {
+				body["properties"] = []gin.H{}
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, body)
+}
+
+// boolParam reads an optional `true`/`false` parameter.
+func boolParam(p *params, name string) bool {
+	return p.enum(name, "false", []string{"true", "false"}) == "true"
+}
+
+// updateOrganization handles PUT /v2/organizations/{organizationId}.
+func (s *Server) updateOrganization(c *gin.Context) {
+	var in parley.OrganizationInput
+	id, err := pathID(c, "organizationId")
+	if err == nil {
+		err = decodeJSON(c, &in)
+	}
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error {
+			return parley.ReplaceOrganization(tx, caller(c).Company.ID, id, &in, s.now())
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// deleteOrganization handles DELETE /v2/organizations/{organizationId}.
+func (s *Server) deleteOrganization(c *gin.Context) {
+	id, err := pathID(c, "organizationId")
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error {
+			return parley.RemoveOrganization(tx, caller(c).Company.ID, id, s.now())
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// organizationCustomers resolves the organization of the path and its
+// customer ids, for the two sub-lists.
+func (s *Server) organizationCustomers(c *gin.Context) ([]int64, error) {
+	id, err := pathID(c, "organizationId")
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		o, err := tx.Organization(caller(c).Company.ID, id)
+		if err == nil {
+			ids = tx.OrganizationCustomerIDs(o.ID)
+		}
+		return err
+	})
+	return ids, err
+}
+
+// listOrganizationCustomers handles GET /v2/organizations/{organizationId}/customers:
+// 50 a page, in id (creation) order.
+func (s *Server) listOrganizationCustomers(c *gin.Context) {
+	p := readParams(c, "page")
+	pg := page{size: DefaultPageSize, number: p.page()}
+	ids, err := s.organizationCustomers(c)
+	if err == nil {
+		err = p.err()
+	}
+	var items []gin.H
+	if err == nil {
+		pg.total = len(ids)
+		items, err = s.customerItems(c, caller(c).Company.ID, pageOf(ids, pg))
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.renderPage(c, "customers", items, pg)
+}
+
+// listOrganizationConversations handles GET /v2/organizations/{organizationId}/conversations:
+// 25 a page, newest first, every status; served by the index on the
+// organization's customers.
+func (s *Server) listOrganizationConversations(c *gin.Context) {
+	who := caller(c)
+	p := readParams(c, "page")
+	pg := page{size: ConversationPageSize, number: p.page()}
+	ids, err := s.organizationCustomers(c)
+	if err == nil {
+		err = p.err()
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	nodes := append(visibleConversations(who), anyID("customerId", ids))
+	items, err := s.conversationPage(c, index.Request{Filter: query.And{Nodes: nodes},
+		Sort: []index.Sort{{Field: "createdAt", Desc: true}}}, &pg, false)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.renderPage(c, "conversations", items, pg)
+}
+
+// organizationResource renders an organization; empty scalars are null.
+func (s *Server) organizationResource(c *gin.Context, o *parley.Organization) gin.H {
+	null := func(v string) any {
+		if v == "" {
+			return nil
+		}
+		return v
+	}
+	var color any
+	if o.BrandColor != nil {
+		color = *o.BrandColor
+	}
+	self := s.url(c, "v2", "organizations", o.ID)
+	return gin.H{
+		"id": o.ID, "name": o.Name, "website": null(o.Website), "description": null(o.Description),
+		"location": null(o.Location), "logoUrl": null(o.LogoURL), "note": null(o.Note), "brandColor": color,
+		"domains": nonNil(o.Domains), "phones": nonNil(o.Phones),
+		"createdAt": parley.FormatTime(o.CreatedAt), "updatedAt": parley.FormatTime(o.UpdatedAt),
+		"_links": gin.H{"self": link(self), "customers": link(self + "/customers"), "conversations": link(self + "/conversations")},
+	}
+}

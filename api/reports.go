@@ -1,0 +1,205 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/reports"
+	"github.com/parley/parley/storage"
+)
+
+var (
+	reportParams    = []string{"start", "end", "previousStart", "previousEnd", "mailboxes", "tags", "folders", "officeHours"}
+	drillDownParams = append([]string{"range", "rangeId", "page"}, reportParams...)
+)
+
+// reportEngine is the engine as reports need it.
+func (s *Server) reportEngine() (reports.Engine, error) {
+	e, ok := s.cfg.Engine.(reports.Engine)
+	if !ok {
+		return nil, errors.New("api: the search engine cannot compute facets")
+	}
+	return e, nil
+}
+
+// reportRequest reads the parameters shared by the report endpoints.
+func (s *Server) reportRequest(c *gin.Context, p *params) (reports.Request, error) {
+	who := caller(c)
+	if !who.Company.Plan.HasReports() {
+		return reports.Request{}, parley.Forbidden(parley.CodeAccessDenied, "reports are available on the two highest plans only")
+	}
+	r := reports.Request{Company: who.Company.ID}
+	period := func(startName, endName string, required bool) *reports.Period {
+		_, hasStart := p.raw(startName)
+		_, hasEnd := p.raw(endName)
+		if !required && !hasStart && !hasEnd {
+			return nil
+		}
+		start, end := p.time(startName), p.time(endName)
+		for name, given := range map[string]bool{startName: hasStart, endName: hasEnd} {
+			if !given {
+				p.problems.Add(name, parley.CodeMissingParameter, name+" is required with "+startName+" and "+endName, nil)
+			}
+		}
+		if start == nil || end == nil {
+			return nil
+		}
+		if end.Before(*start) {
+			p.problems.Add(endName, parley.CodeValueNotSupported, endName+" must not be before "+startName, parley.FormatTime(*end))
+			return nil
+		}
+		return &reports.Period{Start: *start, End: *end}
+	}
+	if cur := period("start", "end", true); cur != nil {
+		r.Current = *cur
+	}
+	r.Previous = period("previousStart", "previousEnd", false)
+	r.Filter.Mailboxes = p.numbers("mailboxes")
+	tagIDs := p.numbers("tags")
+	r.Filter.Folders = p.numbers("folders")
+	switch v, _ := p.raw("officeHours"); v {
+	case "", "false":
+	case "true":
+		r.Filter.OfficeHours = who.Company.OfficeHours.Enabled // SPEC: true without office hours behaves as false
+	default:
+		p.problems.Add("officeHours", parley.CodeEnumValue, "must be one of: true, false", v)
+	}
+	if err := p.err(); err != nil {
+		return r, err
+	}
+	err := s.cfg.DB.View(func(tx *storage.Tx) error {
+		for _, id := range tagIDs {
+			t, err := tx.Tag(who.Company.ID, id)
+			if err != nil {
+				return parley.Invalid("query", "tags", parley.CodeInvalidID, "no tag with this id", id)
+			}
+			r.Filter.Tags = append(r.Filter.Tags, *t)
+		}
+		return nil
+	})
+	return r, err
+}
+
+// numbers reads comma-separated ids of a report filter; a bad item is
+// `Invalid number`.
+func (p *params) numbers(name string) []int64 {
+	var out []int64
+	for _, s := range p.list(name) {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil || n <= 0 {
+			p.problems.Add(name, parley.CodeInvalidNumber, "must be comma-separated positive integers", s)
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// chatReport handles GET /v2/reports/chat.
+func (s *Server) chatReport(c *gin.Context) {
+	r, err := s.reportRequest(c, readParams(c, reportParams...))
+	var e reports.Engine
+	if err == nil {
+		e, err = s.reportEngine()
+	}
+	var rep *reports.ChatReport
+	if err == nil {
+		rep, err = reports.Chat(c.Request.Context(), e, r)
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, rep)
+}
+
+// phoneReport handles GET /v2/reports/phone.
+func (s *Server) phoneReport(c *gin.Context) {
+	r, err := s.reportRequest(c, readParams(c, reportParams...))
+	var e reports.Engine
+	if err == nil {
+		e, err = s.reportEngine()
+	}
+	var users []parley.User
+	if err == nil {
+		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+			users, err = tx.Users(caller(c).Company.ID)
+			return err
+		})
+	}
+	var rep *reports.PhoneReport
+	if err == nil {
+		rep, err = reports.Phone(c.Request.Context(), e, r, users)
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, rep)
+}
+
+// chatDrillDown handles GET /v2/reports/chat/drilldown: the chats counted
+// in one range of a distribution (`range`, `rangeId` 1-5), 25 a page.
+func (s *Server) chatDrillDown(c *gin.Context) {
+	p := readParams(c, drillDownParams...)
+	var names []string
+	for name := range reports.ChatRanges {
+		names = append(names, name)
+	}
+	distribution := p.enum("range", "", sortedStrings(names))
+	if _, ok := p.raw("range"); !ok {
+		p.problems.Add("range", parley.CodeMissingParameter, "range is required", nil)
+	}
+	rangeID := 0
+	if v, ok := p.raw("rangeId"); !ok {
+		p.problems.Add("rangeId", parley.CodeMissingParameter, "rangeId is required", nil)
+	} else if n, err := strconv.Atoi(v); err != nil || n < 1 || n > 5 {
+		p.problems.Add("rangeId", parley.CodeInvalidNumber, "must be an integer from 1 to 5", v)
+	} else {
+		rangeID = n
+	}
+	pg := page{size: ConversationPageSize, number: p.page()}
+	r, err := s.reportRequest(c, p)
+	var e reports.Engine
+	if err == nil {
+		e, err = s.reportEngine()
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	res, err := reports.DrillDown(c.Request.Context(), e, r, distribution, rangeID, pg.offset(), pg.size)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	pg.total = res.Total
+	var items []gin.H
+	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		for _, id := range res.IDs {
+			chat, err := tx.Chat(r.Company, id)
+			if err != nil {
+				continue
+			}
+			items = append(items, s.chatResource(c, tx, chat))
+		}
+		return nil
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.renderPage(c, "chats", items, pg)
+}
+
+func sortedStrings(list []string) []string {
+	out := append([]string(nil), list...)
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,88 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// userStatusResource renders a user's status (the family's shape: e-mail
+// status with who changed it and when, and the chat status).
+func (s *Server) userStatusResource(c *gin.Context, u *parley.User) gin.H {
+	st := u.CurrentStatus()
+	return gin.H{
+		"userId": u.ID,
+		"email": gin.H{"status": st.Email, "updatedAt": parley.FormatTime(st.UpdatedAt),
+			"performedBy": st.PerformedBy, "source": st.Source},
+		"chat": gin.H{"status": st.Chat, "mailboxStatuses": gin.H{}},
+		"_links": gin.H{"self": link(s.url(c, "v2", "users", u.ID, "status")),
+			"user": link(s.url(c, "v2", "users", u.ID))},
+	}
+}
+
+// getUserStatus handles GET /v2/users/{userId}/status.
+func (s *Server) getUserStatus(c *gin.Context) {
+	who := caller(c)
+	id, err := pathID(c, "userId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var u *parley.User
+	err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		u, err = tx.User(who.Company.ID, id)
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, s.userStatusResource(c, u))
+}
+
+// listUserStatuses handles GET /v2/users/status, 50 a page.
+func (s *Server) listUserStatuses(c *gin.Context) {
+	listRecords(s, c, readParams(c, "page"), "userStatuses", (*storage.Tx).Users, nil,
+		func(u *parley.User) (gin.H, error) { return s.userStatusResource(c, u), nil })
+}
+
+// setUserStatus handles PUT /v2/users/{userId}/status: `status` (e-mail:
+// active, away) and/or `chat` (available, unavailable); 204. A change
+// records a user.status.changed event for webhooks.
+func (s *Server) setUserStatus(c *gin.Context) {
+	who := caller(c)
+	id, err := pathID(c, "userId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var change parley.StatusChange
+	if err := decodeJSON(c, &change); err != nil {
+		s.fail(c, err)
+		return
+	}
+	now := s.now()
+	err = s.write(c, func(tx *storage.Tx) error {
+		u, err := tx.User(who.Company.ID, id)
+		if err != nil {
+			return err
+		}
+		ev, err := parley.SetUserStatus(who, u, change, now)
+		if err != nil || ev == nil {
+			return err
+		}
+		u.UpdatedAt = now
+		if err := tx.PutUser(u); err != nil {
+			return err
+		}
+		return tx.PutEvent(*ev)
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

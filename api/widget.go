@@ -1,0 +1,251 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// The visitor side of live chat is Parley's own design (SPEC does not
+// describe the widget): a public widget id starts chats without a bearer
+// token; the visitor then proves itself with the X-Visitor-Token it got.
+
+// chatWaiters lets visitors long-poll for new events of a chat.
+type chatWaiters struct {
+	mu    sync.Mutex
+	chans map[string]chan struct{}
+}
+
+// wait returns a channel closed at the next change of the chat.
+func (w *chatWaiters) wait(chatID string) <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.chans == nil {
+		w.chans = map[string]chan struct{}{}
+	}
+	ch, ok := w.chans[chatID]
+	if !ok {
+		ch = make(chan struct{})
+		w.chans[chatID] = ch
+	}
+	return ch
+}
+
+// notify wakes everyone waiting on the chat.
+func (w *chatWaiters) notify(chatID string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if ch, ok := w.chans[chatID]; ok {
+		close(ch)
+		delete(w.chans, chatID)
+	}
+}
+
+// minuteLimiter counts events per key in fixed one-minute windows of the
+// injected clock; it bounds abuse of the public widget endpoints.
+type minuteLimiter struct {
+	mu     sync.Mutex
+	counts map[string]minuteCount
+}
+
+type minuteCount struct {
+	window time.Time
+	n      int
+}
+
+// allow records one event for key and reports whether it is within limit;
+// when not, it also returns the seconds until the window resets.
+func (l *minuteLimiter) allow(key string, limit int, now time.Time) (bool, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.counts == nil {
+		l.counts = map[string]minuteCount{}
+	}
+	window := now.Truncate(time.Minute)
+	c := l.counts[key]
+	if !c.window.Equal(window) {
+		c = minuteCount{window: window}
+		for k, old := range l.counts { // forget past windows
+			if old.window.Before(window) {
+				delete(l.counts, k)
+			}
+		}
+	}
+	if c.n >= limit {
+		return false, int(window.Add(time.Minute).Sub(now).Seconds()) + 1
+	}
+	c.n++
+	l.counts[key] = c
+	return true, 0
+}
+
+func (s *Server) limited(c *gin.Context, key string, limit int) bool {
+	ok, retry := s.widgetLimits.allow(key, limit, s.cfg.Clock.Now())
+	if ok {
+		return false
+	}
+	c.Header("Retry-After", strconv.Itoa(retry))
+	s.fail(c, &parley.Error{Kind: parley.KindTooManyRequests, Message: "Too many requests", Errors: []parley.FieldError{{
+		Code: parley.CodeRateLimited, Message: "too many chat requests; retry in " + strconv.Itoa(retry) + " seconds"}}})
+	return true
+}
+
+// startChat handles POST /v2/widgets/{widgetId}/chats: 201 with
+// Resource-ID and `{id, visitorToken}`.
+func (s *Server) startChat(c *gin.Context) {
+	if s.limited(c, "start:"+c.ClientIP(), s.cfg.ChatStartsPerMinute) {
+		return
+	}
+	var in parley.StartChatRequest
+	if err := decodeJSON(c, &in); err != nil {
+		s.fail(c, err)
+		return
+	}
+	token := newToken()
+	var chat *parley.Chat
+	err := s.write(c, func(tx *storage.Tx) error {
+		var err error
+		chat, err = parley.StartChat(tx, c.Param("widgetId"), &in, token, s.chatEnv())
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Header("Resource-ID", chat.ID)
+	c.Header("Location", s.url(c, "v2", "widgets", chat.WidgetID, "chats", chat.ID, "events"))
+	c.JSON(http.StatusCreated, gin.H{"id": chat.ID, "visitorToken": token})
+}
+
+// visitorChat loads the chat of a widget path for its visitor.
+func (s *Server) visitorChat(tx *storage.Tx, c *gin.Context) (*parley.Chat, error) {
+	chat, err := tx.ChatByID(c.Param("chatId"))
+	if err != nil || chat.WidgetID != c.Param("widgetId") {
+		return nil, parley.NotFound("chat")
+	}
+	if !chat.VisitorCan(c.GetHeader("X-Visitor-Token")) {
+		return nil, parley.Unauthorized("the X-Visitor-Token header does not match the chat")
+	}
+	return chat, nil
+}
+
+// visitorWrite runs a visitor write and wakes waiting readers.
+func (s *Server) visitorWrite(c *gin.Context, fn func(tx *storage.Tx, chat *parley.Chat) error) {
+	err := s.write(c, func(tx *storage.Tx) error {
+		chat, err := s.visitorChat(tx, c)
+		if err != nil {
+			return err
+		}
+		return fn(tx, chat)
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.chats.notify(c.Param("chatId"))
+	c.Status(http.StatusCreated)
+}
+
+// visitorMessage handles POST /v2/widgets/{widgetId}/chats/{chatId}/messages.
+func (s *Server) visitorMessage(c *gin.Context) {
+	if s.limited(c, "message:"+c.Param("chatId"), s.cfg.ChatMessagesPerMinute) {
+		return
+	}
+	var in struct {
+		Body *string `json:"body"`
+	}
+	if err := decodeJSON(c, &in); err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.visitorWrite(c, func(tx *storage.Tx, chat *parley.Chat) error {
+		e, err := parley.VisitorMessage(tx, chat, in.Body, s.chatEnv())
+		c.Header("Resource-ID", e.ID)
+		return err
+	})
+}
+
+// visitorPageView handles POST /v2/widgets/{widgetId}/chats/{chatId}/timeline.
+func (s *Server) visitorPageView(c *gin.Context) {
+	var in parley.TimelineRequest
+	if err := decodeJSON(c, &in); err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.visitorWrite(c, func(tx *storage.Tx, chat *parley.Chat) error {
+		return parley.VisitorPageView(tx, chat, &in, s.chatEnv())
+	})
+}
+
+// visitorEvents handles GET /v2/widgets/{widgetId}/chats/{chatId}/events:
+// the events after `after` the visitor may see. With none yet it waits
+// (long-poll) up to ChatPollWait for one.
+func (s *Server) visitorEvents(c *gin.Context) {
+	p := readParams(c, "after")
+	after, _ := p.raw("after")
+	if err := p.err(); err != nil {
+		s.fail(c, err)
+		return
+	}
+	deadline := time.NewTimer(s.cfg.ChatPollWait)
+	defer deadline.Stop()
+	for {
+		changed := s.chats.wait(c.Param("chatId"))
+		var events []gin.H
+		var ended bool
+		err := s.cfg.DB.View(func(tx *storage.Tx) error {
+			chat, err := s.visitorChat(tx, c)
+			if err != nil {
+				return err
+			}
+			ended = chat.EndedAt != nil
+			for _, e := range chat.EventsAfter(after, true) {
+				events = append(events, visitorEvent(tx, chat, e))
+			}
+			return nil
+		})
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		if len(events) > 0 || ended {
+			c.Header("Keep-Alive", chatKeepAlive)
+			c.JSON(http.StatusOK, gin.H{"events": nonNilH(events), "ended": ended})
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			c.JSON(http.StatusOK, gin.H{"events": []gin.H{}, "ended": false})
+			return
+		case <-c.Request.Context().Done():
+			return
+		}
+	}
+}
+
+// visitorEvent renders an event for the visitor: an agent appears by first
+// name and last initial (SPEC Add Message rule 3).
+func visitorEvent(tx *storage.Tx, chat *parley.Chat, e parley.ChatEvent) gin.H {
+	author := gin.H{"type": e.Author.Type}
+	if e.Author.Type == parley.PartyUser {
+		if u, err := tx.User(chat.CompanyID, e.Author.ID); err == nil {
+			author["name"] = parley.VisitorName(u)
+		}
+	}
+	return gin.H{"id": e.ID, "type": e.Type, "action": e.Action, "author": author,
+		"createdAt": e.CreatedAt.UTC().Format(chatTimeLayout), "body": e.Body}
+}
+
+func nonNilH(list []gin.H) []gin.H {
+	if list == nil {
+		return []gin.H{}
+	}
+	return list
+}

@@ -1,0 +1,298 @@
+package parley
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// PropertyType is the type of a customer property definition.
+type PropertyType string
+
+// Customer property types (SPEC "Customer property as read").
+const (
+	PropertyDate     PropertyType = "date"
+	PropertyDropdown PropertyType = "dropdown"
+	PropertyNumber   PropertyType = "number"
+	PropertyText     PropertyType = "text"
+	PropertyURL      PropertyType = "url"
+)
+
+// PropertyTypes lists the accepted property types.
+var PropertyTypes = []string{"date", "dropdown", "number", "text", "url"}
+
+// Customer property limits (SPEC "Limits").
+const (
+	MaxPropertySlugLength = 100
+	MaxPropertyNameLength = 100
+	MaxPropertyTextLength = 255
+	MaxPropertyOptions    = 100
+)
+
+// ReservedPropertySlugs may not name a property (SPEC Create Customer).
+var ReservedPropertySlugs = []string{"email", "name", "company", "jobTitle"}
+
+// PropertyOption is one choice of a dropdown property.
+type PropertyOption struct {
+	ID    int64  `json:"id"`
+	Label string `json:"label"`
+}
+
+// PropertyDef defines a customer property of a company. Slugs are unique
+// per company.
+type PropertyDef struct {
+	ID        int64            `json:"id"`
+	CompanyID int64            `json:"companyId"`
+	Slug      string           `json:"slug"`
+	Name      string           `json:"name"`
+	Type      PropertyType     `json:"type"`
+	Options   []PropertyOption `json:"options,omitempty"`
+	CreatedAt time.Time        `json:"createdAt"`
+}
+
+// PropertyDefInput is a request defining a property.
+type PropertyDefInput struct {
+	Slug    *string  `json:"slug"`
+	Name    *string  `json:"name"`
+	Type    *string  `json:"type"`
+	Options []string `json:"options"`
+}
+
+// ValidSlug reports whether s is 1 to 100 alphanumerics, `-` or `_`.
+func ValidSlug(s string) bool {
+	if s == "" || len(s) > MaxPropertySlugLength {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// Validate checks the definition request and builds the definition (option
+// ids are assigned by storage).
+func (in *PropertyDefInput) Validate(companyID int64, now time.Time) (*PropertyDef, error) {
+	p := &Problems{Source: "JSON"}
+	switch {
+	case in.Slug == nil:
+		p.Add("slug", CodeNullValue, "may not be null", nil)
+	case !ValidSlug(*in.Slug):
+		p.Add("slug", CodeSize, "must be 1 to 100 characters: letters, digits, - or _", *in.Slug)
+	case oneOfFold(*in.Slug, ReservedPropertySlugs):
+		p.Add("slug", CodeValueNotSupported, "is reserved: "+strings.Join(ReservedPropertySlugs, ", "), *in.Slug)
+	}
+	requireString(p, "name", in.Name, MaxPropertyNameLength)
+	requireEnum(p, "type", in.Type, PropertyTypes)
+	isDropdown := in.Type != nil && *in.Type == string(PropertyDropdown)
+	switch {
+	case isDropdown && len(in.Options) == 0:
+		p.Add("options", CodeEmptyValue, "a dropdown needs at least one option", nil)
+	case !isDropdown && len(in.Options) > 0:
+		p.Add("options", CodeValueNotSupported, "only dropdown properties have options", in.Options)
+	case len(in.Options) > MaxPropertyOptions:
+		p.Add("options", CodeSize, sizeMessage(1, MaxPropertyOptions), len(in.Options))
+	}
+	seen := map[string]bool{}
+	for i, o := range in.Options {
+		path := fmt.Sprintf("options[%d]", i)
+		label := strings.TrimSpace(o)
+		switch {
+		case label == "":
+			p.Add(path, CodeEmptyValue, "may not be empty", o)
+		case len([]rune(label)) > MaxPropertyTextLength:
+			p.Add(path, CodeSize, sizeMessage(1, MaxPropertyTextLength), o)
+		case seen[strings.ToLower(label)]:
+			p.Add(path, CodeConflict, "options must be unique", o)
+		}
+		seen[strings.ToLower(label)] = true
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	d := &PropertyDef{CompanyID: companyID, Slug: *in.Slug, Name: strings.TrimSpace(*in.Name), Type: PropertyType(*in.Type), CreatedAt: now}
+	for _, o := range in.Options {
+		d.Options = append(d.Options, PropertyOption{Label: strings.TrimSpace(o)})
+	}
+	return d, nil
+}
+
+// Normalize checks a value against the definition's type (SPEC's table)
+// and returns the stored form: the option id for a dropdown given by id or
+// label, the integer for a number, the value otherwise.
+func (d *PropertyDef) Normalize(v string) (stored, code, msg string) {
+	v = strings.TrimSpace(v)
+	switch d.Type {
+	case PropertyNumber:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return "", CodeInvalidNumber, "must be an integer in the signed 64-bit range"
+		}
+		return strconv.FormatInt(n, 10), "", ""
+	case PropertyText:
+		if len([]rune(v)) > MaxPropertyTextLength {
+			return "", CodeSize, sizeMessage(0, MaxPropertyTextLength)
+		}
+		return v, "", ""
+	case PropertyURL:
+		if !ValidURL(v) {
+			return "", CodeValueNotSupported, "must be a valid URL"
+		}
+		return v, "", ""
+	case PropertyDate:
+		if _, err := time.Parse("2006-01-02", v); err != nil {
+			return "", CodeMalformedDate, "must be a date YYYY-MM-DD"
+		}
+		return v, "", ""
+	case PropertyDropdown:
+		for _, o := range d.Options {
+			if strconv.FormatInt(o.ID, 10) == v || strings.EqualFold(o.Label, v) {
+				return strconv.FormatInt(o.ID, 10), "", ""
+			}
+		}
+		return "", CodeValueNotSupported, "must be the id or the label of an option of the dropdown"
+	}
+	return "", CodeValueNotSupported, "unknown property type"
+}
+
+// Text is a stored value as read: the option label for a dropdown, the
+// value itself otherwise.
+func (d *PropertyDef) Text(stored string) string {
+	if d.Type == PropertyDropdown {
+		for _, o := range d.Options {
+			if strconv.FormatInt(o.ID, 10) == stored {
+				return o.Label
+			}
+		}
+	}
+	return stored
+}
+
+// ValidURL reports whether s is an absolute http(s) URL with a host.
+func ValidURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && !strings.ContainsAny(s, " \t\n")
+}
+
+// PropertyValue is one property value of a request; a nil Value (JSON
+// null) removes the value.
+type PropertyValue struct {
+	Slug  string
+	Value *string
+	Path  string // request path, for errors
+	bad   bool   // the value was neither a string nor a number
+}
+
+// PropertyValues are the `properties` of a Create Customer request, in
+// either form SPEC shows: an object by slug, or an array of {slug, value}.
+type PropertyValues []PropertyValue
+
+// UnmarshalJSON reads both forms; the object form is read in slug order.
+func (pv *PropertyValues) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '[' {
+		var list []struct {
+			Slug  string          `json:"slug"`
+			Value json.RawMessage `json:"value"`
+		}
+		if err := json.Unmarshal(b, &list); err != nil {
+			return err
+		}
+		for i, it := range list {
+			*pv = append(*pv, propertyValue(it.Slug, it.Value, fmt.Sprintf("properties[%d]", i)))
+		}
+		return nil
+	}
+	var byslug map[string]json.RawMessage
+	if err := json.Unmarshal(b, &byslug); err != nil {
+		return err
+	}
+	slugs := make([]string, 0, len(byslug))
+	for s := range byslug {
+		slugs = append(slugs, s)
+	}
+	sort.Strings(slugs)
+	for _, s := range slugs {
+		*pv = append(*pv, propertyValue(s, byslug[s], "properties."+s))
+	}
+	return nil
+}
+
+// propertyValue reads a raw JSON value: a string, a number (kept as
+// written) or null.
+func propertyValue(slug string, raw json.RawMessage, path string) PropertyValue {
+	v := PropertyValue{Slug: slug, Path: path}
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0 || bytes.Equal(raw, []byte("null")):
+	case raw[0] == '"':
+		var s string
+		v.bad = json.Unmarshal(raw, &s) != nil
+		v.Value = &s
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		s := string(raw)
+		v.Value = &s
+	default:
+		v.bad = true
+	}
+	return v
+}
+
+// ApplyProperties validates values against the company's definitions and
+// writes them into the customer: a property must be defined, its value must
+// fit its type, null removes it. Every problem is reported at once.
+func ApplyProperties(c *Customer, defs []PropertyDef, values PropertyValues) error {
+	p := &Problems{Source: "JSON"}
+	for _, v := range values {
+		def := findProperty(defs, v.Slug)
+		if def == nil {
+			p.Add(v.Path, CodeValueNotSupported, "no customer property with this slug is defined", v.Slug)
+			continue
+		}
+		if v.bad {
+			p.Add(v.Path, CodeInvalidJSON, "must be a string, a number or null", nil)
+			continue
+		}
+		if v.Value == nil {
+			delete(c.Properties, def.Slug)
+			continue
+		}
+		stored, code, msg := def.Normalize(*v.Value)
+		if code != "" {
+			p.Add(v.Path, code, msg, *v.Value)
+			continue
+		}
+		if c.Properties == nil {
+			c.Properties = map[string]string{}
+		}
+		c.Properties[def.Slug] = stored
+	}
+	if len(c.Properties) == 0 {
+		c.Properties = nil
+	}
+	return p.Err()
+}
+
+func findProperty(defs []PropertyDef, slug string) *PropertyDef {
+	for i := range defs {
+		if defs[i].Slug == slug {
+			return &defs[i]
+		}
+	}
+	return nil
+}
+
+func oneOfFold(v string, set []string) bool {
+	for _, s := range set {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,243 @@
+package parley
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Conversation limits of a customer (SPEC "Limits").
+const (
+	// MaxDeletableConversations: a customer is deleted permanently only
+	// with at most this many conversations.
+	MaxDeletableConversations = 100
+	// MaxModifiableConversations: above this many conversations a customer
+	// refuses modifying operations with 423.
+	MaxModifiableConversations = 5000
+)
+
+// CustomerStore is what customer rules need from storage within one
+// transaction; the storage package implements it. Reads are scoped by
+// company and answer NotFound for another company's record.
+type CustomerStore interface {
+	OrganizationStore
+	Customer(companyID, id int64) (*Customer, error)
+	// PutCustomer stores a customer with its e-mail keys (an e-mail of
+	// another customer is a Conflict), assigning ids to it and its entries.
+	PutCustomer(c *Customer) error
+	// DeleteCustomer removes a customer record and its keys.
+	DeleteCustomer(c *Customer) error
+	// ConversationCount counts the customer's conversations (not deleted).
+	ConversationCount(customerID int64) int
+	// CustomerConversationIDs lists the customer's conversations (not deleted).
+	CustomerConversationIDs(customerID int64) []int64
+	Conversation(companyID, id int64) (*Conversation, error)
+	PutConversation(c *Conversation) error
+	// PropertyDefs lists a company's customer property definitions by slug.
+	PropertyDefs(companyID int64) ([]PropertyDef, error)
+}
+
+// CustomerFields are the scalar fields of Create and Overwrite Customer.
+// Nil means absent. ConversationCount is accepted and ignored: the count is
+// derived from the customer's conversations.
+type CustomerFields struct {
+	FirstName         *string `json:"firstName"`
+	LastName          *string `json:"lastName"`
+	Phone             *string `json:"phone"`
+	PhotoURL          *string `json:"photoUrl"`
+	PhotoType         *string `json:"photoType"`
+	JobTitle          *string `json:"jobTitle"`
+	Background        *string `json:"background"`
+	Location          *string `json:"location"`
+	Organization      *string `json:"organization"`
+	OrganizationID    *int64  `json:"organizationId"`
+	Gender            *string `json:"gender"`
+	Age               *string `json:"age"`
+	ConversationCount *int64  `json:"conversationCount"`
+}
+
+// NewCustomerRequest is the body of Create Customer.
+type NewCustomerRequest struct {
+	CustomerFields
+	Emails         []EntryInput   `json:"emails"`
+	Phones         []EntryInput   `json:"phones"`
+	Chats          []EntryInput   `json:"chats"`
+	SocialProfiles []EntryInput   `json:"socialProfiles"`
+	Websites       []EntryInput   `json:"websites"`
+	Address        *AddressInput  `json:"address"`
+	Properties     PropertyValues `json:"properties"`
+}
+
+func (f *CustomerFields) input() *CustomerInput {
+	return &CustomerInput{FirstName: f.FirstName, LastName: f.LastName, Phone: f.Phone, PhotoURL: f.PhotoURL,
+		PhotoType: f.PhotoType, JobTitle: f.JobTitle, Background: f.Background, Location: f.Location,
+		Organization: f.Organization, OrganizationID: f.OrganizationID, Gender: f.Gender, Age: f.Age}
+}
+
+// Validate checks the limits of SPEC on every given field.
+func (f *CustomerFields) Validate(p *Problems) {
+	f.input().Validate(p, "")
+	if f.Age != nil && len([]rune(*f.Age)) > MaxShortTextLength {
+		p.Add("age", CodeSize, sizeMessage(0, MaxShortTextLength), *f.Age)
+	}
+}
+
+func (r *NewCustomerRequest) lists() []struct {
+	kind EntryKind
+	in   []EntryInput
+} {
+	return []struct {
+		kind EntryKind
+		in   []EntryInput
+	}{{EmailEntries, r.Emails}, {PhoneEntries, r.Phones}, {ChatEntries, r.Chats}, {SocialEntries, r.SocialProfiles}, {WebsiteEntries, r.Websites}}
+}
+
+// Validate checks everything that needs no stored record.
+func (r *NewCustomerRequest) Validate() error {
+	p := &Problems{Source: "JSON"}
+	r.CustomerFields.Validate(p)
+	for _, l := range r.lists() {
+		seen := map[string]bool{}
+		for i, e := range l.in {
+			path := fmt.Sprintf("%s[%d]", l.kind.Field, i)
+			e.validate(p, l.kind, path+".")
+			if e.Value != nil {
+				v := e.normalized(l.kind)
+				if seen[v] {
+					p.Add(path+".value", CodeConflict, "is listed twice", *e.Value)
+				}
+				seen[v] = true
+			}
+		}
+	}
+	if r.Address != nil {
+		r.Address.validate(p, "address.")
+	}
+	return p.Err()
+}
+
+// CreateCustomer applies Create Customer within tx: entries, address,
+// properties (which must be defined) and the organization (`organizationId`,
+// or else `organization` matched or created by name). r must have passed
+// Validate.
+func CreateCustomer(tx CustomerStore, companyID int64, r *NewCustomerRequest, now time.Time) (*Customer, error) {
+	c := r.input().NewCustomer(companyID, now)
+	for _, l := range r.lists() {
+		list := c.Entries(l.kind)
+		for _, e := range l.in {
+			*list = append(*list, e.entry(l.kind))
+		}
+	}
+	if r.Address != nil {
+		c.Address = r.Address.address()
+	}
+	if len(r.Properties) > 0 {
+		defs, err := tx.PropertyDefs(companyID)
+		if err != nil {
+			return nil, err
+		}
+		if err := ApplyProperties(c, defs, r.Properties); err != nil {
+			return nil, err
+		}
+	}
+	if err := linkOrganization(tx, c, r.OrganizationID, r.Organization, now); err != nil {
+		return nil, err
+	}
+	if err := tx.PutCustomer(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// OverwriteCustomer applies Overwrite Customer: every scalar field absent
+// from f becomes null; entries, address and properties are untouched.
+func OverwriteCustomer(tx CustomerStore, companyID, id int64, f *CustomerFields, now time.Time) error {
+	p := &Problems{Source: "JSON"}
+	f.Validate(p)
+	if err := p.Err(); err != nil {
+		return err
+	}
+	c, err := modifiableCustomer(tx, companyID, id)
+	if err != nil {
+		return err
+	}
+	fresh := f.input().NewCustomer(companyID, now)
+	c.FirstName, c.LastName, c.PhotoURL, c.PhotoType = fresh.FirstName, fresh.LastName, fresh.PhotoURL, fresh.PhotoType
+	c.JobTitle, c.Background, c.Location, c.Gender, c.Age = fresh.JobTitle, fresh.Background, fresh.Location, fresh.Gender, fresh.Age
+	c.Organization, c.OrganizationID = "", 0
+	if err := linkOrganization(tx, c, f.OrganizationID, f.Organization, now); err != nil {
+		return err
+	}
+	c.UpdatedAt = now
+	return tx.PutCustomer(c)
+}
+
+// modifiableCustomer loads a customer that modifying operations may change:
+// one with more than 5,000 conversations answers 423.
+func modifiableCustomer(tx CustomerStore, companyID, id int64) (*Customer, error) {
+	c, err := tx.Customer(companyID, id)
+	if err != nil {
+		return nil, err
+	}
+	if n := tx.ConversationCount(c.ID); n > MaxModifiableConversations {
+		msg := fmt.Sprintf("the customer has %d conversations; customers with more than %d cannot be modified", n, MaxModifiableConversations)
+		return nil, &Error{Kind: KindCustomerLocked, Message: CodeCustomerLocked,
+			Errors: []FieldError{{Code: CodeCustomerLocked, Message: msg, Path: "customerId", Source: "path", RejectedValue: id}}}
+	}
+	return c, nil
+}
+
+// DeleteCustomer deletes a customer permanently with its conversations; a
+// customer with more than 100 conversations is refused.
+func DeleteCustomer(tx CustomerStore, companyID, id int64, now time.Time) error {
+	c, err := tx.Customer(companyID, id)
+	if err != nil {
+		return err
+	}
+	convs := tx.CustomerConversationIDs(c.ID)
+	if len(convs) > MaxDeletableConversations {
+		return Invalid("path", "customerId", CodeRejectedRequest, fmt.Sprintf(
+			"the customer has %d conversations; only customers with at most %d conversations can be deleted permanently",
+			len(convs), MaxDeletableConversations), id)
+	}
+	for _, convID := range convs {
+		conv, err := tx.Conversation(companyID, convID)
+		if IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		conv.State, conv.ModifiedAt = StateDeleted, now
+		if err := tx.PutConversation(conv); err != nil {
+			return err
+		}
+	}
+	return tx.DeleteCustomer(c)
+}
+
+// linkOrganization sets the customer's organization: by id when given (it
+// must exist), else by name (matched or created; empty unlinks), else
+// leaves it.
+func linkOrganization(tx CustomerStore, c *Customer, id *int64, name *string, now time.Time) error {
+	switch {
+	case id != nil:
+		o, err := tx.Organization(c.CompanyID, *id)
+		if IsNotFound(err) {
+			return Invalid("JSON", "organizationId", CodeInvalidID, "no organization with this id", *id)
+		}
+		if err != nil {
+			return err
+		}
+		c.OrganizationID, c.Organization = o.ID, o.Name
+	case name != nil && strings.TrimSpace(*name) == "":
+		c.OrganizationID, c.Organization = 0, ""
+	case name != nil:
+		o, err := organizationByName(tx, c.CompanyID, strings.TrimSpace(*name), now)
+		if err != nil {
+			return err
+		}
+		c.OrganizationID, c.Organization = o.ID, o.Name
+	}
+	return nil
+}

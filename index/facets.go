@@ -1,0 +1,59 @@
+package index
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/parley/parley/query"
+)
+
+// FacetRequest asks an engine for counts over the documents matching a
+// filter, without loading them: numeric range buckets, and the count of
+// each distinct value of a field (from which callers derive sums, averages
+// and distinct counts). Reports are built from these.
+type FacetRequest struct {
+	Kind    Kind
+	Company int64
+	Filter  query.Node // nil means every document of the company
+	// Ranges counts documents per bucket of a numeric field.
+	Ranges map[string]RangeFacet
+	// Values counts documents per distinct value of a field; the field
+	// must be a keyword field or a number field marked Valued.
+	Values map[string]string
+}
+
+// RangeFacet buckets a numeric field. Each bucket holds values v with
+// Min <= v < Max; a nil bound is open.
+type RangeFacet struct {
+	Field   string
+	Buckets []Bucket
+}
+
+// Bucket is one range of a RangeFacet.
+type Bucket struct {
+	Min, Max *float64
+}
+
+// FacetResult holds the counts asked for.
+type FacetResult struct {
+	Total  int
+	Ranges map[string][]int          // per facet, one count per bucket
+	Values map[string]map[string]int // per facet, count per value
+}
+
+// Faceter is implemented by engines that can answer facet requests.
+type Faceter interface {
+	Facets(ctx context.Context, r FacetRequest) (FacetResult, error)
+}
+
+// ValueKey renders a number the way Values reports it, so engines agree.
+func ValueKey(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// ValuedPrefix names the keyword twin of a Valued number field in engines
+// that need one to count distinct values.
+const ValuedPrefix = "v_"
+
+// InBucket reports whether v falls in b (Min inclusive, Max exclusive).
+func InBucket(v float64, b Bucket) bool {
+	return (b.Min == nil || v >= *b.Min) && (b.Max == nil || v < *b.Max)
+}

@@ -1,0 +1,212 @@
+package parley
+
+import (
+	"time"
+)
+
+// Lifetimes of the OAuth records. SPEC fixes only the access token's
+// (AccessTokenLifetime); the others are Parley's choices.
+const (
+	// AuthCodeLifetime is how long an authorization code may be exchanged.
+	AuthCodeLifetime = 5 * time.Minute
+	// RefreshTokenLifetime is how long an unused refresh token stays valid.
+	RefreshTokenLifetime = 60 * 24 * time.Hour
+	// SessionLifetime is how long a sign-in on the authorization page lasts.
+	SessionLifetime = 8 * time.Hour
+)
+
+// OAuth 2.0 error codes of the token endpoint (RFC 6749 section 5.2), used
+// as the FieldError.Code of the *Error the OAuth rules return.
+const (
+	OAuthInvalidRequest         = "invalid_request"
+	OAuthInvalidClient          = "invalid_client"
+	OAuthInvalidGrant           = "invalid_grant"
+	OAuthUnsupportedGrantType   = "unsupported_grant_type"
+	OAuthTemporarilyUnavailable = "temporarily_unavailable"
+)
+
+// OAuthError builds the error of a token-endpoint rule: kind decides the
+// status (KindInvalid 400, KindUnauthorized 401), code is an OAuth* code.
+func OAuthError(kind Kind, code, description string) *Error {
+	return &Error{Kind: kind, Message: description, Errors: []FieldError{{Code: code, Message: description, Source: "oauth"}}}
+}
+
+func invalidGrant(description string) *Error {
+	return OAuthError(KindInvalid, OAuthInvalidGrant, description)
+}
+
+// Grant is one authorization of an application by a user: the chain of
+// access and refresh tokens issued from one authorization code or V1
+// exchange. Revoking it revokes every token of the chain.
+type Grant struct {
+	ID        string     `json:"id"`
+	ClientID  string     `json:"clientId"`
+	CompanyID int64      `json:"companyId"`
+	UserID    int64      `json:"userId"`
+	CreatedAt time.Time  `json:"createdAt"`
+	RevokedAt *time.Time `json:"revokedAt,omitempty"`
+}
+
+// AuthCode is an authorization code, stored under the hash of its value.
+type AuthCode struct {
+	Hash      string     `json:"hash"`
+	ClientID  string     `json:"clientId"`
+	CompanyID int64      `json:"companyId"`
+	UserID    int64      `json:"userId"`
+	ExpiresAt time.Time  `json:"expiresAt"`
+	UsedAt    *time.Time `json:"usedAt,omitempty"`
+	GrantID   string     `json:"grantId,omitempty"` // set once exchanged
+}
+
+// RefreshToken is a refresh token, stored under the hash of its value.
+type RefreshToken struct {
+	Hash      string     `json:"hash"`
+	GrantID   string     `json:"grantId"`
+	ClientID  string     `json:"clientId"`
+	ExpiresAt time.Time  `json:"expiresAt"`
+	RotatedAt *time.Time `json:"rotatedAt,omitempty"` // used once: replaying it revokes the grant
+}
+
+// Issued is what the token endpoint answers.
+type Issued struct {
+	AccessToken  string
+	RefreshToken string // empty for client credentials
+	ExpiresIn    int    // seconds
+}
+
+// The OAuth rules below return a *Error that is an answer, not a failure:
+// the writes they made before it (a revoked grant) must be committed.
+
+// IssueClientCredentials issues an access token that acts as the user who
+// created the (already authenticated) application.
+func IssueClientCredentials(tx AccessTx, app *App, now time.Time) (Issued, error) {
+	user, err := tx.User(app.CompanyID, app.UserID)
+	if err != nil || !user.CanSignIn() {
+		if KindOf(err) == KindInternal && err != nil {
+			return Issued{}, err
+		}
+		return Issued{}, OAuthError(KindUnauthorized, OAuthInvalidClient, "the application's user is not an active user of the account")
+	}
+	token := NewSecret()
+	err = tx.PutToken(&Token{Hash: HashToken(token), ClientID: app.ClientID, CompanyID: app.CompanyID,
+		UserID: app.UserID, ExpiresAt: now.Add(AccessTokenLifetime)})
+	return Issued{AccessToken: token, ExpiresIn: int(AccessTokenLifetime.Seconds())}, err
+}
+
+// IssueAuthCode records the user's approval of the application and returns
+// the single-use code to send to the application's redirect URL.
+func IssueAuthCode(tx AccessTx, app *App, user *User, now time.Time) (string, error) {
+	if app.RevokedAt != nil || app.RedirectURI == "" {
+		return "", Invalid("query", "client_id", CodeValueNotSupported, "the application cannot use the authorization-code flow", app.ClientID)
+	}
+	if !user.CanSignIn() {
+		return "", Unauthorized("the user is not an active user of the account")
+	}
+	code := NewSecret()
+	return code, tx.PutAuthCode(&AuthCode{Hash: HashToken(code), ClientID: app.ClientID, CompanyID: user.CompanyID,
+		UserID: user.ID, ExpiresAt: now.Add(AuthCodeLifetime)})
+}
+
+// ExchangeAuthCode trades an authorization code for an access and a refresh
+// token. A code works once, for the application it was issued to, before it
+// expires; presenting a used code again revokes what it was exchanged for
+// (RFC 6749 section 4.1.2).
+func ExchangeAuthCode(tx AccessTx, app *App, code string, now time.Time) (Issued, error) {
+	rec, err := tx.AuthCode(HashToken(code))
+	if err != nil || rec.ClientID != app.ClientID {
+		return Issued{}, internalOr(err, invalidGrant("the authorization code is invalid"))
+	}
+	if rec.UsedAt != nil {
+		if err := revokeGrant(tx, rec.GrantID, now); err != nil {
+			return Issued{}, err
+		}
+		return Issued{}, invalidGrant("the authorization code was already used; the tokens issued for it are revoked")
+	}
+	if !now.Before(rec.ExpiresAt) {
+		return Issued{}, invalidGrant("the authorization code has expired")
+	}
+	user, err := tx.User(rec.CompanyID, rec.UserID)
+	if err != nil || !user.CanSignIn() {
+		return Issued{}, internalOr(err, invalidGrant("the user is not an active user of the account"))
+	}
+	g := &Grant{ID: NewSecret(), ClientID: app.ClientID, CompanyID: rec.CompanyID, UserID: rec.UserID, CreatedAt: now}
+	if err := tx.PutGrant(g); err != nil {
+		return Issued{}, err
+	}
+	rec.UsedAt, rec.GrantID = &now, g.ID
+	if err := tx.PutAuthCode(rec); err != nil {
+		return Issued{}, err
+	}
+	return issueOnGrant(tx, g, NewSecret(), NewSecret(), now)
+}
+
+// RefreshAccess rotates a refresh token: it answers a new access token and
+// a new refresh token, and the presented one stops working. Presenting a
+// rotated refresh token again (a replay: someone copied it) revokes the
+// whole grant, so the thief's and the owner's tokens all stop working.
+func RefreshAccess(tx AccessTx, app *App, refresh string, now time.Time) (Issued, error) {
+	rt, err := tx.RefreshToken(HashToken(refresh))
+	if err != nil || rt.ClientID != app.ClientID {
+		return Issued{}, internalOr(err, invalidGrant("the refresh token is invalid"))
+	}
+	g, err := tx.Grant(rt.GrantID)
+	if err != nil {
+		return Issued{}, internalOr(err, invalidGrant("the refresh token is invalid"))
+	}
+	if g.RevokedAt != nil {
+		return Issued{}, invalidGrant("the refresh token was revoked")
+	}
+	if rt.RotatedAt != nil {
+		if err := revokeGrant(tx, g.ID, now); err != nil {
+			return Issued{}, err
+		}
+		return Issued{}, invalidGrant("the refresh token was already used; every token of its grant is revoked")
+	}
+	if !now.Before(rt.ExpiresAt) {
+		return Issued{}, invalidGrant("the refresh token has expired")
+	}
+	user, err := tx.User(g.CompanyID, g.UserID)
+	if err != nil || !user.CanSignIn() {
+		return Issued{}, internalOr(err, invalidGrant("the user is not an active user of the account"))
+	}
+	rt.RotatedAt = &now
+	if err := tx.PutRefreshToken(rt); err != nil {
+		return Issued{}, err
+	}
+	return issueOnGrant(tx, g, NewSecret(), NewSecret(), now)
+}
+
+// issueOnGrant stores an access and a refresh token of the grant.
+func issueOnGrant(tx AccessTx, g *Grant, access, refresh string, now time.Time) (Issued, error) {
+	err := tx.PutToken(&Token{Hash: HashToken(access), ClientID: g.ClientID, CompanyID: g.CompanyID, UserID: g.UserID,
+		ExpiresAt: now.Add(AccessTokenLifetime), GrantID: g.ID})
+	if err != nil {
+		return Issued{}, err
+	}
+	err = tx.PutRefreshToken(&RefreshToken{Hash: HashToken(refresh), GrantID: g.ID, ClientID: g.ClientID,
+		ExpiresAt: now.Add(RefreshTokenLifetime)})
+	return Issued{AccessToken: access, RefreshToken: refresh, ExpiresIn: int(AccessTokenLifetime.Seconds())}, err
+}
+
+func revokeGrant(tx AccessTx, id string, now time.Time) error {
+	if id == "" {
+		return nil
+	}
+	g, err := tx.Grant(id)
+	if err != nil || g.RevokedAt != nil {
+		return internalOr(err, nil)
+	}
+	g.RevokedAt = &now
+	return tx.PutGrant(g)
+}
+
+// internalOr returns err when it is an internal failure, else answer.
+func internalOr(err error, answer *Error) error {
+	if err != nil && KindOf(err) == KindInternal {
+		return err
+	}
+	if answer == nil {
+		return nil
+	}
+	return answer
+}

@@ -1,0 +1,141 @@
+// Package reports computes the chat and phone reports from search-engine
+// facets over the chat, call and conversation documents: numeric range
+// facets for the distributions, value facets for sums, averages, distinct
+// customers and per-user rows. It never loads the records it counts and
+// knows no HTTP.
+package reports
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+)
+
+// Period is a report interval: Start inclusive, End exclusive.
+type Period struct {
+	Start, End time.Time
+}
+
+// days is the number of days the period spans, at least one.
+func (p Period) days() float64 {
+	return math.Max(1, math.Ceil(p.End.Sub(p.Start).Hours()/24))
+}
+
+// Filter restricts a report; lists are ORed within, ANDed together.
+type Filter struct {
+	Mailboxes []int64
+	Tags      []parley.Tag
+	Folders   []int64
+	// OfficeHours counts times in the company's office hours; set it only
+	// when the company has them enabled (SPEC: otherwise false is used).
+	OfficeHours bool
+}
+
+// Request is one report: the current period, an optional previous one to
+// compare with, and the filter.
+type Request struct {
+	Company  int64
+	Current  Period
+	Previous *Period
+	Filter   Filter
+}
+
+// Engine is what reports need from a search engine.
+type Engine interface {
+	index.Engine
+	index.Faceter
+}
+
+// nodes of the filter, for documents with the given field names.
+func (f Filter) nodes(tagField string, tagValue func(parley.Tag) string) []query.Node {
+	var out []query.Node
+	if len(f.Mailboxes) > 0 {
+		out = append(out, anyNumber("mailboxId", f.Mailboxes))
+	}
+	if len(f.Tags) > 0 {
+		var tags []query.Node
+		for _, t := range f.Tags {
+			tags = append(tags, query.Keyword{Field: tagField, Value: tagValue(t)})
+		}
+		out = append(out, query.Or{Nodes: tags})
+	}
+	if len(f.Folders) > 0 {
+		out = append(out, anyNumber("folderId", f.Folders))
+	}
+	return out
+}
+
+func anyNumber(field string, ids []int64) query.Node {
+	var nodes []query.Node
+	for _, id := range ids {
+		v := float64(id)
+		nodes = append(nodes, query.NumberRange{Field: field, Min: &v, Max: &v, MinInclusive: true, MaxInclusive: true})
+	}
+	return query.Or{Nodes: nodes}
+}
+
+func during(field string, p Period) query.Node {
+	start, end := p.Start, p.End
+	return query.TimeRange{Field: field, From: &start, To: &end, FromInclusive: true}
+}
+
+// Delta is the percentage change from previous to current, rounded to two
+// decimals. From zero it is 0 when current is zero too, else 100.
+func Delta(current, previous float64) float64 {
+	switch {
+	case previous == 0 && current == 0:
+		return 0
+	case previous == 0:
+		return 100
+	}
+	return round2((current - previous) / previous * 100)
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// percent is part of whole in percent, two decimals; 0 of 0 is 0.
+func percent(part, whole int) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return round2(float64(part) / float64(whole) * 100)
+}
+
+// valueStats sums a Values facet of numbers: how many documents have a
+// value, and the sum of their values.
+func valueStats(values map[string]int) (count int, sum float64, err error) {
+	for k, n := range values {
+		v, perr := strconv.ParseFloat(k, 64)
+		if perr != nil {
+			return 0, 0, fmt.Errorf("reports: facet value %q is not a number", k)
+		}
+		count += n
+		sum += v * float64(n)
+	}
+	return count, sum, nil
+}
+
+func average(values map[string]int) (float64, error) {
+	n, sum, err := valueStats(values)
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	return round2(sum / float64(n)), nil
+}
+
+// Date renders a period bound in the wire format.
+func Date(t time.Time) string { return parley.FormatTime(t) }
+
+func facets(ctx context.Context, e Engine, r index.FacetRequest) (index.FacetResult, error) {
+	res, err := e.Facets(ctx, r)
+	if err != nil {
+		return res, fmt.Errorf("reports: %w", err)
+	}
+	return res, nil
+}
