@@ -288,7 +288,10 @@ func StartChat(tx Tx, widgetID string, r *StartChatRequest, token string, env Ch
 		c.add(env, ChatMessage, ActionMessageAdded, ChatAuthor{Type: PartyCustomer, ID: customer.ID}, *r.Message)
 		c.Preview = makePreview(*r.Message)
 	}
-	return c, tx.PutChat(c)
+	if err := tx.PutChat(c); err != nil {
+		return nil, err
+	}
+	return c, tx.PutEvent(Event{Kind: EventBeaconChatCreated, CompanyID: c.CompanyID, ResourceID: c.ID, At: env.Now})
 }
 
 // loadOpenChat loads a chat for a write: an ended chat answers 404 (SPEC).
@@ -315,7 +318,10 @@ func VisitorMessage(tx Tx, c *Chat, body *string, env ChatEnv) (ChatEvent, error
 	if c.Preview == "" {
 		c.Preview = makePreview(*body)
 	}
-	return e, tx.PutChat(c)
+	if err := tx.PutChat(c); err != nil {
+		return ChatEvent{}, err
+	}
+	return e, tx.PutEvent(Event{Kind: EventBeaconChatReplied, CompanyID: c.CompanyID, ResourceID: c.ID, At: env.Now})
 }
 
 // TimelineRequest records a page view of the visitor.

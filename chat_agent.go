@@ -156,7 +156,7 @@ func EndChat(tx Tx, caller Caller, chatID string, r *EndChatRequest, env ChatEnv
 	if err := tx.PutChat(c); err != nil {
 		return nil, err
 	}
-	return c, tx.PutEvent(Event{Kind: "widget.chat.ended", CompanyID: c.CompanyID, ResourceID: c.ID, At: env.Now})
+	return c, tx.PutEvent(Event{Kind: EventChatEnded, CompanyID: c.CompanyID, ResourceID: c.ID, At: env.Now})
 }
 
 // conversationFromChat creates the conversation that keeps a chat.

@@ -19,7 +19,7 @@ type NewConversation struct {
 	Threads   []NewThread       `json:"threads"`
 	AutoReply bool              `json:"autoReply"`
 	Imported  bool              `json:"imported"`
-	AssignTo  Nullable[int64]   `json:"assignTo"`
+	AssignTo  Nullable[int64]   `json:"assignTo,omitzero"`
 	CreatedAt *string           `json:"createdAt"`
 	ClosedAt  *string           `json:"closedAt"`
 	Tags      []string          `json:"tags"`
@@ -262,6 +262,9 @@ func CreateConversation(tx Tx, caller Caller, n *NewConversation, now time.Time)
 			return nil, err
 		}
 	}
+	if c.State == StatePublished { // a draft is announced when published
+		return c, emit(tx, EventConvoCreated, companyID, c.ID, now)
+	}
 	return c, nil
 }
 
@@ -300,7 +303,7 @@ func findOrCreateCustomer(tx Tx, companyID int64, in *CustomerInput, path string
 	if err := tx.PutCustomer(c); err != nil {
 		return nil, err
 	}
-	return c, nil
+	return c, emit(tx, EventCustomerCreated, companyID, c.ID, now)
 }
 
 // assign applies Create Conversation rule 3: absent follows the mailbox
@@ -335,7 +338,9 @@ func resolveTags(tx Tx, companyID int64, names []string, now time.Time) ([]int64
 		t, err := tx.TagByName(companyID, name)
 		if IsNotFound(err) {
 			t = &Tag{CompanyID: companyID, Name: name, Slug: TagSlug(name), Color: DefaultTagColor(name), CreatedAt: now, UpdatedAt: now}
-			err = tx.PutTag(t)
+			if err = tx.PutTag(t); err == nil {
+				err = emit(tx, EventTagCreated, companyID, t.ID, now)
+			}
 		}
 		if err != nil {
 			return nil, err

@@ -135,7 +135,7 @@ func AddEntry(tx CustomerStore, companyID, id int64, k EntryKind, in *EntryInput
 	}
 	*list = append(*list, e)
 	c.UpdatedAt = now
-	if err := tx.PutCustomer(c); err != nil {
+	if err := saveCustomer(tx, c, now); err != nil {
 		return nil, err
 	}
 	l := *c.Entries(k)
@@ -163,7 +163,7 @@ func ReplaceEntry(tx CustomerStore, companyID, id int64, k EntryKind, entryID in
 	e.ID = entryID
 	list[i] = e
 	c.UpdatedAt = now
-	return tx.PutCustomer(c)
+	return saveCustomer(tx, c, now)
 }
 
 // RemoveEntry deletes one entry.
@@ -179,7 +179,7 @@ func RemoveEntry(tx CustomerStore, companyID, id int64, k EntryKind, entryID int
 	}
 	*list = append((*list)[:i], (*list)[i+1:]...)
 	c.UpdatedAt = now
-	return tx.PutCustomer(c)
+	return saveCustomer(tx, c, now)
 }
 
 // SetAddress creates or replaces the customer's address.
@@ -194,7 +194,7 @@ func SetAddress(tx CustomerStore, companyID, id int64, in *AddressInput, now tim
 		return err
 	}
 	c.Address, c.UpdatedAt = in.address(), now
-	return tx.PutCustomer(c)
+	return saveCustomer(tx, c, now)
 }
 
 // RemoveAddress deletes the customer's address (none is not an error).
@@ -204,7 +204,7 @@ func RemoveAddress(tx CustomerStore, companyID, id int64, now time.Time) error {
 		return err
 	}
 	c.Address, c.UpdatedAt = nil, now
-	return tx.PutCustomer(c)
+	return saveCustomer(tx, c, now)
 }
 
 func findEntry(list []Entry, id int64) int {

@@ -82,7 +82,7 @@ func PatchCustomer(tx CustomerStore, companyID, id int64, ops []PatchOp, now tim
 		return err
 	}
 	c.UpdatedAt = now
-	return tx.PutCustomer(c)
+	return saveCustomer(tx, c, now)
 }
 
 // refuse records an op not permitted for its path.
@@ -322,5 +322,5 @@ func PatchProperties(tx CustomerStore, companyID, id int64, ops []PatchOp, now t
 		return err
 	}
 	c.UpdatedAt = now
-	return tx.PutCustomer(c)
+	return saveCustomer(tx, c, now)
 }

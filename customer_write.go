@@ -146,7 +146,7 @@ func CreateCustomer(tx CustomerStore, companyID int64, r *NewCustomerRequest, no
 	if err := tx.PutCustomer(c); err != nil {
 		return nil, err
 	}
-	return c, nil
+	return c, emit(tx, EventCustomerCreated, companyID, c.ID, now)
 }
 
 // OverwriteCustomer applies Overwrite Customer: every scalar field absent
@@ -169,7 +169,7 @@ func OverwriteCustomer(tx CustomerStore, companyID, id int64, f *CustomerFields,
 		return err
 	}
 	c.UpdatedAt = now
-	return tx.PutCustomer(c)
+	return saveCustomer(tx, c, now)
 }
 
 // modifiableCustomer loads a customer that modifying operations may change:
@@ -212,8 +212,14 @@ func DeleteCustomer(tx CustomerStore, companyID, id int64, now time.Time) error 
 		if err := tx.PutConversation(conv); err != nil {
 			return err
 		}
+		if err := emit(tx, EventConvoDeleted, companyID, conv.ID, now); err != nil {
+			return err
+		}
 	}
-	return tx.DeleteCustomer(c)
+	if err := tx.DeleteCustomer(c); err != nil {
+		return err
+	}
+	return emit(tx, EventCustomerDeleted, companyID, c.ID, now)
 }
 
 // linkOrganization sets the customer's organization: by id when given (it

@@ -213,6 +213,7 @@ func WakeDue(tx Tx, now time.Time) (int, error) {
 		if err != nil {
 			return 0, err
 		}
+		var sent *Thread
 		switch it.Kind {
 		case LaterSnooze:
 			c.Snooze = nil
@@ -228,9 +229,15 @@ func WakeDue(tx Tx, now time.Time) (int, error) {
 			if err := tx.PutThread(t); err != nil {
 				return 0, err
 			}
+			sent = t
 		}
 		if err := saveConversation(tx, c, now); err != nil {
 			return 0, err
+		}
+		if kind := threadEvent(sent); kind != "" {
+			if err := emitPublished(tx, kind, c, now); err != nil {
+				return 0, err
+			}
 		}
 	}
 	return len(items), nil

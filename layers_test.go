@@ -20,7 +20,10 @@ var allowedImports = map[string][]string{
 	"reports":          {"", "index", "query", "storage"},
 	"api":              {"", "index", "query", "storage", "reports"},
 	"fixtures":         {"", "storage"},
-	"cmd/parley":       {"", "api", "fixtures", "index", "index/bleveindex", "storage", "query", "reports"},
+	"webhooks":         {"", "storage"},
+	"importer":         {"", "storage"},
+	"cmd/parley-bench": {"", "api", "index", "index/bleveindex", "index/scan", "storage", "query"},
+	"cmd/parley":       {"", "api", "fixtures", "index", "index/bleveindex", "storage", "query", "reports", "webhooks", "importer"},
 }
 
 func TestImportDirection(t *testing.T) {

@@ -163,6 +163,8 @@ type OrganizationStore interface {
 	PutOrganization(o *Organization) error
 	// DeleteOrganization removes an organization and unlinks its customers.
 	DeleteOrganization(o *Organization, now time.Time) error
+	// PutEvent records a webhook event in the transaction of the change.
+	PutEvent(e Event) error
 }
 
 // CreateOrganization validates and stores a new organization.
@@ -172,7 +174,10 @@ func CreateOrganization(tx OrganizationStore, companyID int64, in *OrganizationI
 	}
 	o := &Organization{CompanyID: companyID, CreatedAt: now}
 	in.Apply(o, true, now)
-	return o, tx.PutOrganization(o)
+	if err := tx.PutOrganization(o); err != nil {
+		return nil, err
+	}
+	return o, emit(tx, EventOrganizationCreated, companyID, o.ID, now)
 }
 
 // ReplaceOrganization applies Update Organization's four rules.
@@ -185,7 +190,10 @@ func ReplaceOrganization(tx OrganizationStore, companyID, id int64, in *Organiza
 		return err
 	}
 	in.Apply(o, false, now)
-	return tx.PutOrganization(o)
+	if err := tx.PutOrganization(o); err != nil {
+		return err
+	}
+	return emit(tx, EventOrganizationUpdated, companyID, o.ID, now)
 }
 
 // RemoveOrganization deletes an organization; its customers stay, unlinked.
@@ -194,7 +202,10 @@ func RemoveOrganization(tx OrganizationStore, companyID, id int64, now time.Time
 	if err != nil {
 		return err
 	}
-	return tx.DeleteOrganization(o, now)
+	if err := tx.DeleteOrganization(o, now); err != nil {
+		return err
+	}
+	return emit(tx, EventOrganizationDeleted, companyID, o.ID, now)
 }
 
 // organizationByName finds the company's organization with this name
@@ -208,5 +219,8 @@ func organizationByName(tx OrganizationStore, companyID int64, name string, now 
 		return &found[0], nil
 	}
 	o := &Organization{CompanyID: companyID, Name: name, CreatedAt: now, UpdatedAt: now}
-	return o, tx.PutOrganization(o)
+	if err := tx.PutOrganization(o); err != nil {
+		return nil, err
+	}
+	return o, emit(tx, EventOrganizationCreated, companyID, o.ID, now)
 }

@@ -15,7 +15,7 @@ type ThreadRequest struct {
 	Imported    bool              `json:"imported"`
 	Status      *string           `json:"status"`
 	User        *int64            `json:"user"`
-	AssignTo    Nullable[int64]   `json:"assignTo"`
+	AssignTo    Nullable[int64]   `json:"assignTo,omitzero"`
 	To          []string          `json:"to"`
 	CC          []string          `json:"cc"`
 	BCC         []string          `json:"bcc"`
@@ -128,7 +128,7 @@ func AddThread(tx Tx, caller Caller, convID int64, kind ThreadType, r *ThreadReq
 		}
 		t.CreatedBy = Party{ID: author.ID, Type: PartyUser}
 	}
-	before := c.Status
+	before, was := c.Status, *c
 	if err := applyThreadEffects(tx, c, mailbox, &t, r, threads, now); err != nil {
 		return nil, err
 	}
@@ -144,7 +144,10 @@ func AddThread(tx Tx, caller Caller, convID int64, kind ThreadType, r *ThreadReq
 			return nil, err
 		}
 	}
-	return &t, saveWithThreads(tx, c, mailbox, now)
+	if err := saveWithThreads(tx, c, mailbox, now); err != nil {
+		return nil, err
+	}
+	return &t, emitThreadAdded(tx, was, c, &t, now)
 }
 
 // checkLocks refuses a thread on a full conversation, or on an old one

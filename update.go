@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -54,6 +55,7 @@ func PatchConversation(tx Tx, caller Caller, id int64, ops []PatchOp, now time.T
 	if err != nil {
 		return err
 	}
+	was := *c
 	threads, err := tx.Threads(c.ID)
 	if err != nil {
 		return err
@@ -160,7 +162,10 @@ func PatchConversation(tx Tx, caller Caller, id int64, ops []PatchOp, now time.T
 			return err
 		}
 	}
-	return saveConversation(tx, c, now)
+	if err := saveConversation(tx, c, now); err != nil {
+		return err
+	}
+	return emitPatched(tx, was, c, now)
 }
 
 // keepFieldsOf keeps the custom field values the mailbox defines.
@@ -194,10 +199,17 @@ func ReplaceTags(tx Tx, caller Caller, id int64, names []string, now time.Time) 
 	if err != nil {
 		return err
 	}
+	was := c.TagIDs
 	if c.TagIDs, err = resolveTags(tx, c.CompanyID, names, now); err != nil {
 		return err
 	}
-	return saveConversation(tx, c, now)
+	if err := saveConversation(tx, c, now); err != nil { // bumps modifiedAt
+		return err
+	}
+	if sameIDs(was, c.TagIDs) {
+		return nil
+	}
+	return emitPublished(tx, EventConvoTags, c, now)
 }
 
 // ReplaceFields sets a conversation's custom field values, validated
@@ -239,8 +251,15 @@ func ReplaceFields(tx Tx, caller Caller, id int64, in []FieldValueInput, now tim
 	if err := p.Err(); err != nil {
 		return err
 	}
+	was := c.CustomFields
 	c.CustomFields = values
-	return saveConversation(tx, c, now)
+	if err := saveConversation(tx, c, now); err != nil {
+		return err
+	}
+	if slices.Equal(was, values) {
+		return nil
+	}
+	return emitPublished(tx, EventConvoCustomFields, c, now)
 }
 
 // DeleteConversation moves a conversation to the deleted state: gone from
@@ -253,9 +272,13 @@ func DeleteConversation(tx Tx, caller Caller, id int64, now time.Time) error {
 	if err := dropLater(tx, c); err != nil {
 		return err
 	}
+	published := c.State == StatePublished
 	c.State = StateDeleted
 	c.ModifiedAt = now
-	return tx.PutConversation(c)
+	if err := tx.PutConversation(c); err != nil || !published {
+		return err
+	}
+	return emit(tx, EventConvoDeleted, c.CompanyID, c.ID, now)
 }
 
 // dropLater removes the conversation's snooze and thread schedules.
@@ -386,5 +409,8 @@ func Merge(tx Tx, caller Caller, sourceID int64, r *MergeRequest, now time.Time)
 	}
 	src.State, src.MergedInto, src.MergedAt, src.ModifiedAt = StateDeleted, dst.ID, &now, now
 	src.Derive(nil)
-	return dst, tx.PutConversation(src)
+	if err := tx.PutConversation(src); err != nil {
+		return nil, err
+	}
+	return dst, emitPublished(tx, EventConvoMerged, dst, now)
 }

@@ -42,6 +42,18 @@ func (n *Nullable[T]) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &n.Value)
 }
 
+// MarshalJSON writes null or the value (an absent field is left out by
+// the `omitzero` tag through IsZero).
+func (n Nullable[T]) MarshalJSON() ([]byte, error) {
+	if !n.Set || n.Null {
+		return []byte("null"), nil
+	}
+	return json.Marshal(n.Value)
+}
+
+// IsZero reports an absent field, for `omitzero`.
+func (n Nullable[T]) IsZero() bool { return !n.Set }
+
 // Ptr returns a pointer to v, for optional fields.
 func Ptr[T any](v T) *T { return &v }
 

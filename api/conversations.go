@@ -69,11 +69,11 @@ func embedThreads(p *params) bool {
 	return embed
 }
 
-// visibleConversations are the nodes every conversation search carries:
-// deleted conversations are never listed, and a user who is not an
-// administrator sees only the mailboxes it can access.
+// visibleConversations are the nodes every conversation search carries: a
+// user who is not an administrator sees only the mailboxes it can access.
+// Deleted conversations need no node: their documents leave the index.
 func visibleConversations(who parley.Caller) []query.Node {
-	nodes := []query.Node{query.Not{Node: query.Keyword{Field: "state", Value: string(parley.StateDeleted)}}}
+	nodes := []query.Node{query.All{}}
 	if who.User.Role != parley.RoleOwner && who.User.Role != parley.RoleAdmin {
 		nodes = append(nodes, anyID("mailboxId", who.User.MailboxIDs))
 	}

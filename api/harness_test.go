@@ -246,6 +246,7 @@ func (w *world) do(r request) *httptest.ResponseRecorder {
 	}
 	rec := httptest.NewRecorder()
 	w.server.ServeHTTP(rec, req)
+	w.checkResponse(req, rec)
 	return rec
 }
 

@@ -96,7 +96,7 @@ func (s *Server) listMailboxFolders(c *gin.Context) {
 	company := caller(c).Company.ID
 	count := func(nodes ...query.Node) (int, error) {
 		res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{Kind: index.Conversations, Company: company,
-			Filter: query.And{Nodes: append(nodes, query.Not{Node: query.Keyword{Field: "state", Value: string(parley.StateDeleted)}})}})
+			Filter: query.And{Nodes: nodes}})
 		return res.Total, err
 	}
 	items := make([]gin.H, 0, len(m.Folders))
@@ -123,8 +123,7 @@ func (s *Server) listTags(c *gin.Context) {
 	who := caller(c)
 	listRecords(s, c, readParams(c, "page"), "tags", (*storage.Tx).Tags, nil, func(t *parley.Tag) (gin.H, error) {
 		res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{Kind: index.Conversations, Company: who.Company.ID,
-			Filter: query.And{Nodes: []query.Node{query.Keyword{Field: "tag", Value: t.Name},
-				query.Not{Node: query.Keyword{Field: "state", Value: string(parley.StateDeleted)}}}}})
+			Filter: query.Keyword{Field: "tag", Value: t.Name}})
 		return gin.H{"id": t.ID, "name": t.Name, "slug": t.Slug, "color": t.Color,
 			"styles": tagStyles(t.Color), "ticketCount": res.Total,
 			"createdAt": parley.FormatTime(t.CreatedAt), "updatedAt": parley.FormatTime(t.UpdatedAt)}, err

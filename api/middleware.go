@@ -25,11 +25,13 @@ func (s *Server) requestID(c *gin.Context) {
 
 func requestIDOf(c *gin.Context) string { return c.GetString(keyRequestID) }
 
-// logRequests writes one structured line per request. It never logs
-// headers or bodies, so tokens and secrets stay out of logs.
+// logRequests writes one structured line per request and observes its
+// metrics. It never logs headers or bodies, so tokens and secrets stay out
+// of logs.
 func (s *Server) logRequests(c *gin.Context) {
 	start := time.Now()
 	c.Next()
+	s.cfg.Metrics.observe(c.Request.Method, c.FullPath(), c.Writer.Status(), time.Since(start))
 	attrs := []any{
 		"method", c.Request.Method, "route", c.FullPath(), "status", c.Writer.Status(),
 		"duration_ms", float64(time.Since(start).Microseconds()) / 1000, "request_id", requestIDOf(c),

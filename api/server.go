@@ -57,6 +57,19 @@ type Config struct {
 	// RequestTimeout bounds each request's internal calls: past it the
 	// answer is 504 Internal Timeout. 0 means DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// Metrics receives the server's Prometheus metrics (served at
+	// /metrics); nil creates a fresh registry. One Metrics per Server.
+	Metrics *Metrics
+	// ReadyMaxOutbox is how many outbox entries may wait for the index
+	// while /readyz still answers 200; 0 means DefaultReadyMaxOutbox.
+	ReadyMaxOutbox int
+	// AdminToken, when set, is the operator's bearer token for
+	// GET /admin/backup (which holds every company's data).
+	AdminToken string
+	// InsecureWebhooks lets webhooks use http:// URLs to a loopback
+	// address (a server run in insecure mode: local receivers, tests);
+	// otherwise webhook URLs must be https.
+	InsecureWebhooks bool
 }
 
 // Server holds the dependencies of the handlers.
@@ -114,6 +127,13 @@ func New(cfg Config) *Server {
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
 	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = NewMetrics()
+	}
+	if cfg.ReadyMaxOutbox == 0 {
+		cfg.ReadyMaxOutbox = DefaultReadyMaxOutbox
+	}
+	cfg.Metrics.watch(cfg.DB, cfg.Syncer)
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
@@ -136,6 +156,12 @@ func (s *Server) Routes() gin.RoutesInfo { return s.router.Routes() }
 func (s *Server) routes() {
 	r := s.router
 	r.GET("/healthz", s.healthz)
+	r.GET("/readyz", s.readyz)
+	r.GET("/metrics", s.metrics)
+	r.GET("/v2/openapi.json", s.openAPI)
+	r.GET("/docs", s.docs)
+	r.GET("/docs/redoc.standalone.js", s.docsRenderer)
+	r.GET("/admin/backup", s.operatorOrUser, s.backup)
 	r.POST("/v2/oauth2/token", s.token)
 	r.POST(s.cfg.TransitionPath, s.transition)
 	s.loginRoutes()
@@ -176,6 +202,7 @@ func (s *Server) routes() {
 	v2.PUT("/chats/:chatId/end", s.endChat)
 	v2.PUT("/chats/:chatId/tags", s.updateChatTags)
 	s.customerRoutes(v2) // customers, customer properties, organizations, and GET /v3/customers
+	s.webhookRoutes(v2)  // webhooks and their delivery log
 	v2.GET("/users", s.listUsers)
 	v2.POST("/users", s.createUser)
 	v2.GET("/users/status", s.listUserStatuses)

@@ -25,6 +25,9 @@ type Field struct {
 	// Valued number fields can be faceted by distinct value (sums,
 	// averages, distinct counts, per-value rows).
 	Valued bool
+	// Phrases keeps term positions in a text field, for phrase queries;
+	// fields searched only by words skip that cost.
+	Phrases bool
 }
 
 // Dynamic field prefixes for custom field values: cfk.<id> keyword,
@@ -51,13 +54,13 @@ var Catalog = map[Kind][]Field{
 		{Name: "assigneeId", Type: NumberField},
 		{Name: "assigned", Type: KeywordField},
 		{Name: "customerId", Type: NumberField},
-		{Name: "customerName", Type: TextField},
+		{Name: "customerName", Type: TextField, Phrases: true},
 		{Name: "customerNameSort", Type: KeywordField, Sortable: true},
 		{Name: "customerEmail", Type: KeywordField, Sortable: true},
 		{Name: "email", Type: KeywordField},
 		{Name: "subject", Type: TextField},
 		{Name: "subjectSort", Type: KeywordField, Sortable: true},
-		{Name: "body", Type: TextField},
+		{Name: "body", Type: TextField, Phrases: true},
 		{Name: "createdAt", Type: NumberField, Sortable: true},
 		{Name: "modifiedAt", Type: NumberField, Sortable: true},
 		{Name: "waitingSince", Type: NumberField, Sortable: true},
@@ -114,7 +117,7 @@ var Catalog = map[Kind][]Field{
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "4"
+const MappingVersion = "5"
 
 // CompanyField and PresentField are fields every document has: its company
 // and the names of its non-empty fields.

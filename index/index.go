@@ -97,8 +97,11 @@ type Result struct {
 // Engine is a search engine over documents.
 type Engine interface {
 	// Apply indexes upserts and removes deletes, for one kind, atomically
-	// per call where the engine can.
-	Apply(ctx context.Context, kind Kind, upserts []Document, deletes []string) error
+	// per call where the engine can. The batch is searchable when Apply
+	// returns. durable, when not nil, is called once the batch would
+	// survive a crash (possibly before Apply returns, or with the error
+	// that prevented it); the syncer acknowledges the outbox only then.
+	Apply(ctx context.Context, kind Kind, upserts []Document, deletes []string, durable func(error)) error
 	// Search runs a request.
 	Search(ctx context.Context, r Request) (Result, error)
 	// Close releases the engine.

@@ -1,11 +1,13 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parley/parley/storage"
@@ -16,7 +18,9 @@ const DrainBatch = 2000
 
 // Syncer drains the storage outbox into an engine. Writers call Notify
 // (through storage.DB.OnCommit) and may Wait until their write is
-// searchable; concurrent writes share one engine batch.
+// searchable; concurrent writes share one engine batch. An outbox entry is
+// acknowledged (removed) only once the engine reports its batch durable,
+// so a crash at any point replays what the index may have lost.
 type Syncer struct {
 	db     *storage.DB
 	engine Engine
@@ -24,9 +28,17 @@ type Syncer struct {
 	wake   chan struct{}
 
 	mu      sync.Mutex
-	applied uint64 // every outbox entry up to this sequence is in the engine
+	applied uint64 // every outbox entry up to this sequence is searchable
 	changed chan struct{}
+	pending sync.WaitGroup // batches applied but not yet acknowledged
+
+	onBatch atomic.Pointer[func(kind Kind, docs int, took time.Duration)] // metrics, see OnBatch
 }
+
+// OnBatch registers the function told the size (upserts plus deletes) and
+// duration of each engine batch, for metrics. It may be set while the
+// syncer runs.
+func (s *Syncer) OnBatch(f func(kind Kind, docs int, took time.Duration)) { s.onBatch.Store(&f) }
 
 // NewSyncer wires db's commits to the engine.
 func NewSyncer(db *storage.DB, engine Engine, log *slog.Logger) *Syncer {
@@ -61,14 +73,15 @@ func (s *Syncer) Run(ctx context.Context) {
 	}
 }
 
-// Drain applies every pending outbox entry to the engine.
+// Drain applies every pending outbox entry to the engine. Entries already
+// applied (searchable, awaiting durability) are not read again.
 func (s *Syncer) Drain(ctx context.Context) error {
 	for {
 		last, err := s.db.LastOutboxSeq()
 		if err != nil {
 			return err
 		}
-		entries, err := s.db.Outbox(DrainBatch)
+		entries, err := s.db.Outbox(s.Applied(), DrainBatch)
 		if err != nil {
 			return err
 		}
@@ -76,19 +89,51 @@ func (s *Syncer) Drain(ctx context.Context) error {
 			s.advance(last)
 			return nil
 		}
-		if err := s.apply(ctx, entries); err != nil {
-			return err
-		}
-		if err := s.db.AckOutbox(entries); err != nil {
+		if err := s.apply(ctx, entries, s.acknowledge(entries)); err != nil {
 			return err
 		}
 		s.advance(entries[len(entries)-1].Seq)
 	}
 }
 
-// apply builds the documents of the entries (deduplicated) and hands them to
-// the engine, one call per kind.
-func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry) error {
+// acknowledge returns the callback that removes entries from the outbox
+// once every engine batch made of them is durable.
+func (s *Syncer) acknowledge(entries []storage.OutboxEntry) func(batches int) func(error) {
+	return func(batches int) func(error) {
+		s.pending.Add(1)
+		var mu sync.Mutex
+		left, failed := batches, false
+		done := func(err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && !failed {
+				failed = true
+				s.log.Error("index batch not persisted; its outbox entries stay for the next start", "err", err)
+			}
+			if left--; left > 0 {
+				return
+			}
+			if !failed {
+				if err := s.db.AckOutbox(entries); err != nil {
+					s.log.Error("outbox acknowledgement failed; entries will be replayed", "err", err)
+				}
+			}
+			s.pending.Done()
+		}
+		if batches == 0 {
+			go done(nil)
+		}
+		return done
+	}
+}
+
+// Settle waits until every applied batch is durable and acknowledged.
+func (s *Syncer) Settle() { s.pending.Wait() }
+
+// apply builds the documents of the entries (deduplicated) and hands them
+// to the engine, one call per kind. ack, when not nil, is told how many
+// engine calls there are and gives the durability callback of each.
+func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry, ack func(batches int) func(error)) error {
 	seen := map[storage.OutboxEntry]bool{}
 	upserts := map[Kind][]Document{}
 	deletes := map[Kind][]string{}
@@ -122,12 +167,28 @@ func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry) error
 	if err != nil {
 		return fmt.Errorf("index: build documents: %w", err)
 	}
+	var kinds []Kind
 	for _, kind := range Kinds {
-		if len(upserts[kind]) == 0 && len(deletes[kind]) == 0 {
-			continue
+		if len(upserts[kind]) > 0 || len(deletes[kind]) > 0 {
+			kinds = append(kinds, kind)
 		}
-		if err := s.engine.Apply(ctx, kind, upserts[kind], deletes[kind]); err != nil {
+	}
+	var durable func(error)
+	if ack != nil {
+		durable = ack(len(kinds))
+	}
+	for i, kind := range kinds {
+		start := time.Now()
+		if err := s.engine.Apply(ctx, kind, upserts[kind], deletes[kind], durable); err != nil {
+			if durable != nil {
+				for range kinds[i:] { // the batches that will never report
+					durable(err)
+				}
+			}
 			return fmt.Errorf("index: apply %s batch: %w", kind, err)
+		}
+		if f := s.onBatch.Load(); f != nil {
+			(*f)(kind, len(upserts[kind])+len(deletes[kind]), time.Since(start))
 		}
 	}
 	return nil
@@ -192,8 +253,8 @@ func (s *Syncer) Wait(ctx context.Context, seq uint64, timeout time.Duration) bo
 	}
 }
 
-// Rebuild indexes every record of storage again, reporting progress. The
-// outbox is drained first so nothing is applied twice out of order.
+// Rebuild indexes every record of storage again, reporting progress, and
+// returns once the engine holds it durably. The outbox is drained after.
 func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) error {
 	var refs []storage.OutboxEntry
 	err := s.db.View(func(tx *storage.Tx) error {
@@ -208,14 +269,32 @@ func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) er
 	if err != nil {
 		return err
 	}
+	var persisted sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	track := func(batches int) func(error) {
+		persisted.Add(batches)
+		return func(err error) {
+			if err != nil {
+				mu.Lock()
+				firstErr = cmp.Or(firstErr, err)
+				mu.Unlock()
+			}
+			persisted.Done()
+		}
+	}
 	for start := 0; start < len(refs); start += DrainBatch {
 		end := min(start+DrainBatch, len(refs))
-		if err := s.apply(ctx, refs[start:end]); err != nil {
+		if err := s.apply(ctx, refs[start:end], track); err != nil {
 			return err
 		}
 		if progress != nil {
 			progress(end, len(refs))
 		}
+	}
+	persisted.Wait()
+	if firstErr != nil {
+		return fmt.Errorf("index: rebuild not persisted: %w", firstErr)
 	}
 	return s.Drain(ctx)
 }

@@ -95,11 +95,11 @@ func Phone(ctx context.Context, e Engine, r Request, users []parley.User) (*Phon
 	return rep, nil
 }
 
-// PhoneConversationFilter selects phone conversations created in a period.
+// PhoneConversationFilter selects phone conversations created in a period
+// (deleted ones are not in the index).
 func PhoneConversationFilter(p Period, f Filter) query.Node {
 	nodes := []query.Node{
 		query.Keyword{Field: "type", Value: string(parley.TypePhone)},
-		query.Not{Node: query.Keyword{Field: "state", Value: string(parley.StateDeleted)}},
 		during("createdAt", p),
 	}
 	return query.And{Nodes: append(nodes, f.nodes("tag", func(t parley.Tag) string { return t.Name })...)}

@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -57,6 +59,8 @@ type DB struct {
 	bolt *bbolt.DB
 	// onCommit is told the highest outbox sequence of each committed write.
 	onCommit func(seq uint64)
+	// onTx is told the duration of each View and Update (metrics).
+	onTx atomic.Pointer[func(write bool, took time.Duration)]
 }
 
 // Options tune Open.
@@ -98,9 +102,36 @@ func (db *DB) Close() error { return db.bolt.Close() }
 // that queued index work. Set it before serving.
 func (db *DB) OnCommit(f func(seq uint64)) { db.onCommit = f }
 
+// OnTx registers the function told how long each View and Update took
+// (for metrics). It may be set while the database is in use.
+func (db *DB) OnTx(f func(write bool, took time.Duration)) { db.onTx.Store(&f) }
+
+func (db *DB) observeTx(write bool, start time.Time) {
+	if f := db.onTx.Load(); f != nil {
+		(*f)(write, time.Since(start))
+	}
+}
+
+// WriteTo writes a consistent copy of the whole database file to w from one
+// read transaction (bbolt's Tx.WriteTo): a hot backup that concurrent
+// writers do not disturb. The copy opens with Open like the original.
+func (db *DB) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	err := db.bolt.View(func(tx *bbolt.Tx) error {
+		var err error
+		n, err = tx.WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return n, fmt.Errorf("storage: backup: %w", err)
+	}
+	return n, nil
+}
+
 // View runs fn in a read transaction. Records returned by Tx methods are
 // decoded copies, safe to use after the transaction.
 func (db *DB) View(fn func(*Tx) error) error {
+	defer db.observeTx(false, time.Now())
 	return db.bolt.View(func(btx *bbolt.Tx) error { return fn(&Tx{tx: btx}) })
 }
 
@@ -109,6 +140,7 @@ func (db *DB) View(fn func(*Tx) error) error {
 // only touch the transaction. It returns the highest outbox sequence the
 // write queued (0 if none), which the caller can wait on to read its write.
 func (db *DB) Update(fn func(*Tx) error) (uint64, error) {
+	defer db.observeTx(true, time.Now())
 	var seq uint64
 	err := db.bolt.Batch(func(btx *bbolt.Tx) error {
 		tx := &Tx{tx: btx, writable: true}

@@ -50,12 +50,13 @@ func (t *Tx) enqueue(e OutboxEntry) error {
 	return nil
 }
 
-// Outbox returns up to max pending entries, oldest first.
-func (db *DB) Outbox(max int) ([]OutboxEntry, error) {
+// Outbox returns up to max pending entries after sequence after, oldest
+// first.
+func (db *DB) Outbox(after uint64, max int) ([]OutboxEntry, error) {
 	var out []OutboxEntry
 	err := db.bolt.View(func(tx *bbolt.Tx) error {
 		c := tx.Bucket(bucketOutbox).Cursor()
-		for k, v := c.First(); k != nil && len(out) < max; k, v = c.Next() {
+		for k, v := c.Seek(key(int64(after + 1))); k != nil && len(out) < max; k, v = c.Next() {
 			var e OutboxEntry
 			if err := json.Unmarshal(v, &e); err != nil {
 				return fmt.Errorf("storage: decode outbox: %w", err)
@@ -68,7 +69,7 @@ func (db *DB) Outbox(max int) ([]OutboxEntry, error) {
 	return out, err
 }
 
-// AckOutbox removes applied entries, up to and including seq.
+// AckOutbox removes entries the index holds durably.
 func (db *DB) AckOutbox(entries []OutboxEntry) error {
 	return db.bolt.Update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketOutbox)

@@ -86,7 +86,7 @@ func TestWritesQueueOutboxEntries(t *testing.T) {
 		return tx.PutConversation(&parley.Conversation{CompanyID: 1, CustomerID: 7})
 	})
 	require.NoError(t, err)
-	entries, err := db.Outbox(10)
+	entries, err := db.Outbox(0, 10)
 	require.NoError(t, err)
 	assert.Equal(t, []storage.OutboxEntry{
 		{Seq: 1, Kind: storage.KindCustomer, ID: 7},

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/fixtures"
@@ -50,7 +51,9 @@ func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *s
 	in := &instance{db: db, engine: engine, syncer: index.NewSyncer(db, engine, log)}
 	if engine.Fresh() {
 		log.Info("building the search index from storage")
-		err = in.syncer.Rebuild(ctx, progress)
+		if err = in.syncer.Rebuild(ctx, progress); err == nil {
+			err = engine.MarkBuilt()
+		}
 	} else {
 		err = in.syncer.Drain(ctx)
 	}
@@ -74,7 +77,17 @@ func loadDemoIfEmpty(db *storage.DB, clock parley.Clock) error {
 	return fixtures.Load(db, clock.Now())
 }
 
+// settleWait bounds how long closing waits for the index to persist what
+// it applied; entries not acknowledged by then are replayed at next start.
+const settleWait = 10 * time.Second
+
 func (in *instance) close() error {
+	settled := make(chan struct{})
+	go func() { in.syncer.Settle(); close(settled) }()
+	select {
+	case <-settled:
+	case <-time.After(settleWait):
+	}
 	err := in.engine.Close()
 	if cerr := in.db.Close(); err == nil {
 		err = cerr

@@ -4,6 +4,9 @@
 //	               [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--insecure-http]
 //	               [--transition-path /transition]
 //	parley reindex --data DIR
+//	parley backup  --out FILE [--data DIR | --url URL --token TOKEN]
+//	parley restore --data DIR --from FILE [--force]
+//	parley import  --data DIR [--company ID] FILE
 //	parley app create --data DIR --user EMAIL [--name NAME] [--redirect-uri URL]
 //	parley app list   --data DIR
 //	parley app revoke --data DIR --client-id ID
@@ -33,6 +36,9 @@ const usage = `usage:
                  [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--insecure-http]
                  [--transition-path /transition]
   parley reindex --data DIR
+  parley backup  --out FILE [--data DIR | --url URL --token TOKEN]
+  parley restore --data DIR --from FILE [--force]
+  parley import  --data DIR [--company ID] FILE
   parley app create --data DIR --user EMAIL [--name NAME] [--redirect-uri URL]
   parley app list   --data DIR
   parley app revoke --data DIR --client-id ID
@@ -52,6 +58,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = reindexCommand(ctx, args[1:], stderr)
 	case "app":
 		err = appCommand(args[1:], stdout)
+	case "backup":
+		err = backupCommand(ctx, args[1:], stderr)
+	case "restore":
+		err = restoreCommand(ctx, args[1:], stderr)
+	case "import":
+		err = importCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -16,11 +16,15 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/storage"
+	"github.com/parley/parley/webhooks"
 )
 
 // shutdownGrace is how long in-flight requests may take after a signal.
@@ -34,9 +38,20 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	baseURL := fs.String("base-url", envOr("PARLEY_BASE_URL", ""), "absolute URL of the API for links (PARLEY_BASE_URL); default: from each request")
 	certFile := fs.String("tls-cert", envOr("PARLEY_TLS_CERT", ""), "TLS certificate file, PEM (PARLEY_TLS_CERT)")
 	keyFile := fs.String("tls-key", envOr("PARLEY_TLS_KEY", ""), "TLS private key file, PEM (PARLEY_TLS_KEY)")
-	selfSigned := fs.Bool("tls-self-signed", false, "serve HTTPS with a generated self-signed certificate")
-	insecure := fs.Bool("insecure-http", false, "allow plain HTTP on a non-loopback address")
+	selfSigned := fs.Bool("tls-self-signed", envBool("PARLEY_TLS_SELF_SIGNED"), "serve HTTPS with a generated self-signed certificate (PARLEY_TLS_SELF_SIGNED)")
+	insecure := fs.Bool("insecure-http", envBool("PARLEY_INSECURE_HTTP"), "allow plain HTTP on a non-loopback address (PARLEY_INSECURE_HTTP)")
 	transition := fs.String("transition-path", envOr("PARLEY_TRANSITION_PATH", "/transition"), "path of the V1 key exchange (PARLEY_TRANSITION_PATH)")
+	logLevel := fs.String("log-level", envOr("PARLEY_LOG_LEVEL", "info"), "log level: debug, info, warn, error (PARLEY_LOG_LEVEL)")
+	logFormat := fs.String("log-format", envOr("PARLEY_LOG_FORMAT", "json"), "log format: json or text (PARLEY_LOG_FORMAT)")
+	adminToken := fs.String("admin-token", envOr("PARLEY_ADMIN_TOKEN", ""), "operator bearer token for GET /admin/backup (PARLEY_ADMIN_TOKEN)")
+	limits := map[parley.Plan]*int{}
+	for _, plan := range []parley.Plan{parley.PlanStandard, parley.PlanPlus, parley.PlanPro} {
+		name := "PARLEY_RATE_LIMIT_" + strings.ToUpper(string(plan))
+		limits[plan] = fs.Int("rate-limit-"+string(plan), envInt(name, 0),
+			fmt.Sprintf("API calls per minute of a %s company; 0 is the default %d (%s)", plan, parley.DefaultRateLimit(plan), name))
+	}
+	tokenLimit := fs.Int("token-rate-limit", envInt("PARLEY_TOKEN_RATE_LIMIT", 0), "token-endpoint calls per minute per client; 0 is the default 60 (PARLEY_TOKEN_RATE_LIMIT)")
+	timeout := fs.Duration("request-timeout", envDuration("PARLEY_REQUEST_TIMEOUT", 0), "deadline of each request; 0 is the default 60s (PARLEY_REQUEST_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -44,7 +59,14 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	log, err := newLogger(stderr, *logLevel, *logFormat)
+	if err != nil {
+		return err
+	}
+	rateLimits := map[parley.Plan]int{}
+	for plan, n := range limits {
+		rateLimits[plan] = *n
+	}
 	in, err := open(ctx, *data, true, parley.SystemClock, log, nil)
 	if err != nil {
 		return err
@@ -58,7 +80,8 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	defer func() { stopSync(); <-synced; <-woken }()
 
 	handler := api.New(api.Config{DB: in.db, Engine: in.engine, Syncer: in.syncer, Clock: parley.SystemClock, Log: log, BaseURL: *baseURL,
-		TransitionPath: *transition})
+		TransitionPath: *transition, InsecureWebhooks: tlsConfig == nil,
+		RateLimits: rateLimits, TokenRateLimit: *tokenLimit, RequestTimeout: *timeout, AdminToken: *adminToken})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -73,6 +96,12 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		go func() { served <- srv.Serve(ln) }()
 	}
 	log.Info("parley serving", "addr", ln.Addr().String(), "data", *data, "scheme", scheme)
+
+	stopHooks, err := startWebhooks(handler, in.db, *baseURL, scheme+"://"+ln.Addr().String(), log)
+	if err != nil {
+		return err
+	}
+	defer stopHooks()
 
 	select {
 	case err := <-served:
@@ -187,4 +216,59 @@ func runScheduler(ctx context.Context, db *storage.DB, clock parley.Clock, log *
 			log.Error("scheduler: waking due items failed; will retry", "err", err)
 		}
 	}
+}
+
+// startWebhooks runs the webhook dispatcher beside the syncer and the
+// scheduler; payload links start with baseURL, else with the listen URL.
+// The returned function stops it and waits.
+func startWebhooks(handler *api.Server, db *storage.DB, baseURL, listenURL string, log *slog.Logger) (func(), error) {
+	if baseURL == "" {
+		baseURL = listenURL
+	}
+	renderer, err := handler.EventRenderer(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	d := webhooks.New(webhooks.Config{DB: db, Renderer: renderer, Clock: parley.SystemClock, Log: log})
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { d.Run(ctx); close(done) }()
+	return func() { stop(); <-done }, nil
+}
+
+// newLogger builds the structured logger of serve: JSON or text, at a level.
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("%w: --log-level must be debug, info, warn or error", errUsage)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("%w: --log-format must be json or text", errUsage)
+}
+
+// envBool, envInt and envDuration read PARLEY_* defaults of flags; a
+// malformed value is ignored (the flag's own default applies).
+func envBool(name string) bool {
+	v, _ := strconv.ParseBool(os.Getenv(name))
+	return v
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if v, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
 }

@@ -5,7 +5,6 @@ package bleveindex
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/registry"
 
@@ -89,28 +89,60 @@ func Open(dir string) (*Engine, error) {
 }
 
 func openKind(path string, kind index.Kind) (bleve.Index, bool, error) {
-	idx, err := bleve.Open(path)
+	idx, err := bleve.OpenUsing(path, scorchConfig())
 	if err == nil {
 		v, verr := idx.GetInternal([]byte(versionKey))
 		if verr == nil && string(v) == index.MappingVersion {
 			return idx, false, nil
 		}
 		idx.Close()
-		if err := os.RemoveAll(path); err != nil {
-			return nil, false, fmt.Errorf("bleveindex: remove outdated index: %w", err)
-		}
-	} else if !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
-		return nil, false, fmt.Errorf("bleveindex: open %s: %w", path, err)
 	}
-	idx, err = bleve.New(path, buildMapping(kind))
+	// Missing, outdated, never completed, or unreadable (a crash before its
+	// first persistence): the index is derived data, so start it afresh
+	// and let the caller rebuild it from storage.
+	if err := os.RemoveAll(path); err != nil {
+		return nil, false, fmt.Errorf("bleveindex: remove index %s: %w", path, err)
+	}
+	idx, err = bleve.NewUsing(path, buildMapping(kind), scorch.Name, scorch.Name, scorchConfig())
 	if err != nil {
 		return nil, false, fmt.Errorf("bleveindex: create %s: %w", path, err)
 	}
-	if err := idx.SetInternal([]byte(versionKey), []byte(index.MappingVersion)); err != nil {
-		idx.Close()
-		return nil, false, fmt.Errorf("bleveindex: %w", err)
-	}
 	return idx, true, nil
+}
+
+// MarkBuilt records the mapping version in every index. Open rebuilds an
+// index without it, so call it only once a rebuild is complete and
+// durable: a crash mid-rebuild then leads to another rebuild, never to an
+// index silently missing documents.
+func (e *Engine) MarkBuilt() error {
+	for kind, idx := range e.indexes {
+		if err := setInternalDurably(idx, versionKey, index.MappingVersion); err != nil {
+			return fmt.Errorf("bleveindex: mark %s built: %w", kind, err)
+		}
+	}
+	e.fresh = false
+	return nil
+}
+
+// setInternalDurably writes an internal key and waits until it is
+// persisted: with unsafe_batch a plain SetInternal may not survive a close
+// that follows at once.
+func setInternalDurably(idx bleve.Index, key, value string) error {
+	b := idx.NewBatch()
+	b.SetInternal([]byte(key), []byte(value))
+	persisted := make(chan error, 1)
+	b.SetPersistedCallback(func(err error) { persisted <- err })
+	if err := idx.Batch(b); err != nil {
+		return err
+	}
+	return <-persisted
+}
+
+// scorchConfig makes batches return once searchable rather than once
+// persisted: durability comes from the storage outbox, acknowledged from
+// the persisted callback (see Apply).
+func scorchConfig() map[string]interface{} {
+	return map[string]interface{}{"unsafe_batch": true}
 }
 
 // Fresh reports whether Open created an empty index that needs a rebuild.
@@ -157,7 +189,7 @@ func fieldMapping(f index.Field) *mapping.FieldMapping {
 	case index.TextField:
 		fm = bleve.NewTextFieldMapping()
 		fm.Analyzer = textAnalyzer
-		fm.IncludeTermVectors = true
+		fm.IncludeTermVectors = f.Phrases
 	case index.KeywordField:
 		fm = bleve.NewKeywordFieldMapping()
 		fm.IncludeTermVectors = false
@@ -177,8 +209,11 @@ func dynamicMapping(analyzer string) *mapping.DocumentMapping {
 	return d
 }
 
-// Apply indexes one batch of a kind.
-func (e *Engine) Apply(ctx context.Context, kind index.Kind, upserts []index.Document, deletes []string) error {
+// Apply indexes one batch of a kind. The index runs scorch with
+// unsafe_batch: a batch is searchable once introduced, and persisted in the
+// background; durable hears of the persistence, so the caller keeps its
+// own record (the storage outbox) until then.
+func (e *Engine) Apply(ctx context.Context, kind index.Kind, upserts []index.Document, deletes []string, durable func(error)) error {
 	idx, ok := e.indexes[kind]
 	if !ok {
 		return fmt.Errorf("bleveindex: unknown kind %q", kind)
@@ -191,6 +226,9 @@ func (e *Engine) Apply(ctx context.Context, kind index.Kind, upserts []index.Doc
 	}
 	for _, id := range deletes {
 		b.Delete(id)
+	}
+	if durable != nil {
+		b.SetPersistedCallback(durable)
 	}
 	return idx.Batch(b)
 }

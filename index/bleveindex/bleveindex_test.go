@@ -2,6 +2,7 @@ package bleveindex
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -19,7 +20,11 @@ func TestOpenRebuildsOnMappingVersionChange(t *testing.T) {
 	assert.True(t, e.Fresh(), "a new index needs a build")
 	doc := index.NewDocument("7", 1)
 	doc.Numbers["id"] = []float64{7}
-	require.NoError(t, e.Apply(context.Background(), index.Conversations, []index.Document{doc}, nil))
+	persisted := make(chan error, 1)
+	require.NoError(t, e.Apply(context.Background(), index.Conversations, []index.Document{doc}, nil, func(err error) { persisted <- err }))
+	require.NoError(t, <-persisted, "the batch is reported durable")
+	assert.True(t, e.Fresh(), "not built until marked")
+	require.NoError(t, e.MarkBuilt())
 	require.NoError(t, e.Close())
 
 	e, err = Open(dir)
@@ -33,7 +38,7 @@ func TestOpenRebuildsOnMappingVersionChange(t *testing.T) {
 	// Pretend the index was built by an older Parley.
 	idx, err := bleve.Open(filepath.Join(dir, "conversation.bleve"))
 	require.NoError(t, err)
-	require.NoError(t, idx.SetInternal([]byte(versionKey), []byte("0")))
+	require.NoError(t, setInternalDurably(idx, versionKey, "0"))
 	require.NoError(t, idx.Close())
 
 	e, err = Open(dir)
@@ -43,6 +48,29 @@ func TestOpenRebuildsOnMappingVersionChange(t *testing.T) {
 	res, err = e.Search(context.Background(), index.Request{Kind: index.Conversations, Company: 1, Limit: 10})
 	require.NoError(t, err)
 	assert.Equal(t, 0, res.Total)
+}
+
+func TestUnmarkedIndexIsRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	e, err := Open(dir)
+	require.NoError(t, err)
+	require.NoError(t, e.Close()) // a crash before the rebuild completed
+	e, err = Open(dir)
+	require.NoError(t, err)
+	defer e.Close()
+	assert.True(t, e.Fresh(), "an index never marked built is built again")
+}
+
+func TestUnreadableIndexIsRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	e, err := Open(dir)
+	require.NoError(t, err)
+	require.NoError(t, e.Close())
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "conversation.bleve", "index_meta.json"), []byte("{broken"), 0o600))
+	e, err = Open(dir)
+	require.NoError(t, err, "an unreadable index is replaced, not fatal")
+	defer e.Close()
+	assert.True(t, e.Fresh())
 }
 
 func TestTokenizerMatchesTokens(t *testing.T) {

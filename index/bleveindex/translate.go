@@ -90,7 +90,18 @@ func translate(n query.Node) (bq.Query, error) {
 	case query.All:
 		return bleve.NewMatchAllQuery(), nil
 	case query.And:
-		parts, err := translateAll(n.Nodes)
+		// ALL restricts nothing inside a conjunction; leaving it out spares
+		// a searcher that walks every document.
+		var kept []query.Node
+		for _, c := range n.Nodes {
+			if _, all := c.(query.All); !all {
+				kept = append(kept, c)
+			}
+		}
+		if len(kept) == 0 {
+			return bleve.NewMatchAllQuery(), nil
+		}
+		parts, err := translateAll(kept)
 		if err != nil {
 			return nil, err
 		}

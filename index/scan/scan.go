@@ -43,8 +43,12 @@ func New() *Engine {
 	return &Engine{docs: map[index.Kind]map[string]*doc{}}
 }
 
-// Apply stores and removes documents.
-func (e *Engine) Apply(_ context.Context, kind index.Kind, upserts []index.Document, deletes []string) error {
+// Apply stores and removes documents. The oracle keeps nothing on disk, so
+// a batch is as durable as it will ever be at once.
+func (e *Engine) Apply(_ context.Context, kind index.Kind, upserts []index.Document, deletes []string, durable func(error)) error {
+	if durable != nil {
+		defer durable(nil)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	m := e.docs[kind]

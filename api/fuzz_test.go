@@ -1,0 +1,98 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/api"
+	"github.com/parley/parley/fixtures"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/storage"
+)
+
+// fuzzRoutes are the writes whose bodies FuzzRequests throws arbitrary
+// bytes at, on the demo data (conversation 1, customer 1, chat endpoints).
+var fuzzRoutes = []struct{ method, path string }{
+	{"POST", "/v2/oauth2/token"},
+	{"POST", "/transition"},
+	{"POST", "/v2/conversations"},
+	{"PATCH", "/v2/conversations/1"},
+	{"POST", "/v2/conversations/1/reply"},
+	{"PUT", "/v2/conversations/1/tags"},
+	{"PUT", "/v2/conversations/1/fields"},
+	{"PUT", "/v2/conversations/1/snooze"},
+	{"POST", "/v2/conversations/1/merge"},
+	{"PATCH", "/v2/conversations/1/threads/1"},
+	{"POST", "/v2/customers"},
+	{"PUT", "/v2/customers/1"},
+	{"PATCH", "/v2/customers/1"},
+	{"POST", "/v2/organizations"},
+	{"POST", "/v2/webhooks"},
+	{"POST", "/v2/users"},
+	{"POST", "/v2/widgets/" + fixtures.AcmeWidgetID + "/chats"},
+}
+
+// FuzzRequests: no body, content type or query string makes the API
+// answer a 5xx or panic. Run longer with:
+// go test ./api -run XXX -fuzz FuzzRequests -fuzztime 5m
+func FuzzRequests(f *testing.F) {
+	seeds := []string{`{}`, `[]`, `null`, `{"subject":"x"}`, `[{"op":"replace","path":"/subject","value":"y"}]`,
+		`grant_type=client_credentials&client_id=acme-demo-client&client_secret=x`, `{"tags":["a"]}`, "\x00\xff", `{"emails":[{"value":"a@b.com"}]}`}
+	for i, s := range seeds {
+		for r := range fuzzRoutes {
+			f.Add(uint8(r), uint8(i%3), []byte(s), "page=1")
+		}
+	}
+	dir := f.TempDir()
+	db, err := storage.Open(filepath.Join(dir, "parley.db"), storage.Options{NoSync: true})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { db.Close() })
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	if err := fixtures.Load(db, now); err != nil {
+		f.Fatal(err)
+	}
+	engine, err := bleveindex.Open(filepath.Join(dir, "index"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { engine.Close() })
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	syncer := index.NewSyncer(db, engine, quiet)
+	if err := syncer.Rebuild(context.Background(), nil); err != nil {
+		f.Fatal(err)
+	}
+	if _, err := db.Update(func(tx *storage.Tx) error {
+		return tx.PutToken(&parley.Token{Hash: parley.HashToken("fuzz-token"), CompanyID: 1, UserID: 1, ExpiresAt: now.Add(24 * time.Hour)})
+	}); err != nil {
+		f.Fatal(err)
+	}
+	server := api.New(api.Config{DB: db, Engine: engine, Syncer: syncer, Clock: parley.ClockFunc(func() time.Time { return now }),
+		Log: quiet, WriteWait: time.Second, RateLimits: map[parley.Plan]int{parley.PlanPro: 1 << 30}, TokenRateLimit: 1 << 30,
+		ChatStartsPerMinute: 1 << 30})
+	contentTypes := []string{"application/json", "application/x-www-form-urlencoded", ""}
+	f.Fuzz(func(t *testing.T, route, contentType uint8, body []byte, rawQuery string) {
+		r := fuzzRoutes[int(route)%len(fuzzRoutes)]
+		req := httptest.NewRequest(r.method, "https://api.parley.test"+r.path, bytes.NewReader(body))
+		req.URL.RawQuery = rawQuery
+		req.Header.Set("Authorization", "Bearer fuzz-token")
+		if ct := contentTypes[int(contentType)%len(contentTypes)]; ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		rec := httptest.NewRecorder()
+		server.ServeHTTP(rec, req)
+		if rec.Code >= http.StatusInternalServerError {
+			t.Fatalf("%s %s answered %d: %s", r.method, r.path, rec.Code, rec.Body.String())
+		}
+	})
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// loadInternal stores conversations through the domain rules directly,
+// many per transaction: the fastest path an importer has.
+func loadInternal(db *storage.DB, w *world, c *corpus, from, to int, now time.Time, span time.Duration) error {
+	const perTx = 500
+	for start := from; start < to; start += perTx {
+		end := min(start+perTx, to)
+		type req struct {
+			company int64
+			n       *parley.NewConversation
+		}
+		var reqs []req
+		for i := start; i < end; i++ {
+			company, n := c.conversation(w, i, now, span)
+			reqs = append(reqs, req{company, n})
+		}
+		_, err := db.Update(func(tx *storage.Tx) error {
+			for _, r := range reqs {
+				company, err := tx.Company(r.company)
+				if err != nil {
+					return err
+				}
+				owner, err := tx.User(r.company, w.owners[r.company])
+				if err != nil {
+					return err
+				}
+				if _, err := parley.CreateConversation(tx, parley.Caller{Company: company, User: owner}, r.n, now); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("internal load: %w", err)
+		}
+	}
+	return nil
+}
+
+// loadHTTP posts conversations as an importer would, from many clients.
+func loadHTTP(base string, w *world, c *corpus, from, to, clients int, now time.Time, span time.Duration) error {
+	type job struct {
+		company int64
+		body    []byte
+	}
+	jobs := make(chan job, clients*2)
+	var failed atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	for k := 0; k < clients; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				req, _ := http.NewRequest(http.MethodPost, base+"/v2/conversations", bytes.NewReader(j.body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", "Bearer "+w.tokens[j.company])
+				res, err := client.Do(req)
+				if err != nil {
+					failed.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				if res.StatusCode != http.StatusCreated {
+					failed.Add(1)
+					firstErr.CompareAndSwap(nil, fmt.Sprintf("status %d", res.StatusCode))
+				}
+				res.Body.Close()
+			}
+		}()
+	}
+	for i := from; i < to; i++ {
+		company, n := c.conversation(w, i, now, span)
+		body, err := json.Marshal(n)
+		if err != nil {
+			return err
+		}
+		jobs <- job{company, body}
+	}
+	close(jobs)
+	wg.Wait()
+	if n := failed.Load(); n > 0 {
+		return fmt.Errorf("http load: %d requests failed; first: %v", n, firstErr.Load())
+	}
+	return nil
+}
+
+// loadChats plays chats with the wait, response and duration the report
+// counts, through the chat rules.
+func loadChats(db *storage.DB, w *world, count int, now time.Time, span time.Duration, seed uint64) error {
+	c := newCorpus(seed, 1000)
+	n := 0
+	newID := func() string { n++; return fmt.Sprintf("b0000000-0000-4000-8000-%012d", n) }
+	const perTx = 500
+	for start := 0; start < count; start += perTx {
+		_, err := db.Update(func(tx *storage.Tx) error {
+			for i := start; i < min(start+perTx, count); i++ {
+				company := w.companies[i%len(w.companies)]
+				co, err := tx.Company(company)
+				if err != nil {
+					return err
+				}
+				agent, err := tx.User(company, w.users[company][c.r.IntN(len(w.users[company]))])
+				if err != nil {
+					return err
+				}
+				boxes := w.mailboxes[company]
+				at := now.Add(-time.Duration(c.r.Int64N(int64(span))))
+				env := func() parley.ChatEnv { return parley.ChatEnv{Now: at, NewID: newID} }
+				email := w.customers[company][c.r.IntN(len(w.customers[company]))]
+				chat, err := parley.StartChat(tx, boxes[c.r.IntN(len(boxes))].Widgets[0],
+					&parley.StartChatRequest{Name: parley.Ptr("Visitor"), Email: &email, Message: parley.Ptr(c.sentence(8))}, "t", env())
+				if err != nil {
+					return err
+				}
+				caller := parley.Caller{Company: co, User: agent}
+				if c.r.IntN(8) > 0 {
+					at = at.Add(time.Duration(c.r.IntN(1500)) * time.Second)
+					for m := 0; m < 1+c.r.IntN(10); m++ {
+						if _, err := parley.AgentMessage(tx, caller, chat.ID, newID(), &parley.AgentMessageRequest{Body: parley.Ptr(c.sentence(6))}, env()); err != nil {
+							return err
+						}
+						at = at.Add(time.Duration(10+c.r.IntN(200)) * time.Second)
+					}
+				}
+				at = at.Add(time.Duration(c.r.IntN(1800)) * time.Second)
+				if _, err := parley.EndChat(tx, caller, chat.ID, &parley.EndChatRequest{Status: parley.Ptr("closed")}, env()); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("chats: %w", err)
+		}
+	}
+	return nil
+}
+
+// waitIndexed blocks until the syncer applied everything committed.
+func waitIndexed(ctx context.Context, db *storage.DB, applied func() uint64) error {
+	for {
+		last, err := db.LastOutboxSeq()
+		if err != nil {
+			return err
+		}
+		depth, err := db.OutboxDepth()
+		if err != nil {
+			return err
+		}
+		if depth == 0 && applied() >= last {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

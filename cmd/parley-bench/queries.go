@@ -1,0 +1,164 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Query is one reference query: a GET path and the token to send.
+type Query struct {
+	Name, Path, Token string
+}
+
+// QueryResult is what a query measured.
+type QueryResult struct {
+	Name    string        `json:"name"`
+	Hits    int           `json:"hits"`
+	P50     time.Duration `json:"p50"`
+	P99     time.Duration `json:"p99"`
+	ScanP50 time.Duration `json:"scanP50,omitempty"`
+}
+
+// referenceQueries are issue 10's twelve queries, on company 1.
+func referenceQueries(w *world, now time.Time, convID int64) []Query {
+	co := w.companies[0]
+	token := w.tokens[co]
+	box := w.mailboxes[co][0]
+	q := func(s string) string { return url.QueryEscape(s) }
+	email := w.customers[co][7]
+	day := func(d int) string { return now.AddDate(0, 0, -d).Format(time.RFC3339) }
+	return []Query{
+		{"1 ranked body term", "/v2/conversations?status=all&sortField=score&query=" + q("body:refund"), token},
+		{"2 two body terms AND status AND mailbox", fmt.Sprintf("/v2/conversations?status=active&mailbox=%d&query=%s", box.ID, q("body:refund AND body:order")), token},
+		{"3 list: status, last 7 days", "/v2/conversations?status=active&modifiedSince=" + q(day(7)), token},
+		{"4 customFieldsByIds and tag", fmt.Sprintf("/v2/conversations?status=all&mailbox=%d&tag=vip&customFieldsByIds=%d:%s", box.ID, w.numberFld[box.ID], "250"), token},
+		{"5 prefix subject:refun*", "/v2/conversations?status=all&query=" + q("subject:refun*"), token},
+		{"6 body phrase by createdAt", "/v2/conversations?status=all&query=" + q(`body:"tracking number"`), token},
+		{"7 status AND NOT tag AND subject OR", "/v2/conversations?status=all&query=" + q("status:active AND NOT tag:spam AND subject:(invoice OR password)"), token},
+		{"8 last 30 days for one customer", "/v2/conversations?status=all&query=" + q(fmt.Sprintf("createdAt:[NOW-30DAYS TO NOW] AND email:%s", email)), token},
+		{"9 page 200 of a broad list", "/v2/conversations?status=all&page=200", token},
+		{"10 one conversation with threads", fmt.Sprintf("/v2/conversations/%d?embed=threads", convID), token},
+		{"11a chat report, 30 days", "/v2/reports/chat?start=" + q(day(30)) + "&end=" + q(day(0)), token},
+		{"11b chat report, whole range", "/v2/reports/chat?start=" + q(day(730)) + "&end=" + q(day(0)), token},
+		{"12 customer by e-mail fragment", "/v2/customers?query=" + q("email:customer00012"), token},
+	}
+}
+
+// runQueries times each query repeat times (after one warm-up run).
+func runQueries(base string, queries []Query, repeat int) ([]QueryResult, error) {
+	client := &http.Client{}
+	var out []QueryResult
+	for _, q := range queries {
+		var times []time.Duration
+		hits := 0
+		for i := 0; i <= repeat; i++ {
+			req, _ := http.NewRequest(http.MethodGet, base+q.Path, nil)
+			req.Header.Set("Authorization", "Bearer "+q.Token)
+			start := time.Now()
+			res, err := client.Do(req)
+			if err != nil {
+				return nil, err
+			}
+			body, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			elapsed := time.Since(start)
+			if err != nil {
+				return nil, err
+			}
+			if res.StatusCode != http.StatusOK {
+				return nil, fmt.Errorf("query %q: status %d: %s", q.Name, res.StatusCode, body)
+			}
+			if i == 0 {
+				hits = countHits(body)
+				continue
+			}
+			times = append(times, elapsed)
+		}
+		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+		out = append(out, QueryResult{Name: q.Name, Hits: hits, P50: percentile(times, 50), P99: percentile(times, 99)})
+	}
+	return out, nil
+}
+
+// countHits reads a list's total, a report's chat count, or 1 for a record.
+func countHits(body []byte) int {
+	var v struct {
+		Page *struct {
+			TotalElements int `json:"totalElements"`
+		} `json:"page"`
+		Current *struct {
+			Volume struct {
+				ChatConversations float64 `json:"chatConversations"`
+			} `json:"volume"`
+		} `json:"current"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return 0
+	}
+	switch {
+	case v.Page != nil:
+		return v.Page.TotalElements
+	case v.Current != nil:
+		return int(v.Current.Volume.ChatConversations)
+	}
+	return 1
+}
+
+func percentile(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := (len(sorted)*p + 99) / 100
+	return sorted[min(max(i-1, 0), len(sorted)-1)]
+}
+
+func printTable(out io.Writer, r Results) {
+	fmt.Fprintf(out, "\n%d conversations (%d through HTTP) on %s CPUs, %s\n", r.N, r.HTTPLoaded, r.CPUs, r.GoVersion)
+	fmt.Fprintf(out, "ingest: HTTP %.0f conv/s, internal %.0f conv/s; index %.0f bytes/conversation; peak RSS %.0f MB\n\n",
+		r.HTTPPerSecond, r.InternalPerSecond, r.IndexBytesPerConv, float64(r.PeakRSSBytes)/(1<<20))
+	fmt.Fprintf(out, "%-42s %9s %10s %10s %10s %8s\n", "query", "hits", "p50", "p99", "scan p50", "scan/bleve")
+	for _, q := range r.Queries {
+		ratio := ""
+		if q.ScanP50 > 0 && q.P50 > 0 {
+			ratio = fmt.Sprintf("%.1fx", float64(q.ScanP50)/float64(q.P50))
+		}
+		fmt.Fprintf(out, "%-42s %9d %10s %10s %10s %8s\n", q.Name, q.Hits, round(q.P50), round(q.P99), round(q.ScanP50), ratio)
+	}
+}
+
+func round(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return d.Round(10 * time.Microsecond).String()
+}
+
+func splitLines(s string) []string { return strings.Split(s, "\n") }
+
+// firstConversation finds a conversation of the company, for query 10.
+func firstConversation(base, token string) (int64, error) {
+	req, _ := http.NewRequest(http.MethodGet, base+"/v2/conversations?status=all&sortField=number&sortOrder=asc", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	var list struct {
+		Embedded struct {
+			Conversations []struct {
+				ID int64 `json:"id"`
+			} `json:"conversations"`
+		} `json:"_embedded"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&list); err != nil || len(list.Embedded.Conversations) == 0 {
+		return 0, fmt.Errorf("no conversation to read: %v", err)
+	}
+	return list.Embedded.Conversations[0].ID, nil
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// setupWorld stores the bench's companies, users, mailboxes (each with a
+// number custom field and a chat widget), customers and access tokens.
+func setupWorld(db *storage.DB, companies, customersPer int, now time.Time) (*world, error) {
+	w := &world{mailboxes: map[int64][]parley.Mailbox{}, users: map[int64][]int64{}, owners: map[int64]int64{}, tokens: map[int64]string{},
+		customers: map[int64][]string{}, numberFld: map[int64]int64{},
+		tags: []string{"vip", "refund", "spam", "shipping", "bug", "billing", "urgent", "feature request", "needs review", "gdpr"}}
+	_, err := db.Update(func(tx *storage.Tx) error {
+		for ci := 0; ci < companies; ci++ {
+			c := &parley.Company{Name: fmt.Sprint("Bench ", ci+1), Plan: parley.PlanPro, APIEnabled: true, PaymentOK: true, CreatedAt: now}
+			if err := tx.PutCompany(c); err != nil {
+				return err
+			}
+			w.companies = append(w.companies, c.ID)
+			for ui := 0; ui < 6; ui++ {
+				u := &parley.User{CompanyID: c.ID, FirstName: fmt.Sprint("Agent", ui), LastName: fmt.Sprint("C", ci), Email: fmt.Sprintf("agent%d@bench%d.test", ui, ci),
+					Role: parley.RoleAdmin, Active: true, CanChat: true, CreatedAt: now}
+				if ui == 0 {
+					u.Role = parley.RoleOwner
+				}
+				if err := tx.PutUser(u); err != nil {
+					return err
+				}
+				if u.ID > 1 {
+					w.users[c.ID] = append(w.users[c.ID], u.ID)
+				}
+				if ui == 0 {
+					w.owners[c.ID] = u.ID
+					token := fmt.Sprintf("bench-token-%d", c.ID)
+					if err := tx.PutToken(&parley.Token{Hash: parley.HashToken(token), CompanyID: c.ID, UserID: u.ID, ExpiresAt: now.Add(30 * 24 * time.Hour)}); err != nil {
+						return err
+					}
+					w.tokens[c.ID] = token
+				}
+			}
+			for mi := 0; mi < 3; mi++ {
+				m := &parley.Mailbox{CompanyID: c.ID, Name: fmt.Sprintf("Box %d-%d", ci+1, mi+1), Widgets: []string{fmt.Sprintf("widget-%d-%d", ci+1, mi+1)},
+					Fields: []parley.FieldDef{{Name: "Order value", Type: parley.FieldNumber}}, CreatedAt: now}
+				for _, t := range parley.SystemFolders {
+					m.Folders = append(m.Folders, parley.Folder{Name: string(t), Type: t})
+				}
+				if err := tx.PutMailbox(m); err != nil {
+					return err
+				}
+				w.mailboxes[c.ID] = append(w.mailboxes[c.ID], *m)
+				w.numberFld[m.ID] = m.Fields[0].ID
+			}
+			for k := 0; k < customersPer; k++ {
+				email := fmt.Sprintf("customer%06d.c%d@example%d.test", k, ci, k%97)
+				cu := &parley.Customer{CompanyID: c.ID, FirstName: fmt.Sprint("Cust", k), LastName: fmt.Sprint("Omer", k%500),
+					Emails: []parley.Entry{{Value: email, Type: "work"}}, CreatedAt: now, UpdatedAt: now}
+				if err := tx.PutCustomer(cu); err != nil {
+					return err
+				}
+				w.customers[c.ID] = append(w.customers[c.ID], email)
+			}
+		}
+		return nil
+	})
+	return w, err
+}

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/fixtures"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/query"
+	"github.com/parley/parley/storage"
+)
+
+var crashCycles = flag.Int("crash-cycles", 10, "kill-and-restart cycles of TestCrashLoop (50 or more for a long run)")
+
+// acked is a write the server acknowledged with a 2xx.
+type acked struct {
+	conversation int64
+	subject      string
+	threads      int // threads acknowledged on it, the first included
+}
+
+// TestCrashLoop builds the parley binary, runs it on a temporary data
+// directory under concurrent writers, kills it with SIGKILL at a random
+// moment, restarts it, and checks after every restart that every
+// acknowledged write is there, searchable, with its acknowledged content.
+// At the end storage and index are compared record by record: the Bleve
+// index and the scan oracle rebuilt from storage find the same ids.
+func TestCrashLoop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills a real server")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "parley")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+	data := filepath.Join(dir, "data")
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	var mu sync.Mutex
+	var writes []*acked
+	total := 0
+	for cycle := 0; cycle < *crashCycles; cycle++ {
+		base, proc := startServer(t, bin, data)
+		token := demoToken(t, base)
+		verify(t, base, token, writes)
+
+		ctx, stop := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		for writer := 0; writer < 6; writer++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for n := 0; ctx.Err() == nil; n++ {
+					subject := fmt.Sprintf("crash c%d w%d n%d", cycle, writer, n)
+					id, ok := createConversation(ctx, base, token, subject)
+					if !ok {
+						continue
+					}
+					a := &acked{conversation: id, subject: subject, threads: 1}
+					mu.Lock()
+					writes = append(writes, a)
+					total++
+					mu.Unlock()
+					if addNote(ctx, base, token, id) {
+						mu.Lock()
+						a.threads++
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+		time.Sleep(time.Duration(200+r.IntN(1300)) * time.Millisecond)
+		require.NoError(t, proc.Process.Signal(syscall.SIGKILL))
+		_ = proc.Wait()
+		stop()
+		wg.Wait()
+	}
+	base, proc := startServer(t, bin, data)
+	verify(t, base, demoToken(t, base), writes)
+	require.NoError(t, proc.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, proc.Wait(), "a clean shutdown after the crashes")
+	t.Logf("%d cycles, %d writes acknowledged, all found", *crashCycles, total)
+	compareIndexWithStorage(t, data)
+}
+
+var servingAt = regexp.MustCompile(`"parley serving","addr":"([^"]+)"`)
+
+// startServer runs the binary and waits until it serves.
+func startServer(t *testing.T, bin, data string) (string, *exec.Cmd) {
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", data)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	found := make(chan string, 1)
+	go func() {
+		s := bufio.NewScanner(stderr)
+		for s.Scan() {
+			if m := servingAt.FindStringSubmatch(s.Text()); m != nil {
+				found <- "http://" + m[1]
+			}
+		}
+	}()
+	select {
+	case base := <-found:
+		return base, cmd
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the server did not start")
+	}
+	return "", nil
+}
+
+func demoToken(t *testing.T, base string) string {
+	res, err := http.PostForm(base+"/v2/oauth2/token", url.Values{"grant_type": {"client_credentials"},
+		"client_id": {fixtures.AcmeClientID}, "client_secret": {fixtures.AcmeClientSecret}})
+	require.NoError(t, err)
+	defer res.Body.Close()
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&tok))
+	return tok.AccessToken
+}
+
+func call(ctx context.Context, method, target, token, body string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader([]byte(body)))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return http.DefaultClient.Do(req)
+}
+
+func createConversation(ctx context.Context, base, token, subject string) (int64, bool) {
+	body := fmt.Sprintf(`{"subject":%q,"type":"email","mailboxId":1,"status":"active","customer":{"email":"crash@example.com"},"threads":[{"type":"customer","text":"crash test"}]}`, subject)
+	res, err := call(ctx, http.MethodPost, base+"/v2/conversations", token, body)
+	if err != nil {
+		return 0, false
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	var id int64
+	_, err = fmt.Sscan(res.Header.Get("Resource-ID"), &id)
+	return id, res.StatusCode == http.StatusCreated && err == nil
+}
+
+func addNote(ctx context.Context, base, token string, id int64) bool {
+	res, err := call(ctx, http.MethodPost, fmt.Sprintf("%s/v2/conversations/%d/notes", base, id), token, `{"text":"acknowledged note"}`)
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode == http.StatusCreated
+}
+
+// verify checks every acknowledged write: readable with its content, its
+// acknowledged threads there, and found through the index.
+func verify(t *testing.T, base, token string, writes []*acked) {
+	for _, a := range writes {
+		res, err := call(context.Background(), http.MethodGet, fmt.Sprintf("%s/v2/conversations/%d?embed=threads", base, a.conversation), token, "")
+		require.NoError(t, err)
+		var c struct {
+			Subject  string `json:"subject"`
+			Embedded struct {
+				Threads []json.RawMessage `json:"threads"`
+			} `json:"_embedded"`
+		}
+		require.Equal(t, http.StatusOK, res.StatusCode, "acknowledged conversation %d lost", a.conversation)
+		require.NoError(t, json.NewDecoder(res.Body).Decode(&c))
+		res.Body.Close()
+		assert.Equal(t, a.subject, c.Subject)
+		assert.GreaterOrEqual(t, len(c.Embedded.Threads), a.threads, "acknowledged threads of %d", a.conversation)
+	}
+	if len(writes) == 0 {
+		return
+	}
+	// Searchable: a sample through the index, by id and by subject.
+	for _, a := range writes[max(0, len(writes)-20):] {
+		q := url.QueryEscape(fmt.Sprintf(`id:%d AND subject:"%s"`, a.conversation, a.subject))
+		res, err := call(context.Background(), http.MethodGet, base+"/v2/conversations?status=all&query="+q, token, "")
+		require.NoError(t, err)
+		var list struct {
+			Page struct {
+				TotalElements int `json:"totalElements"`
+			} `json:"page"`
+		}
+		require.NoError(t, json.NewDecoder(res.Body).Decode(&list))
+		res.Body.Close()
+		assert.Equal(t, 1, list.Page.TotalElements, "conversation %d is searchable", a.conversation)
+	}
+}
+
+// compareIndexWithStorage opens the stopped server's data: the Bleve index
+// it left and the scan oracle rebuilt from storage must agree.
+func compareIndexWithStorage(t *testing.T, data string) {
+	in, err := open(context.Background(), data, false, fixedClock{}, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	require.NoError(t, err)
+	defer in.close()
+	oracle := scan.New()
+	require.NoError(t, index.NewSyncer(in.db, oracle, quietLog()).Rebuild(context.Background(), nil))
+	for _, text := range []string{`subject:crash`, `subject:crash AND NOT body:acknowledged`, `type:email`} {
+		syntax, err := query.Parse(text)
+		require.NoError(t, err)
+		checked, err := query.Check(syntax, index.ConversationSchema, time.Now())
+		require.NoError(t, err)
+		req := index.Request{Kind: index.Conversations, Company: 1, Query: checked, Sort: []index.Sort{{Field: "id"}}, Limit: 100000}
+		want, err := oracle.Search(context.Background(), req)
+		require.NoError(t, err)
+		got, err := in.engine.Search(context.Background(), req)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, text)
+	}
+	var stored int
+	require.NoError(t, in.db.View(func(tx *storage.Tx) error {
+		return tx.EachConversation(func(c *parley.Conversation) error {
+			if bytes.HasPrefix([]byte(c.Subject), []byte("crash ")) {
+				stored++
+			}
+			return nil
+		})
+	}))
+	res, err := in.engine.Search(context.Background(), index.Request{Kind: index.Conversations, Company: 1,
+		Query: query.Match{Field: "subject", Text: "crash"}})
+	require.NoError(t, err)
+	assert.Equal(t, stored, res.Total, "every stored crash conversation is indexed")
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/importer"
+)
+
+// importCommand loads a Help Scout-shaped export into a company of a data
+// directory no server holds, then brings the index up to date.
+func importCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", envOr("PARLEY_DATA", "./parley-data"), "data directory (PARLEY_DATA)")
+	company := fs.Int64("company", int64(envInt("PARLEY_COMPANY", 0)), "company id to import into; default: the only company (PARLEY_COMPANY)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: import needs one export file (JSON lines or a JSON array; - reads standard input)", errUsage)
+	}
+	in := os.Stdin
+	if name := fs.Arg(0); name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	export, err := importer.Read(in)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(dbPath(*data)); err != nil {
+		return fmt.Errorf("no Parley database in %s (the company, its users and mailboxes must exist)", *data)
+	}
+	inst, err := open(ctx, *data, false, parley.SystemClock, quietLogger(), nil)
+	if err != nil {
+		return err
+	}
+	defer inst.close()
+	sum, err := importer.Run(inst.db, export, importer.Options{CompanyID: *company, Progress: progressBar(stderr, "importing")})
+	if err != nil {
+		return err
+	}
+	if err := inst.syncer.Drain(ctx); err != nil {
+		return fmt.Errorf("index the imported records: %w", err)
+	}
+	fmt.Fprintf(stdout, "\ncustomers: %d created, %d already there\nconversations: %d created (%d threads), %d already there\nfailed: %d\n",
+		sum.CustomersCreated, sum.CustomersSkipped, sum.ConversationsCreated, sum.ThreadsCreated, sum.ConversationsSkipped, len(sum.Failures))
+	for _, f := range sum.Failures {
+		fmt.Fprintf(stdout, "  %s %d: %s\n", f.Kind, f.ID, f.Err)
+	}
+	return nil
+}
+
+// progressBar returns a progress reporter drawing a bar on a terminal, or
+// nil when w is not one (logs and pipes stay clean).
+func progressBar(w io.Writer, what string) func(done, total int) {
+	f, ok := w.(*os.File)
+	if !ok || !isatty.IsTerminal(f.Fd()) {
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	return func(done, total int) {
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(what))
+		}
+		bar.Set(done)
+	}
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

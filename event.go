@@ -1,0 +1,234 @@
+package parley
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Webhook event kinds (issue 9; EventUserStatusChanged is in
+// user_status.go). Each write records its events with
+// Tx.PutEvent in the transaction of the change, so an event exists exactly
+// when its write committed.
+const (
+	EventConvoCreated        = "convo.created"
+	EventConvoAssigned       = "convo.assigned" // an unassign too
+	EventConvoMoved          = "convo.moved"
+	EventConvoStatus         = "convo.status"
+	EventConvoTags           = "convo.tags"
+	EventConvoCustomFields   = "convo.custom-fields"
+	EventConvoMerged         = "convo.merged" // the conversation merged into
+	EventConvoDeleted        = "convo.deleted"
+	EventConvoAgentReply     = "convo.agent.reply.created"
+	EventConvoCustomerReply  = "convo.customer.reply.created"
+	EventConvoNote           = "convo.note.created"
+	EventCustomerCreated     = "customer.created"
+	EventCustomerUpdated     = "customer.updated"
+	EventCustomerDeleted     = "customer.deleted"
+	EventOrganizationCreated = "organization.created"
+	EventOrganizationUpdated = "organization.updated"
+	EventOrganizationDeleted = "organization.deleted"
+	EventTagCreated          = "tag.created"
+	EventTagUpdated          = "tag.updated" // no write path renames a tag yet
+	EventTagDeleted          = "tag.deleted" // no write path deletes a tag yet
+	EventSatisfactionRatings = "satisfaction.ratings"
+	EventChatEnded           = "widget.chat.ended"
+	EventBeaconChatCreated   = "beacon.chat.created"
+	EventBeaconChatReplied   = "beacon.chat.customer.replied"
+	// EventTest is the event a webhook receives when it is created; it
+	// cannot be subscribed to.
+	EventTest = "helpscout.test"
+)
+
+// EventKinds lists the events a webhook may subscribe to. satisfaction.ratings,
+// tag.updated and tag.deleted are accepted (existing integrations name them)
+// but nothing emits them: Parley has no rating, tag rename or tag delete
+// write path.
+var EventKinds = []string{
+	EventConvoCreated, EventConvoAssigned, EventConvoMoved, EventConvoStatus, EventConvoTags,
+	EventConvoCustomFields, EventConvoMerged, EventConvoDeleted, EventConvoAgentReply,
+	EventConvoCustomerReply, EventConvoNote, EventCustomerCreated, EventCustomerUpdated,
+	EventCustomerDeleted, EventOrganizationCreated, EventOrganizationUpdated, EventOrganizationDeleted,
+	EventTagCreated, EventTagUpdated, EventTagDeleted, EventSatisfactionRatings, EventUserStatusChanged,
+	EventChatEnded, EventBeaconChatCreated, EventBeaconChatReplied,
+}
+
+// Resources events concern (EventResource).
+const (
+	ResourceConversation = "conversation"
+	ResourceCustomer     = "customer"
+	ResourceOrganization = "organization"
+	ResourceTag          = "tag"
+	ResourceUser         = "user"
+	ResourceChat         = "chat"
+	ResourceWebhook      = "webhook"
+)
+
+// EventResource names the kind of record an event concerns.
+func EventResource(kind string) string {
+	switch {
+	case strings.HasPrefix(kind, "convo."):
+		return ResourceConversation
+	case strings.HasPrefix(kind, "customer."):
+		return ResourceCustomer
+	case strings.HasPrefix(kind, "organization."):
+		return ResourceOrganization
+	case strings.HasPrefix(kind, "tag."):
+		return ResourceTag
+	case strings.HasPrefix(kind, "user."):
+		return ResourceUser
+	case strings.HasPrefix(kind, "widget.chat.") || strings.HasPrefix(kind, "beacon.chat."):
+		return ResourceChat
+	}
+	return ResourceWebhook
+}
+
+// IsDeleteEvent reports whether an event says a record is gone; its
+// payload is only `{"id"}`.
+func IsDeleteEvent(kind string) bool { return strings.HasSuffix(kind, ".deleted") }
+
+// OrderKey is the key events are ordered by for one webhook: deliveries
+// of the same key are attempted one at a time, in commit order.
+func (e Event) OrderKey() string { return EventResource(e.Kind) + ":" + e.ResourceID }
+
+// EventReader is what EventMailbox needs from storage.
+type EventReader interface {
+	Conversation(companyID, id int64) (*Conversation, error)
+	Chat(companyID int64, id string) (*Chat, error)
+}
+
+// EventMailbox finds the mailbox an event concerns, for the webhooks'
+// mailbox filter. scoped is false for events about account-wide records
+// (customers, organizations, tags, users), which no mailbox filter holds
+// back. A conversation or chat that cannot be found has mailbox 0.
+func EventMailbox(tx EventReader, e Event) (mailboxID int64, scoped bool, err error) {
+	switch EventResource(e.Kind) {
+	case ResourceConversation:
+		id, _ := strconv.ParseInt(e.ResourceID, 10, 64)
+		c, err := tx.Conversation(e.CompanyID, id)
+		if IsNotFound(err) {
+			return 0, true, nil
+		}
+		if err != nil {
+			return 0, true, err
+		}
+		return c.MailboxID, true, nil
+	case ResourceChat:
+		c, err := tx.Chat(e.CompanyID, e.ResourceID)
+		if IsNotFound(err) {
+			return 0, true, nil
+		}
+		if err != nil {
+			return 0, true, err
+		}
+		return c.MailboxID, true, nil
+	}
+	return 0, false, nil
+}
+
+// eventSink is what records events: every store interface of a write path.
+type eventSink interface{ PutEvent(e Event) error }
+
+// emit records an event about a record with a numeric id.
+func emit(tx eventSink, kind string, companyID, id int64, now time.Time) error {
+	return tx.PutEvent(Event{Kind: kind, CompanyID: companyID, ResourceID: strconv.FormatInt(id, 10), At: now})
+}
+
+// threadEvent is the event a published thread records: agent replies,
+// notes, and customer-side threads (customer, chat and phone threads, which
+// reopen a conversation like a customer reply). Drafts and line items
+// record none.
+func threadEvent(t *Thread) string {
+	switch {
+	case t == nil || t.State != ThreadPublished:
+		return ""
+	case t.Type == ThreadMessage:
+		return EventConvoAgentReply
+	case t.Type == ThreadNote:
+		return EventConvoNote
+	case t.Type.IsCustomerKind():
+		return EventConvoCustomerReply
+	}
+	return ""
+}
+
+// emitConversationChanges records the events of a change of a published
+// conversation: status, assignee (an unassign too) and mailbox.
+func emitConversationChanges(tx eventSink, before Conversation, after *Conversation, now time.Time) error {
+	var kinds []string
+	if before.Status != after.Status {
+		kinds = append(kinds, EventConvoStatus)
+	}
+	if !samePartyPtr(before.Assignee, after.Assignee) {
+		kinds = append(kinds, EventConvoAssigned)
+	}
+	if before.MailboxID != after.MailboxID {
+		kinds = append(kinds, EventConvoMoved)
+	}
+	for _, k := range kinds {
+		if err := emit(tx, k, after.CompanyID, after.ID, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func samePartyPtr(a, b *Party) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// sameIDs reports whether two id lists hold the same ids, in any order.
+func sameIDs(a, b []int64) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// saveCustomer stores a changed customer and records customer.updated.
+func saveCustomer(tx CustomerStore, c *Customer, now time.Time) error {
+	if err := tx.PutCustomer(c); err != nil {
+		return err
+	}
+	return emit(tx, EventCustomerUpdated, c.CompanyID, c.ID, now)
+}
+
+// emitThreadAdded records the events of a thread added to a published
+// conversation: the thread's own, then the changes it caused.
+func emitThreadAdded(tx eventSink, before Conversation, c *Conversation, t *Thread, now time.Time) error {
+	if c.State != StatePublished {
+		return nil
+	}
+	if kind := threadEvent(t); kind != "" {
+		if err := emit(tx, kind, c.CompanyID, c.ID, now); err != nil {
+			return err
+		}
+	}
+	return emitConversationChanges(tx, before, c, now)
+}
+
+// emitPublished records an event about a conversation unless it is a
+// draft (drafts are announced when published).
+func emitPublished(tx eventSink, kind string, c *Conversation, now time.Time) error {
+	if c.State != StatePublished {
+		return nil
+	}
+	return emit(tx, kind, c.CompanyID, c.ID, now)
+}
+
+// emitPatched records the events of PATCH /v2/conversations/{id}: a
+// published draft is announced as created; otherwise status, assignee and
+// mailbox changes.
+func emitPatched(tx eventSink, before Conversation, c *Conversation, now time.Time) error {
+	if before.State == StateDraft && c.State == StatePublished {
+		return emit(tx, EventConvoCreated, c.CompanyID, c.ID, now)
+	}
+	if c.State != StatePublished {
+		return nil
+	}
+	return emitConversationChanges(tx, before, c, now)
+}

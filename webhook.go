@@ -1,0 +1,342 @@
+package parley
+
+import (
+	"crypto/hmac"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Webhook limits and values.
+const (
+	MaxWebhookSecret = 40   // characters
+	MaxWebhookLabel  = 255  // characters
+	MaxWebhookURL    = 2000 // bytes
+	// PayloadV2 is the only payload version that can be set; V1 was
+	// retired on 2022-05-25 (SPEC Versioning).
+	PayloadV2 = "V2"
+	PayloadV1 = "V1"
+)
+
+// WebhookState says whether a webhook receives deliveries.
+type WebhookState string
+
+// Webhook states.
+const (
+	WebhookEnabled  WebhookState = "enabled"
+	WebhookDisabled WebhookState = "disabled"
+)
+
+// Webhook is an integrator's subscription to events of a company.
+type Webhook struct {
+	ID             int64        `json:"id"`
+	CompanyID      int64        `json:"companyId"`
+	URL            string       `json:"url"`
+	Label          string       `json:"label"`
+	Events         []string     `json:"events"`
+	MailboxIDs     []int64      `json:"mailboxIds,omitempty"`
+	Notification   bool         `json:"notification"`
+	PayloadVersion string       `json:"payloadVersion"`
+	Secret         string       `json:"secret"` // kept as is: it signs every delivery
+	State          WebhookState `json:"state"`
+	DisabledAt     *time.Time   `json:"disabledAt,omitempty"`
+	DisabledReason string       `json:"disabledReason,omitempty"`
+	// LastSuccessAt is when a delivery last succeeded (nil: never).
+	LastSuccessAt *time.Time `json:"lastSuccessAt,omitempty"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	UpdatedAt     time.Time  `json:"updatedAt"`
+}
+
+// Wants reports whether the webhook takes an event: it subscribes to the
+// kind and, when it has a mailbox filter, the event is about one of those
+// mailboxes or is not mailbox-scoped (EventMailbox).
+func (w *Webhook) Wants(kind string, mailboxID int64, scoped bool) bool {
+	if !slices.Contains(w.Events, kind) {
+		return false
+	}
+	return !scoped || len(w.MailboxIDs) == 0 || slices.Contains(w.MailboxIDs, mailboxID)
+}
+
+// WebhookInput is the body of POST and PUT /v2/webhooks[/{id}]. Nil means
+// absent. State is honoured by PUT only: absent re-enables the webhook.
+type WebhookInput struct {
+	URL            *string  `json:"url"`
+	Events         []string `json:"events"`
+	Secret         *string  `json:"secret"`
+	Label          *string  `json:"label"`
+	MailboxIDs     []int64  `json:"mailboxIds"`
+	Notification   *bool    `json:"notification"`
+	PayloadVersion *string  `json:"payloadVersion"`
+	State          *string  `json:"state"`
+}
+
+// Validate checks the body. insecure allows http:// URLs to a loopback
+// address (a server run in insecure mode, for local receivers).
+func (in *WebhookInput) Validate(insecure bool) error {
+	p := &Problems{Source: "JSON"}
+	switch {
+	case in.URL == nil:
+		p.Add("url", CodeNullValue, "may not be null", nil)
+	case !validWebhookURL(*in.URL, insecure):
+		msg := "must be an https URL"
+		if insecure {
+			msg += " (or http to a loopback address)"
+		}
+		p.Add("url", CodeValueNotSupported, msg, *in.URL)
+	}
+	switch {
+	case in.Events == nil:
+		p.Add("events", CodeNullValue, "may not be null", nil)
+	case len(in.Events) == 0:
+		p.Add("events", CodeEmptyValue, "must name at least one event", []string{})
+	}
+	for i, e := range in.Events {
+		if !slices.Contains(EventKinds, e) {
+			p.Add(fmt.Sprintf("events[%d]", i), CodeListOfEnumValues, "must be one of: "+strings.Join(EventKinds, ", "), e)
+		}
+	}
+	switch {
+	case in.Secret == nil:
+		p.Add("secret", CodeNullValue, "may not be null", nil)
+	case *in.Secret == "" || len([]rune(*in.Secret)) > MaxWebhookSecret:
+		p.Add("secret", CodeSize, sizeMessage(1, MaxWebhookSecret), nil) // never echo a secret
+	}
+	if in.Label != nil && len([]rune(*in.Label)) > MaxWebhookLabel {
+		p.Add("label", CodeSize, sizeMessage(0, MaxWebhookLabel), *in.Label)
+	}
+	for i, id := range in.MailboxIDs {
+		if id <= 0 {
+			p.Add(fmt.Sprintf("mailboxIds[%d]", i), CodeInvalidID, "must be a positive identifier", id)
+		}
+	}
+	if v := in.PayloadVersion; v != nil {
+		switch strings.ToUpper(*v) {
+		case PayloadV2, "2":
+		case PayloadV1, "1":
+			p.Add("payloadVersion", CodeValueNotSupported, "payload version V1 was retired on 2022-05-25; use V2", *v)
+		default:
+			p.Add("payloadVersion", CodeValueNotSupported, "must be V2", *v)
+		}
+	}
+	if in.State != nil && *in.State != string(WebhookEnabled) && *in.State != string(WebhookDisabled) {
+		p.Add("state", CodeEnumValue, "must be one of: enabled, disabled", *in.State)
+	}
+	return p.Err()
+}
+
+// validWebhookURL accepts absolute https URLs with a host, and http URLs
+// to a loopback host when insecure.
+func validWebhookURL(raw string, insecure bool) bool {
+	u, err := url.Parse(raw)
+	if err != nil || len(raw) > MaxWebhookURL || u.Host == "" || u.User != nil {
+		return false
+	}
+	switch u.Scheme {
+	case "https":
+		return true
+	case "http":
+		if !insecure {
+			return false
+		}
+		host := u.Hostname()
+		ip := net.ParseIP(host)
+		return host == "localhost" || (ip != nil && ip.IsLoopback())
+	}
+	return false
+}
+
+// apply sets the webhook's configuration from a validated input.
+func (in *WebhookInput) apply(w *Webhook) {
+	w.URL = *in.URL
+	w.Events = nil
+	for _, e := range in.Events {
+		if !slices.Contains(w.Events, e) {
+			w.Events = append(w.Events, e)
+		}
+	}
+	w.Secret = *in.Secret
+	w.Label = ""
+	if in.Label != nil {
+		w.Label = strings.TrimSpace(*in.Label)
+	}
+	if w.Label == "" {
+		u, _ := url.Parse(w.URL)
+		w.Label = u.Host
+	}
+	w.MailboxIDs = nil
+	for _, id := range in.MailboxIDs {
+		if !slices.Contains(w.MailboxIDs, id) {
+			w.MailboxIDs = append(w.MailboxIDs, id)
+		}
+	}
+	w.Notification = in.Notification != nil && *in.Notification
+	w.PayloadVersion = PayloadV2
+}
+
+// WebhookStore is what webhook rules need from storage within one
+// transaction; the storage package implements it.
+type WebhookStore interface {
+	Mailbox(companyID, id int64) (*Mailbox, error)
+	Webhook(companyID, id int64) (*Webhook, error)
+	// PutWebhook stores a webhook, assigning an id when ID is 0.
+	PutWebhook(w *Webhook) error
+	// DeleteWebhook removes a webhook and its deliveries.
+	DeleteWebhook(w *Webhook) error
+	Delivery(webhookID, id int64) (*Delivery, error)
+	// PutDelivery stores a delivery, assigning an id when ID is 0, and
+	// keeps it queued while it is pending.
+	PutDelivery(d *Delivery) error
+	// SetDeliveriesPaused pauses or resumes (due at now) every pending
+	// delivery of a webhook.
+	SetDeliveriesPaused(webhookID int64, paused bool, now time.Time) error
+}
+
+// WebhookAccess refuses callers who may not manage webhooks: webhooks see
+// every mailbox's events, so only owners and administrators manage them.
+func WebhookAccess(caller Caller) error {
+	if !caller.User.IsAdmin() {
+		return Forbidden(CodeAccessDenied, "only owners and administrators manage webhooks")
+	}
+	return nil
+}
+
+// checkMailboxes requires every filtered mailbox to be the caller's.
+func checkMailboxes(tx WebhookStore, caller Caller, ids []int64) error {
+	for i, id := range ids {
+		m, err := tx.Mailbox(caller.Company.ID, id)
+		if err != nil && !IsNotFound(err) {
+			return err
+		}
+		if err != nil || !caller.User.CanAccessMailbox(m.ID) {
+			return Invalid("JSON", fmt.Sprintf("mailboxIds[%d]", i), CodeInvalidID, "no mailbox with this id", id)
+		}
+	}
+	return nil
+}
+
+// CreateWebhook validates and stores a webhook, and queues its test event
+// (helpscout.test) in the same transaction.
+func CreateWebhook(tx WebhookStore, caller Caller, in *WebhookInput, insecure bool, now time.Time) (*Webhook, error) {
+	if err := WebhookAccess(caller); err != nil {
+		return nil, err
+	}
+	if err := in.Validate(insecure); err != nil {
+		return nil, err
+	}
+	if err := checkMailboxes(tx, caller, in.MailboxIDs); err != nil {
+		return nil, err
+	}
+	w := &Webhook{CompanyID: caller.Company.ID, State: WebhookEnabled, CreatedAt: now, UpdatedAt: now}
+	in.apply(w)
+	if err := tx.PutWebhook(w); err != nil {
+		return nil, err
+	}
+	id := strconv.FormatInt(w.ID, 10)
+	body, err := json.Marshal(struct {
+		WebhookID int64  `json:"webhookId"`
+		Event     string `json:"event"`
+		URL       string `json:"url"`
+		Test      bool   `json:"test"`
+	}{w.ID, EventTest, w.URL, true})
+	if err != nil {
+		return nil, err
+	}
+	d := NewDelivery(w, Event{Kind: EventTest, CompanyID: w.CompanyID, ResourceID: id, At: now}, body, now)
+	return w, tx.PutDelivery(d)
+}
+
+// LoadWebhook loads a webhook the caller may manage.
+func LoadWebhook(tx WebhookStore, caller Caller, id int64) (*Webhook, error) {
+	if err := WebhookAccess(caller); err != nil {
+		return nil, err
+	}
+	return tx.Webhook(caller.Company.ID, id)
+}
+
+// UpdateWebhook overwrites a webhook's configuration (PUT). An absent
+// state enables it: re-saving a disabled webhook is how it is turned back
+// on, and its paused deliveries resume.
+func UpdateWebhook(tx WebhookStore, caller Caller, id int64, in *WebhookInput, insecure bool, now time.Time) error {
+	w, err := LoadWebhook(tx, caller, id)
+	if err != nil {
+		return err
+	}
+	if err := in.Validate(insecure); err != nil {
+		return err
+	}
+	if err := checkMailboxes(tx, caller, in.MailboxIDs); err != nil {
+		return err
+	}
+	in.apply(w)
+	w.UpdatedAt = now
+	state := WebhookEnabled
+	if in.State != nil {
+		state = WebhookState(*in.State)
+	}
+	if state != w.State {
+		w.State = state
+		w.DisabledAt, w.DisabledReason = nil, ""
+		if state == WebhookDisabled {
+			w.DisabledAt, w.DisabledReason = &now, "disabled through the API"
+		}
+		if err := tx.SetDeliveriesPaused(w.ID, state == WebhookDisabled, now); err != nil {
+			return err
+		}
+	}
+	return tx.PutWebhook(w)
+}
+
+// RemoveWebhook deletes a webhook with its delivery log.
+func RemoveWebhook(tx WebhookStore, caller Caller, id int64) error {
+	w, err := LoadWebhook(tx, caller, id)
+	if err != nil {
+		return err
+	}
+	return tx.DeleteWebhook(w)
+}
+
+// ReplayDelivery queues a delivery again, due now, with the same id and
+// body and a fresh attempt budget. A delivery of a disabled webhook waits,
+// paused, until the webhook is enabled again.
+func ReplayDelivery(tx WebhookStore, caller Caller, webhookID, deliveryID int64, now time.Time) (*Delivery, error) {
+	w, err := LoadWebhook(tx, caller, webhookID)
+	if err != nil {
+		return nil, err
+	}
+	d, err := tx.Delivery(w.ID, deliveryID)
+	if err != nil {
+		return nil, err
+	}
+	d.Replay(now, w.State == WebhookDisabled)
+	return d, tx.PutDelivery(d)
+}
+
+// HelpScoutSignature is X-HelpScout-Signature: base64 of the HMAC-SHA1 of
+// the raw body keyed with the secret (what receivers of this API family
+// verify).
+func HelpScoutSignature(secret string, body []byte) string {
+	m := hmac.New(sha1.New, []byte(secret))
+	m.Write(body)
+	return base64.StdEncoding.EncodeToString(m.Sum(nil))
+}
+
+// ParleySignature is X-Parley-Signature: hex of the HMAC-SHA256, keyed
+// with the secret, of the timestamp (X-Parley-Timestamp, Unix seconds), a
+// dot, and the raw body. The timestamp inside the MAC lets receivers
+// refuse replays of old deliveries.
+func ParleySignature(secret string, timestamp int64, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(strconv.FormatInt(timestamp, 10)))
+	m.Write([]byte("."))
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}

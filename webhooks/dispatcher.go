@@ -1,0 +1,308 @@
+// Package webhooks delivers Parley's domain events to the webhooks
+// integrators configured.
+//
+// Writes record their events in the transaction of the change (the events
+// bucket is the outbox). The Dispatcher turns each recorded event into one
+// delivery per webhook that wants it (in one transaction that also removes
+// the event, so an event is expanded exactly once), then POSTs due
+// deliveries, signed, retrying with backoff and jitter until they succeed
+// or die (rules in the domain package: parley.Delivery.Record). Delivery
+// is at least once; a delivery keeps its id (X-Parley-Delivery) across
+// retries, restarts and replays, so receivers deduplicate by it.
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// Renderer renders the resource an event concerns as the API does. The
+// api package implements it (rendering is HTTP's business); cmd wires it.
+type Renderer interface {
+	// RenderEvent answers the payload of an event, and the resource's URI
+	// for webhooks in notification mode ("" when there is none, as for
+	// deletions, whose payload is only {"id"}).
+	RenderEvent(tx *storage.Tx, e parley.Event) (body []byte, uri string, err error)
+}
+
+// Config wires a Dispatcher.
+type Config struct {
+	DB       *storage.DB
+	Renderer Renderer
+	Clock    parley.Clock
+	// Client sends deliveries; default: parley.DeliveryTimeout, no redirects.
+	Client *http.Client
+	// Rand draws retry jitter; default seeded randomly. Tests seed it.
+	Rand *rand.Rand
+	Log  *slog.Logger
+	// Tick is how often Run looks for work; default one second.
+	Tick time.Duration
+	// Workers bounds concurrent POSTs; default 8.
+	Workers int
+}
+
+// Dispatcher turns events into deliveries and sends them.
+type Dispatcher struct {
+	cfg Config
+	mu  sync.Mutex // guards cfg.Rand
+}
+
+// New builds a Dispatcher.
+func New(cfg Config) *Dispatcher {
+	if cfg.Clock == nil {
+		cfg.Clock = parley.SystemClock
+	}
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{Timeout: parley.DeliveryTimeout,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Tick == 0 {
+		cfg.Tick = time.Second
+	}
+	if cfg.Workers == 0 {
+		cfg.Workers = 8
+	}
+	return &Dispatcher{cfg: cfg}
+}
+
+// Run delivers until ctx ends, every Tick.
+func (d *Dispatcher) Run(ctx context.Context) {
+	tick := time.NewTicker(d.cfg.Tick)
+	defer tick.Stop()
+	for {
+		if _, err := d.DeliverDue(ctx, d.cfg.Clock.Now()); err != nil && ctx.Err() == nil {
+			d.cfg.Log.Error("webhooks: delivering failed; will retry", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// fanOutBatch bounds the events expanded per transaction.
+const fanOutBatch = 100
+
+// FanOut turns every recorded event into deliveries, due at now, and
+// returns how many deliveries it made.
+func (d *Dispatcher) FanOut(now time.Time) (int, error) {
+	total := 0
+	for {
+		var n, seen int
+		_, err := d.cfg.DB.Update(func(tx *storage.Tx) error {
+			n, seen = 0, 0
+			events, err := tx.PendingEvents(fanOutBatch)
+			if err != nil {
+				return err
+			}
+			seen = len(events)
+			for _, e := range events {
+				made, err := d.expand(tx, e.Event, now)
+				if err != nil {
+					return err
+				}
+				n += made
+				if err := tx.DeleteEvent(e.Seq); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return total, fmt.Errorf("webhooks: fan out: %w", err)
+		}
+		total += n
+		if seen < fanOutBatch {
+			return total, nil
+		}
+	}
+}
+
+// expand stores the deliveries of one event.
+func (d *Dispatcher) expand(tx *storage.Tx, e parley.Event, now time.Time) (int, error) {
+	hooks, err := tx.Webhooks(e.CompanyID)
+	if err != nil || len(hooks) == 0 {
+		return 0, err
+	}
+	mailboxID, scoped, err := parley.EventMailbox(tx, e)
+	if err != nil {
+		return 0, err
+	}
+	var body []byte
+	var uri string
+	n := 0
+	for i := range hooks {
+		w := &hooks[i]
+		if !w.Wants(e.Kind, mailboxID, scoped) {
+			continue
+		}
+		if body == nil {
+			if body, uri, err = d.cfg.Renderer.RenderEvent(tx, e); err != nil {
+				return 0, fmt.Errorf("render %s %s: %w", e.Kind, e.ResourceID, err)
+			}
+		}
+		payload := body
+		if w.Notification && uri != "" {
+			payload, _ = json.Marshal(map[string]string{"uri": uri})
+		}
+		if err := tx.PutDelivery(parley.NewDelivery(w, e, payload, now)); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// dueBatch bounds the deliveries attempted per round.
+const dueBatch = 256
+
+// DeliverDue expands recorded events, then attempts every delivery due at
+// now, round after round while attempts free the next delivery of an
+// order key. It returns how many attempts it made. Tests call it directly
+// with the fixed clock's time.
+func (d *Dispatcher) DeliverDue(ctx context.Context, now time.Time) (int, error) {
+	if _, err := d.FanOut(now); err != nil {
+		return 0, err
+	}
+	attempts := 0
+	for ctx.Err() == nil {
+		var due []parley.Delivery
+		if err := d.cfg.DB.View(func(tx *storage.Tx) (err error) {
+			due, err = tx.DueDeliveries(now, dueBatch)
+			return err
+		}); err != nil {
+			return attempts, fmt.Errorf("webhooks: due deliveries: %w", err)
+		}
+		if len(due) == 0 {
+			break
+		}
+		if err := d.attemptAll(ctx, due, now); err != nil {
+			return attempts, err
+		}
+		attempts += len(due)
+	}
+	return attempts, ctx.Err()
+}
+
+// attemptAll sends deliveries (each the head of its own queue, so they may
+// go concurrently) and records their outcomes.
+func (d *Dispatcher) attemptAll(ctx context.Context, due []parley.Delivery, now time.Time) error {
+	results := make([]parley.Attempt, len(due))
+	sem := make(chan struct{}, d.cfg.Workers)
+	var wg sync.WaitGroup
+	for i := range due {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			results[i] = d.attempt(ctx, &due[i], now)
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err // stopping: attempts cut short are not failures; they go again
+	}
+	for i := range due {
+		if err := d.record(&due[i], results[i], now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// attempt POSTs one delivery to its webhook.
+func (d *Dispatcher) attempt(ctx context.Context, del *parley.Delivery, now time.Time) parley.Attempt {
+	var w *parley.Webhook
+	err := d.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		w, err = tx.Webhook(del.CompanyID, del.WebhookID)
+		return err
+	})
+	if err != nil {
+		return parley.Attempt{Err: "webhook: " + err.Error()}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(del.Body))
+	if err != nil {
+		return parley.Attempt{Err: err.Error()}
+	}
+	ts := now.Unix()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Parley-Webhooks/1")
+	req.Header.Set("X-HelpScout-Event", del.Event)
+	req.Header.Set("X-HelpScout-Signature", parley.HelpScoutSignature(w.Secret, del.Body))
+	req.Header.Set("X-Parley-Timestamp", strconv.FormatInt(ts, 10))
+	req.Header.Set("X-Parley-Signature", parley.ParleySignature(w.Secret, ts, del.Body))
+	req.Header.Set("X-Parley-Delivery", strconv.FormatInt(del.ID, 10))
+	start := time.Now()
+	resp, err := d.cfg.Client.Do(req)
+	latency := time.Since(start)
+	if err != nil {
+		msg := "request failed"
+		var ue interface{ Timeout() bool }
+		if errors.As(err, &ue) && ue.Timeout() {
+			msg = "timed out"
+		}
+		return parley.Attempt{Latency: latency, Err: msg + ": " + err.Error()}
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	return parley.Attempt{Code: resp.StatusCode, Latency: latency}
+}
+
+// record stores an attempt's outcome, unless the delivery changed
+// meanwhile (replayed, or its webhook deleted).
+func (d *Dispatcher) record(sent *parley.Delivery, a parley.Attempt, now time.Time) error {
+	d.mu.Lock()
+	jitter := d.cfg.Rand.Float64()
+	d.mu.Unlock()
+	_, err := d.cfg.DB.Update(func(tx *storage.Tx) error {
+		del, err := tx.Delivery(sent.WebhookID, sent.ID)
+		if parley.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if del.Replays != sent.Replays || del.Attempts != sent.Attempts || del.Final() {
+			return nil
+		}
+		w, err := tx.Webhook(del.CompanyID, del.WebhookID)
+		if err != nil {
+			return err
+		}
+		disabled := del.Record(w, a, now, jitter)
+		if err := tx.PutDelivery(del); err != nil {
+			return err
+		}
+		if disabled {
+			d.cfg.Log.Warn("webhooks: webhook disabled", "webhook", w.ID, "reason", w.DisabledReason)
+			if err := tx.SetDeliveriesPaused(w.ID, true, now); err != nil {
+				return err
+			}
+		}
+		return tx.PutWebhook(w)
+	})
+	if err != nil {
+		return fmt.Errorf("webhooks: record delivery %d: %w", sent.ID, err)
+	}
+	return nil
+}
