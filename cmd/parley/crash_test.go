@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -58,12 +59,17 @@ func TestCrashLoop(t *testing.T) {
 	require.NoError(t, build.Run())
 	data := filepath.Join(dir, "data")
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	hooks := newReceiver()
+	defer hooks.server.Close()
 	var mu sync.Mutex
 	var writes []*acked
 	total := 0
 	for cycle := 0; cycle < *crashCycles; cycle++ {
 		base, proc := startServer(t, bin, data)
 		token := demoToken(t, base)
+		if cycle == 0 {
+			subscribe(t, base, token, hooks.server.URL)
+		}
 		verify(t, base, token, writes)
 
 		ctx, stop := context.WithCancel(context.Background())
@@ -99,10 +105,68 @@ func TestCrashLoop(t *testing.T) {
 	}
 	base, proc := startServer(t, bin, data)
 	verify(t, base, demoToken(t, base), writes)
+	// Every acknowledged conversation's convo.created event arrives, at
+	// least once, deduplicable by delivery id.
+	require.Eventually(t, func() bool { return hooks.missing(writes) == 0 }, 60*time.Second, 100*time.Millisecond,
+		"convo.created deliveries missing for %d acknowledged conversations", hooks.missing(writes))
 	require.NoError(t, proc.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, proc.Wait(), "a clean shutdown after the crashes")
-	t.Logf("%d cycles, %d writes acknowledged, all found", *crashCycles, total)
+	t.Logf("%d cycles, %d writes acknowledged, all found; %d webhook deliveries received (%d distinct ids)",
+		*crashCycles, total, hooks.received(), hooks.distinct())
 	compareIndexWithStorage(t, data)
+}
+
+// receiver is a local webhook endpoint recording deliveries.
+type receiver struct {
+	server *httptest.Server
+	mu     sync.Mutex
+	ids    map[string]bool // X-Parley-Delivery ids seen
+	convs  map[int64]bool  // conversations a convo.created arrived for
+	count  int
+}
+
+func newReceiver() *receiver {
+	r := &receiver{ids: map[string]bool{}, convs: map[int64]bool{}}
+	r.server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var body struct {
+			ID int64 `json:"id"`
+		}
+		json.NewDecoder(req.Body).Decode(&body)
+		r.mu.Lock()
+		r.count++
+		r.ids[req.Header.Get("X-Parley-Delivery")] = true
+		if req.Header.Get("X-HelpScout-Event") == "convo.created" {
+			r.convs[body.ID] = true
+		}
+		r.mu.Unlock()
+		w.WriteHeader(http.StatusOK)
+	}))
+	return r
+}
+
+func (r *receiver) missing(writes []*acked) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, a := range writes {
+		if !r.convs[a.conversation] {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *receiver) received() int { r.mu.Lock(); defer r.mu.Unlock(); return r.count }
+func (r *receiver) distinct() int { r.mu.Lock(); defer r.mu.Unlock(); return len(r.ids) }
+
+// subscribe registers the receiver for convo.created.
+func subscribe(t *testing.T, base, token, url string) {
+	body := fmt.Sprintf(`{"url":%q,"events":["convo.created"],"secret":"crash-secret"}`, url+"/hook")
+	res, err := call(context.Background(), http.MethodPost, base+"/v2/webhooks", token, body)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	require.Equal(t, http.StatusCreated, res.StatusCode, string(b))
 }
 
 var servingAt = regexp.MustCompile(`"parley serving","addr":"([^"]+)"`)
