@@ -180,6 +180,9 @@ func CreateConversation(tx Tx, caller Caller, n *NewConversation, now time.Time)
 	if len(n.Threads) > MaxThreads {
 		return nil, Locked(CodeTooManyThreads, fmt.Sprintf("a conversation holds at most %d threads", MaxThreads))
 	}
+	if n.Imported {
+		tx = silent{tx}
+	}
 	companyID := caller.Company.ID
 	author, err := resolveAuthor(tx, caller, n.User)
 	if err != nil {

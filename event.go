@@ -131,6 +131,13 @@ func EventMailbox(tx EventReader, e Event) (mailboxID int64, scoped bool, err er
 type eventSink interface{ PutEvent(e Event) error }
 
 // emit records an event about a record with a numeric id.
+// silent is a transaction whose writes record no event: a historical
+// import generates no outgoing notification (SPEC), webhooks included.
+type silent struct{ Tx }
+
+// PutEvent drops the event.
+func (silent) PutEvent(Event) error { return nil }
+
 func emit(tx eventSink, kind string, companyID, id int64, now time.Time) error {
 	return tx.PutEvent(Event{Kind: kind, CompanyID: companyID, ResourceID: strconv.FormatInt(id, 10), At: now})
 }

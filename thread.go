@@ -91,6 +91,9 @@ func LoadConversation(tx Tx, caller Caller, id int64, now time.Time) (*Conversat
 // threads on a customer reply, then the derived fields. It returns the
 // stored thread.
 func AddThread(tx Tx, caller Caller, convID int64, kind ThreadType, r *ThreadRequest, scan Scanner, now time.Time) (*Thread, error) {
+	if r.Imported {
+		tx = silent{tx}
+	}
 	c, err := LoadConversation(tx, caller, convID, now)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/parley/parley/storage"
 )
 
 func TestCreateConversationHeaders(t *testing.T) {
@@ -150,4 +152,28 @@ func TestCreateConversationThreadLimit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestImportedConversationRecordsNoEvents: a historical import generates
+// no notification (SPEC), so no webhook event either, for the
+// conversation, the customer or the tag it creates; a live one does.
+func TestImportedConversationRecordsNoEvents(t *testing.T) {
+	w := newWorld(t)
+	events := func() []string {
+		var kinds []string
+		require.NoError(t, w.db.View(func(tx *storage.Tx) error {
+			all, err := tx.Events()
+			for _, e := range all {
+				kinds = append(kinds, e.Kind)
+			}
+			return err
+		}))
+		return kinds
+	}
+	before := len(events())
+	w.create(convJSON(map[string]any{"imported": true, "tags": []string{"imported-tag"}, "customer": customer("old@example.com"),
+		"threads": []any{map[string]any{"type": "customer", "text": "old mail", "createdAt": "2020-01-01T00:00:00Z"}}}))
+	assert.Len(t, events(), before, "an import records nothing")
+	w.create(convJSON(map[string]any{"tags": []string{"live-tag"}, "customer": customer("new@example.com")}))
+	assert.Equal(t, []string{"customer.created", "tag.created", "convo.created"}, events()[before:])
 }

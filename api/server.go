@@ -160,6 +160,7 @@ func (s *Server) routes() {
 	r.GET("/metrics", s.metrics)
 	r.GET("/v2/openapi.json", s.openAPI)
 	r.GET("/docs", s.docs)
+	r.GET("/docs/errors", s.errorReference)
 	r.GET("/docs/redoc.standalone.js", s.docsRenderer)
 	r.GET("/admin/backup", s.operatorOrUser, s.backup)
 	r.POST("/v2/oauth2/token", s.token)

@@ -52,6 +52,9 @@ type Config struct {
 	Tick time.Duration
 	// Workers bounds concurrent POSTs; default 8.
 	Workers int
+	// Observe, when set, is told the status every recorded attempt left its
+	// delivery in ("delivered", "retrying" or "dead"), for metrics.
+	Observe func(status parley.DeliveryStatus)
 }
 
 // Dispatcher turns events into deliveries and sends them.
@@ -274,7 +277,9 @@ func (d *Dispatcher) record(sent *parley.Delivery, a parley.Attempt, now time.Ti
 	d.mu.Lock()
 	jitter := d.cfg.Rand.Float64()
 	d.mu.Unlock()
+	var status parley.DeliveryStatus
 	_, err := d.cfg.DB.Update(func(tx *storage.Tx) error {
+		status = ""
 		del, err := tx.Delivery(sent.WebhookID, sent.ID)
 		if parley.IsNotFound(err) {
 			return nil
@@ -293,6 +298,7 @@ func (d *Dispatcher) record(sent *parley.Delivery, a parley.Attempt, now time.Ti
 		if err := tx.PutDelivery(del); err != nil {
 			return err
 		}
+		status = del.Status
 		if disabled {
 			d.cfg.Log.Warn("webhooks: webhook disabled", "webhook", w.ID, "reason", w.DisabledReason)
 			if err := tx.SetDeliveriesPaused(w.ID, true, now); err != nil {
@@ -303,6 +309,9 @@ func (d *Dispatcher) record(sent *parley.Delivery, a parley.Attempt, now time.Ti
 	})
 	if err != nil {
 		return fmt.Errorf("webhooks: record delivery %d: %w", sent.ID, err)
+	}
+	if status != "" && d.cfg.Observe != nil {
+		d.cfg.Observe(status)
 	}
 	return nil
 }

@@ -109,6 +109,12 @@ func TestCrashLoop(t *testing.T) {
 	// least once, deduplicable by delivery id.
 	require.Eventually(t, func() bool { return hooks.missing(writes) == 0 }, 60*time.Second, 100*time.Millisecond,
 		"convo.created deliveries missing for %d acknowledged conversations", hooks.missing(writes))
+	metrics, err := http.Get(base + "/metrics")
+	require.NoError(t, err)
+	exposition, _ := io.ReadAll(metrics.Body)
+	metrics.Body.Close()
+	assert.Regexp(t, `parley_webhook_deliveries_total\{outcome="delivered"\} [1-9]`, string(exposition),
+		"deliveries of the last run are counted")
 	require.NoError(t, proc.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, proc.Wait(), "a clean shutdown after the crashes")
 	t.Logf("%d cycles, %d writes acknowledged, all found; %d webhook deliveries received (%d distinct ids)",

@@ -229,7 +229,10 @@ func startWebhooks(handler *api.Server, db *storage.DB, baseURL, listenURL strin
 	if err != nil {
 		return nil, err
 	}
-	d := webhooks.New(webhooks.Config{DB: db, Renderer: renderer, Clock: parley.SystemClock, Log: log})
+	outcomes := map[parley.DeliveryStatus]string{parley.DeliveryDelivered: api.WebhookDelivered,
+		parley.DeliveryRetrying: api.WebhookFailed, parley.DeliveryDead: api.WebhookDropped}
+	d := webhooks.New(webhooks.Config{DB: db, Renderer: renderer, Clock: parley.SystemClock, Log: log,
+		Observe: func(s parley.DeliveryStatus) { handler.Metrics().WebhookDelivery(outcomes[s]) }})
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()
