@@ -219,6 +219,8 @@ type Thread struct {
 	Action *Action `json:"action,omitempty"`
 	// Scheduled is set on a draft reply scheduled to be sent.
 	Scheduled *Schedule `json:"scheduled,omitempty"`
+	// Rating is the customer's satisfaction rating of a reply.
+	Rating *Rating `json:"rating,omitempty"`
 }
 
 // Action is what a line item records.

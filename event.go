@@ -30,8 +30,8 @@ const (
 	EventOrganizationUpdated = "organization.updated"
 	EventOrganizationDeleted = "organization.deleted"
 	EventTagCreated          = "tag.created"
-	EventTagUpdated          = "tag.updated" // no write path renames a tag yet
-	EventTagDeleted          = "tag.deleted" // no write path deletes a tag yet
+	EventTagUpdated          = "tag.updated"
+	EventTagDeleted          = "tag.deleted"
 	EventSatisfactionRatings = "satisfaction.ratings"
 	EventChatEnded           = "widget.chat.ended"
 	EventBeaconChatCreated   = "beacon.chat.created"
@@ -41,10 +41,7 @@ const (
 	EventTest = "helpscout.test"
 )
 
-// EventKinds lists the events a webhook may subscribe to. satisfaction.ratings,
-// tag.updated and tag.deleted are accepted (existing integrations name them)
-// but nothing emits them: Parley has no rating, tag rename or tag delete
-// write path.
+// EventKinds lists the events a webhook may subscribe to.
 var EventKinds = []string{
 	EventConvoCreated, EventConvoAssigned, EventConvoMoved, EventConvoStatus, EventConvoTags,
 	EventConvoCustomFields, EventConvoMerged, EventConvoDeleted, EventConvoAgentReply,
@@ -68,7 +65,7 @@ const (
 // EventResource names the kind of record an event concerns.
 func EventResource(kind string) string {
 	switch {
-	case strings.HasPrefix(kind, "convo."):
+	case strings.HasPrefix(kind, "convo."), strings.HasPrefix(kind, "satisfaction."):
 		return ResourceConversation
 	case strings.HasPrefix(kind, "customer."):
 		return ResourceCustomer

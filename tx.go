@@ -17,6 +17,11 @@ type Tx interface {
 	PutCustomer(c *Customer) error
 
 	TagByName(companyID int64, name string) (*Tag, error)
+	Tag(companyID, id int64) (*Tag, error)
+	// DeleteTag removes a tag and its name key.
+	DeleteTag(t *Tag) error
+	// ConversationIDsWithTag lists the conversations carrying a tag.
+	ConversationIDsWithTag(companyID, tagID int64) ([]int64, error)
 	Tags(companyID int64) ([]Tag, error)
 	// PutTag stores a tag, assigning an id when ID is 0.
 	PutTag(t *Tag) error

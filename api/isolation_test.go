@@ -36,14 +36,14 @@ func TestTenantIsolationSweep(t *testing.T) {
 		"conversationId": fmt.Sprint(conv), "threadId": "2", "attachmentId": "1", "customerId": fmt.Sprint(customerID),
 		"entryId": fmt.Sprint(entryID), "organizationId": org.Header().Get("Resource-ID"), "chatId": v.chat,
 		"messageId": uuidN(50), "userId": fmt.Sprint(ownerID), "teamId": fmt.Sprint(teamID), "mailboxId": fmt.Sprint(supportID),
-		"propertyId": "1", "webhookId": "1", "deliveryId": "1", "widgetId": supportWidget,
+		"propertyId": "1", "webhookId": "1", "deliveryId": "1", "widgetId": supportWidget, "tagId": "1",
 	}
 	// Ids that never existed, of the same shapes.
 	none := map[string]string{
 		"conversationId": "999999", "threadId": "999999", "attachmentId": "999999", "customerId": "999999",
 		"entryId": "999999", "organizationId": "999999", "chatId": "00000000-0000-4000-8000-999999999999",
 		"messageId": uuidN(51), "userId": "999999", "teamId": "999999", "mailboxId": "999999",
-		"propertyId": "999999", "webhookId": "999999", "deliveryId": "999999", "widgetId": "no-such-widget",
+		"propertyId": "999999", "webhookId": "999999", "deliveryId": "999999", "widgetId": "no-such-widget", "tagId": "999999",
 	}
 	secrets := []string{"Acme secret", "acme.secret@example.com", "Secretia", "acme secret", "Acme Secret Org", "acme.visitor", "olivia@acme.test"}
 	param := regexp.MustCompile(`:[A-Za-z]+`)

@@ -129,3 +129,35 @@ func (s *Server) listTags(c *gin.Context) {
 			"createdAt": parley.FormatTime(t.CreatedAt), "updatedAt": parley.FormatTime(t.UpdatedAt)}, err
 	})
 }
+
+// updateTag handles PUT /v2/tags/{tagId}: rename and/or recolour (owners
+// and administrators).
+func (s *Server) updateTag(c *gin.Context) {
+	id, err := pathID(c, "tagId")
+	var in parley.TagInput
+	if err == nil {
+		err = decodeJSON(c, &in)
+	}
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error { return parley.UpdateTag(tx, caller(c), id, &in, s.now()) })
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// deleteTag handles DELETE /v2/tags/{tagId}: the tag leaves every
+// conversation (owners and administrators).
+func (s *Server) deleteTag(c *gin.Context) {
+	id, err := pathID(c, "tagId")
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error { return parley.DeleteTag(tx, caller(c), id, s.now()) })
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

@@ -235,6 +235,10 @@ func (r *renderer) thread(conv *parley.Conversation, t *parley.Thread) gin.H {
 	if t.OriginalBody != "" {
 		out["originalBody"] = t.OriginalBody
 	}
+	if r := t.Rating; r != nil {
+		out["rating"] = gin.H{"rating": r.Rating, "comments": r.Comments, "customerId": r.CustomerID,
+			"createdAt": parley.FormatTime(r.CreatedAt)}
+	}
 	if t.Status != "" {
 		out["status"] = t.Status
 	}

@@ -190,6 +190,7 @@ func (s *Server) routes() {
 	v2.POST("/conversations/:conversationId/chats", s.addThread(parley.ThreadChat))
 	v2.PATCH("/conversations/:conversationId/threads/:threadId", s.patchThread)
 	v2.PUT("/conversations/:conversationId/threads/:threadId/schedule", s.scheduleThread)
+	v2.PUT("/conversations/:conversationId/threads/:threadId/rating", s.rateThread)
 	v2.DELETE("/conversations/:conversationId/threads/:threadId/schedule", s.unscheduleThread)
 	v2.POST("/conversations/:conversationId/threads/:threadId/attachments", s.addAttachment)
 	v2.GET("/conversations/:conversationId/attachments/:attachmentId/data", s.attachmentData)
@@ -217,6 +218,8 @@ func (s *Server) routes() {
 	v2.GET("/mailboxes/:mailboxId/fields", s.listMailboxFields)
 	v2.GET("/mailboxes/:mailboxId/folders", s.listMailboxFolders)
 	v2.GET("/tags", s.listTags)
+	v2.PUT("/tags/:tagId", s.updateTag)
+	v2.DELETE("/tags/:tagId", s.deleteTag)
 }
 
 // healthz handles GET /healthz: alive once the server is serving.

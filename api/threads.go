@@ -202,3 +202,16 @@ func (s *Server) deleteAttachment(c *gin.Context) {
 		return parley.DeleteAttachment(tx, caller(c), convID, attachmentID, s.now())
 	})
 }
+
+// rateThread handles PUT .../threads/{threadId}/rating: the customer's
+// satisfaction rating of a reply, relayed by an integration.
+func (s *Server) rateThread(c *gin.Context) {
+	var in parley.RatingInput
+	s.conversationJSONWrite(c, &in, func(tx *storage.Tx, convID int64) error {
+		threadID, err := pathID(c, "threadId")
+		if err != nil {
+			return err
+		}
+		return parley.RateThread(tx, caller(c), convID, threadID, &in, s.now())
+	})
+}

@@ -148,7 +148,16 @@ func (t *Tx) PutTag(x *parley.Tag) error {
 		}
 		x.ID = id
 	}
-	if err := t.tx.Bucket(bucketTagsByName).Put(keyStr(x.CompanyID, x.Name), key(x.ID)); err != nil {
+	names := t.tx.Bucket(bucketTagsByName)
+	old := new(parley.Tag)
+	if found, err := t.get(bucketTags, key(x.ID), old); err != nil {
+		return err
+	} else if found && old.Name != x.Name {
+		if err := names.Delete(keyStr(x.CompanyID, old.Name)); err != nil {
+			return err
+		}
+	}
+	if err := names.Put(keyStr(x.CompanyID, x.Name), key(x.ID)); err != nil {
 		return err
 	}
 	return t.put(bucketTags, key(x.ID), x)
@@ -278,4 +287,29 @@ func (t *Tx) EachConversationID(fn func(int64)) error {
 // DeleteThread removes a thread from a conversation.
 func (t *Tx) DeleteThread(conversationID, threadID int64) error {
 	return t.tx.Bucket(bucketThreads).Delete(key2(conversationID, threadID))
+}
+
+// DeleteTag removes a tag and its name key.
+func (t *Tx) DeleteTag(x *parley.Tag) error {
+	if err := t.tx.Bucket(bucketTagsByName).Delete(keyStr(x.CompanyID, x.Name)); err != nil {
+		return err
+	}
+	return t.tx.Bucket(bucketTags).Delete(key(x.ID))
+}
+
+// ConversationIDsWithTag lists the conversations of a company carrying a
+// tag. It reads every conversation: renaming or deleting a tag is rare.
+func (t *Tx) ConversationIDsWithTag(companyID, tagID int64) ([]int64, error) {
+	var ids []int64
+	err := each(t, bucketConversations, func(c *parley.Conversation) error {
+		if c.CompanyID == companyID && c.State != parley.StateDeleted {
+			for _, id := range c.TagIDs {
+				if id == tagID {
+					ids = append(ids, c.ID)
+				}
+			}
+		}
+		return nil
+	})
+	return ids, err
 }

@@ -1,0 +1,181 @@
+package parley
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// TagInput is the body of PUT /v2/tags/{id}: a new name and/or colour.
+type TagInput struct {
+	Name  *string `json:"name"`
+	Color *string `json:"color"`
+}
+
+var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
+
+// manageTags allows owners and administrators to rename and delete tags.
+func manageTags(caller Caller) error {
+	if caller.User.Role != RoleOwner && caller.User.Role != RoleAdmin {
+		return Forbidden(CodeAccessDenied, "only owners and administrators may change tags")
+	}
+	return nil
+}
+
+// UpdateTag renames a tag or changes its colour; conversations carrying it
+// are reindexed under the new name. Records tag.updated.
+func UpdateTag(tx Tx, caller Caller, id int64, in *TagInput, now time.Time) error {
+	p := &Problems{Source: "JSON"}
+	name := ""
+	if in.Name != nil {
+		if name = NormalizeTagName(*in.Name); name == "" || len(name) > MaxTagLength {
+			p.Add("name", CodeSize, sizeMessage(1, MaxTagLength), *in.Name)
+		}
+	}
+	if in.Color != nil && !hexColor.MatchString(*in.Color) {
+		p.Add("color", CodeValueNotSupported, "must be a colour #rrggbb", *in.Color)
+	}
+	if in.Name == nil && in.Color == nil {
+		p.Add("name", CodeNullValue, "give a name, a color, or both", nil)
+	}
+	if err := p.Err(); err != nil {
+		return err
+	}
+	if err := manageTags(caller); err != nil {
+		return err
+	}
+	t, err := tx.Tag(caller.Company.ID, id)
+	if err != nil {
+		return err
+	}
+	renamed := name != "" && name != t.Name
+	if renamed {
+		if other, err := tx.TagByName(t.CompanyID, name); err == nil && other.ID != t.ID {
+			return &Error{Kind: KindConflict, Message: "Conflict", Errors: []FieldError{{Path: "name", Code: CodeConflict,
+				Message: "another tag has this name", RejectedValue: name, Source: "JSON"}}}
+		}
+		t.Name, t.Slug = name, TagSlug(name)
+	}
+	if in.Color != nil {
+		t.Color = strings.ToLower(*in.Color)
+	}
+	t.UpdatedAt = now
+	if err := tx.PutTag(t); err != nil {
+		return err
+	}
+	if renamed {
+		if err := touchTagged(tx, t, nil); err != nil {
+			return err
+		}
+	}
+	return emit(tx, EventTagUpdated, t.CompanyID, t.ID, now)
+}
+
+// DeleteTag removes a tag from every conversation and deletes it.
+// Records tag.deleted.
+func DeleteTag(tx Tx, caller Caller, id int64, now time.Time) error {
+	if err := manageTags(caller); err != nil {
+		return err
+	}
+	t, err := tx.Tag(caller.Company.ID, id)
+	if err != nil {
+		return err
+	}
+	if err := touchTagged(tx, t, func(c *Conversation) {
+		var kept []int64
+		for _, tid := range c.TagIDs {
+			if tid != t.ID {
+				kept = append(kept, tid)
+			}
+		}
+		c.TagIDs, c.ModifiedAt = kept, now
+	}); err != nil {
+		return err
+	}
+	if err := tx.DeleteTag(t); err != nil {
+		return err
+	}
+	return emit(tx, EventTagDeleted, t.CompanyID, t.ID, now)
+}
+
+// touchTagged stores again every conversation carrying the tag (changed
+// by change when not nil), so their documents are rebuilt.
+func touchTagged(tx Tx, t *Tag, change func(*Conversation)) error {
+	ids, err := tx.ConversationIDsWithTag(t.CompanyID, t.ID)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		c, err := tx.Conversation(t.CompanyID, id)
+		if err != nil {
+			return err
+		}
+		if change != nil {
+			change(c)
+		}
+		if err := tx.PutConversation(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Satisfaction ratings a customer gives an agent's reply.
+var Ratings = []string{"great", "okay", "not-good"}
+
+// Rating is a customer's satisfaction rating of a reply.
+type Rating struct {
+	Rating     string    `json:"rating"`
+	Comments   string    `json:"comments,omitempty"`
+	CustomerID int64     `json:"customerId"`
+	CreatedAt  time.Time `json:"createdAt"`
+}
+
+// RatingInput is the body of PUT .../threads/{threadId}/rating.
+type RatingInput struct {
+	Rating   *string `json:"rating"`
+	Comments *string `json:"comments"`
+}
+
+// MaxRatingComments bounds a rating's comments.
+const MaxRatingComments = 2000
+
+// RateThread records the customer's rating of a published agent reply
+// (as relayed by an integration: a survey, an e-mail link). A new rating
+// replaces the previous one. Records satisfaction.ratings.
+func RateThread(tx Tx, caller Caller, convID, threadID int64, in *RatingInput, now time.Time) error {
+	p := &Problems{Source: "JSON"}
+	if in.Rating == nil || !oneOf(*in.Rating, Ratings) {
+		p.Add("rating", CodeEnumValue, "must be one of: "+strings.Join(Ratings, ", "), in.Rating)
+	}
+	if in.Comments != nil && len([]rune(*in.Comments)) > MaxRatingComments {
+		p.Add("comments", CodeSize, sizeMessage(0, MaxRatingComments), nil)
+	}
+	if err := p.Err(); err != nil {
+		return err
+	}
+	c, err := LoadConversation(tx, caller, convID, now)
+	if err != nil {
+		return err
+	}
+	t, err := findThread(tx, c, threadID)
+	if err != nil {
+		return err
+	}
+	if t.Type != ThreadMessage || t.State != ThreadPublished {
+		return Invalid("path", "threadId", CodeValueNotSupported, fmt.Sprintf("only a published reply can be rated (thread %d is a %s)", t.ID, t.Type), threadID)
+	}
+	r := &Rating{Rating: *in.Rating, CustomerID: c.CustomerID, CreatedAt: now}
+	if in.Comments != nil {
+		r.Comments = strings.TrimSpace(*in.Comments)
+	}
+	t.Rating = r
+	if err := tx.PutThread(t); err != nil {
+		return err
+	}
+	if err := saveConversation(tx, c, now); err != nil {
+		return err
+	}
+	return emit(tx, EventSatisfactionRatings, c.CompanyID, c.ID, now)
+}
