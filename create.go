@@ -25,6 +25,16 @@ type NewConversation struct {
 	Tags      []string          `json:"tags"`
 	Fields    []FieldValueInput `json:"fields"`
 	User      *int64            `json:"user"`
+	// Keep is set by an import only (never read from a request): the id
+	// and number the conversation had, kept when free.
+	Keep *Identity `json:"-"`
+}
+
+// Identity is the id and number a record had in another system. An import
+// keeps the id when no record holds it and the number when the company has
+// not used it; otherwise the record gets new ones.
+type Identity struct {
+	ID, Number int64
 }
 
 // NewThread is one thread of a Create Conversation request.
@@ -256,6 +266,9 @@ func CreateConversation(tx Tx, caller Caller, n *NewConversation, now time.Time)
 	}
 	c.Derive(threads)
 	c.PlaceInFolder(mailbox)
+	if n.Keep != nil {
+		keepIdentity(tx, c, *n.Keep)
+	}
 	if err := tx.PutConversation(c); err != nil {
 		return nil, err
 	}
@@ -480,3 +493,14 @@ func containsID(ids []int64, id int64) bool {
 
 // ErrStop is returned by iteration callbacks to stop early without error.
 var ErrStop = errors.New("stop")
+
+// keepIdentity gives an imported conversation the id and number it had,
+// when they are free.
+func keepIdentity(tx Tx, c *Conversation, keep Identity) {
+	if keep.ID > 0 && !tx.ConversationIDTaken(keep.ID) {
+		c.ID = keep.ID
+	}
+	if keep.Number > 0 && !tx.ConversationNumberTaken(c.CompanyID, keep.Number) {
+		c.Number = keep.Number
+	}
+}

@@ -27,6 +27,8 @@ type CustomerStore interface {
 	PutCustomer(c *Customer) error
 	// DeleteCustomer removes a customer record and its keys.
 	DeleteCustomer(c *Customer) error
+	// CustomerIDTaken says whether any record holds a customer id.
+	CustomerIDTaken(id int64) bool
 	// ConversationCount counts the customer's conversations (not deleted).
 	ConversationCount(customerID int64) int
 	// CustomerConversationIDs lists the customer's conversations (not deleted).
@@ -59,6 +61,9 @@ type CustomerFields struct {
 // NewCustomerRequest is the body of Create Customer.
 type NewCustomerRequest struct {
 	CustomerFields
+	// Keep is set by an import only (never read from a request): the id
+	// and creation time the customer had, the id kept when free.
+	Keep           *KeptCustomer  `json:"-"`
 	Emails         []EntryInput   `json:"emails"`
 	Phones         []EntryInput   `json:"phones"`
 	Chats          []EntryInput   `json:"chats"`
@@ -143,10 +148,24 @@ func CreateCustomer(tx CustomerStore, companyID int64, r *NewCustomerRequest, no
 	if err := linkOrganization(tx, c, r.OrganizationID, r.Organization, now); err != nil {
 		return nil, err
 	}
+	if k := r.Keep; k != nil {
+		if k.ID > 0 && !tx.CustomerIDTaken(k.ID) {
+			c.ID = k.ID
+		}
+		if !k.CreatedAt.IsZero() {
+			c.CreatedAt = k.CreatedAt
+		}
+	}
 	if err := tx.PutCustomer(c); err != nil {
 		return nil, err
 	}
 	return c, emit(tx, EventCustomerCreated, companyID, c.ID, now)
+}
+
+// KeptCustomer is what an import keeps of a customer from another system.
+type KeptCustomer struct {
+	ID        int64
+	CreatedAt time.Time
 }
 
 // OverwriteCustomer applies Overwrite Customer: every scalar field absent

@@ -28,8 +28,13 @@ type Tx interface {
 
 	Conversation(companyID, id int64) (*Conversation, error)
 	// PutConversation stores a conversation, assigning an id and a number
-	// when ID is 0, and queues it for indexing.
+	// when they are 0, and queues it for indexing. A new conversation may
+	// come with its id and number (an import): they must be free.
 	PutConversation(c *Conversation) error
+	// ConversationIDTaken and ConversationNumberTaken say whether an id is
+	// used (by any company) and a number by the company.
+	ConversationIDTaken(id int64) bool
+	ConversationNumberTaken(companyID, number int64) bool
 	// Threads lists a conversation's threads, oldest first.
 	Threads(conversationID int64) ([]Thread, error)
 	// PutThread stores a thread, assigning an id when ID is 0.

@@ -196,6 +196,10 @@ func importCustomer(db *storage.DB, companyID int64, c *Customer, now time.Time)
 	if err := remarshal(body, &req); err != nil {
 		return false, err
 	}
+	req.Keep = &parley.KeptCustomer{ID: c.ID}
+	if at, ok := parley.ParseTime(c.CreatedAt); ok {
+		req.Keep.CreatedAt = at
+	}
 	if err := req.Validate(); err != nil {
 		return false, describe(err)
 	}
@@ -292,6 +296,7 @@ func importConversation(db *storage.DB, caller parley.Caller, users map[int64]bo
 		if err := remarshal(b, &req); err != nil {
 			return err
 		}
+		req.Keep = &parley.Identity{ID: c.ID, Number: c.Number}
 		if err := req.Validate(); err != nil {
 			return err
 		}

@@ -43,6 +43,8 @@ func (t *Tx) PutCustomer(c *parley.Customer) error {
 			return err
 		}
 		c.ID = id
+	} else if err := keepSequencePast(t.tx.Bucket(bucketCustomers), c.ID); err != nil {
+		return err // an imported id: later ids must not reach it
 	}
 	emails := t.tx.Bucket(bucketCustomerEmails)
 	old := new(parley.Customer)
@@ -219,4 +221,9 @@ func (t *Tx) CustomerMailboxes(customerID int64) []int64 {
 // EachCustomerID calls fn with every customer id.
 func (t *Tx) EachCustomerID(fn func(int64)) error {
 	return t.tx.Bucket(bucketCustomers).ForEach(func(k, _ []byte) error { fn(idOf(k)); return nil })
+}
+
+// CustomerIDTaken says whether a customer id is used.
+func (t *Tx) CustomerIDTaken(id int64) bool {
+	return t.tx.Bucket(bucketCustomers).Get(key(id)) != nil
 }

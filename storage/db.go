@@ -32,23 +32,24 @@ func newBucket(name string) []byte {
 
 // Buckets of the core records.
 var (
-	bucketCompanies      = newBucket("companies")
-	bucketUsers          = newBucket("users")
-	bucketUsersByEmail   = newBucket("users_by_email")
-	bucketTeams          = newBucket("teams")
-	bucketMailboxes      = newBucket("mailboxes")
-	bucketTags           = newBucket("tags")
-	bucketTagsByName     = newBucket("tags_by_name")
-	bucketCustomers      = newBucket("customers")
-	bucketCustomerEmails = newBucket("customers_by_email")
-	bucketConversations  = newBucket("conversations")
-	bucketConvByCustomer = newBucket("conversations_by_customer")
-	bucketConvNumbers    = newBucket("conversation_numbers")
-	bucketThreads        = newBucket("threads")
-	bucketApps           = newBucket("apps")
-	bucketTokens         = newBucket("tokens")
-	bucketOutbox         = newBucket("outbox")
-	bucketSequences      = newBucket("sequences")
+	bucketCompanies       = newBucket("companies")
+	bucketUsers           = newBucket("users")
+	bucketUsersByEmail    = newBucket("users_by_email")
+	bucketTeams           = newBucket("teams")
+	bucketMailboxes       = newBucket("mailboxes")
+	bucketTags            = newBucket("tags")
+	bucketTagsByName      = newBucket("tags_by_name")
+	bucketCustomers       = newBucket("customers")
+	bucketCustomerEmails  = newBucket("customers_by_email")
+	bucketConversations   = newBucket("conversations")
+	bucketConvByCustomer  = newBucket("conversations_by_customer")
+	bucketConvNumbers     = newBucket("conversation_numbers")      // company -> last number
+	bucketConvNumbersUsed = newBucket("conversation_numbers_used") // company | number -> id
+	bucketThreads         = newBucket("threads")
+	bucketApps            = newBucket("apps")
+	bucketTokens          = newBucket("tokens")
+	bucketOutbox          = newBucket("outbox")
+	bucketSequences       = newBucket("sequences")
 )
 
 // ErrLocked is returned by Open when another process holds the database.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"go.etcd.io/bbolt"
+
 	parley "github.com/parley/parley"
 )
 
@@ -203,17 +205,11 @@ func (t *Tx) PutConversation(c *parley.Conversation) error {
 			return err
 		}
 		c.ID = id
+	} else if err := keepSequencePast(t.tx.Bucket(bucketConversations), c.ID); err != nil {
+		return err // an imported id: later ids must not reach it
 	}
-	if c.Number == 0 {
-		numbers := t.tx.Bucket(bucketConvNumbers)
-		n := int64(1)
-		if v := numbers.Get(key(c.CompanyID)); v != nil {
-			n = idOf(v) + 1
-		}
-		if err := numbers.Put(key(c.CompanyID), key(n)); err != nil {
-			return err
-		}
-		c.Number = n
+	if err := t.numberConversation(c); err != nil {
+		return err
 	}
 	byCustomer := t.tx.Bucket(bucketConvByCustomer)
 	old := new(parley.Conversation)
@@ -312,4 +308,44 @@ func (t *Tx) ConversationIDsWithTag(companyID, tagID int64) ([]int64, error) {
 		return nil
 	})
 	return ids, err
+}
+
+// numberConversation gives a new conversation the company's next number,
+// or records the number it came with (an import), keeping the company's
+// counter past every number used.
+func (t *Tx) numberConversation(c *parley.Conversation) error {
+	used := t.tx.Bucket(bucketConvNumbersUsed)
+	if c.Number != 0 && used.Get(key2(c.CompanyID, c.Number)) != nil {
+		return nil // an existing conversation keeps its number
+	}
+	numbers := t.tx.Bucket(bucketConvNumbers)
+	last := int64(0)
+	if v := numbers.Get(key(c.CompanyID)); v != nil {
+		last = idOf(v)
+	}
+	if c.Number == 0 {
+		c.Number = last + 1
+	}
+	if err := numbers.Put(key(c.CompanyID), key(max(last, c.Number))); err != nil {
+		return err
+	}
+	return used.Put(key2(c.CompanyID, c.Number), key(c.ID))
+}
+
+// keepSequencePast moves a bucket's sequence to at least id.
+func keepSequencePast(b *bbolt.Bucket, id int64) error {
+	if uint64(id) > b.Sequence() {
+		return b.SetSequence(uint64(id))
+	}
+	return nil
+}
+
+// ConversationIDTaken says whether a conversation id is used.
+func (t *Tx) ConversationIDTaken(id int64) bool {
+	return t.tx.Bucket(bucketConversations).Get(key(id)) != nil
+}
+
+// ConversationNumberTaken says whether the company used a number.
+func (t *Tx) ConversationNumberTaken(companyID, number int64) bool {
+	return t.tx.Bucket(bucketConvNumbersUsed).Get(key2(companyID, number)) != nil
 }

@@ -98,3 +98,36 @@ func TestWritesQueueOutboxEntries(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, depth)
 }
+
+func TestKeptIDsAndNumbersAreNeverReused(t *testing.T) {
+	db := openDB(t)
+	var ids, numbers []int64
+	_, err := db.Update(func(tx *storage.Tx) error {
+		for _, c := range []*parley.Conversation{
+			{CompanyID: 1, CustomerID: 1},                      // 1, n1
+			{ID: 500, Number: 40, CompanyID: 1, CustomerID: 1}, // an import keeps both
+			{CompanyID: 1, CustomerID: 1},                      // after them: 501, n41
+		} {
+			if err := tx.PutConversation(c); err != nil {
+				return err
+			}
+			ids, numbers = append(ids, c.ID), append(numbers, c.Number)
+		}
+		assert.True(t, tx.ConversationIDTaken(500))
+		assert.True(t, tx.ConversationNumberTaken(1, 40))
+		assert.False(t, tx.ConversationNumberTaken(2, 40), "numbers are per company")
+		cu := &parley.Customer{ID: 900, CompanyID: 1}
+		if err := tx.PutCustomer(cu); err != nil {
+			return err
+		}
+		next := &parley.Customer{CompanyID: 1}
+		if err := tx.PutCustomer(next); err != nil {
+			return err
+		}
+		assert.Equal(t, int64(901), next.ID)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []int64{1, 500, 501}, ids)
+	assert.Equal(t, []int64{1, 40, 41}, numbers)
+}
