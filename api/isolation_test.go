@@ -4,12 +4,15 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
 )
 
 // TestTenantIsolationSweep calls every route the router registers with
@@ -89,4 +92,26 @@ func TestTenantIsolationSweep(t *testing.T) {
 		})
 	}
 	assert.Greater(t, swept, 60, "every registered route is swept")
+
+	// Searches and reports of Globex never count Acme's records, even with
+	// queries that match them.
+	for _, q := range []string{`subject:"Acme secret subject"`, "email:acme.secret@example.com", `body:"acme secret body"`, "Secretia", "attachments:true"} {
+		rec := w.do(request{method: "GET", path: "/v2/conversations?status=all&query=" + url.QueryEscape(q), token: globexToken})
+		require.Equal(t, http.StatusOK, rec.Code)
+		assert.Equal(t, float64(0), field(t, decode(t, rec), "page", "totalElements"), q)
+		assert.Equal(t, float64(1), field(t, decode(t, w.get("/v2/conversations?status=all&query="+url.QueryEscape(q))), "page", "totalElements"), "Acme finds it: %s", q)
+	}
+	rec := w.do(request{method: "GET", path: "/v2/customers?query=" + url.QueryEscape("email:acme.secret"), token: globexToken})
+	assert.Equal(t, float64(0), field(t, decode(t, rec), "page", "totalElements"))
+	w.company(globexID, func(c *parley.Company) { c.Plan = parley.PlanPro }) // reports need a high plan
+	period := "start=2026-11-01T00:00:00Z&end=2026-12-01T00:00:00Z"
+	for _, report := range []string{"chat", "phone"} {
+		mine := decode(t, w.get("/v2/reports/"+report+"?"+period))
+		theirs := decode(t, w.do(request{method: "GET", path: "/v2/reports/" + report + "?" + period, token: globexToken}))
+		if report == "chat" {
+			assert.Equal(t, float64(1), field(t, mine, "current", "volume", "chatConversations"))
+			assert.Equal(t, float64(0), field(t, theirs, "current", "volume", "chatConversations"))
+		}
+		assert.NotContains(t, fmt.Sprint(theirs), "Olivia", "no Acme user in Globex's %s report", report)
+	}
 }

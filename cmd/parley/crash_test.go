@@ -64,6 +64,13 @@ func TestCrashLoop(t *testing.T) {
 	var mu sync.Mutex
 	var writes []*acked
 	total := 0
+	// Each writer owns a customer (its last acknowledged first name must
+	// survive) and keeps chatting (every acknowledged message must).
+	names := map[int]string{}     // last acknowledged first name, per writer
+	attempted := map[int]string{} // last attempted: it may have committed without an answer
+	customers := map[int]int64{}
+	chats := map[int]*visitorChat{} // started once: 4 writers chat (the widget allows 5 chats a minute per address)
+	var messages []chatMessage
 	for cycle := 0; cycle < *crashCycles; cycle++ {
 		base, proc := startServer(t, bin, data)
 		token := demoToken(t, base)
@@ -71,14 +78,41 @@ func TestCrashLoop(t *testing.T) {
 			subscribe(t, base, token, hooks.server.URL)
 		}
 		verify(t, base, token, writes)
+		verifyCustomersAndChats(t, base, token, customers, names, attempted, messages)
 
 		ctx, stop := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		for writer := 0; writer < 6; writer++ {
+			if _, ok := customers[writer]; !ok {
+				customers[writer] = createCustomer(t, base, token, writer)
+			}
+			if _, ok := chats[writer]; !ok && writer < 4 {
+				chats[writer] = startChat(t, base, writer)
+			}
+			chat := chats[writer]
+			if chat != nil {
+				chat.base = base // the server moved to another port
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for n := 0; ctx.Err() == nil; n++ {
+					name := fmt.Sprintf("Crash%dx%d", cycle, n)
+					mu.Lock()
+					attempted[writer] = name
+					mu.Unlock()
+					if patchCustomer(ctx, base, token, customers[writer], name) {
+						mu.Lock()
+						names[writer] = name
+						mu.Unlock()
+					}
+					if chat == nil {
+						// only four writers chat
+					} else if m, ok := chat.send(ctx, fmt.Sprintf("message c%d w%d n%d", cycle, writer, n)); ok {
+						mu.Lock()
+						messages = append(messages, m)
+						mu.Unlock()
+					}
 					subject := fmt.Sprintf("crash c%d w%d n%d", cycle, writer, n)
 					id, ok := createConversation(ctx, base, token, subject)
 					if !ok {
@@ -104,7 +138,9 @@ func TestCrashLoop(t *testing.T) {
 		wg.Wait()
 	}
 	base, proc := startServer(t, bin, data)
-	verify(t, base, demoToken(t, base), writes)
+	finalToken := demoToken(t, base)
+	verify(t, base, finalToken, writes)
+	verifyCustomersAndChats(t, base, finalToken, customers, names, attempted, messages)
 	// Every acknowledged conversation's convo.created event arrives, at
 	// least once, deduplicable by delivery id.
 	require.Eventually(t, func() bool { return hooks.missing(writes) == 0 }, 60*time.Second, 100*time.Millisecond,
@@ -117,8 +153,8 @@ func TestCrashLoop(t *testing.T) {
 		"deliveries of the last run are counted")
 	require.NoError(t, proc.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, proc.Wait(), "a clean shutdown after the crashes")
-	t.Logf("%d cycles, %d writes acknowledged, all found; %d webhook deliveries received (%d distinct ids)",
-		*crashCycles, total, hooks.received(), hooks.distinct())
+	t.Logf("%d cycles, %d conversations, %d customer patches' last names, %d chat messages acknowledged, all found; %d webhook deliveries received (%d distinct ids)",
+		*crashCycles, total, len(names), len(messages), hooks.received(), hooks.distinct())
 	compareIndexWithStorage(t, data)
 }
 
@@ -173,6 +209,98 @@ func subscribe(t *testing.T, base, token, url string) {
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	require.Equal(t, http.StatusCreated, res.StatusCode, string(b))
+}
+
+// chatMessage is a visitor message the server acknowledged.
+type chatMessage struct {
+	chat, body string
+}
+
+// visitorChat is a chat a writer keeps writing to, as its visitor.
+type visitorChat struct {
+	base, id, token string
+}
+
+func startChat(t *testing.T, base string, writer int) *visitorChat {
+	body := fmt.Sprintf(`{"name":"Crash %d","email":"crash.chat%d@example.com"}`, writer, writer)
+	res, err := http.Post(base+"/v2/widgets/"+fixtures.AcmeWidgetID+"/chats", "application/json", bytes.NewReader([]byte(body)))
+	require.NoError(t, err)
+	defer res.Body.Close()
+	var out struct{ ID, VisitorToken string }
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&out))
+	require.Equal(t, http.StatusCreated, res.StatusCode)
+	return &visitorChat{base: base, id: out.ID, token: out.VisitorToken}
+}
+
+func (v *visitorChat) send(ctx context.Context, text string) (chatMessage, bool) {
+	url := v.base + "/v2/widgets/" + fixtures.AcmeWidgetID + "/chats/" + v.id + "/messages"
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader([]byte(fmt.Sprintf(`{"body":%q}`, text))))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Visitor-Token", v.token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return chatMessage{}, false
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return chatMessage{chat: v.id, body: text}, res.StatusCode == http.StatusCreated
+}
+
+func createCustomer(t *testing.T, base, token string, writer int) int64 {
+	body := fmt.Sprintf(`{"firstName":"Crash","emails":[{"type":"work","value":"crash.customer%d@example.com"}]}`, writer)
+	res, err := call(context.Background(), http.MethodPost, base+"/v2/customers", token, body)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusCreated, res.StatusCode)
+	var id int64
+	_, err = fmt.Sscan(res.Header.Get("Resource-ID"), &id)
+	require.NoError(t, err)
+	return id
+}
+
+func patchCustomer(ctx context.Context, base, token string, id int64, name string) bool {
+	res, err := call(ctx, http.MethodPatch, fmt.Sprintf("%s/v2/customers/%d", base, id), token,
+		fmt.Sprintf(`[{"op":"replace","path":"/firstName","value":%q}]`, name))
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode == http.StatusNoContent
+}
+
+// verifyCustomersAndChats checks every writer's customer holds its last
+// acknowledged name, or the one attempted after it (a write the kill
+// interrupted may have committed: not acknowledged is not refused), and
+// every acknowledged chat message.
+func verifyCustomersAndChats(t *testing.T, base, token string, customers map[int]int64, names, attempted map[int]string, messages []chatMessage) {
+	for writer, name := range names {
+		res, err := call(context.Background(), http.MethodGet, fmt.Sprintf("%s/v2/customers/%d", base, customers[writer]), token, "")
+		require.NoError(t, err)
+		var c struct{ FirstName string }
+		require.NoError(t, json.NewDecoder(res.Body).Decode(&c))
+		res.Body.Close()
+		assert.Contains(t, []string{name, attempted[writer]}, c.FirstName, "writer %d's last acknowledged customer name", writer)
+	}
+	bodies := map[string]map[string]bool{}
+	for _, m := range messages {
+		if bodies[m.chat] == nil {
+			res, err := call(context.Background(), http.MethodGet, base+"/v2/chats/"+m.chat, token, "")
+			require.NoError(t, err)
+			var chat struct {
+				Embedded struct {
+					Events []struct{ Body string } `json:"events"`
+				} `json:"_embedded"`
+			}
+			require.NoError(t, json.NewDecoder(res.Body).Decode(&chat))
+			res.Body.Close()
+			bodies[m.chat] = map[string]bool{}
+			for _, e := range chat.Embedded.Events {
+				bodies[m.chat][e.Body] = true
+			}
+		}
+		assert.True(t, bodies[m.chat][m.body], "acknowledged chat message %q lost", m.body)
+	}
 }
 
 var servingAt = regexp.MustCompile(`"parley serving","addr":"([^"]+)"`)
