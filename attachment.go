@@ -145,11 +145,7 @@ func AddAttachments(tx Tx, caller Caller, convID, threadID int64, inputs []Attac
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
-	c, err := LoadConversation(tx, caller, convID, now)
-	if err != nil {
-		return nil, err
-	}
-	t, err := findThread(tx, c, threadID)
+	c, t, err := loadThread(tx, caller, convID, threadID, now)
 	if err != nil {
 		return nil, err
 	}
@@ -214,6 +210,17 @@ func DeleteAttachment(tx Tx, caller Caller, convID, attachmentID int64, now time
 		return err
 	}
 	return saveConversation(tx, c, now)
+}
+
+// loadThread loads a conversation the caller may change and one of its
+// threads.
+func loadThread(tx Tx, caller Caller, convID, threadID int64, now time.Time) (*Conversation, *Thread, error) {
+	c, err := LoadConversation(tx, caller, convID, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := findThread(tx, c, threadID)
+	return c, t, err
 }
 
 // findThread finds a thread of a conversation.

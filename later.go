@@ -119,11 +119,7 @@ func ScheduleThread(tx Tx, caller Caller, convID, threadID int64, r *ScheduleReq
 	if err != nil {
 		return err
 	}
-	c, err := LoadConversation(tx, caller, convID, now)
-	if err != nil {
-		return err
-	}
-	t, err := findThread(tx, c, threadID)
+	c, t, err := loadThread(tx, caller, convID, threadID, now)
 	if err != nil {
 		return err
 	}
@@ -147,11 +143,7 @@ func ScheduleThread(tx Tx, caller Caller, convID, threadID int64, r *ScheduleReq
 
 // UnscheduleThread cancels a thread's schedule; the thread stays a draft.
 func UnscheduleThread(tx Tx, caller Caller, convID, threadID int64, now time.Time) error {
-	c, err := LoadConversation(tx, caller, convID, now)
-	if err != nil {
-		return err
-	}
-	t, err := findThread(tx, c, threadID)
+	c, t, err := loadThread(tx, caller, convID, threadID, now)
 	if err != nil {
 		return err
 	}

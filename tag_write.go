@@ -155,11 +155,7 @@ func RateThread(tx Tx, caller Caller, convID, threadID int64, in *RatingInput, n
 	if err := p.Err(); err != nil {
 		return err
 	}
-	c, err := LoadConversation(tx, caller, convID, now)
-	if err != nil {
-		return err
-	}
-	t, err := findThread(tx, c, threadID)
+	c, t, err := loadThread(tx, caller, convID, threadID, now)
 	if err != nil {
 		return err
 	}

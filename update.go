@@ -299,11 +299,7 @@ func dropLater(tx Tx, c *Conversation) error {
 // PatchThread applies PATCH .../threads/{threadId}: `replace /text` keeps
 // the original text; `replace /hidden` hides or shows the thread.
 func PatchThread(tx Tx, caller Caller, convID, threadID int64, ops []PatchOp, now time.Time) error {
-	c, err := LoadConversation(tx, caller, convID, now)
-	if err != nil {
-		return err
-	}
-	t, err := findThread(tx, c, threadID)
+	c, t, err := loadThread(tx, caller, convID, threadID, now)
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func validateAgainstContract(t *testing.T, server *api.Server, req *http.Request
 	route, params, err := c.router.FindRoute(req)
 	if err != nil {
 		for _, r := range server.Routes() {
-			if r.Method == req.Method && routeMatches(r.Path, req.URL.Path) {
+			if r.Method == req.Method && api.MatchPath(r.Path, req.URL.Path) {
 				t.Fatalf("openapi: %s %s is served but not in the document: %v", r.Method, r.Path, err)
 			}
 		}
@@ -97,21 +97,6 @@ func validateAgainstContract(t *testing.T, server *api.Server, req *http.Request
 		t.Fatalf("openapi: %s %s answered %d, which the document does not describe:\n%v\nbody: %.2000s",
 			req.Method, route.Path, rec.Code, err, rec.Body.String())
 	}
-}
-
-// routeMatches reports whether a gin route pattern matches a concrete path.
-func routeMatches(pattern, path string) bool {
-	ps := strings.Split(strings.Trim(pattern, "/"), "/")
-	xs := strings.Split(strings.Trim(path, "/"), "/")
-	if len(ps) != len(xs) {
-		return false
-	}
-	for i := range ps {
-		if !strings.HasPrefix(ps[i], ":") && ps[i] != xs[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // openAPIPath turns a gin route pattern into an OpenAPI path template.

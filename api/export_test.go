@@ -1,0 +1,4 @@
+package api
+
+// MatchPath exposes matchPath to the external tests.
+var MatchPath = matchPath
