@@ -42,7 +42,7 @@ func TestWebhookEventsFromWritePaths(t *testing.T) {
 	h.deliver()
 	matchEvents(t, []string{"helpscout.test *"}, h.recv.take())
 
-	var conv, conv2, cust, bo, org int64
+	var conv, conv2, cust, bo, org, rated int64
 	var chat *visitor
 	tagID := func(name string) string {
 		for _, it := range decode(t, h.get("/v2/tags"))["_embedded"].(map[string]any)["tags"].([]any) {
@@ -138,6 +138,24 @@ func TestWebhookEventsFromWritePaths(t *testing.T) {
 			code, _ := h.agent(ownerToken, "PUT", "/v2/chats/"+chat.chat+"/end", `{"status":"closed"}`)
 			require.Equal(t, http.StatusOK, code)
 		}, func() []string { return []string{"widget.chat.ended " + chat.chat, "convo.created *"} }},
+		{"a satisfaction rating of a reply", func() {
+			rated = h.create(convJSON(map[string]any{"customer": customer("wh@example.com"),
+				"threads": []any{thread("customer", "Hi"), thread("reply", "Hello")}}))
+			var reply any
+			for _, th := range decode(t, h.get(fmt.Sprintf("/v2/conversations/%d/threads", rated)))["_embedded"].(map[string]any)["threads"].([]any) {
+				if th.(map[string]any)["type"] == "message" {
+					reply = th.(map[string]any)["id"]
+				}
+			}
+			h.send("PUT", fmt.Sprintf("/v2/conversations/%d/threads/%v/rating", rated, reply), `{"rating":"great"}`, 204)
+		}, func() []string {
+			// the customer of the table was deleted by an earlier row: created anew
+			return []string{"customer.created *", "convo.created " + fmt.Sprint(rated), "satisfaction.ratings " + fmt.Sprint(rated)}
+		}},
+		{"rename a tag", func() { h.send("PUT", "/v2/tags/"+tagID("vip"), `{"name":"very important"}`, 204) },
+			func() []string { return []string{"tag.updated " + tagID("very important")} }},
+		{"delete a tag", func() { h.send("DELETE", "/v2/tags/"+tagID("very important"), "", 204) },
+			func() []string { return []string{"tag.deleted *"} }},
 	}
 	for _, row := range rows {
 		row.write()
