@@ -84,7 +84,7 @@ func TestCompanySwitches(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w.setCompany(acmeID, func(c *parley.Company) { c.APIEnabled, c.PaymentOK, c.PaidUntil = true, true, nil; tc.change(c) })
+			w.company(acmeID, func(c *parley.Company) { c.APIEnabled, c.PaymentOK, c.PaidUntil = true, true, nil; tc.change(c) })
 			for _, r := range []request{
 				{method: http.MethodGet, path: "/v2/conversations", token: ownerToken},
 				{method: http.MethodPost, path: "/v2/users", token: ownerToken, body: `{}`},
@@ -99,6 +99,6 @@ func TestCompanySwitches(t *testing.T) {
 				"other companies are not affected")
 		})
 	}
-	w.setCompany(acmeID, func(c *parley.Company) { c.APIEnabled, c.PaymentOK, c.PaidUntil = true, true, nil })
+	w.company(acmeID, func(c *parley.Company) { c.APIEnabled, c.PaymentOK, c.PaidUntil = true, true, nil })
 	assert.Equal(t, http.StatusOK, w.do(request{method: http.MethodGet, path: "/v2/users/me", token: ownerToken}).Code)
 }

@@ -15,18 +15,6 @@ import (
 	"github.com/parley/parley/storage"
 )
 
-func (w *world) setCompany(id int64, fn func(*parley.Company)) {
-	w.t.Helper()
-	_, err := w.db.Update(func(tx *storage.Tx) error {
-		c, err := tx.Company(id)
-		if err != nil {
-			return err
-		}
-		fn(c)
-		return tx.PutCompany(c)
-	})
-	require.NoError(w.t, err)
-}
 
 func TestCreateUser(t *testing.T) {
 	w := newWorld(t)
@@ -45,7 +33,7 @@ func TestCreateUser(t *testing.T) {
 	assert.True(t, created.Invited(), "a created user is invited until they sign in")
 	assert.Equal(t, []int64{supportID}, created.MailboxIDs)
 
-	w.setCompany(acmeID, func(c *parley.Company) { c.UserSeats, c.LightUserSeats = 4, 1 }) // 4 users, 1 light user held
+	w.company(acmeID, func(c *parley.Company) { c.UserSeats, c.LightUserSeats = 4, 1 }) // 4 users, 1 light user held
 	cases := []struct {
 		name   string
 		req    request
