@@ -15,7 +15,6 @@ import (
 	"github.com/parley/parley/storage"
 )
 
-
 func TestCreateUser(t *testing.T) {
 	w := newWorld(t)
 	post := func(token, body string) request {
