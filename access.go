@@ -35,6 +35,15 @@ func (u *User) Invited() bool { return !u.Active && !u.Deactivated }
 // IsAdmin reports whether the user is an owner or an administrator.
 func (u *User) IsAdmin() bool { return u.Role == RoleOwner || u.Role == RoleAdmin }
 
+// RequireAdmin answers 403 `Access denied` unless the caller is an owner
+// or an administrator; doing says what was refused.
+func RequireAdmin(caller Caller, doing string) error {
+	if !caller.User.IsAdmin() {
+		return Forbidden(CodeAccessDenied, "only owners and administrators may "+doing)
+	}
+	return nil
+}
+
 // CheckAPIAccess applies the company switches that govern every API call:
 // API use must be enabled (403 `API not enabled`) and payment information
 // present and not expired at now (403 `Payment missing`).
@@ -47,6 +56,11 @@ func (c *Company) CheckAPIAccess(now time.Time) error {
 	}
 	return nil
 }
+
+// CountsOfficeHours reports whether a report asked for office hours counts
+// them: asking while the company has none enabled behaves as not asking
+// (SPEC).
+func (c *Company) CountsOfficeHours(asked bool) bool { return asked && c.OfficeHours.Enabled }
 
 // CanUseReports answers 403 `Access denied` unless the company's plan is
 // one of the two highest (SPEC: reports need them).

@@ -1,6 +1,7 @@
 package parley
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -102,18 +103,19 @@ func (u *User) Initials() string {
 // Mention is the handle used for @mentions: the lowercased first name.
 func (u *User) Mention() string { return strings.ToLower(strings.ReplaceAll(u.FirstName, " ", "")) }
 
-// CanAccessMailbox reports whether the user may see the mailbox. Owners and
-// administrators see every mailbox of their company.
+// CanAccessMailbox reports whether the user may see the mailbox.
 func (u *User) CanAccessMailbox(id int64) bool {
-	if u.Role == RoleOwner || u.Role == RoleAdmin {
-		return true
+	ids, all := u.VisibleMailboxes()
+	return all || slices.Contains(ids, id)
+}
+
+// VisibleMailboxes are the mailboxes the user may see: all of its
+// company's for owners and administrators, else those it was given.
+func (u *User) VisibleMailboxes() (ids []int64, all bool) {
+	if u.IsAdmin() {
+		return nil, true
 	}
-	for _, m := range u.MailboxIDs {
-		if m == id {
-			return true
-		}
-	}
-	return false
+	return u.MailboxIDs, false
 }
 
 // Team is a named group of users; it can be a conversation's assignee.

@@ -2,6 +2,7 @@ package parley
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -135,7 +136,7 @@ type EndChatRequest struct {
 // assignee and the chat's tags resolved to account tags. A
 // `widget.chat.ended` event is recorded.
 func EndChat(tx Tx, caller Caller, chatID string, r *EndChatRequest, env ChatEnv) (*Chat, error) {
-	if r.Status == nil || !oneOf(*r.Status, CreateStatuses) {
+	if r.Status == nil || !slices.Contains(CreateStatuses, *r.Status) {
 		return nil, chatError(KindUnprocessable, "status", CodeEnumValue, "status must be one of: "+strings.Join(CreateStatuses, ", "), r.Status)
 	}
 	c, err := loadAgentChat(tx, caller, chatID, true)

@@ -3,6 +3,7 @@ package parley
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -168,7 +169,7 @@ func requireEnum(p *Problems, path string, v *string, allowed []string) {
 	switch {
 	case v == nil:
 		p.Add(path, CodeNullValue, "may not be null", nil)
-	case !oneOf(*v, allowed):
+	case !slices.Contains(allowed, *v):
 		p.Add(path, CodeEnumValue, "must be one of: "+strings.Join(allowed, ", "), *v)
 	}
 }
@@ -361,7 +362,7 @@ func resolveTags(tx Tx, companyID int64, names []string, now time.Time) ([]int64
 		if err != nil {
 			return nil, err
 		}
-		if !containsID(ids, t.ID) {
+		if !slices.Contains(ids, t.ID) {
 			ids = append(ids, t.ID)
 		}
 	}
@@ -480,15 +481,6 @@ func appendUnique(list []string, more ...string) []string {
 		}
 	}
 	return list
-}
-
-func containsID(ids []int64, id int64) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }
 
 // ErrStop is returned by iteration callbacks to stop early without error.

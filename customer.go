@@ -2,6 +2,7 @@ package parley
 
 import (
 	"net/mail"
+	"slices"
 	"strings"
 	"time"
 )
@@ -183,10 +184,10 @@ func (in *CustomerInput) Validate(p *Problems, prefix string) {
 			p.Add(prefix+s.name, CodeSize, sizeMessage(s.min, s.max), *s.v)
 		}
 	}
-	if in.PhotoType != nil && !oneOf(*in.PhotoType, PhotoTypes) {
+	if in.PhotoType != nil && !slices.Contains(PhotoTypes, *in.PhotoType) {
 		p.Add(prefix+"photoType", CodeValueNotSupported, "must be one of: "+strings.Join(PhotoTypes, ", "), *in.PhotoType)
 	}
-	if in.Gender != nil && !oneOf(strings.ToLower(*in.Gender), Genders) {
+	if in.Gender != nil && !slices.Contains(Genders, strings.ToLower(*in.Gender)) {
 		p.Add(prefix+"gender", CodeValueNotSupported, "must be one of: "+strings.Join(Genders, ", "), *in.Gender)
 	}
 	if in.OrganizationID != nil && *in.OrganizationID <= 0 {
@@ -232,13 +233,4 @@ func sizeMessage(min, max int) string {
 		return "length must be at most " + itoa(max)
 	}
 	return "length must be between " + itoa(min) + " and " + itoa(max)
-}
-
-func oneOf(v string, set []string) bool {
-	for _, s := range set {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package parley
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -49,7 +50,7 @@ func (in *EntryInput) validate(p *Problems, k EntryKind, prefix string) {
 	}
 	if !k.Typed() {
 		p.Add(prefix+"type", CodeValueNotSupported, k.Segment+" entries have no type", *in.Type)
-	} else if !oneOf(strings.ToLower(*in.Type), k.Types) {
+	} else if !slices.Contains(k.Types, strings.ToLower(*in.Type)) {
 		p.Add(prefix+"type", CodeValueNotSupported, "must be one of: "+strings.Join(k.Types, ", "), *in.Type)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -91,7 +92,7 @@ func (pt *patcher) refuse(prefix string, op PatchOp, allowed string) {
 }
 
 func (pt *patcher) apply(prefix string, op PatchOp) error {
-	if !oneOf(op.Op, []string{OpAdd, OpRemove, OpReplace}) {
+	if !slices.Contains([]string{OpAdd, OpRemove, OpReplace}, op.Op) {
 		pt.p.Add(prefix+"op", CodePatchOperation, "must be one of: add, remove, replace", op.Op)
 		return nil
 	}
@@ -145,7 +146,7 @@ func (pt *patcher) scalar(prefix string, op PatchOp, f patchField) {
 	v = strings.TrimSpace(v)
 	if f.values != nil {
 		v = strings.ToLower(v)
-		if !oneOf(v, f.values) {
+		if !slices.Contains(f.values, v) {
 			pt.p.Add(prefix+"value", CodeValueNotSupported, "must be one of: "+strings.Join(f.values, ", "), v)
 			return
 		}
@@ -295,7 +296,7 @@ func PatchProperties(tx CustomerStore, companyID, id int64, ops []PatchOp, now t
 		prefix := fmt.Sprintf("[%d].", i)
 		slug := strings.TrimPrefix(op.Path, "/")
 		switch {
-		case !oneOf(op.Op, []string{OpAdd, OpRemove, OpReplace}):
+		case !slices.Contains([]string{OpAdd, OpRemove, OpReplace}, op.Op):
 			p.Add(prefix+"op", CodePatchOperation, "must be one of: add, remove, replace", op.Op)
 		case !strings.HasPrefix(op.Path, "/") || !ValidSlug(slug):
 			p.Add(prefix+"path", CodePatchOperation, "must be /<property slug>", op.Path)

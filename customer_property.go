@@ -76,6 +76,23 @@ func ValidSlug(s string) bool {
 	return true
 }
 
+// PropertyStore stores property definitions.
+type PropertyStore interface {
+	PutPropertyDef(d *PropertyDef) error
+}
+
+// DefineProperty lets an owner or administrator define a customer property.
+func DefineProperty(tx PropertyStore, caller Caller, in *PropertyDefInput, now time.Time) (*PropertyDef, error) {
+	if err := RequireAdmin(caller, "define customer properties"); err != nil {
+		return nil, err
+	}
+	d, err := in.Validate(caller.Company.ID, now)
+	if err != nil {
+		return nil, err
+	}
+	return d, tx.PutPropertyDef(d)
+}
+
 // Validate checks the definition request and builds the definition (option
 // ids are assigned by storage).
 func (in *PropertyDefInput) Validate(companyID int64, now time.Time) (*PropertyDef, error) {

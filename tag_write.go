@@ -3,6 +3,7 @@ package parley
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -16,12 +17,7 @@ type TagInput struct {
 var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 
 // manageTags allows owners and administrators to rename and delete tags.
-func manageTags(caller Caller) error {
-	if caller.User.Role != RoleOwner && caller.User.Role != RoleAdmin {
-		return Forbidden(CodeAccessDenied, "only owners and administrators may change tags")
-	}
-	return nil
-}
+func manageTags(caller Caller) error { return RequireAdmin(caller, "change tags") }
 
 // UpdateTag renames a tag or changes its colour; conversations carrying it
 // are reindexed under the new name. Records tag.updated.
@@ -146,7 +142,7 @@ const MaxRatingComments = 2000
 // replaces the previous one. Records satisfaction.ratings.
 func RateThread(tx Tx, caller Caller, convID, threadID int64, in *RatingInput, now time.Time) error {
 	p := &Problems{Source: "JSON"}
-	if in.Rating == nil || !oneOf(*in.Rating, Ratings) {
+	if in.Rating == nil || !slices.Contains(Ratings, *in.Rating) {
 		p.Add("rating", CodeEnumValue, "must be one of: "+strings.Join(Ratings, ", "), in.Rating)
 	}
 	if in.Comments != nil && len([]rune(*in.Comments)) > MaxRatingComments {

@@ -2,6 +2,7 @@ package parley
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -34,7 +35,7 @@ func (r *ThreadRequest) Validate(kind ThreadType) error {
 	} else if strings.TrimSpace(*r.Text) == "" {
 		p.Add("text", CodeEmptyValue, "may not be empty", *r.Text)
 	}
-	if r.Status != nil && !oneOf(*r.Status, ThreadStatuses) {
+	if r.Status != nil && !slices.Contains(ThreadStatuses, *r.Status) {
 		p.Add("status", CodeEnumValue, "must be one of: "+strings.Join(ThreadStatuses, ", "), *r.Status)
 	}
 	checkTime(p, "createdAt", r.CreatedAt)

@@ -87,7 +87,7 @@ func PatchConversation(tx Tx, caller Caller, id int64, ops []PatchOp, now time.T
 			if err := value(&s); err != nil {
 				return err
 			}
-			if !oneOf(s, ThreadStatuses) {
+			if !slices.Contains(ThreadStatuses, s) {
 				return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeEnumValue, "must be one of: "+strings.Join(ThreadStatuses, ", "), s)
 			}
 			if Status(s) != c.Status {
@@ -394,7 +394,7 @@ func Merge(tx Tx, caller Caller, sourceID int64, r *MergeRequest, now time.Time)
 		return nil, err
 	}
 	for _, id := range src.TagIDs {
-		if !containsID(dst.TagIDs, id) {
+		if !slices.Contains(dst.TagIDs, id) {
 			dst.TagIDs = append(dst.TagIDs, id)
 		}
 	}

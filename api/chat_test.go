@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -257,11 +258,17 @@ func TestChatErrors(t *testing.T) {
 
 func TestChatAbuseLimits(t *testing.T) {
 	w := newWorld(t)
-	var last int
+	w.clock.advance(15 * time.Second) // 45 s left in the minute's window
+	var last *httptest.ResponseRecorder
 	for i := 0; i < 6; i++ {
-		last = w.do(request{method: "POST", path: "/v2/widgets/" + supportWidget + "/chats", body: fmt.Sprintf(`{"name":"A","email":"a%d@example.com"}`, i)}).Code
+		last = w.do(request{method: "POST", path: "/v2/widgets/" + supportWidget + "/chats", body: fmt.Sprintf(`{"name":"A","email":"a%d@example.com"}`, i)})
+		if i < 5 {
+			require.Equal(t, http.StatusCreated, last.Code, "chat %d", i)
+		}
 	}
-	assert.Equal(t, http.StatusTooManyRequests, last, "5 chats a minute per address")
+	assert.Equal(t, http.StatusTooManyRequests, last.Code, "5 chats a minute per address")
+	assert.Equal(t, "46", last.Header().Get("Retry-After"))
+	assert.Equal(t, "Rate limit exceeded", errorCode(t, decode(t, last)))
 	w.clock.advance(time.Minute)
 	v := w.startChat(supportWidget, `{"name":"A","email":"a@example.com"}`)
 	for i := 0; i < 30; i++ {
@@ -269,6 +276,9 @@ func TestChatAbuseLimits(t *testing.T) {
 	}
 	r := v.do("POST", "/messages", `{"body":"spam"}`)
 	assert.Equal(t, http.StatusTooManyRequests, r.code)
+	assert.Contains(t, r.body, `"code":"Rate limit exceeded"`)
+	w.clock.advance(time.Minute)
+	assert.Equal(t, http.StatusCreated, v.do("POST", "/messages", `{"body":"again"}`).code, "a new minute, a new budget")
 }
 
 func TestChatLongPoll(t *testing.T) {

@@ -74,8 +74,8 @@ func embedThreads(p *params) bool {
 // Deleted conversations need no node: their documents leave the index.
 func visibleConversations(who parley.Caller) []query.Node {
 	nodes := []query.Node{query.All{}}
-	if who.User.Role != parley.RoleOwner && who.User.Role != parley.RoleAdmin {
-		nodes = append(nodes, anyID("mailboxId", who.User.MailboxIDs))
+	if ids, all := who.User.VisibleMailboxes(); !all {
+		nodes = append(nodes, anyID("mailboxId", ids))
 	}
 	return nodes
 }

@@ -38,20 +38,16 @@ func (s *Server) listCustomerProperties(c *gin.Context) {
 // createCustomerProperty handles POST /v2/customer-properties: owners and
 // administrators define a property.
 func (s *Server) createCustomerProperty(c *gin.Context) {
-	who := caller(c)
-	if who.User.Role != parley.RoleOwner && who.User.Role != parley.RoleAdmin {
-		s.fail(c, parley.Forbidden(parley.CodeAccessDenied, "only administrators and account owners may define customer properties"))
-		return
-	}
 	var in parley.PropertyDefInput
 	if err := decodeJSON(c, &in); err != nil {
 		s.fail(c, err)
 		return
 	}
-	d, err := in.Validate(who.Company.ID, s.now())
-	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error { return tx.PutPropertyDef(d) })
-	}
+	var d *parley.PropertyDef
+	err := s.write(c, func(tx *storage.Tx) (err error) {
+		d, err = parley.DefineProperty(tx, caller(c), &in, s.now())
+		return err
+	})
 	if err != nil {
 		s.fail(c, err)
 		return

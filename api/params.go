@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,7 +27,7 @@ func readParams(c *gin.Context, known ...string) *params {
 	p := &params{values: c.Request.URL.Query(), problems: parley.Problems{Source: "query"}}
 	var unknown []string
 	for name := range p.values {
-		if !contains(known, name) {
+		if !slices.Contains(known, name) {
 			unknown = append(unknown, name)
 		}
 	}
@@ -126,7 +127,7 @@ func (p *params) enum(name, def string, allowed []string) string {
 	if !ok {
 		return def
 	}
-	if !contains(allowed, v) {
+	if !slices.Contains(allowed, v) {
 		p.problems.Add(name, parley.CodeEnumValue, "must be one of: "+strings.Join(allowed, ", "), v)
 		return def
 	}
@@ -156,13 +157,4 @@ func pathID(c *gin.Context, name string) (int64, error) {
 		return 0, parley.Invalid("path", name, parley.CodeInvalidID, "must be a positive identifier", v)
 	}
 	return n, nil
-}
-
-func contains(list []string, v string) bool {
-	for _, s := range list {
-		if s == v {
-			return true
-		}
-	}
-	return false
 }

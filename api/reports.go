@@ -3,7 +3,6 @@ package api
 import (
 	"errors"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -31,8 +30,8 @@ func (s *Server) reportEngine() (reports.Engine, error) {
 // reportRequest reads the parameters shared by the report endpoints.
 func (s *Server) reportRequest(c *gin.Context, p *params) (reports.Request, error) {
 	who := caller(c)
-	if !who.Company.Plan.HasReports() {
-		return reports.Request{}, parley.Forbidden(parley.CodeAccessDenied, "reports are available on the two highest plans only")
+	if err := who.Company.CanUseReports(); err != nil {
+		return reports.Request{}, err
 	}
 	r := reports.Request{Company: who.Company.ID}
 	period := func(startName, endName string, required bool) *reports.Period {
@@ -66,7 +65,7 @@ func (s *Server) reportRequest(c *gin.Context, p *params) (reports.Request, erro
 	switch v, _ := p.raw("officeHours"); v {
 	case "", "false":
 	case "true":
-		r.Filter.OfficeHours = who.Company.OfficeHours.Enabled // SPEC: true without office hours behaves as false
+		r.Filter.OfficeHours = who.Company.CountsOfficeHours(true)
 	default:
 		p.problems.Add("officeHours", parley.CodeEnumValue, "must be one of: true, false", v)
 	}
@@ -148,11 +147,7 @@ func (s *Server) phoneReport(c *gin.Context) {
 // in one range of a distribution (`range`, `rangeId` 1-5), 25 a page.
 func (s *Server) chatDrillDown(c *gin.Context) {
 	p := readParams(c, drillDownParams...)
-	var names []string
-	for name := range reports.ChatRanges {
-		names = append(names, name)
-	}
-	distribution := p.enum("range", "", sortedStrings(names))
+	distribution := p.enum("range", "", reports.Distributions)
 	if _, ok := p.raw("range"); !ok {
 		p.problems.Add("range", parley.CodeMissingParameter, "range is required", nil)
 	}
@@ -196,10 +191,4 @@ func (s *Server) chatDrillDown(c *gin.Context) {
 		return
 	}
 	s.renderPage(c, "chats", items, pg)
-}
-
-func sortedStrings(list []string) []string {
-	out := append([]string(nil), list...)
-	sort.Strings(out)
-	return out
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -75,7 +76,7 @@ func customFieldFilters(p *params, mailboxes []parley.Mailbox, mailboxIDs []int6
 	}
 	defs := map[int64]parley.FieldDef{}
 	for _, m := range mailboxes {
-		if contains64(mailboxIDs, m.ID) {
+		if slices.Contains(mailboxIDs, m.ID) {
 			for _, f := range m.Fields {
 				defs[f.ID] = f
 			}
@@ -115,13 +116,4 @@ func (s *Server) companyMailboxes(companyID int64) ([]parley.Mailbox, error) {
 		return err
 	})
 	return boxes, err
-}
-
-func contains64(list []int64, v int64) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

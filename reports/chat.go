@@ -25,8 +25,8 @@ var ChatRanges = map[string]RangeSpec{
 	"duration":        {Field: "durationSeconds", OfficeField: "durationOfficeSeconds", Bounds: []float64{300, 600, 1200, 1800}},
 }
 
-// distributionNames in report order.
-var distributionNames = []string{"waitTime", "responseTime", "messagesPerChat", "duration"}
+// Distributions names the four distributions, in report order.
+var Distributions = []string{"waitTime", "responseTime", "messagesPerChat", "duration"}
 
 func (s RangeSpec) field(office bool) string {
 	if office {
@@ -153,7 +153,7 @@ func Chat(ctx context.Context, e Engine, r Request) (*ChatReport, error) {
 	}
 	dist := map[string]*Distribution{"waitTime": &rep.WaitTime, "responseTime": &rep.ResponseTime,
 		"messagesPerChat": &rep.MessagesPerChat, "duration": &rep.Duration}
-	for _, name := range distributionNames {
+	for _, name := range Distributions {
 		d := dist[name]
 		d.Count, d.PreviousCount = cur.counts[name], prev.counts[name]
 		d.Ranges = []RangeCount{}
@@ -187,7 +187,7 @@ func chatFigures(ctx context.Context, e Engine, r Request, p Period) (*ChatFigur
 	f.Volume = ChatVolume{ChatConversations: total, CompletedChats: float64(res.Values["completed"]["true"]),
 		MissedChats: float64(res.Values["missed"]["true"]), ChatsPerDay: round2(total / p.days())}
 	avg := map[string]float64{}
-	for _, name := range distributionNames {
+	for _, name := range Distributions {
 		n, _, err := valueStats(res.Values[name])
 		if err != nil {
 			return nil, err
