@@ -94,6 +94,7 @@ func TestCrashLoop(t *testing.T) {
 			if chat != nil {
 				chat.base = base // the server moved to another port
 			}
+			customerID := customers[writer] // read here: the loop keeps adding to the map
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -102,7 +103,7 @@ func TestCrashLoop(t *testing.T) {
 					mu.Lock()
 					attempted[writer] = append(attempted[writer], name)
 					mu.Unlock()
-					if patchCustomer(ctx, base, token, customers[writer], name) {
+					if patchCustomer(ctx, base, token, customerID, name) {
 						mu.Lock()
 						names[writer], attempted[writer] = name, nil
 						patches++
