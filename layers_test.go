@@ -13,6 +13,7 @@ import (
 var allowedImports = map[string][]string{
 	"":                 {},
 	"query":            {},
+	"internal/golden":  {},
 	"storage":          {""},
 	"index":            {"", "query", "storage"},
 	"index/bleveindex": {"index", "query"},

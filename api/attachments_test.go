@@ -132,7 +132,9 @@ func TestDeleteAttachment(t *testing.T) {
 	body := w.send("DELETE", path+"/attachments/1", "", http.StatusBadRequest)
 	assert.Equal(t, "Cannot delete attachment from published conversation", errorCode(t, body))
 	w.send("DELETE", path+"/attachments/2", "", http.StatusNoContent)
-	assert.Equal(t, http.StatusNotFound, w.get(path+"/attachments/2/data").Code)
-	assert.Equal(t, http.StatusOK, w.get(path+"/attachments/1/data").Code)
+	assert.Equal(t, "404 Not found: attachment not found", apiError(t, w.get(path+"/attachments/2/data")))
+	kept := w.get(path + "/attachments/1/data")
+	require.Equal(t, http.StatusOK, kept.Code, kept.Body.String())
+	assert.Equal(t, `{"data":"aGVsbG8="}`, kept.Body.String())
 	w.send("DELETE", path+"/attachments/2", "", http.StatusNotFound)
 }

@@ -78,7 +78,9 @@ func TestExpiredIssuedToken(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code)
 	token := decode(t, rec)["access_token"].(string)
 	w.clock.advance(172799e9)
-	assert.Equal(t, http.StatusOK, w.do(request{method: http.MethodGet, path: "/v2/users/me", token: token}).Code)
+	me := w.do(request{method: http.MethodGet, path: "/v2/users/me", token: token})
+	require.Equal(t, http.StatusOK, me.Code, me.Body.String())
+	assert.Equal(t, "olivia@acme.test", decode(t, me)["email"], "the token acts for the application's user")
 	w.clock.advance(1e9)
-	assert.Equal(t, http.StatusUnauthorized, w.do(request{method: http.MethodGet, path: "/v2/users/me", token: token}).Code)
+	assert.Equal(t, "401 Unauthorized: the token has expired", apiError(t, w.do(request{method: http.MethodGet, path: "/v2/users/me", token: token})))
 }

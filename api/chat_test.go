@@ -141,7 +141,7 @@ func TestChatEndToEnd(t *testing.T) {
 	// The chat stays readable; its whole history is golden.
 	rec = w.get(chatPath(v))
 	require.Equal(t, http.StatusOK, rec.Code)
-	golden(t, "chat_ended", rec.Body.Bytes())
+	goldenJSON(t, "chat_ended", rec.Body.Bytes())
 
 	// The conversation: type chat, the requested status, the customer, the
 	// assignee, the chat's tags as account tags, the transcript as one thread.

@@ -179,7 +179,7 @@ func TestListConversationsPaging(t *testing.T) {
 			items := body["_embedded"].(map[string]any)["conversations"].([]any)
 			summary := map[string]any{"_links": body["_links"], "page": body["page"], "count": len(items)}
 			b, _ := json.Marshal(summary)
-			golden(t, tc.name, b)
+			goldenJSON(t, tc.name, b)
 		})
 	}
 	// Walking next links visits every conversation exactly once.
@@ -215,7 +215,7 @@ func TestGetConversation(t *testing.T) {
 			rec := w.get(tc.path)
 			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 			assert.Equal(t, "application/hal+json;charset=UTF-8", rec.Header().Get("Content-Type"))
-			golden(t, tc.name, rec.Body.Bytes())
+			goldenJSON(t, tc.name, rec.Body.Bytes())
 		})
 	}
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -24,14 +25,7 @@ func (s *Server) listCustomers(c *gin.Context) {
 	if id := p.id("mailbox"); id != nil {
 		nodes = append(nodes, equal("mailboxId", *id))
 	}
-	for _, name := range []string{"firstName", "lastName"} {
-		if v, ok := p.raw(name); ok {
-			nodes = append(nodes, query.Match{Field: name, Text: v})
-		}
-	}
-	if t := p.time("modifiedSince"); t != nil {
-		nodes = append(nodes, query.TimeRange{Field: "modifiedAt", From: t, FromInclusive: true})
-	}
+	nodes = append(nodes, customerFieldFilters(p, "modifiedSince")...)
 	sortField := p.enum("sortField", "createdAt", customerSortFields)
 	desc := p.enum("sortOrder", "desc", sortOrders) == "desc"
 	pg := page{size: DefaultPageSize, number: p.page()}
@@ -60,6 +54,24 @@ func (s *Server) listCustomers(c *gin.Context) {
 		return
 	}
 	s.renderPage(c, "customers", items, pg)
+}
+
+// customerFieldFilters turns the filters both customer lists share, the
+// names and the given "<field>Since" times, into index nodes.
+func customerFieldFilters(p *params, since ...string) []query.Node {
+	var nodes []query.Node
+	for _, name := range []string{"firstName", "lastName"} {
+		if v, ok := p.raw(name); ok {
+			nodes = append(nodes, query.Match{Field: name, Text: v})
+		}
+	}
+	for _, name := range since {
+		if t := p.time(name); t != nil {
+			field := strings.TrimSuffix(name, "Since") + "At"
+			nodes = append(nodes, query.TimeRange{Field: field, From: t, FromInclusive: true})
+		}
+	}
+	return nodes
 }
 
 // getCustomer handles GET /v2/customers/{customerId}.

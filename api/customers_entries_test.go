@@ -72,7 +72,7 @@ func TestCustomerAddress(t *testing.T) {
 	rec := w.get(path)
 	require.Equal(t, http.StatusOK, rec.Code)
 	assert.Equal(t, "application/hal+json;charset=UTF-8", rec.Header().Get("Content-Type"))
-	golden(t, "customers/address", rec.Body.Bytes())
+	goldenJSON(t, "customers/address", rec.Body.Bytes())
 	w.must(http.MethodPut, path, map[string]any{"city": "Lyon"}, http.StatusNoContent)
 	assert.Equal(t, map[string]any{"city": "Lyon", "state": "", "postalCode": "", "country": "", "lines": []any{}},
 		field(t, w.readCustomer(id), "_embedded", "address"), "PUT replaces the whole address")
@@ -119,7 +119,7 @@ func TestCustomerProperties(t *testing.T) {
 		}
 	})
 	w.defineProperty("tier", "Tier", "dropdown", "Free", "Paid")
-	golden(t, "customers/properties", w.get("/v2/customer-properties").Body.Bytes())
+	goldenJSON(t, "customers/properties", w.get("/v2/customer-properties").Body.Bytes())
 	assert.Equal(t, http.StatusOK, w.call(userToken, http.MethodGet, "/v2/customer-properties", nil).Code, "every user reads definitions")
 
 	id := w.newCustomer(map[string]any{"properties": map[string]any{"tier": "free"}})

@@ -45,17 +45,7 @@ func (s *Server) listCustomersV3(c *gin.Context) {
 	if v, ok := p.raw("email"); ok {
 		nodes = append(nodes, query.Keyword{Field: "email", Value: parley.NormalizeEmail(v)})
 	}
-	for _, name := range []string{"firstName", "lastName"} {
-		if v, ok := p.raw(name); ok {
-			nodes = append(nodes, query.Match{Field: name, Text: v})
-		}
-	}
-	if t := p.time("createdSince"); t != nil {
-		nodes = append(nodes, query.TimeRange{Field: "createdAt", From: t, FromInclusive: true})
-	}
-	if t := p.time("modifiedSince"); t != nil {
-		nodes = append(nodes, query.TimeRange{Field: "modifiedAt", From: t, FromInclusive: true})
-	}
+	nodes = append(nodes, customerFieldFilters(p, "createdSince", "modifiedSince")...)
 	if err := p.err(); err != nil {
 		s.fail(c, err)
 		return

@@ -44,7 +44,7 @@ func TestListCustomersV3Filters(t *testing.T) {
 	}
 	rec := w.get("/v3/customers?lastName=Archer")
 	assert.Equal(t, "application/hal+json;charset=UTF-8", rec.Header().Get("Content-Type"))
-	golden(t, "customers/v3_page", rec.Body.Bytes())
+	goldenJSON(t, "customers/v3_page", rec.Body.Bytes())
 	for _, bad := range []string{"mailbox=1", "page=2", "createdSince=yesterday", "query=" + q("subject:x")} {
 		assert.Equal(t, http.StatusBadRequest, w.get("/v3/customers?"+bad).Code, bad)
 	}

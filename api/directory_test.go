@@ -36,23 +36,23 @@ func TestDirectoryEndpoints(t *testing.T) {
 			rec := w.do(request{method: http.MethodGet, path: tc.path, token: tc.token})
 			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 			assert.Equal(t, "application/hal+json;charset=UTF-8", rec.Header().Get("Content-Type"))
-			golden(t, "directory/"+tc.name, rec.Body.Bytes())
+			goldenJSON(t, "directory/"+tc.name, rec.Body.Bytes())
 		})
 	}
 }
 
 func TestDirectoryIsolation(t *testing.T) {
 	w := newWorld(t)
-	for _, path := range []string{
-		fmt.Sprintf("/v2/users/%d", ownerID),
-		fmt.Sprintf("/v2/teams/%d/members", teamID),
-		fmt.Sprintf("/v2/mailboxes/%d", supportID),
-		fmt.Sprintf("/v2/mailboxes/%d/fields", supportID),
-		fmt.Sprintf("/v2/mailboxes/%d/folders", supportID),
+	for path, want := range map[string]string{
+		fmt.Sprintf("/v2/users/%d", ownerID):               "404 Not found: user not found",
+		fmt.Sprintf("/v2/teams/%d/members", teamID):        "404 Not found: team not found",
+		fmt.Sprintf("/v2/mailboxes/%d", supportID):         "404 Not found: mailbox not found",
+		fmt.Sprintf("/v2/mailboxes/%d/fields", supportID):  "404 Not found: mailbox not found",
+		fmt.Sprintf("/v2/mailboxes/%d/folders", supportID): "404 Not found: mailbox not found",
 	} {
 		t.Run(path, func(t *testing.T) {
 			rec := w.do(request{method: http.MethodGet, path: path, token: globexToken})
-			assert.Equal(t, http.StatusNotFound, rec.Code)
+			assert.Equal(t, want, apiError(t, rec))
 			assert.NotContains(t, rec.Body.String(), "acme")
 		})
 	}

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,10 +22,9 @@ import (
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/internal/golden"
 	"github.com/parley/parley/storage"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // epoch is the fixed start of every test clock.
 var epoch = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -273,9 +270,9 @@ func decode(t *testing.T, rec *httptest.ResponseRecorder) map[string]any {
 	return out
 }
 
-// golden compares a JSON body with testdata/<name>.json, pretty-printed;
+// goldenJSON compares a JSON body with testdata/<name>.json, pretty-printed;
 // `go test ./api -update` rewrites the files.
-func golden(t *testing.T, name string, body []byte) {
+func goldenJSON(t *testing.T, name string, body []byte) {
 	t.Helper()
 	var v any
 	require.NoError(t, json.Unmarshal(body, &v), string(body))
@@ -284,15 +281,18 @@ func golden(t *testing.T, name string, body []byte) {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	require.NoError(t, enc.Encode(v))
-	pretty := buf.Bytes()
-	path := filepath.Join("testdata", name+".json")
-	if *update {
-		require.NoError(t, os.WriteFile(path, pretty, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./api -update")
-	require.Equal(t, string(want), string(pretty))
+	golden.Assert(t, name+".json", buf.String())
+}
+
+// goldenError compares an error body with its golden file, logRef aside.
+func goldenError(t *testing.T, name string, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	body := decode(t, rec)
+	require.Equal(t, rec.Header().Get("X-Request-ID"), body["logRef"], "logRef is the request id")
+	body["logRef"] = "<logRef>"
+	b, err := json.Marshal(body)
+	require.NoError(t, err)
+	goldenJSON(t, name, b)
 }
 
 // ids extracts the ids of an embedded list.
@@ -306,4 +306,22 @@ func ids(t *testing.T, rec *httptest.ResponseRecorder, collection string) []int6
 		out = append(out, int64(it.(map[string]any)["id"].(float64)))
 	}
 	return out
+}
+
+// apiError checks that rec answers with SPEC's error body (JSON, logRef
+// the request id, one embedded error) and returns "<status> <code>:
+// <message>", with the error's own message in parentheses where it differs
+// from the body's, for a whole-answer comparison.
+func apiError(t *testing.T, rec *httptest.ResponseRecorder) string {
+	t.Helper()
+	require.Equal(t, "application/json;charset=UTF-8", rec.Header().Get("Content-Type"), rec.Body.String())
+	body := decode(t, rec)
+	require.Equal(t, rec.Header().Get("X-Request-ID"), body["logRef"], "logRef is the request id")
+	errs, ok := field(t, body, "_embedded", "errors").([]any)
+	require.True(t, ok && len(errs) == 1, rec.Body.String())
+	e := errs[0].(map[string]any)
+	if e["message"] == body["message"] {
+		return fmt.Sprintf("%d %s: %s", rec.Code, e["code"], e["message"])
+	}
+	return fmt.Sprintf("%d %s: %s (%s)", rec.Code, e["code"], body["message"], e["message"])
 }

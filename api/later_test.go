@@ -51,7 +51,7 @@ func TestSnooze(t *testing.T) {
 		{"missing", `{}`, "Null value"},
 	} {
 		body := w.send("PUT", path+"/snooze", tc.body, http.StatusBadRequest)
-		assert.Equal(t, tc.code, field(t, body, "_embedded", "errors").([]any)[0].(map[string]any)["code"], tc.name)
+		assert.Equal(t, tc.code, errorCode(t, body), tc.name)
 	}
 }
 
@@ -97,7 +97,7 @@ func TestScheduledThreads(t *testing.T) {
 	w.send("DELETE", fmt.Sprintf("%s/threads/%d/schedule", path, tid), "", http.StatusNoContent)
 	assert.Nil(t, w.conv(id)["nextEvent"])
 	body := w.send("PUT", fmt.Sprintf("%s/threads/%d/schedule", path, 1), fmt.Sprintf(`{"scheduledFor":%q}`, at(time.Hour)), http.StatusBadRequest)
-	assert.Equal(t, "Value not supported", field(t, body, "_embedded", "errors").([]any)[0].(map[string]any)["code"])
+	assert.Equal(t, "Value not supported", errorCode(t, body))
 }
 
 func TestLaterLimit(t *testing.T) {
@@ -108,7 +108,7 @@ func TestLaterLimit(t *testing.T) {
 	w.send("PUT", fmt.Sprintf("/v2/conversations/%d/snooze", a), until, http.StatusNoContent)
 	w.send("PUT", fmt.Sprintf("/v2/conversations/%d/snooze", a), until, http.StatusNoContent) // moving a snooze is not a new one
 	body := w.send("PUT", fmt.Sprintf("/v2/conversations/%d/snooze", b), until, http.StatusBadRequest)
-	assert.Equal(t, "Later view - limit reached", field(t, body, "_embedded", "errors").([]any)[0].(map[string]any)["code"])
+	assert.Equal(t, "Later view - limit reached", errorCode(t, body))
 	w.send("DELETE", fmt.Sprintf("/v2/conversations/%d/snooze", a), "", http.StatusNoContent)
 	w.send("PUT", fmt.Sprintf("/v2/conversations/%d/snooze", b), until, http.StatusNoContent)
 }
@@ -143,7 +143,7 @@ func TestMerge(t *testing.T) {
 		{`{"targetId":999}`, "Invalid identifier"},
 	} {
 		body := w.send("POST", fmt.Sprintf("/v2/conversations/%d/merge", dst), tc.body, http.StatusBadRequest)
-		assert.Equal(t, tc.code, field(t, body, "_embedded", "errors").([]any)[0].(map[string]any)["code"], tc.body)
+		assert.Equal(t, tc.code, errorCode(t, body), tc.body)
 	}
 }
 
@@ -165,6 +165,6 @@ func TestPatchThread(t *testing.T) {
 	assert.Equal(t, float64(2), w.conv(id)["threads"])
 
 	body := w.send("PATCH", path, `{"op":"remove","path":"/text"}`, http.StatusBadRequest)
-	assert.Equal(t, "Allowed Patch Operations", field(t, body, "_embedded", "errors").([]any)[0].(map[string]any)["code"])
+	assert.Equal(t, "Allowed Patch Operations", errorCode(t, body))
 	w.send("PATCH", fmt.Sprintf("/v2/conversations/%d/threads/99", id), `{"op":"replace","path":"/hidden","value":true}`, http.StatusNotFound)
 }

@@ -185,7 +185,7 @@ func TestThreadAuthorsAndErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := w.do(request{method: "POST", path: path + "/" + tc.kind, token: ownerToken, body: tc.body})
 			require.Equal(t, tc.status, rec.Code, rec.Body.String())
-			assert.Equal(t, tc.code, field(t, decode(t, rec), "_embedded", "errors").([]any)[0].(map[string]any)["code"])
+			assert.Equal(t, tc.code, errorCode(t, decode(t, rec)))
 		})
 	}
 	rec := w.do(request{method: "POST", path: path + "/reply", token: globexToken, body: `{"text":"x"}`})
@@ -210,7 +210,7 @@ func TestThreadLimitOnAdd(t *testing.T) {
 	assert.Equal(t, http.StatusPreconditionFailed, add(withThreads(99)), "created with 99: adding is refused")
 	assert.Equal(t, http.StatusPreconditionFailed, add(withThreads(100)), "created with 100: adding is refused")
 	rec := w.do(request{method: "POST", path: fmt.Sprintf("/v2/conversations/%d/notes", at98), token: ownerToken, body: `{"text":"x"}`})
-	assert.Equal(t, "Conversation Locked - Too many threads", field(t, decode(t, rec), "_embedded", "errors").([]any)[0].(map[string]any)["code"])
+	assert.Equal(t, "Conversation Locked - Too many threads", errorCode(t, decode(t, rec)))
 }
 
 func TestOldConversationLock(t *testing.T) {
@@ -221,7 +221,7 @@ func TestOldConversationLock(t *testing.T) {
 	w.send("POST", fmt.Sprintf("/v2/conversations/%d/notes", id), `{"text":"still fine"}`, http.StatusCreated)
 	w.clock.advance(time.Minute)
 	body := w.send("POST", fmt.Sprintf("/v2/conversations/%d/notes", id), `{"text":"too late"}`, http.StatusPreconditionFailed)
-	assert.Equal(t, "Conversation Locked - Conversation is too old", field(t, body, "_embedded", "errors").([]any)[0].(map[string]any)["code"])
+	assert.Equal(t, "Conversation Locked - Conversation is too old", errorCode(t, body))
 }
 
 func TestPatchConversation(t *testing.T) {
@@ -273,7 +273,7 @@ func TestPatchConversation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := w.send("PATCH", path, tc.body, http.StatusBadRequest)
-			assert.Equal(t, tc.code, field(t, body, "_embedded", "errors").([]any)[0].(map[string]any)["code"])
+			assert.Equal(t, tc.code, errorCode(t, body))
 		})
 	}
 	assert.Equal(t, "Spam!", w.conv(id)["subject"], "a refused patch changes nothing")
@@ -322,7 +322,7 @@ func TestTagsAndFields(t *testing.T) {
 				target = path + "/tags"
 			}
 			resp := w.send("PUT", target, tc.body, http.StatusBadRequest)
-			assert.Equal(t, tc.code, field(t, resp, "_embedded", "errors").([]any)[0].(map[string]any)["code"])
+			assert.Equal(t, tc.code, errorCode(t, resp))
 		})
 	}
 }

@@ -283,8 +283,9 @@ func TestInvitedUserAcceptsBySigningIn(t *testing.T) {
 		return tx.PutUser(u)
 	})
 	require.NoError(t, err)
-	assert.Equal(t, http.StatusUnauthorized, w.do(request{method: http.MethodGet, path: "/v2/users/me", token: inactiveToken}).Code)
+	assert.Equal(t, "401 Unauthorized: the token's user is not an active user of the account", apiError(t, w.do(request{method: http.MethodGet, path: "/v2/users/me", token: inactiveToken})))
 	b.signIn("ian@acme.test", "invited-pass", "s")
-	assert.Equal(t, http.StatusOK, w.do(request{method: http.MethodGet, path: "/v2/users/me", token: inactiveToken}).Code,
-		"signing in accepted the invitation")
+	me := w.do(request{method: http.MethodGet, path: "/v2/users/me", token: inactiveToken})
+	require.Equal(t, http.StatusOK, me.Code, "signing in accepted the invitation: %s", me.Body.String())
+	assert.Equal(t, "ian@acme.test", decode(t, me)["email"])
 }

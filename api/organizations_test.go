@@ -29,7 +29,7 @@ func TestOrganizationLifecycle(t *testing.T) {
 	rec = w.get(path + "?includeCounts=true&includeProperties=true")
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	assert.Equal(t, "application/hal+json;charset=UTF-8", rec.Header().Get("Content-Type"))
-	golden(t, "organizations/initech", rec.Body.Bytes())
+	goldenJSON(t, "organizations/initech", rec.Body.Bytes())
 	plain := decode(t, w.get(path))
 	assert.NotContains(t, plain, "customerCount")
 	assert.NotContains(t, plain, "properties")

@@ -40,7 +40,7 @@ func TestPhoneReport(t *testing.T) {
 	rec := w.get("/v2/reports/phone?" + reportQuery("start", day(1), "end", day(2), "previousStart", day(0), "previousEnd", day(1)))
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	assert.Equal(t, "application/hal+json;charset=UTF-8", rec.Header().Get("Content-Type"))
-	golden(t, "report_phone", rec.Body.Bytes())
+	goldenJSON(t, "report_phone", rec.Body.Bytes())
 	body := decode(t, rec)
 	assert.Equal(t, map[string]any{"startDate": "2026-11-22T12:00:00Z", "endDate": "2026-11-23T12:00:00Z",
 		"phoneConversations": float64(3), "phoneCallsCreated": float64(4), "customers": float64(3)}, body["current"])
@@ -67,7 +67,7 @@ func TestChatReportHTTP(t *testing.T) {
 	q := reportQuery("start", epoch.Format(time.RFC3339), "end", epoch.Add(24*time.Hour).Format(time.RFC3339))
 	rec := w.get("/v2/reports/chat?" + q)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	golden(t, "report_chat", rec.Body.Bytes())
+	goldenJSON(t, "report_chat", rec.Body.Bytes())
 	body := decode(t, rec)
 	assert.Equal(t, map[string]any{"chatConversations": float64(2), "completedChats": float64(1), "missedChats": float64(1), "chatsPerDay": float64(2)},
 		field(t, body, "current", "volume"))

@@ -1,10 +1,8 @@
 package api_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -71,15 +69,4 @@ func adminToken(w *world) string {
 	})
 	require.NoError(w.t, err)
 	return "acme-admin-token"
-}
-
-// goldenError compares an error body with its golden file, logRef aside.
-func goldenError(t *testing.T, name string, rec *httptest.ResponseRecorder) {
-	t.Helper()
-	body := decode(t, rec)
-	assert.Equal(t, rec.Header().Get("X-Request-ID"), body["logRef"])
-	body["logRef"] = "<logRef>"
-	b, err := json.Marshal(body)
-	require.NoError(t, err)
-	golden(t, name, b)
 }

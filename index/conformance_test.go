@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -20,12 +19,12 @@ import (
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
 	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/internal/golden"
 	"github.com/parley/parley/query"
 	"github.com/parley/parley/storage"
 )
 
 var (
-	update      = flag.Bool("update", false, "rewrite golden files")
 	randomCount = flag.Int("random-queries", 2000, "randomized queries compared between Bleve and the scan oracle")
 )
 
@@ -113,23 +112,16 @@ var conformanceCases = []string{
 func TestConformance(t *testing.T) {
 	e := loadEngines(t)
 	sorts := []index.Sort{{Field: "createdAt", Desc: true}}
-	var golden strings.Builder
+	var out strings.Builder
 	for _, text := range conformanceCases {
 		want, err := e.search(t, e.oracle, 1, text, sorts, 1000)
 		require.NoError(t, err, text)
 		got, err := e.search(t, e.bleve, 1, text, sorts, 1000)
 		require.NoError(t, err, text)
 		assert.Equal(t, want, got, "bleve and the oracle disagree on %s", text)
-		fmt.Fprintf(&golden, "query: %s\ntotal: %d\nids: %s\n\n", text, want.Total, strings.Join(want.IDs, " "))
+		fmt.Fprintf(&out, "query: %s\ntotal: %d\nids: %s\n\n", text, want.Total, strings.Join(want.IDs, " "))
 	}
-	path := filepath.Join("testdata", "conformance.golden")
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(golden.String()), 0o644))
-		return
-	}
-	expected, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./index -update")
-	assert.Equal(t, string(expected), golden.String())
+	golden.Assert(t, "conformance.golden", out.String())
 }
 
 // TestRandomQueriesAgree generates queries from the grammar over the
@@ -336,7 +328,7 @@ var customerCases = []string{
 
 func TestCustomerConformance(t *testing.T) {
 	e := loadEngines(t)
-	var golden strings.Builder
+	var out strings.Builder
 	for _, sorts := range [][]index.Sort{{{Field: "createdAt", Desc: true}}, {{Field: "lastNameSort"}}} {
 		for _, text := range customerCases {
 			run := func(engine index.Engine) index.Result {
@@ -350,15 +342,8 @@ func TestCustomerConformance(t *testing.T) {
 			}
 			want := run(e.oracle)
 			assert.Equal(t, want, run(e.bleve), "bleve and the oracle disagree on %s", text)
-			fmt.Fprintf(&golden, "query: %s\nsort: %v\ntotal: %d\nids: %s\n\n", text, sorts, want.Total, strings.Join(want.IDs, " "))
+			fmt.Fprintf(&out, "query: %s\nsort: %v\ntotal: %d\nids: %s\n\n", text, sorts, want.Total, strings.Join(want.IDs, " "))
 		}
 	}
-	path := filepath.Join("testdata", "customers.golden")
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(golden.String()), 0o644))
-		return
-	}
-	expected, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./index -update")
-	assert.Equal(t, string(expected), golden.String())
+	golden.Assert(t, "customers.golden", out.String())
 }

@@ -2,10 +2,7 @@ package query
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,9 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/parley/parley/internal/golden"
+)
 
 // validQueries covers every form of the language. Each one is parsed,
 // printed, checked against testSchema at testNow, and printed again into
@@ -229,7 +226,7 @@ func TestGoldenValid(t *testing.T) {
 		require.NoError(t, err, "Check(%q)", in)
 		fmt.Fprintf(&b, "%s\nsyntax:  %s\nchecked: %s\n\n", showQuery(in), n, q)
 	}
-	golden(t, "valid.golden", b.String())
+	golden.Assert(t, "valid.golden", b.String())
 }
 
 func TestGoldenInvalid(t *testing.T) {
@@ -251,7 +248,7 @@ func TestGoldenInvalid(t *testing.T) {
 		assert.NotRegexp(t, `\bg[A-Z][a-z]+`, e.Message, "%q leaks a grammar struct name", in)
 		fmt.Fprintf(&b, "%s\n%s error, column %d: %s\n\n", showQuery(in), stage, e.Column, e.Message)
 	}
-	golden(t, "invalid.golden", b.String())
+	golden.Assert(t, "invalid.golden", b.String())
 }
 
 // showQuery prints a query on one line: as written, or Go-quoted when it
@@ -264,17 +261,4 @@ func showQuery(in string) string {
 		return "query(quoted): " + strconv.Quote(in)
 	}
 	return "query: " + in
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./query -update to create %s", path)
-	assert.Equal(t, string(want), got, "%s is stale; review the diff and run go test ./query -update", path)
 }

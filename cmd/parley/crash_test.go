@@ -347,7 +347,9 @@ func startServer(t *testing.T, bin, data string) (string, *exec.Cmd) {
 	return "", nil
 }
 
+// demoToken signs in as the demo application of Acme.
 func demoToken(t *testing.T, base string) string {
+	t.Helper()
 	res, err := http.PostForm(base+"/v2/oauth2/token", url.Values{"grant_type": {"client_credentials"},
 		"client_id": {fixtures.AcmeClientID}, "client_secret": {fixtures.AcmeClientSecret}})
 	require.NoError(t, err)
@@ -357,6 +359,19 @@ func demoToken(t *testing.T, base string) string {
 	}
 	require.NoError(t, json.NewDecoder(res.Body).Decode(&tok))
 	return tok.AccessToken
+}
+
+// listTotal reads page.totalElements of a list answer and closes its body.
+func listTotal(t *testing.T, res *http.Response) int {
+	t.Helper()
+	defer res.Body.Close()
+	var list struct {
+		Page struct {
+			TotalElements int `json:"totalElements"`
+		} `json:"page"`
+	}
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&list))
+	return list.Page.TotalElements
 }
 
 func call(ctx context.Context, method, target, token, body string) (*http.Response, error) {
@@ -420,14 +435,7 @@ func verify(t *testing.T, base, token string, writes []*acked) {
 		q := url.QueryEscape(fmt.Sprintf(`id:%d AND subject:"%s"`, a.conversation, a.subject))
 		res, err := call(context.Background(), http.MethodGet, base+"/v2/conversations?status=all&query="+q, token, "")
 		require.NoError(t, err)
-		var list struct {
-			Page struct {
-				TotalElements int `json:"totalElements"`
-			} `json:"page"`
-		}
-		require.NoError(t, json.NewDecoder(res.Body).Decode(&list))
-		res.Body.Close()
-		assert.Equal(t, 1, list.Page.TotalElements, "conversation %d is searchable", a.conversation)
+		assert.Equal(t, 1, listTotal(t, res), "conversation %d is searchable", a.conversation)
 	}
 }
 

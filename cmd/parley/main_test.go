@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -58,26 +57,10 @@ func TestServeLifecycle(t *testing.T) {
 		return m != nil
 	}, 30*time.Second, 20*time.Millisecond, logs.String())
 
-	res, err := http.PostForm(base+"/v2/oauth2/token", url.Values{"grant_type": {"client_credentials"},
-		"client_id": {fixtures.AcmeClientID}, "client_secret": {fixtures.AcmeClientSecret}})
+	token := demoToken(t, base)
+	res, err := call(context.Background(), http.MethodGet, base+"/v2/conversations?status=all", token, "")
 	require.NoError(t, err)
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	require.NoError(t, json.NewDecoder(res.Body).Decode(&tok))
-	res.Body.Close()
-	req, _ := http.NewRequest(http.MethodGet, base+"/v2/conversations?status=all", nil)
-	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
-	res, err = http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	var list struct {
-		Page struct {
-			TotalElements int `json:"totalElements"`
-		} `json:"page"`
-	}
-	require.NoError(t, json.NewDecoder(res.Body).Decode(&list))
-	res.Body.Close()
-	assert.Equal(t, 480, list.Page.TotalElements, "the demo data of Acme is served: 400 conversations and 80 chat transcripts")
+	assert.Equal(t, 480, listTotal(t, res), "the demo data of Acme is served: 400 conversations and 80 chat transcripts")
 
 	second := &syncBuffer{}
 	assert.Equal(t, 1, run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--data", dir}, second, second))
@@ -91,7 +74,7 @@ func TestServeLifecycle(t *testing.T) {
 		t.Fatal("the server did not shut down")
 	}
 	assert.Contains(t, logs.String(), "shutting down")
-	assert.NotContains(t, logs.String(), tok.AccessToken, "tokens never reach the logs")
+	assert.NotContains(t, logs.String(), token, "tokens never reach the logs")
 }
 
 func TestAppCreateAndReindex(t *testing.T) {
