@@ -18,7 +18,6 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
-	"github.com/parley/parley/fixtures"
 	"github.com/parley/parley/storage"
 )
 
@@ -43,15 +42,7 @@ func serveDir(t *testing.T, dir string, demo bool, adminToken string) *running {
 		Log: quietLog(), AdminToken: adminToken, BaseURL: "https://parley.test"}))
 	r := &running{in: in, srv: srv, stopSync: func() { cancel(); <-done }}
 	t.Cleanup(r.stop)
-	res, err := http.PostForm(srv.URL+"/v2/oauth2/token", url.Values{"grant_type": {"client_credentials"},
-		"client_id": {fixtures.AcmeClientID}, "client_secret": {fixtures.AcmeClientSecret}})
-	require.NoError(t, err)
-	defer res.Body.Close()
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	require.NoError(t, json.NewDecoder(res.Body).Decode(&tok))
-	r.token = tok.AccessToken
+	r.token = demoToken(t, srv.URL)
 	return r
 }
 

@@ -42,20 +42,8 @@ var servingAddr = regexp.MustCompile(`"parley serving","addr":"([^"]+)"`)
 // directory, and shuts down cleanly on cancellation.
 func TestServeLifecycle(t *testing.T) {
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &syncBuffer{}
-	exited := make(chan int, 1)
-	go func() { exited <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", dir}, logs, logs) }()
-
-	var base string
-	require.Eventually(t, func() bool {
-		m := servingAddr.FindStringSubmatch(logs.String())
-		if m != nil {
-			base = "http://" + m[1]
-		}
-		return m != nil
-	}, 30*time.Second, 20*time.Millisecond, logs.String())
+	srv := serveInProcess(t, servingAddr, "serve", "--addr", "127.0.0.1:0", "--data", dir)
+	base, logs := "http://"+srv.addr, srv.logs
 
 	token := demoToken(t, base)
 	res, err := call(context.Background(), http.MethodGet, base+"/v2/conversations?status=all", token, "")
@@ -66,15 +54,49 @@ func TestServeLifecycle(t *testing.T) {
 	assert.Equal(t, 1, run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--data", dir}, second, second))
 	assert.Contains(t, second.String(), "the data directory is in use by another Parley process")
 
-	cancel()
-	select {
-	case code := <-exited:
-		assert.Equal(t, 0, code, logs.String())
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server did not shut down")
-	}
+	srv.stop()
 	assert.Contains(t, logs.String(), "shutting down")
 	assert.NotContains(t, logs.String(), token, "tokens never reach the logs")
+}
+
+// inProcess is `parley` run in the test's process until stop.
+type inProcess struct {
+	addr string // the address its "parley serving" log line names
+	logs *syncBuffer
+	stop func() // cancels the run and checks it exits with 0
+}
+
+// serveInProcess runs `parley args...` and waits for the log line that
+// addrLine matches; its first group is the address served.
+func serveInProcess(t *testing.T, addrLine *regexp.Regexp, args ...string) *inProcess {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &inProcess{logs: &syncBuffer{}}
+	exited := make(chan int, 1)
+	go func() { exited <- run(ctx, args, p.logs, p.logs) }()
+	stopped := false
+	p.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		select {
+		case code := <-exited:
+			assert.Equal(t, 0, code, p.logs.String())
+		case <-time.After(30 * time.Second):
+			t.Fatal("the server did not shut down")
+		}
+	}
+	t.Cleanup(p.stop)
+	require.Eventually(t, func() bool {
+		m := addrLine.FindStringSubmatch(p.logs.String())
+		if m != nil {
+			p.addr = m[1]
+		}
+		return m != nil
+	}, 30*time.Second, 20*time.Millisecond, p.logs.String())
+	return p
 }
 
 func TestAppCreateAndReindex(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,21 +21,8 @@ var servingTLS = regexp.MustCompile(`"parley serving","addr":"([^"]+)".*"scheme"
 // TestServeSelfSignedTLS serves HTTPS with a generated certificate and
 // makes a real request over it.
 func TestServeSelfSignedTLS(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &syncBuffer{}
-	exited := make(chan int, 1)
-	go func() {
-		exited <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--tls-self-signed"}, logs, logs)
-	}()
-	var addr string
-	require.Eventually(t, func() bool {
-		m := servingTLS.FindStringSubmatch(logs.String())
-		if m != nil {
-			addr = m[1]
-		}
-		return m != nil
-	}, 30*time.Second, 20*time.Millisecond, logs.String())
+	srv := serveInProcess(t, servingTLS, "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--tls-self-signed")
+	addr, logs := srv.addr, srv.logs
 
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	res, err := client.Get("https://" + addr + "/healthz")
@@ -66,13 +52,7 @@ func TestServeSelfSignedTLS(t *testing.T) {
 	assert.Equal(t, http.StatusOK, res.StatusCode)
 	assert.NotContains(t, logs.String(), v1.AccessToken)
 
-	cancel()
-	select {
-	case code := <-exited:
-		assert.Equal(t, 0, code, logs.String())
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server did not shut down")
-	}
+	srv.stop()
 }
 
 func TestServeRefusesPlainHTTPOffLoopback(t *testing.T) {
