@@ -144,22 +144,8 @@ func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry, ack f
 				continue
 			}
 			seen[e] = true
-			kind, doc, ok, err := buildDocument(tx, e)
-			if err != nil {
+			if err := collect(tx, e, upserts, deletes); err != nil {
 				return err
-			}
-			if e.Kind == storage.KindConversation {
-				calls, gone, err := CallDocuments(tx, e.ID)
-				if err != nil {
-					return err
-				}
-				upserts[Calls] = append(upserts[Calls], calls...)
-				deletes[Calls] = append(deletes[Calls], gone...)
-			}
-			if ok {
-				upserts[kind] = append(upserts[kind], doc)
-			} else {
-				deletes[kind] = append(deletes[kind], docID(e))
 			}
 		}
 		return nil
@@ -194,19 +180,45 @@ func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry, ack f
 	return nil
 }
 
-func buildDocument(tx *storage.Tx, e storage.OutboxEntry) (Kind, Document, bool, error) {
+// collect adds to upserts and deletes what the outbox entry e changes in
+// the index: its record's document, or the document's deletion when the
+// record is gone; a conversation also writes the call documents of its
+// phone threads.
+func collect(tx *storage.Tx, e storage.OutboxEntry, upserts map[Kind][]Document, deletes map[Kind][]string) error {
+	var (
+		kind Kind
+		doc  Document
+		ok   bool
+		err  error
+	)
 	switch e.Kind {
 	case storage.KindConversation:
-		d, ok, err := ConversationDocument(tx, e.ID)
-		return Conversations, d, ok, err
+		kind = Conversations
+		if doc, ok, err = ConversationDocument(tx, e.ID); err == nil {
+			var calls []Document
+			var gone []string
+			calls, gone, err = CallDocuments(tx, e.ID)
+			upserts[Calls] = append(upserts[Calls], calls...)
+			deletes[Calls] = append(deletes[Calls], gone...)
+		}
 	case storage.KindCustomer:
-		d, ok, err := CustomerDocument(tx, e.ID)
-		return Customers, d, ok, err
+		kind = Customers
+		doc, ok, err = CustomerDocument(tx, e.ID)
 	case storage.KindChat:
-		d, ok, err := ChatDocument(tx, e.Ref)
-		return Chats, d, ok, err
+		kind = Chats
+		doc, ok, err = ChatDocument(tx, e.Ref)
+	default:
+		return fmt.Errorf("index: unknown outbox kind %q", e.Kind)
 	}
-	return "", Document{}, false, fmt.Errorf("index: unknown outbox kind %q", e.Kind)
+	if err != nil {
+		return err
+	}
+	if ok {
+		upserts[kind] = append(upserts[kind], doc)
+	} else {
+		deletes[kind] = append(deletes[kind], docID(e))
+	}
+	return nil
 }
 
 // docID is the document id an outbox entry refers to.
