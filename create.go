@@ -317,6 +317,9 @@ func findOrCreateCustomer(tx Tx, companyID int64, in *CustomerInput, path string
 		return c, err
 	}
 	c = in.NewCustomer(companyID, now)
+	if err := linkOrganization(tx, c, in.OrganizationID, in.Organization, path+".organizationId", now); err != nil {
+		return nil, err
+	}
 	if err := tx.PutCustomer(c); err != nil {
 		return nil, err
 	}

@@ -196,7 +196,8 @@ func (in *CustomerInput) Validate(p *Problems, prefix string) {
 }
 
 // NewCustomer builds a customer record from the input (fields ignored by the
-// rules are not consulted); the caller stores it.
+// rules are not consulted); the caller links its organization
+// (linkOrganization) and stores it.
 func (in *CustomerInput) NewCustomer(companyID int64, now time.Time) *Customer {
 	c := &Customer{CompanyID: companyID, CreatedAt: now, UpdatedAt: now}
 	set := func(dst *string, v *string) {
@@ -211,13 +212,9 @@ func (in *CustomerInput) NewCustomer(companyID int64, now time.Time) *Customer {
 	set(&c.JobTitle, in.JobTitle)
 	set(&c.Background, in.Background)
 	set(&c.Location, in.Location)
-	set(&c.Organization, in.Organization)
 	set(&c.Age, in.Age)
 	if in.Gender != nil {
 		c.Gender = strings.ToLower(*in.Gender)
-	}
-	if in.OrganizationID != nil {
-		c.OrganizationID = *in.OrganizationID
 	}
 	if in.Email != nil {
 		c.Emails = []Entry{{Value: NormalizeEmail(*in.Email), Type: "work"}}

@@ -6,6 +6,9 @@ import "time"
 // storage package implements it over bbolt; every method scopes by company
 // and answers a NotFound *Error for a record of another company or none.
 type Tx interface {
+	// A customer created with a conversation is linked to its organization.
+	OrganizationStore
+
 	Company(id int64) (*Company, error)
 	User(companyID, id int64) (*User, error)
 	Team(companyID, id int64) (*Team, error)

@@ -154,3 +154,34 @@ func TestListOrganizations(t *testing.T) {
 		assert.Contains(t, string(raw), "previous")
 	})
 }
+
+// TestConversationCustomerLinksOrganization: a customer created with a
+// conversation is linked the way Create Customer links one, by id (which
+// must be the company's) or by name (matched or created).
+func TestConversationCustomerLinksOrganization(t *testing.T) {
+	w := newWorld(t)
+	initech := w.newOrganization(map[string]any{"name": "Initech"})
+	customerOf := func(conv int64) map[string]any {
+		return w.readCustomer(int64(field(t, w.conv(conv), "primaryCustomer", "id").(float64)))
+	}
+
+	byID := customerOf(w.create(convJSON(map[string]any{"customer": map[string]any{"email": "ann@initech.example", "organizationId": initech}})))
+	assert.Equal(t, float64(initech), byID["organizationId"])
+	assert.Equal(t, "Initech", byID["organization"])
+
+	byName := customerOf(w.create(convJSON(map[string]any{"customer": map[string]any{"email": "ben@initech.example", "organization": "initech"}})))
+	assert.Equal(t, float64(initech), byName["organizationId"], "an existing name is matched, case aside")
+
+	fresh := customerOf(w.create(convJSON(map[string]any{"customer": map[string]any{"email": "cy@hooli.example", "organization": "Hooli"}})))
+	assert.Equal(t, "Hooli", fresh["organization"])
+	hooli := int64(fresh["organizationId"].(float64))
+	assert.Equal(t, "Hooli", decode(t, w.get(fmt.Sprintf("/v2/organizations/%d", hooli)))["name"], "a new name is created")
+
+	globex := resourceID(t, w.call(globexToken, http.MethodPost, "/v2/organizations", map[string]any{"name": "Globex Corp"}))
+	for _, id := range []int64{999, globex} {
+		rec := w.do(request{method: http.MethodPost, path: "/v2/conversations", token: ownerToken,
+			body: convJSON(map[string]any{"customer": map[string]any{"email": "dee@example.com", "organizationId": id}})})
+		assert.Equal(t, http.StatusBadRequest, rec.Code)
+		assert.Equal(t, []string{"customer.organizationId: Invalid identifier"}, errorSummary(t, rec), "organization %d", id)
+	}
+}
