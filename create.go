@@ -317,7 +317,7 @@ func findOrCreateCustomer(tx Tx, companyID int64, in *CustomerInput, path string
 		return c, err
 	}
 	c = in.NewCustomer(companyID, now)
-	if err := linkOrganization(tx, c, in.OrganizationID, in.Organization, path+".organizationId", now); err != nil {
+	if err := LinkOrganization(tx, c, in.OrganizationID, in.Organization, path+".organizationId", now); err != nil {
 		return nil, err
 	}
 	if err := tx.PutCustomer(c); err != nil {

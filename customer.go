@@ -197,7 +197,7 @@ func (in *CustomerInput) Validate(p *Problems, prefix string) {
 
 // NewCustomer builds a customer record from the input (fields ignored by the
 // rules are not consulted); the caller links its organization
-// (linkOrganization) and stores it.
+// (LinkOrganization) and stores it.
 func (in *CustomerInput) NewCustomer(companyID int64, now time.Time) *Customer {
 	c := &Customer{CompanyID: companyID, CreatedAt: now, UpdatedAt: now}
 	set := func(dst *string, v *string) {

@@ -174,7 +174,7 @@ func (pt *patcher) organizationID(prefix string, op PatchOp) error {
 		pt.p.Add(prefix+"value", CodeInvalidID, "must be a positive identifier", id)
 		return nil
 	}
-	err := linkOrganization(pt.tx, pt.c, &id, nil, prefix+"value", pt.now)
+	err := LinkOrganization(pt.tx, pt.c, &id, nil, prefix+"value", pt.now)
 	if IsNotFound(err) || KindOf(err) == KindInvalid {
 		pt.p.Add(prefix+"value", CodeInvalidID, "no organization with this id", id)
 		return nil
@@ -195,7 +195,7 @@ func (pt *patcher) organization(prefix string, op PatchOp) error {
 		pt.p.Add(prefix+"value", CodeSize, sizeMessage(0, MaxShortTextLength), name)
 		return nil
 	}
-	return linkOrganization(pt.tx, pt.c, nil, &name, prefix+"value", pt.now)
+	return LinkOrganization(pt.tx, pt.c, nil, &name, prefix+"value", pt.now)
 }
 
 // entry handles the collection paths.

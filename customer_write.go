@@ -145,7 +145,7 @@ func CreateCustomer(tx CustomerStore, companyID int64, r *NewCustomerRequest, no
 			return nil, err
 		}
 	}
-	if err := linkOrganization(tx, c, r.OrganizationID, r.Organization, "organizationId", now); err != nil {
+	if err := LinkOrganization(tx, c, r.OrganizationID, r.Organization, "organizationId", now); err != nil {
 		return nil, err
 	}
 	if k := r.Keep; k != nil {
@@ -184,7 +184,7 @@ func OverwriteCustomer(tx CustomerStore, companyID, id int64, f *CustomerFields,
 	c.FirstName, c.LastName, c.PhotoURL, c.PhotoType = fresh.FirstName, fresh.LastName, fresh.PhotoURL, fresh.PhotoType
 	c.JobTitle, c.Background, c.Location, c.Gender, c.Age = fresh.JobTitle, fresh.Background, fresh.Location, fresh.Gender, fresh.Age
 	c.Organization, c.OrganizationID = "", 0
-	if err := linkOrganization(tx, c, f.OrganizationID, f.Organization, "organizationId", now); err != nil {
+	if err := LinkOrganization(tx, c, f.OrganizationID, f.Organization, "organizationId", now); err != nil {
 		return err
 	}
 	c.UpdatedAt = now
@@ -241,12 +241,12 @@ func DeleteCustomer(tx CustomerStore, companyID, id int64, now time.Time) error 
 	return emit(tx, EventCustomerDeleted, companyID, c.ID, now)
 }
 
-// linkOrganization sets the customer's organization: by id when given (it
+// LinkOrganization sets the customer's organization: by id when given (it
 // must exist; idPath names it in the error), else by name (matched or
 // created; empty unlinks), else leaves it. Every way of writing a customer
-// goes through here, so Organization is always the linked organization's
-// name.
-func linkOrganization(tx OrganizationStore, c *Customer, id *int64, name *string, idPath string, now time.Time) error {
+// (the API's and the demo data's) goes through here, so Organization is
+// always the linked organization's name.
+func LinkOrganization(tx OrganizationStore, c *Customer, id *int64, name *string, idPath string, now time.Time) error {
 	switch {
 	case id != nil:
 		o, err := tx.Organization(c.CompanyID, *id)
