@@ -84,15 +84,21 @@ type world struct {
 	customers map[int64][]string // e-mails
 	numberFld map[int64]int64    // a number custom field per mailbox
 	tags      []string
+	recent    string // a customer of the first company with a conversation in the last 30 days, for query 8
 }
 
-// conversation builds the request of conversation i.
-func (c *corpus) conversation(w *world, i int, now time.Time, span time.Duration) (int64, *parley.NewConversation) {
+// conversation builds the request of conversation i and returns the time
+// of its last thread: the moment a store that lived through its history
+// last wrote it.
+func (c *corpus) conversation(w *world, i int, now time.Time, span time.Duration) (int64, *parley.NewConversation, time.Time) {
 	company := w.companies[i%len(w.companies)]
 	boxes := w.mailboxes[company]
 	m := boxes[c.r.IntN(len(boxes))]
 	created := now.Add(-time.Duration(c.r.Int64N(int64(span))))
 	email := w.customers[company][c.r.IntN(len(w.customers[company]))]
+	if w.recent == "" && company == w.companies[0] && now.Sub(created) < 30*24*time.Hour {
+		w.recent = email
+	}
 	statuses := []string{"active", "active", "pending", "closed", "closed", "closed"}
 	types := []string{"email", "email", "email", "email", "phone", "chat"}
 	n := &parley.NewConversation{
@@ -104,8 +110,10 @@ func (c *corpus) conversation(w *world, i int, now time.Time, span time.Duration
 		Imported:  true,
 		CreatedAt: parley.Ptr(parley.FormatTime(created)),
 	}
+	var closed time.Time
 	if *n.Status == "closed" {
-		n.ClosedAt = parley.Ptr(parley.FormatTime(created.Add(time.Duration(1+c.r.IntN(72)) * time.Hour)))
+		closed = created.Add(time.Duration(1+c.r.IntN(72)) * time.Hour)
+		n.ClosedAt = parley.Ptr(parley.FormatTime(closed))
 	}
 	if users := w.users[company]; c.r.IntN(3) > 0 {
 		n.AssignTo = parley.Nullable[int64]{Set: true, Value: users[c.r.IntN(len(users))]}
@@ -119,7 +127,7 @@ func (c *corpus) conversation(w *world, i int, now time.Time, span time.Duration
 		n.Fields = []parley.FieldValueInput{{ID: &fid, Value: parley.Ptr(fmt.Sprint(c.r.IntN(20) * 50))}}
 	}
 	threads := 1 + c.r.IntN(6)
-	at := created
+	at, last := created, created
 	for t := 0; t < threads; t++ {
 		kind := "customer"
 		if t%2 == 1 {
@@ -130,9 +138,16 @@ func (c *corpus) conversation(w *world, i int, now time.Time, span time.Duration
 		}
 		n.Threads = append(n.Threads, parley.NewThread{Type: parley.Ptr(kind), Text: parley.Ptr(c.body()),
 			CreatedAt: parley.Ptr(parley.FormatTime(at))})
+		last = at
 		at = at.Add(time.Duration(5+c.r.IntN(600)) * time.Minute)
 	}
-	return company, n
+	if closed.After(last) {
+		last = closed
+	}
+	if last.After(now) {
+		last = now
+	}
+	return company, n, last
 }
 
 func (c *corpus) zipfTag() int {

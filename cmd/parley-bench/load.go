@@ -15,7 +15,10 @@ import (
 )
 
 // loadInternal stores conversations through the domain rules directly,
-// many per transaction: the fastest path an importer has.
+// many per transaction: the fastest path an importer has. Each is written
+// at the time of its last activity, as in a store that lived through the
+// two years, so modifiedAt is spread like createdAt; the HTTP-loaded ones
+// carry today's date, as an import does.
 func loadInternal(db *storage.DB, w *world, c *corpus, from, to int, now time.Time, span time.Duration) error {
 	const perTx = 500
 	for start := from; start < to; start += perTx {
@@ -23,11 +26,12 @@ func loadInternal(db *storage.DB, w *world, c *corpus, from, to int, now time.Ti
 		type req struct {
 			company int64
 			n       *parley.NewConversation
+			at      time.Time
 		}
 		var reqs []req
 		for i := start; i < end; i++ {
-			company, n := c.conversation(w, i, now, span)
-			reqs = append(reqs, req{company, n})
+			company, n, at := c.conversation(w, i, now, span)
+			reqs = append(reqs, req{company, n, at})
 		}
 		_, err := db.Update(func(tx *storage.Tx) error {
 			for _, r := range reqs {
@@ -39,7 +43,7 @@ func loadInternal(db *storage.DB, w *world, c *corpus, from, to int, now time.Ti
 				if err != nil {
 					return err
 				}
-				if _, err := parley.CreateConversation(tx, parley.Caller{Company: company, User: owner}, r.n, now); err != nil {
+				if _, err := parley.CreateConversation(tx, parley.Caller{Company: company, User: owner}, r.n, r.at); err != nil {
 					return err
 				}
 			}
@@ -86,7 +90,7 @@ func loadHTTP(base string, w *world, c *corpus, from, to, clients int, now time.
 		}()
 	}
 	for i := from; i < to; i++ {
-		company, n := c.conversation(w, i, now, span)
+		company, n, _ := c.conversation(w, i, now, span)
 		body, err := json.Marshal(n)
 		if err != nil {
 			return err
