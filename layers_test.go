@@ -18,13 +18,14 @@ var allowedImports = map[string][]string{
 	"index":            {"", "query", "storage"},
 	"index/bleveindex": {"index", "query"},
 	"index/scan":       {"index", "query"},
+	"index/lists":      {"", "index", "query", "storage"},
 	"reports":          {"", "index", "query", "storage"},
 	"api":              {"", "index", "query", "storage", "reports"},
 	"fixtures":         {"", "storage"},
 	"webhooks":         {"", "storage"},
 	"importer":         {"", "storage"},
-	"cmd/parley-bench": {"", "api", "index", "index/bleveindex", "index/scan", "storage", "query"},
-	"cmd/parley":       {"", "api", "fixtures", "index", "index/bleveindex", "storage", "query", "reports", "webhooks", "importer"},
+	"cmd/parley-bench": {"", "api", "index", "index/bleveindex", "index/lists", "index/scan", "storage", "query"},
+	"cmd/parley":       {"", "api", "fixtures", "index", "index/bleveindex", "index/lists", "storage", "query", "reports", "webhooks", "importer"},
 }
 
 func TestImportDirection(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/internal/golden"
 	"github.com/parley/parley/storage"
 )
@@ -87,8 +88,10 @@ func newWorld(t *testing.T, opts ...func(*api.Config)) *world {
 	dir := t.TempDir()
 	db, err := storage.Open(filepath.Join(dir, "parley.db"), storage.Options{NoSync: true})
 	require.NoError(t, err)
-	engine, err := bleveindex.Open(filepath.Join(dir, "index"))
+	full, err := bleveindex.Open(filepath.Join(dir, "index"))
 	require.NoError(t, err)
+	// As in production: lists go to the list engine, the rest to Bleve.
+	engine := index.Router{Full: full, Fast: lists.New()}
 	logs := &bytes.Buffer{}
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
 	syncer := index.NewSyncer(db, engine, log)

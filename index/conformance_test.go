@@ -18,6 +18,7 @@ import (
 	"github.com/parley/parley/fixtures"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/index/scan"
 	"github.com/parley/parley/internal/golden"
 	"github.com/parley/parley/query"
@@ -159,6 +160,52 @@ func TestRandomQueriesAgree(t *testing.T) {
 	assert.Greater(t, hits, *randomCount/3, "too few generated queries match anything")
 }
 
+// TestListEngineAgrees holds the list engine to the oracle on generated
+// filters over the conversation fields it keeps, with every sort it
+// supports, filled both ways it is filled: Load from storage and Apply
+// from the syncer.
+func TestListEngineAgrees(t *testing.T) {
+	e := loadEngines(t)
+	loaded := lists.New()
+	require.NoError(t, loaded.Load(e.db))
+	applied := lists.New()
+	require.NoError(t, index.NewSyncer(e.db, applied, quiet).Rebuild(context.Background(), nil))
+	g := newQueryGen(t, e.db)
+	g.only = []int{5, 7, 8, 9, 10, 13, 14, 18, 19} // tag, mailbox id, dates, numbers, ids, status, type
+	sortChoices := [][]index.Sort{
+		{{Field: "createdAt", Desc: true}}, {{Field: "number"}}, {{Field: "waitingSince"}}, {{Field: "waitingSince", Desc: true}},
+		{{Field: "modifiedAt", Desc: true}}, {{Field: "status"}}, {{Field: "mailboxId", Desc: true}}, nil,
+	}
+	supported, hits := 0, 0
+	for i := 0; i < *randomCount; i++ {
+		text := g.expr(0)
+		company := int64(1 + i%2)
+		syntax, err := query.Parse(text)
+		require.NoError(t, err, text)
+		filter, err := query.Check(syntax, index.ConversationSchemaFor(e.mailboxes[company]), fixtureNow)
+		require.NoError(t, err, text)
+		r := index.Request{Kind: index.Conversations, Company: company, Filter: filter, Sort: sortChoices[i%len(sortChoices)],
+			Offset: g.r.IntN(3) * 10, Limit: pickOne(g.r, []int{0, 10, 25})}
+		if !loaded.Supports(r) {
+			continue
+		}
+		supported++
+		want, err := e.oracle.Search(context.Background(), r)
+		require.NoError(t, err)
+		if want.Total > 0 {
+			hits++
+		}
+		for name, engine := range map[string]*lists.Engine{"loaded": loaded, "applied": applied} {
+			got, err := engine.Search(context.Background(), r)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "%s list engine, filter %q (company %d, sort %v, offset %d, limit %d)",
+				name, text, company, r.Sort, r.Offset, r.Limit)
+		}
+	}
+	assert.Greater(t, supported, *randomCount*9/10, "the list engine should take nearly every such filter")
+	assert.Greater(t, hits, supported/3, "too few generated filters match anything")
+}
+
 // queryGen writes random queries from the grammar, using values found in
 // the stored records so that they match.
 type queryGen struct {
@@ -166,6 +213,7 @@ type queryGen struct {
 	words, phrases, tags      []string
 	emails, names, mailboxes  []string
 	customerIDs, numbers, ids []int64
+	only                      []int // the kinds of term to write (see term); nil for all
 }
 
 func newQueryGen(t *testing.T, db *storage.DB) *queryGen {
@@ -258,7 +306,11 @@ func (g *queryGen) day() string {
 
 func (g *queryGen) term() string {
 	r := g.r
-	switch r.IntN(24) {
+	k := r.IntN(24)
+	if g.only != nil {
+		k = pickOne(r, g.only)
+	}
+	switch k {
 	case 0:
 		return "subject:" + pickOne(r, g.words)
 	case 1:

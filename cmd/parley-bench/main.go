@@ -27,21 +27,23 @@ import (
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/index/scan"
 	"github.com/parley/parley/storage"
 )
 
 // Options are the bench's knobs.
 type Options struct {
-	N         int    // conversations
-	HTTP      int    // of which loaded through the HTTP API
-	Clients   int    // concurrent HTTP importers
-	Chats     int    // chats for the report
-	Repeat    int    // runs of each query
-	Scan      bool   // also run the queries on the scan oracle
-	Out       string // JSON results file ("" for none)
-	Dir       string // data directory ("" for a temporary one)
-	Companies int
+	N            int    // conversations
+	HTTP         int    // of which loaded through the HTTP API
+	Clients      int    // concurrent HTTP importers
+	Chats        int    // chats for the report
+	Repeat       int    // runs of each query
+	Scan         bool   // also run the queries on the scan oracle
+	Out          string // JSON results file ("" for none)
+	Dir          string // data directory ("" for a temporary one)
+	Companies    int
+	QueryProfile string // CPU profile of the Bleve query runs only ("" for none)
 }
 
 func main() {
@@ -56,17 +58,15 @@ func main() {
 	flag.StringVar(&o.Dir, "dir", "", "data directory (default: a temporary directory, removed at the end)")
 	flag.IntVar(&o.Companies, "companies", 3, "companies")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	flag.StringVar(&o.QueryProfile, "queryprofile", "", "write a CPU profile of the queries on Bleve to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
+		stop, err := profileTo(*cpuProfile)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "parley-bench:", err)
 			os.Exit(1)
 		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	if err := Run(context.Background(), o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "parley-bench:", err)
@@ -83,6 +83,7 @@ type Results struct {
 	InternalPerSecond   float64       `json:"internalConversationsPerSecond"`
 	IndexBytesPerConv   float64       `json:"indexBytesPerConversation"`
 	PeakRSSBytes        int64         `json:"peakRSSBytes"`
+	ListLoad            time.Duration `json:"listEngineLoad"` // what loading the list engine adds to a start`
 	Queries             []QueryResult `json:"queries"`
 	GoVersion, CPUs, At string
 }
@@ -111,11 +112,13 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	engine, err := bleveindex.Open(filepath.Join(dir, "index"))
+	full, err := bleveindex.Open(filepath.Join(dir, "index"))
 	if err != nil {
 		return err
 	}
-	defer engine.Close()
+	defer full.Close()
+	// Wired as parley serve wires it: lists to the list engine, the rest to Bleve.
+	engine := index.Router{Full: full, Fast: lists.New()}
 	syncer := index.NewSyncer(db, engine, quiet)
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -166,11 +169,23 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	}
 	queries := referenceQueries(w, now, convID)
 	fmt.Fprintln(out, "running queries on bleve...")
+	stopProfile := func() {}
+	if o.QueryProfile != "" {
+		if stopProfile, err = profileTo(o.QueryProfile); err != nil {
+			return err
+		}
+	}
 	bleveRuns, err := runQueries(base, queries, o.Repeat)
+	stopProfile()
 	if err != nil {
 		return err
 	}
 	res.PeakRSSBytes = peakRSS()
+	start = time.Now() // after the peak is read: a second list engine would raise it
+	if err := lists.New().Load(db); err != nil {
+		return err
+	}
+	res.ListLoad = time.Since(start)
 	var scanRuns []QueryResult
 	if o.Scan {
 		fmt.Fprintln(out, "building the scan oracle and running queries on it...")
@@ -204,6 +219,19 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// profileTo starts a CPU profile written to path; stop ends it.
+func profileTo(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // serve runs the API on a loopback port; it returns the base URL.

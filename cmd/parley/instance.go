@@ -12,13 +12,16 @@ import (
 	"github.com/parley/parley/fixtures"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/storage"
 )
 
-// instance is an opened data directory: storage, engine and syncer.
+// instance is an opened data directory: storage, engines and syncer.
+// search routes each request to the list engine or to Bleve.
 type instance struct {
 	db     *storage.DB
 	engine *bleveindex.Engine
+	search index.Router
 	syncer *index.Syncer
 }
 
@@ -48,7 +51,14 @@ func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *s
 		db.Close()
 		return nil, err
 	}
-	in := &instance{db: db, engine: engine, syncer: index.NewSyncer(db, engine, log)}
+	fast := lists.New()
+	if err := fast.Load(db); err != nil {
+		engine.Close()
+		db.Close()
+		return nil, fmt.Errorf("load the list engine: %w", err)
+	}
+	in := &instance{db: db, engine: engine, search: index.Router{Full: engine, Fast: fast}}
+	in.syncer = index.NewSyncer(db, in.search, log)
 	if engine.Fresh() {
 		log.Info("building the search index from storage")
 		if err = in.syncer.Rebuild(ctx, progress); err == nil {

@@ -79,7 +79,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	go func() { runScheduler(syncCtx, in.db, parley.SystemClock, log); close(woken) }()
 	defer func() { stopSync(); <-synced; <-woken }()
 
-	handler := api.New(api.Config{DB: in.db, Engine: in.engine, Syncer: in.syncer, Clock: parley.SystemClock, Log: log, BaseURL: *baseURL,
+	handler := api.New(api.Config{DB: in.db, Engine: in.search, Syncer: in.syncer, Clock: parley.SystemClock, Log: log, BaseURL: *baseURL,
 		TransitionPath: *transition, InsecureWebhooks: tlsConfig == nil,
 		RateLimits: rateLimits, TokenRateLimit: *tokenLimit, RequestTimeout: *timeout, AdminToken: *adminToken})
 	ln, err := net.Listen("tcp", *addr)

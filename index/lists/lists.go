@@ -1,0 +1,251 @@
+// Package lists is the cheap path for conversation lists: an in-memory
+// engine that answers searches with no text query whose filters and sort
+// touch only a conversation's own small fields (status, mailbox, folder,
+// assignee, tags, number, dates).
+//
+// Those are most list calls an integrator or an inbox view makes, and on
+// them a full-text engine spends its time decoding sort values hit by hit.
+// Here each company's conversations are rows of numbers, partitioned by
+// status, scanned with a compiled predicate and ranked with a bounded heap,
+// so a list costs one pass over the company's rows of the wanted statuses.
+//
+// The engine holds no data of its own on disk: Load fills it from storage
+// when the process starts, and the syncer keeps it current through Apply
+// like any engine. index.Router sends it the requests it Supports.
+package lists
+
+import (
+	"context"
+	"strconv"
+	"sync"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/storage"
+)
+
+// Numeric fields a row holds, by position in row.nums.
+const (
+	fID = iota
+	fNumber
+	fMailbox
+	fFolder
+	fAssignee
+	fCreated
+	fModified
+	fWaiting
+	numFields
+)
+
+var numberFields = map[string]int{
+	"id": fID, "number": fNumber, "mailboxId": fMailbox, "folderId": fFolder, "assigneeId": fAssignee,
+	"createdAt": fCreated, "modifiedAt": fModified, "waitingSince": fWaiting,
+}
+
+// Single-valued keyword fields, by position in row.words.
+const (
+	kStatus = iota
+	kState
+	kType
+	wordFields
+)
+
+var keywordFields = map[string]int{"status": kStatus, "state": kState, "type": kType}
+
+// tagField is the one multi-valued keyword a row holds.
+const tagField = "tag"
+
+// row is one conversation as lists see it. Values are the document's: dates
+// in Unix milliseconds, absent numbers marked in has.
+type row struct {
+	nums  [numFields]float64
+	has   uint16 // bit i set when nums[i] holds a value
+	words [wordFields]string
+	tags  []string
+}
+
+func (r *row) value(f int) (float64, bool) { return r.nums[f], r.has&(1<<f) != 0 }
+
+// part is the rows of one company and status.
+type part struct {
+	rows []row
+	pos  map[int64]int // conversation id -> index in rows
+}
+
+type place struct {
+	company int64
+	status  string
+}
+
+// Engine is the in-memory list engine. It is safe for concurrent use.
+type Engine struct {
+	mu    sync.RWMutex
+	parts map[int64]map[string]*part // company -> status -> rows
+	where map[int64]place            // conversation id -> its part
+	words map[string]string          // interned keyword values
+}
+
+var _ index.Engine = (*Engine)(nil)
+
+// New returns an empty engine.
+func New() *Engine {
+	return &Engine{parts: map[int64]map[string]*part{}, where: map[int64]place{}, words: map[string]string{}}
+}
+
+// Load replaces the engine's rows with every searchable conversation of
+// storage. Call it before the syncer runs, so no newer Apply is undone.
+func (e *Engine) Load(db *storage.DB) error {
+	fresh := New()
+	err := db.View(func(tx *storage.Tx) error {
+		tags := map[int64]string{}
+		return tx.EachConversation(func(c *parley.Conversation) error {
+			if c.State == parley.StateDeleted {
+				return nil
+			}
+			r := fresh.recordRow(c, func(id int64) string {
+				name, ok := tags[id]
+				if !ok {
+					if t, err := tx.Tag(c.CompanyID, id); err == nil {
+						name = t.Name
+					}
+					tags[id] = name
+				}
+				return name
+			})
+			fresh.put(c.CompanyID, r)
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.parts, e.where, e.words = fresh.parts, fresh.where, fresh.words
+	return nil
+}
+
+// recordRow is the row of a stored conversation; it must equal documentRow
+// of the conversation's document (a test holds them to it).
+func (e *Engine) recordRow(c *parley.Conversation, tagName func(int64) string) row {
+	var r row
+	set := func(f int, v float64) { r.nums[f], r.has = v, r.has|1<<f }
+	set(fID, float64(c.ID))
+	set(fNumber, float64(c.Number))
+	set(fMailbox, float64(c.MailboxID))
+	set(fFolder, float64(c.FolderID))
+	if c.Assignee != nil {
+		set(fAssignee, float64(c.Assignee.ID))
+	}
+	set(fCreated, index.Millis(c.CreatedAt))
+	set(fModified, index.Millis(c.ModifiedAt))
+	if c.CustomerWaitingSince != nil {
+		set(fWaiting, index.Millis(*c.CustomerWaitingSince))
+	}
+	r.words[kStatus] = e.intern(string(c.Status))
+	r.words[kState] = e.intern(string(c.State))
+	r.words[kType] = e.intern(string(c.Type))
+	for _, id := range c.TagIDs {
+		if name := tagName(id); name != "" {
+			r.tags = append(r.tags, e.intern(name))
+		}
+	}
+	return r
+}
+
+// documentRow is the row of a conversation document.
+func (e *Engine) documentRow(d index.Document) row {
+	var r row
+	for name, f := range numberFields {
+		if vs := d.Numbers[name]; len(vs) > 0 {
+			r.nums[f], r.has = vs[0], r.has|1<<f
+		}
+	}
+	for name, f := range keywordFields {
+		if vs := d.Keywords[name]; len(vs) > 0 {
+			r.words[f] = e.intern(vs[0])
+		}
+	}
+	for _, t := range d.Keywords[tagField] {
+		r.tags = append(r.tags, e.intern(t))
+	}
+	return r
+}
+
+// intern shares keyword strings between rows; callers hold the write lock
+// or own the engine.
+func (e *Engine) intern(s string) string {
+	if v, ok := e.words[s]; ok {
+		return v
+	}
+	e.words[s] = s
+	return s
+}
+
+// Apply keeps the rows of conversations; other kinds are not lists'.
+func (e *Engine) Apply(_ context.Context, kind index.Kind, upserts []index.Document, deletes []string, durable func(error)) error {
+	if kind == index.Conversations {
+		e.mu.Lock()
+		for _, d := range upserts {
+			e.put(d.Company, e.documentRow(d))
+		}
+		for _, id := range deletes {
+			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+				e.remove(n)
+			}
+		}
+		e.mu.Unlock()
+	}
+	if durable != nil {
+		durable(nil) // nothing to persist: Load rebuilds from storage
+	}
+	return nil
+}
+
+// put inserts or replaces a row; callers hold the write lock.
+func (e *Engine) put(company int64, r row) {
+	id := int64(r.nums[fID])
+	status := r.words[kStatus]
+	if at, ok := e.where[id]; ok {
+		if at.company == company && at.status == status {
+			p := e.parts[company][status]
+			p.rows[p.pos[id]] = r
+			return
+		}
+		e.remove(id)
+	}
+	byStatus := e.parts[company]
+	if byStatus == nil {
+		byStatus = map[string]*part{}
+		e.parts[company] = byStatus
+	}
+	p := byStatus[status]
+	if p == nil {
+		p = &part{pos: map[int64]int{}}
+		byStatus[status] = p
+	}
+	p.pos[id] = len(p.rows)
+	p.rows = append(p.rows, r)
+	e.where[id] = place{company, status}
+}
+
+// remove deletes a row by moving the last row of its part into its slot.
+func (e *Engine) remove(id int64) {
+	at, ok := e.where[id]
+	if !ok {
+		return
+	}
+	delete(e.where, id)
+	p := e.parts[at.company][at.status]
+	i, last := p.pos[id], len(p.rows)-1
+	if i != last {
+		p.rows[i] = p.rows[last]
+		p.pos[int64(p.rows[i].nums[fID])] = i
+	}
+	p.rows[last] = row{}
+	p.rows = p.rows[:last]
+	delete(p.pos, id)
+}
+
+// Close does nothing: the engine is memory only.
+func (e *Engine) Close() error { return nil }

@@ -1,0 +1,308 @@
+package lists
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+)
+
+// predicate tells whether a row matches a filter.
+type predicate func(*row) bool
+
+// checkEvery is how many rows a search scans between looks at its context.
+const checkEvery = 1 << 16
+
+var errUnsupported = errors.New("lists: request needs the full engine")
+
+// Supports reports whether the engine can answer r exactly as the full
+// engine would: a conversation request with no scored query, whose filter
+// and sort use only the fields rows hold.
+func (e *Engine) Supports(r index.Request) bool {
+	if r.Kind != index.Conversations || r.Query != nil {
+		return false
+	}
+	if r.Filter != nil {
+		if _, err := compile(r.Filter); err != nil {
+			return false
+		}
+	}
+	_, err := order(r.Sort)
+	return err == nil
+}
+
+// Search answers a request Supports accepts: one pass over the company's
+// rows of the statuses the filter allows, keeping the best Offset+Limit in
+// a bounded heap.
+func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return index.Result{}, err
+	}
+	if r.Kind != index.Conversations || r.Query != nil {
+		return index.Result{}, errUnsupported
+	}
+	match := predicate(func(*row) bool { return true })
+	if r.Filter != nil {
+		var err error
+		if match, err = compile(r.Filter); err != nil {
+			return index.Result{}, err
+		}
+	}
+	before, err := order(r.Sort)
+	if err != nil {
+		return index.Result{}, err
+	}
+	keep := 0 // Limit 0 only counts
+	if r.Limit > 0 {
+		keep = r.Offset + r.Limit
+	}
+	best := &ranking{before: before}
+	total := 0
+
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	statuses, narrowed := statusesOf(r.Filter)
+	for status, p := range e.parts[r.Company] {
+		if narrowed && !slices.Contains(statuses, status) {
+			continue
+		}
+		for i := range p.rows {
+			if i%checkEvery == checkEvery-1 && ctx.Err() != nil {
+				return index.Result{}, ctx.Err()
+			}
+			row := &p.rows[i]
+			if !match(row) {
+				continue
+			}
+			total++
+			switch {
+			case len(best.rows) < keep:
+				heap.Push(best, row)
+			case keep > 0 && before(row, best.rows[0]):
+				best.rows[0] = row
+				heap.Fix(best, 0)
+			}
+		}
+	}
+	ranked := make([]*row, len(best.rows))
+	for i := len(ranked) - 1; i >= 0; i-- {
+		ranked[i] = heap.Pop(best).(*row)
+	}
+	out := index.Result{Total: total, IDs: []string{}}
+	for i := r.Offset; i < len(ranked); i++ {
+		out.IDs = append(out.IDs, index.FormatID(int64(ranked[i].nums[fID])))
+	}
+	return out, nil
+}
+
+// ranking is a heap whose root is the row that ranks last, so a better row
+// can replace it.
+type ranking struct {
+	rows   []*row
+	before func(a, b *row) bool
+}
+
+func (h *ranking) Len() int           { return len(h.rows) }
+func (h *ranking) Less(i, j int) bool { return h.before(h.rows[j], h.rows[i]) }
+func (h *ranking) Swap(i, j int)      { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
+func (h *ranking) Push(x any)         { h.rows = append(h.rows, x.(*row)) }
+func (h *ranking) Pop() any {
+	last := h.rows[len(h.rows)-1]
+	h.rows = h.rows[:len(h.rows)-1]
+	return last
+}
+
+// order builds "a ranks before b" the way the full engine sorts: each sort
+// field by its value, missing values last whatever the direction, then the
+// numeric id in the direction of the last sort.
+func order(sorts []index.Sort) (func(a, b *row) bool, error) {
+	type key struct {
+		num, word int // field position, or -1
+		desc      bool
+	}
+	var keys []key
+	desc := true
+	for _, s := range sorts {
+		desc = s.Desc
+		if f, ok := numberFields[s.Field]; ok {
+			keys = append(keys, key{f, -1, s.Desc})
+			continue
+		}
+		if f, ok := keywordFields[s.Field]; ok {
+			keys = append(keys, key{-1, f, s.Desc})
+			continue
+		}
+		return nil, errUnsupported // score and text sorts
+	}
+	keys = append(keys, key{fID, -1, desc})
+	return func(a, b *row) bool {
+		for _, k := range keys {
+			c := 0
+			if k.num >= 0 {
+				av, aok := a.value(k.num)
+				bv, bok := b.value(k.num)
+				switch {
+				case !aok && !bok:
+					continue
+				case !aok:
+					return false
+				case !bok:
+					return true
+				case av < bv:
+					c = -1
+				case av > bv:
+					c = 1
+				}
+			} else {
+				aw, bw := a.words[k.word], b.words[k.word]
+				switch {
+				case aw == bw:
+					continue
+				case aw == "":
+					return false
+				case bw == "":
+					return true
+				case aw < bw:
+					c = -1
+				default:
+					c = 1
+				}
+			}
+			if k.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	}, nil
+}
+
+// compile turns a filter into a predicate, or errUnsupported when a node
+// needs what rows do not hold.
+func compile(n query.Node) (predicate, error) {
+	switch n := n.(type) {
+	case query.All:
+		return func(*row) bool { return true }, nil
+	case query.Not:
+		inner, err := compile(n.Node)
+		if err != nil {
+			return nil, err
+		}
+		return func(r *row) bool { return !inner(r) }, nil
+	case query.And:
+		parts, err := compileAll(n.Nodes)
+		if err != nil {
+			return nil, err
+		}
+		return func(r *row) bool {
+			for _, p := range parts {
+				if !p(r) {
+					return false
+				}
+			}
+			return true
+		}, nil
+	case query.Or:
+		parts, err := compileAll(n.Nodes)
+		if err != nil {
+			return nil, err
+		}
+		return func(r *row) bool {
+			for _, p := range parts {
+				if p(r) {
+					return true
+				}
+			}
+			return false
+		}, nil
+	case query.Keyword:
+		if n.Field == tagField {
+			return func(r *row) bool { return slices.Contains(r.tags, n.Value) }, nil
+		}
+		if f, ok := keywordFields[n.Field]; ok {
+			return func(r *row) bool { return r.words[f] == n.Value }, nil
+		}
+	case query.NumberRange:
+		if f, ok := numberFields[n.Field]; ok {
+			return between(f, n.Min, n.Max, n.MinInclusive, n.MaxInclusive), nil
+		}
+	case query.TimeRange:
+		if f, ok := numberFields[n.Field]; ok {
+			var lo, hi *float64
+			if n.From != nil {
+				v := index.Millis(*n.From)
+				lo = &v
+			}
+			if n.To != nil {
+				v := index.Millis(*n.To)
+				hi = &v
+			}
+			return between(f, lo, hi, n.FromInclusive, n.ToInclusive), nil
+		}
+	}
+	return nil, errUnsupported
+}
+
+func compileAll(nodes []query.Node) ([]predicate, error) {
+	out := make([]predicate, 0, len(nodes))
+	for _, n := range nodes {
+		p, err := compile(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// between matches a present value within the bounds; an absent value never
+// matches a range, as in the full engine.
+func between(f int, lo, hi *float64, loIncl, hiIncl bool) predicate {
+	return func(r *row) bool {
+		v, ok := r.value(f)
+		if !ok {
+			return false
+		}
+		if lo != nil && (v < *lo || (v == *lo && !loIncl)) {
+			return false
+		}
+		if hi != nil && (v > *hi || (v == *hi && !hiIncl)) {
+			return false
+		}
+		return true
+	}
+}
+
+// statusesOf finds the statuses a filter allows when it says so at its top
+// level (a status, or an OR of statuses, ANDed with the rest), so only
+// those partitions are scanned. narrowed is false when any status may
+// match.
+func statusesOf(n query.Node) (statuses []string, narrowed bool) {
+	switch n := n.(type) {
+	case query.Keyword:
+		if n.Field == "status" {
+			return []string{n.Value}, true
+		}
+	case query.Or:
+		for _, c := range n.Nodes {
+			k, ok := c.(query.Keyword)
+			if !ok || k.Field != "status" {
+				return nil, false
+			}
+			statuses = append(statuses, k.Value)
+		}
+		return statuses, true
+	case query.And:
+		for _, c := range n.Nodes {
+			if s, ok := statusesOf(c); ok {
+				return s, true
+			}
+		}
+	}
+	return nil, false
+}

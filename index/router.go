@@ -1,0 +1,53 @@
+package index
+
+import (
+	"context"
+	"errors"
+)
+
+// PartialEngine is an engine that answers only some requests, cheaply.
+type PartialEngine interface {
+	Engine
+	Supports(r Request) bool
+}
+
+// Router sends each search to the cheapest engine able to answer it: Fast
+// when it supports the request, Full otherwise. Both receive every batch,
+// so both always hold the same documents; Full's durability is what the
+// syncer waits for.
+type Router struct {
+	Full Engine
+	Fast PartialEngine
+}
+
+var _ Faceter = Router{}
+
+// Apply hands the batch to Fast, then to Full.
+func (r Router) Apply(ctx context.Context, kind Kind, upserts []Document, deletes []string, durable func(error)) error {
+	if err := r.Fast.Apply(ctx, kind, upserts, deletes, nil); err != nil {
+		return err
+	}
+	return r.Full.Apply(ctx, kind, upserts, deletes, durable)
+}
+
+// Search runs the request on the cheapest engine that can answer it.
+func (r Router) Search(ctx context.Context, req Request) (Result, error) {
+	if r.Fast.Supports(req) {
+		return r.Fast.Search(ctx, req)
+	}
+	return r.Full.Search(ctx, req)
+}
+
+// Facets are always Full's.
+func (r Router) Facets(ctx context.Context, req FacetRequest) (FacetResult, error) {
+	f, ok := r.Full.(Faceter)
+	if !ok {
+		return FacetResult{}, errors.New("index: the full engine cannot count facets")
+	}
+	return f.Facets(ctx, req)
+}
+
+// Close closes both engines.
+func (r Router) Close() error {
+	return errors.Join(r.Fast.Close(), r.Full.Close())
+}
