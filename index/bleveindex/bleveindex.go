@@ -64,8 +64,9 @@ func (wordTokenizer) Tokenize(input []byte) analysis.TokenStream {
 
 // Engine is the Bleve implementation of index.Engine.
 type Engine struct {
-	indexes map[index.Kind]bleve.Index
-	fresh   bool
+	indexes  map[index.Kind]bleve.Index
+	builders map[index.Kind]*builder
+	fresh    bool
 }
 
 var _ index.Engine = (*Engine)(nil)
@@ -74,7 +75,7 @@ var _ index.Engine = (*Engine)(nil)
 // built with another mapping version is removed and created empty; Fresh
 // then reports true and the caller must rebuild it from storage.
 func Open(dir string) (*Engine, error) {
-	e := &Engine{indexes: map[index.Kind]bleve.Index{}}
+	e := &Engine{indexes: map[index.Kind]bleve.Index{}, builders: map[index.Kind]*builder{}}
 	for _, kind := range index.Kinds {
 		path := filepath.Join(dir, string(kind)+".bleve")
 		idx, fresh, err := openKind(path, kind)
@@ -83,6 +84,7 @@ func Open(dir string) (*Engine, error) {
 			return nil, err
 		}
 		e.indexes[kind] = idx
+		e.builders[kind] = newBuilder(kind, idx.Mapping())
 		e.fresh = e.fresh || fresh
 	}
 	return e, nil
@@ -219,8 +221,9 @@ func (e *Engine) Apply(ctx context.Context, kind index.Kind, upserts []index.Doc
 		return fmt.Errorf("bleveindex: unknown kind %q", kind)
 	}
 	b := idx.NewBatch()
+	build := e.builders[kind]
 	for _, d := range upserts {
-		if err := b.Index(d.ID, toBleve(kind, d)); err != nil {
+		if err := b.IndexAdvanced(build.document(d)); err != nil {
 			return fmt.Errorf("bleveindex: %w", err)
 		}
 	}
@@ -231,47 +234,6 @@ func (e *Engine) Apply(ctx context.Context, kind index.Kind, upserts []index.Doc
 		b.SetPersistedCallback(durable)
 	}
 	return idx.Batch(b)
-}
-
-// toBleve turns a document into the nested map Bleve indexes.
-func toBleve(kind index.Kind, d index.Document) map[string]interface{} {
-	out := map[string]interface{}{
-		index.CompanyField: index.FormatID(d.Company),
-		index.PresentField: d.Present(),
-	}
-	put := func(name string, v interface{}) {
-		for _, p := range []string{index.CustomKeywordPrefix, index.CustomTextPrefix, index.CustomNumberPrefix} {
-			if len(name) > len(p) && name[:len(p)] == p {
-				sub, _ := out[p[:len(p)-1]].(map[string]interface{})
-				if sub == nil {
-					sub = map[string]interface{}{}
-					out[p[:len(p)-1]] = sub
-				}
-				sub[name[len(p):]] = v
-				return
-			}
-		}
-		out[name] = v
-	}
-	for f, v := range d.Keywords {
-		put(f, v)
-	}
-	for f, v := range d.Texts {
-		put(f, v)
-	}
-	for f, v := range d.Numbers {
-		put(f, v)
-	}
-	for _, f := range index.Catalog[kind] {
-		if v := d.Numbers[f.Name]; f.Valued && len(v) > 0 {
-			keys := make([]string, len(v))
-			for i, x := range v {
-				keys[i] = index.ValueKey(x)
-			}
-			out[index.ValuedPrefix+f.Name] = keys
-		}
-	}
-	return out
 }
 
 // Close closes every index.

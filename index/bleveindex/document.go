@@ -1,0 +1,103 @@
+package bleveindex
+
+import (
+	"strings"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bi "github.com/blevesearch/bleve_index_api"
+
+	"github.com/parley/parley/index"
+)
+
+// builder turns index documents into Bleve documents directly, with the
+// options the kind's mapping gives each field, instead of letting the
+// mapping walk a nested map by reflection for every document. It also
+// stores sort values uncompressed: a sorted search reads them hit by hit,
+// and decompressing a doc-value chunk for each hit was most of the cost of
+// a sorted search.
+type builder struct {
+	kind           index.Kind
+	text, keywords analysis.Analyzer
+	fields         map[string]index.Field
+}
+
+func newBuilder(kind index.Kind, m mapping.IndexMapping) *builder {
+	b := &builder{kind: kind, text: m.AnalyzerNamed(textAnalyzer), keywords: m.AnalyzerNamed(keyword.Name),
+		fields: map[string]index.Field{}}
+	for _, f := range index.Catalog[kind] {
+		b.fields[f.Name] = f
+	}
+	return b
+}
+
+// fieldOf is the catalog field of a document field name; dynamic custom
+// fields take their type from their prefix, as the mapping's dynamic
+// sub-documents do.
+func (b *builder) fieldOf(name string) index.Field {
+	if f, ok := b.fields[name]; ok {
+		return f
+	}
+	switch {
+	case strings.HasPrefix(name, index.CustomTextPrefix):
+		return index.Field{Name: name, Type: index.TextField, Phrases: true}
+	case strings.HasPrefix(name, index.CustomNumberPrefix):
+		return index.Field{Name: name, Type: index.NumberField}
+	}
+	return index.Field{Name: name, Type: index.KeywordField}
+}
+
+func options(f index.Field) bi.FieldIndexingOptions {
+	opts := bi.IndexField
+	if f.Sortable {
+		opts |= bi.DocValues | bi.SkipDVChunking | bi.SkipDVCompression
+	}
+	if f.Type == index.TextField && f.Phrases {
+		opts |= bi.IncludeTermVectors
+	}
+	return opts
+}
+
+// document builds the Bleve document of d. Values of a multi-valued field
+// get array positions, as the mapping gives array elements, so phrases do
+// not cross values.
+func (b *builder) document(d index.Document) *document.Document {
+	doc := document.NewDocument(d.ID)
+	positions := func(n, i int) []uint64 {
+		if n == 1 {
+			return nil
+		}
+		return []uint64{uint64(i)}
+	}
+	addWords := func(f index.Field, values []string, analyzer analysis.Analyzer) {
+		opts := options(f)
+		for i, v := range values {
+			doc.AddField(document.NewTextFieldCustom(f.Name, positions(len(values), i), []byte(v), opts, analyzer))
+		}
+	}
+	addWords(index.Field{Name: index.CompanyField}, []string{index.FormatID(d.Company)}, b.keywords)
+	addWords(index.Field{Name: index.PresentField}, d.Present(), b.keywords)
+	for name, values := range d.Keywords {
+		addWords(b.fieldOf(name), values, b.keywords)
+	}
+	for name, values := range d.Texts {
+		addWords(b.fieldOf(name), values, b.text)
+	}
+	for name, values := range d.Numbers {
+		f := b.fieldOf(name)
+		opts := options(f)
+		for i, v := range values {
+			doc.AddField(document.NewNumericFieldWithIndexingOptions(name, positions(len(values), i), v, opts))
+		}
+		if f.Valued && len(values) > 0 {
+			keys := make([]string, len(values))
+			for i, v := range values {
+				keys[i] = index.ValueKey(v)
+			}
+			addWords(index.Field{Name: index.ValuedPrefix + name}, keys, b.keywords)
+		}
+	}
+	return doc
+}
