@@ -26,19 +26,22 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 	if err != nil {
 		return index.Result{}, err
 	}
-	b := bleve.NewBooleanQuery()
-	b.AddFilter(filter)
+	// With no query the filter is the whole search: it drives the matching
+	// itself, unscored, rather than post-filtering a walk over every
+	// document of the index.
+	q, score := filter, bleve.ScoreNone
 	if r.Query != nil {
 		scored, err := translate(r.Query)
 		if err != nil {
 			return index.Result{}, err
 		}
+		b := bleve.NewBooleanQuery()
+		b.AddFilter(filter)
 		b.AddMust(scored)
-	} else {
-		b.AddMust(bleve.NewMatchAllQuery())
+		q, score = b, ""
 	}
-	q := bq.Query(b)
 	req := bleve.NewSearchRequestOptions(q, r.Limit, r.Offset, false)
+	req.Score = score
 	req.SortByCustom(sortOrder(r.Kind, r.Sort))
 	res, err := idx.SearchInContext(ctx, req)
 	if err != nil {
