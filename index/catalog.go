@@ -117,7 +117,7 @@ var Catalog = map[Kind][]Field{
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "6"
+const MappingVersion = "7"
 
 // CompanyField and PresentField are fields every document has: its company
 // and the names of its non-empty fields.

@@ -170,6 +170,9 @@ func buildMapping(kind index.Kind) mapping.IndexMapping {
 	}, index.Catalog[kind]...)
 	for _, f := range fields {
 		doc.AddFieldMappingsAt(f.Name, fieldMapping(f))
+		if f.Sortable && f.Type == index.NumberField {
+			doc.AddFieldMappingsAt(sortPrefix+f.Name, fieldMapping(index.Field{Type: index.KeywordField, Sortable: true}))
+		}
 		if f.Valued {
 			// A keyword twin whose terms are the values, for Values facets.
 			doc.AddFieldMappingsAt(index.ValuedPrefix+f.Name, fieldMapping(index.Field{Type: index.KeywordField}))
@@ -200,7 +203,7 @@ func fieldMapping(f index.Field) *mapping.FieldMapping {
 	}
 	fm.Store = false
 	fm.IncludeInAll = false
-	fm.DocValues = f.Sortable
+	fm.DocValues = f.Sortable && f.Type != index.NumberField // numbers sort on their twin
 	return fm
 }
 

@@ -1,6 +1,9 @@
 package bleveindex
 
 import (
+	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -12,12 +15,31 @@ import (
 	"github.com/parley/parley/index"
 )
 
+// sortPrefix names the keyword twin that holds a sortable number's sort
+// key. A Bleve number has sixteen terms (one per precision shift), all of
+// them in its doc values; the twin has one fixed-width term, so a sorted
+// search reads a sixteenth of the bytes per hit and compares strings.
+const sortPrefix = "s_"
+
+// sortKey encodes a number so that byte order is numeric order: the IEEE
+// bits with the sign flipped for positives and all bits flipped for
+// negatives, in fixed-width hex.
+func sortKey(v float64) string {
+	bits := math.Float64bits(v)
+	if bits>>63 == 0 {
+		bits |= 1 << 63
+	} else {
+		bits = ^bits
+	}
+	return fmt.Sprintf("%016x", bits)
+}
+
 // builder turns index documents into Bleve documents directly, with the
 // options the kind's mapping gives each field, instead of letting the
 // mapping walk a nested map by reflection for every document. It also
-// stores sort values uncompressed: a sorted search reads them hit by hit,
-// and decompressing a doc-value chunk for each hit was most of the cost of
-// a sorted search.
+// stores sort values uncompressed and one term long: a sorted search reads
+// them hit by hit, and decompressing a doc-value chunk of sixteen-term
+// numbers for each hit was most of the cost of a sorted search.
 type builder struct {
 	kind           index.Kind
 	text, keywords analysis.Analyzer
@@ -49,9 +71,12 @@ func (b *builder) fieldOf(name string) index.Field {
 	return index.Field{Name: name, Type: index.KeywordField}
 }
 
+// options are a field's indexing options. Sortable keywords keep their doc
+// values uncompressed; sortable numbers keep theirs in a keyword twin (see
+// document).
 func options(f index.Field) bi.FieldIndexingOptions {
 	opts := bi.IndexField
-	if f.Sortable {
+	if f.Sortable && f.Type != index.NumberField {
 		opts |= bi.DocValues | bi.SkipDVChunking | bi.SkipDVCompression
 	}
 	if f.Type == index.TextField && f.Phrases {
@@ -90,6 +115,10 @@ func (b *builder) document(d index.Document) *document.Document {
 		opts := options(f)
 		for i, v := range values {
 			doc.AddField(document.NewNumericFieldWithIndexingOptions(name, positions(len(values), i), v, opts))
+		}
+		if f.Sortable && len(values) > 0 {
+			addWords(index.Field{Name: sortPrefix + name, Type: index.KeywordField, Sortable: true},
+				[]string{sortKey(slices.Min(values))}, b.keywords)
 		}
 		if f.Valued && len(values) > 0 {
 			keys := make([]string, len(values))

@@ -65,16 +65,16 @@ func sortOrder(kind index.Kind, sorts []index.Sort) search.SortOrder {
 			order = append(order, &search.SortScore{Desc: s.Desc})
 			continue
 		}
-		typ := search.SortFieldAsString
-		if isNumberSort(s.Field) {
-			typ = search.SortFieldAsNumber
+		field := s.Field
+		if isNumberSort(field) {
+			field = sortPrefix + field // the number's sort key (see sortKey)
 		}
-		order = append(order, &search.SortField{Field: s.Field, Desc: s.Desc, Type: typ, Missing: search.SortFieldMissingLast})
+		order = append(order, &search.SortField{Field: field, Desc: s.Desc, Type: search.SortFieldAsString, Missing: search.SortFieldMissingLast})
 	}
 	if _, ok := index.FieldOf(kind, "id"); !ok {
 		return append(order, &search.SortDocID{Desc: desc})
 	}
-	return append(order, &search.SortField{Field: "id", Desc: desc, Type: search.SortFieldAsNumber})
+	return append(order, &search.SortField{Field: sortPrefix + "id", Desc: desc, Type: search.SortFieldAsString})
 }
 
 // isNumberSort reports whether a sort field is numeric in any kind.
