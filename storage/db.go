@@ -7,6 +7,7 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -204,7 +205,19 @@ func (t *Tx) put(bucket, k []byte, v any) error {
 	if err != nil {
 		return fmt.Errorf("storage: encode %s: %w", bucket, err)
 	}
-	return t.tx.Bucket(bucket).Put(k, data)
+	b := t.tx.Bucket(bucket)
+	if appendMostly(bucket) {
+		// New keys arrive in order, so pages may fill before they split;
+		// bbolt's default (half full) doubled the file of a bulk load.
+		b.FillPercent = 0.9
+	}
+	return b.Put(k, data)
+}
+
+// appendMostly reports whether a bucket's keys grow with time: records keyed
+// by their sequential id, threads by conversation then thread id.
+func appendMostly(bucket []byte) bool {
+	return bytes.Equal(bucket, bucketConversations) || bytes.Equal(bucket, bucketThreads) || bytes.Equal(bucket, bucketCustomers)
 }
 
 // nextID draws the next id of a record kind. Ids are global across
