@@ -5,11 +5,26 @@ import (
 	"time"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/query"
 	"github.com/parley/parley/storage"
 )
 
 // Millis is how dates are stored in documents.
 func Millis(t time.Time) float64 { return float64(t.UnixMilli()) }
+
+// MillisBounds are a time range's bounds as document numbers; nil stays
+// open.
+func MillisBounds(r query.TimeRange) (from, to *float64) {
+	if r.From != nil {
+		v := Millis(*r.From)
+		from = &v
+	}
+	if r.To != nil {
+		v := Millis(*r.To)
+		to = &v
+	}
+	return from, to
+}
 
 // ConversationDocument builds the document of a conversation from storage.
 // It returns ok=false when the conversation must not be searchable

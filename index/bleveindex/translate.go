@@ -166,15 +166,7 @@ func translate(n query.Node) (bq.Query, error) {
 		if n.From == nil && n.To == nil {
 			return exists(n.Field), nil
 		}
-		var min, max *float64
-		if n.From != nil {
-			v := index.Millis(*n.From)
-			min = &v
-		}
-		if n.To != nil {
-			v := index.Millis(*n.To)
-			max = &v
-		}
+		min, max := index.MillisBounds(n)
 		q := bleve.NewNumericRangeInclusiveQuery(min, max, &n.FromInclusive, &n.ToInclusive)
 		q.SetField(n.Field)
 		return q, nil

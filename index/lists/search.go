@@ -233,15 +233,7 @@ func compile(n query.Node) (predicate, error) {
 		}
 	case query.TimeRange:
 		if f, ok := numberFields[n.Field]; ok {
-			var lo, hi *float64
-			if n.From != nil {
-				v := index.Millis(*n.From)
-				lo = &v
-			}
-			if n.To != nil {
-				v := index.Millis(*n.To)
-				hi = &v
-			}
+			lo, hi := index.MillisBounds(n)
 			return between(f, lo, hi, n.FromInclusive, n.ToInclusive), nil
 		}
 	}

@@ -180,15 +180,7 @@ func eval(n query.Node, d *doc) (bool, error) {
 	case query.NumberRange:
 		return anyIn(d.Numbers[n.Field], n.Min, n.Max, n.MinInclusive, n.MaxInclusive), nil
 	case query.TimeRange:
-		var min, max *float64
-		if n.From != nil {
-			v := index.Millis(*n.From)
-			min = &v
-		}
-		if n.To != nil {
-			v := index.Millis(*n.To)
-			max = &v
-		}
+		min, max := index.MillisBounds(n)
 		return anyIn(d.Numbers[n.Field], min, max, n.FromInclusive, n.ToInclusive), nil
 	case query.FieldExists:
 		for _, f := range d.Present() {
