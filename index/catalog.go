@@ -28,6 +28,9 @@ type Field struct {
 	// Phrases keeps term positions in a text field, for phrase queries;
 	// fields searched only by words skip that cost.
 	Phrases bool
+	// Substrings marks a keyword searched by fragment (query.Contains):
+	// engines may index its suffixes to answer without scanning values.
+	Substrings bool
 }
 
 // Dynamic field prefixes for custom field values: cfk.<id> keyword,
@@ -106,7 +109,7 @@ var Catalog = map[Kind][]Field{
 		{Name: "lastName", Type: TextField},
 		{Name: "firstNameSort", Type: KeywordField, Sortable: true},
 		{Name: "lastNameSort", Type: KeywordField, Sortable: true},
-		{Name: "email", Type: KeywordField},
+		{Name: "email", Type: KeywordField, Substrings: true},
 		{Name: "emailDomain", Type: KeywordField},
 		{Name: "mailboxId", Type: NumberField},
 		{Name: "organizationId", Type: NumberField},
@@ -117,7 +120,7 @@ var Catalog = map[Kind][]Field{
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "7"
+const MappingVersion = "8"
 
 // CompanyField and PresentField are fields every document has: its company
 // and the names of its non-empty fields.

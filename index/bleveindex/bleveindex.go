@@ -170,6 +170,9 @@ func buildMapping(kind index.Kind) mapping.IndexMapping {
 	}, index.Catalog[kind]...)
 	for _, f := range fields {
 		doc.AddFieldMappingsAt(f.Name, fieldMapping(f))
+		if f.Substrings {
+			doc.AddFieldMappingsAt(suffixPrefix+f.Name, fieldMapping(index.Field{Type: index.KeywordField}))
+		}
 		if f.Sortable && f.Type == index.NumberField {
 			doc.AddFieldMappingsAt(sortPrefix+f.Name, fieldMapping(index.Field{Type: index.KeywordField, Sortable: true}))
 		}

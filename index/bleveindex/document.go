@@ -34,6 +34,27 @@ func sortKey(v float64) string {
 	return fmt.Sprintf("%016x", bits)
 }
 
+// suffixPrefix names the keyword twin of a Substrings field: every suffix
+// of every value, so "contains" is a prefix query on the twin instead of a
+// regular expression run over the whole term dictionary.
+const suffixPrefix = "x_"
+
+// suffixes lists the distinct non-empty suffixes of values, cut at rune
+// boundaries.
+func suffixes(values []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range values {
+		for i := range v {
+			if s := v[i:]; !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
 // builder turns index documents into Bleve documents directly, with the
 // options the kind's mapping gives each field, instead of letting the
 // mapping walk a nested map by reflection for every document. It also
@@ -105,7 +126,11 @@ func (b *builder) document(d index.Document) *document.Document {
 	addWords(index.Field{Name: index.CompanyField}, []string{index.FormatID(d.Company)}, b.keywords)
 	addWords(index.Field{Name: index.PresentField}, d.Present(), b.keywords)
 	for name, values := range d.Keywords {
-		addWords(b.fieldOf(name), values, b.keywords)
+		f := b.fieldOf(name)
+		addWords(f, values, b.keywords)
+		if f.Substrings {
+			addWords(index.Field{Name: suffixPrefix + name}, suffixes(values), b.keywords)
+		}
 	}
 	for name, values := range d.Texts {
 		addWords(b.fieldOf(name), values, b.text)

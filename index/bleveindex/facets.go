@@ -26,7 +26,7 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 	if !ok {
 		return index.FacetResult{}, fmt.Errorf("bleveindex: unknown kind %q", r.Kind)
 	}
-	q, err := filterQuery(r.Company, r.Filter)
+	q, err := filterQuery(r.Kind, r.Company, r.Filter)
 	if err != nil {
 		return index.FacetResult{}, err
 	}
@@ -79,13 +79,13 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 }
 
 // filterQuery is the company ANDed with a filter, for searches and facets.
-func filterQuery(company int64, filter query.Node) (bq.Query, error) {
+func filterQuery(kind index.Kind, company int64, filter query.Node) (bq.Query, error) {
 	c := bleve.NewTermQuery(index.FormatID(company))
 	c.SetField(index.CompanyField)
 	if filter == nil {
 		return c, nil
 	}
-	f, err := translate(filter)
+	f, err := translate(kind, filter)
 	if err != nil {
 		return nil, err
 	}

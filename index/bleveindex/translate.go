@@ -22,7 +22,7 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 	}
 	// The company and the list filters restrict without scoring; only the
 	// user's query ranks results.
-	filter, err := filterQuery(r.Company, r.Filter)
+	filter, err := filterQuery(r.Kind, r.Company, r.Filter)
 	if err != nil {
 		return index.Result{}, err
 	}
@@ -31,7 +31,7 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 	// document of the index.
 	q, score := filter, bleve.ScoreNone
 	if r.Query != nil {
-		scored, err := translate(r.Query)
+		scored, err := translate(r.Kind, r.Query)
 		if err != nil {
 			return index.Result{}, err
 		}
@@ -88,7 +88,7 @@ func isNumberSort(name string) bool {
 }
 
 // translate turns checked query nodes into a Bleve query.
-func translate(n query.Node) (bq.Query, error) {
+func translate(kind index.Kind, n query.Node) (bq.Query, error) {
 	switch n := n.(type) {
 	case query.All:
 		return bleve.NewMatchAllQuery(), nil
@@ -104,19 +104,19 @@ func translate(n query.Node) (bq.Query, error) {
 		if len(kept) == 0 {
 			return bleve.NewMatchAllQuery(), nil
 		}
-		parts, err := translateAll(kept)
+		parts, err := translateAll(kind, kept)
 		if err != nil {
 			return nil, err
 		}
 		return bleve.NewConjunctionQuery(parts...), nil
 	case query.Or:
-		parts, err := translateAll(n.Nodes)
+		parts, err := translateAll(kind, n.Nodes)
 		if err != nil {
 			return nil, err
 		}
 		return bleve.NewDisjunctionQuery(parts...), nil
 	case query.Not:
-		inner, err := translate(n.Node)
+		inner, err := translate(kind, n.Node)
 		if err != nil {
 			return nil, err
 		}
@@ -150,6 +150,13 @@ func translate(n query.Node) (bq.Query, error) {
 		q.SetField(n.Field)
 		return q, nil
 	case query.Contains:
+		if f, ok := index.FieldOf(kind, n.Field); ok && f.Substrings {
+			// A value contains the fragment when one of its suffixes
+			// starts with it.
+			q := bleve.NewPrefixQuery(n.Value)
+			q.SetField(suffixPrefix + n.Field)
+			return q, nil
+		}
 		// A regular expression, not a wildcard: Bleve's wildcard syntax
 		// cannot escape a literal * or ?.
 		q := bleve.NewRegexpQuery(".*" + regexp.QuoteMeta(n.Value) + ".*")
@@ -176,10 +183,10 @@ func translate(n query.Node) (bq.Query, error) {
 	return nil, fmt.Errorf("bleveindex: cannot translate %T", n)
 }
 
-func translateAll(nodes []query.Node) ([]bq.Query, error) {
+func translateAll(kind index.Kind, nodes []query.Node) ([]bq.Query, error) {
 	out := make([]bq.Query, 0, len(nodes))
 	for _, c := range nodes {
-		q, err := translate(c)
+		q, err := translate(kind, c)
 		if err != nil {
 			return nil, err
 		}
