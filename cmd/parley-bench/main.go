@@ -128,6 +128,11 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The customers must be searchable before the clock starts: the HTTP
+	// writers would otherwise wait behind their indexing.
+	if err := waitIndexed(ctx, db, syncer.Applied); err != nil {
+		return err
+	}
 	base, closeServer, err := serve(db, engine, syncer, quiet)
 	if err != nil {
 		return err
