@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
+	bq "github.com/blevesearch/bleve/v2/search/query"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
 )
 
 func TestOpenRebuildsOnMappingVersionChange(t *testing.T) {
@@ -92,4 +94,14 @@ func TestSortKeyOrdersLikeNumbers(t *testing.T) {
 		assert.Less(t, a, b, "%v before %v", values[i-1], values[i])
 		assert.Len(t, b, 16)
 	}
+}
+
+// TestTrivialFilterIsTheCompanyAlone: a filter that restricts nothing must
+// not put a match-all (a walk over every document) beside the company.
+func TestTrivialFilterIsTheCompanyAlone(t *testing.T) {
+	q, err := filterQuery(index.Conversations, 7, query.And{Nodes: []query.Node{query.All{}}})
+	require.NoError(t, err)
+	term, ok := q.(*bq.TermQuery)
+	require.True(t, ok, "got %T", q)
+	assert.Equal(t, "7", term.Term)
 }

@@ -89,5 +89,11 @@ func filterQuery(kind index.Kind, company int64, filter query.Node) (bq.Query, e
 	if err != nil {
 		return nil, err
 	}
+	if _, all := f.(*bq.MatchAllQuery); all {
+		// A filter that restricts nothing (an owner's list of every
+		// status): a match-all beside the company would walk every
+		// document of the index.
+		return c, nil
+	}
 	return bleve.NewConjunctionQuery(c, f), nil
 }
