@@ -38,16 +38,17 @@ var CreateStatuses = []string{"active", "closed", "pending"}
 var ListStatuses = []string{"active", "all", "closed", "open", "pending", "spam"}
 
 // StatusFilter expands a list `status` value into the stored statuses it
-// selects: `open` is active or pending (work not finished), `all` is every
-// status, spam included.
-func StatusFilter(v string) []Status {
+// selects: `open` is active or pending (work not finished). `all` is every
+// status, spam included; since every stored conversation has one of them,
+// it restricts nothing: all is true and no statuses are listed.
+func StatusFilter(v string) (statuses []Status, all bool) {
 	switch v {
 	case "open":
-		return []Status{StatusActive, StatusPending}
+		return []Status{StatusActive, StatusPending}, false
 	case "all":
-		return []Status{StatusActive, StatusPending, StatusClosed, StatusSpam}
+		return nil, true
 	default:
-		return []Status{Status(v)}
+		return []Status{Status(v)}, false
 	}
 }
 

@@ -95,3 +95,21 @@ func TestValidEmail(t *testing.T) {
 		assert.Equal(t, ok, ValidEmail(email), email)
 	}
 }
+
+func TestStatusFilter(t *testing.T) {
+	cases := []struct {
+		value    string
+		statuses []Status
+		all      bool
+	}{
+		{"active", []Status{StatusActive}, false},
+		{"spam", []Status{StatusSpam}, false},
+		{"open", []Status{StatusActive, StatusPending}, false},
+		{"all", nil, true},
+	}
+	for _, tc := range cases {
+		statuses, all := StatusFilter(tc.value)
+		assert.Equal(t, tc.statuses, statuses, tc.value)
+		assert.Equal(t, tc.all, all, tc.value)
+	}
+}

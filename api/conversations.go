@@ -117,11 +117,9 @@ func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, emb
 // ORed.
 func conversationFilter(p *params, who parley.Caller, mailboxIDs []int64) query.Node {
 	nodes := visibleConversations(who)
-	// Every conversation has one of the four statuses, so "all" restricts
-	// nothing; leaving it out spares the engine a four-way OR on every hit.
-	if status := p.enum("status", "active", parley.ListStatuses); status != "all" {
+	if selected, all := parley.StatusFilter(p.enum("status", "active", parley.ListStatuses)); !all {
 		var statuses []query.Node
-		for _, st := range parley.StatusFilter(status) {
+		for _, st := range selected {
 			statuses = append(statuses, query.Keyword{Field: "status", Value: string(st)})
 		}
 		nodes = append(nodes, anyOf(statuses))

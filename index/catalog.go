@@ -152,7 +152,8 @@ func FieldOf(kind Kind, name string) (Field, bool) {
 	case strings.HasPrefix(name, CustomKeywordPrefix):
 		return Field{Name: name, Type: KeywordField}, true
 	case strings.HasPrefix(name, CustomTextPrefix):
-		return Field{Name: name, Type: TextField}, true
+		// Multi-line custom text is searched by phrase too.
+		return Field{Name: name, Type: TextField, Phrases: true}, true
 	case strings.HasPrefix(name, CustomNumberPrefix):
 		return Field{Name: name, Type: NumberField}, true
 	}

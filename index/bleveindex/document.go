@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
@@ -64,30 +63,17 @@ func suffixes(values []string) []string {
 type builder struct {
 	kind           index.Kind
 	text, keywords analysis.Analyzer
-	fields         map[string]index.Field
 }
 
 func newBuilder(kind index.Kind, m mapping.IndexMapping) *builder {
-	b := &builder{kind: kind, text: m.AnalyzerNamed(textAnalyzer), keywords: m.AnalyzerNamed(keyword.Name),
-		fields: map[string]index.Field{}}
-	for _, f := range index.Catalog[kind] {
-		b.fields[f.Name] = f
-	}
-	return b
+	return &builder{kind: kind, text: m.AnalyzerNamed(textAnalyzer), keywords: m.AnalyzerNamed(keyword.Name)}
 }
 
-// fieldOf is the catalog field of a document field name; dynamic custom
-// fields take their type from their prefix, as the mapping's dynamic
-// sub-documents do.
+// fieldOf is the catalog field of a document field name, custom fields
+// included; a name the catalog does not know is a plain keyword.
 func (b *builder) fieldOf(name string) index.Field {
-	if f, ok := b.fields[name]; ok {
+	if f, ok := index.FieldOf(b.kind, name); ok {
 		return f
-	}
-	switch {
-	case strings.HasPrefix(name, index.CustomTextPrefix):
-		return index.Field{Name: name, Type: index.TextField, Phrases: true}
-	case strings.HasPrefix(name, index.CustomNumberPrefix):
-		return index.Field{Name: name, Type: index.NumberField}
 	}
 	return index.Field{Name: name, Type: index.KeywordField}
 }

@@ -22,16 +22,28 @@ var errUnsupported = errors.New("lists: request needs the full engine")
 // engine would: a conversation request with no scored query, whose filter
 // and sort use only the fields rows hold.
 func (e *Engine) Supports(r index.Request) bool {
+	_, _, err := plan(r)
+	return err == nil
+}
+
+// plan compiles a request into its predicate and its order, or
+// errUnsupported.
+func plan(r index.Request) (predicate, func(a, b *row) bool, error) {
 	if r.Kind != index.Conversations || r.Query != nil {
-		return false
+		return nil, nil, errUnsupported
 	}
+	match := predicate(func(*row) bool { return true })
 	if r.Filter != nil {
-		if _, err := compile(r.Filter); err != nil {
-			return false
+		var err error
+		if match, err = compile(r.Filter); err != nil {
+			return nil, nil, err
 		}
 	}
-	_, err := order(r.Sort)
-	return err == nil
+	before, err := order(r.Sort)
+	if err != nil {
+		return nil, nil, err
+	}
+	return match, before, nil
 }
 
 // Search answers a request Supports accepts: one pass over the company's
@@ -41,17 +53,7 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 	if err := ctx.Err(); err != nil {
 		return index.Result{}, err
 	}
-	if r.Kind != index.Conversations || r.Query != nil {
-		return index.Result{}, errUnsupported
-	}
-	match := predicate(func(*row) bool { return true })
-	if r.Filter != nil {
-		var err error
-		if match, err = compile(r.Filter); err != nil {
-			return index.Result{}, err
-		}
-	}
-	before, err := order(r.Sort)
+	match, before, err := plan(r)
 	if err != nil {
 		return index.Result{}, err
 	}
