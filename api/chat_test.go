@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/api"
 	"github.com/parley/parley/storage"
 )
 
@@ -282,18 +283,42 @@ func TestChatAbuseLimits(t *testing.T) {
 }
 
 func TestChatLongPoll(t *testing.T) {
-	w := newWorld(t)
-	v := w.startChat(supportWidget, `{"name":"Lee","email":"lee@example.com","message":"anyone?"}`)
-	first := v.events("")[0]["id"].(string)
-	got := make(chan []map[string]any)
-	go func() { got <- v.events(first) }()
-	time.Sleep(50 * time.Millisecond)
-	code, _ := w.agent(ownerToken, "PUT", "/v2/chats/"+v.chat+"/messages/"+uuidN(1), `{"body":"here!"}`)
-	require.Equal(t, http.StatusOK, code)
-	events := <-got
-	require.Len(t, events, 1, "the waiting visitor is woken by the agent's message")
-	assert.Equal(t, "here!", events[0]["body"])
-	assert.Empty(t, v.events(uuidN(1)), "nothing new: the poll times out empty")
+	t.Run("an agent's message wakes the waiting visitor", func(t *testing.T) {
+		// A poll that could only end by being woken: its own deadline is
+		// far beyond the test's.
+		w := newWorld(t, func(c *api.Config) { c.ChatPollWait = time.Hour })
+		parked := make(chan string, 1)
+		api.OnChatPark(w.server, func(chatID string) {
+			select {
+			case parked <- chatID:
+			default:
+			}
+		})
+		v := w.startChat(supportWidget, `{"name":"Lee","email":"lee@example.com","message":"anyone?"}`)
+		first := v.events("")[0]["id"].(string)
+		got := make(chan []map[string]any)
+		go func() { got <- v.events(first) }()
+		require.Equal(t, v.chat, <-parked, "the visitor's poll is waiting")
+		code, _ := w.agent(ownerToken, "PUT", "/v2/chats/"+v.chat+"/messages/"+uuidN(1), `{"body":"here!"}`)
+		require.Equal(t, http.StatusOK, code)
+		events := <-got
+		require.Len(t, events, 1, "the waiting visitor is woken by the agent's message")
+		assert.Equal(t, "here!", events[0]["body"])
+	})
+	t.Run("nothing new: the poll times out empty", func(t *testing.T) {
+		w := newWorld(t) // ChatPollWait 200 ms
+		parked := make(chan string, 1)
+		api.OnChatPark(w.server, func(chatID string) {
+			select {
+			case parked <- chatID:
+			default:
+			}
+		})
+		v := w.startChat(supportWidget, `{"name":"Lee","email":"lee@example.com","message":"anyone?"}`)
+		first := v.events("")[0]["id"].(string)
+		assert.Empty(t, v.events(first))
+		assert.Equal(t, v.chat, <-parked, "it waited before answering")
+	})
 }
 
 // TestChatConcurrency: many agents send the first message at once; exactly

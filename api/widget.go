@@ -20,6 +20,10 @@ import (
 type chatWaiters struct {
 	mu    sync.Mutex
 	chans map[string]chan struct{}
+	// parked, when set (tests only), is called each time a visitor's poll
+	// has found nothing new and starts waiting, so a test can act exactly
+	// then instead of sleeping and hoping.
+	parked func(chatID string)
 }
 
 // wait returns a channel closed at the next change of the chat.
@@ -218,6 +222,9 @@ func (s *Server) visitorEvents(c *gin.Context) {
 			c.Header("Keep-Alive", chatKeepAlive)
 			c.JSON(http.StatusOK, gin.H{"events": nonNilH(events), "ended": ended})
 			return
+		}
+		if s.chats.parked != nil {
+			s.chats.parked(c.Param("chatId"))
 		}
 		select {
 		case <-changed:

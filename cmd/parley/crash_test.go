@@ -33,7 +33,10 @@ import (
 	"github.com/parley/parley/storage"
 )
 
-var crashCycles = flag.Int("crash-cycles", 10, "kill-and-restart cycles of TestCrashLoop (50 or more for a long run)")
+var (
+	crashCycles = flag.Int("crash-cycles", 10, "kill-and-restart cycles of TestCrashLoop (50 or more for a long run)")
+	crashSeed   = flag.Uint64("crash-seed", 0, "seed of TestCrashLoop's choices (kill moments, writers); 0 picks one from the clock and prints it")
+)
 
 // acked is a write the server acknowledged with a 2xx.
 type acked struct {
@@ -58,7 +61,13 @@ func TestCrashLoop(t *testing.T) {
 	build.Stderr = os.Stderr
 	require.NoError(t, build.Run())
 	data := filepath.Join(dir, "data")
-	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	seed := *crashSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	// Printed first, so a failing run can be replayed with -crash-seed.
+	t.Logf("crash loop seed %d (replay: go test ./cmd/parley -run TestCrashLoop -crash-seed %d)", seed, seed)
+	r := rand.New(rand.NewPCG(seed, 1))
 	hooks := newReceiver()
 	defer hooks.server.Close()
 	var mu sync.Mutex
