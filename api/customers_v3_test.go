@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/api"
 	"github.com/parley/parley/storage"
 )
 
@@ -45,8 +46,13 @@ func TestListCustomersV3Filters(t *testing.T) {
 	rec := w.get("/v3/customers?lastName=Archer")
 	assert.Equal(t, "application/hal+json;charset=UTF-8", rec.Header().Get("Content-Type"))
 	goldenJSON(t, "customers/v3_page", rec.Body.Bytes())
-	for _, bad := range []string{"mailbox=1", "page=2", "createdSince=yesterday", "query=" + q("subject:x")} {
+	for _, bad := range []string{"createdSince=yesterday", "query=" + q("subject:x")} {
 		assert.Equal(t, http.StatusBadRequest, w.get("/v3/customers?"+bad).Code, bad)
+	}
+	for _, unread := range []string{"mailbox=1", "page=2"} { // not parameters of this endpoint: ignored, and said
+		rec := w.get("/v3/customers?" + unread)
+		assert.Equal(t, http.StatusOK, rec.Code, unread)
+		assert.Equal(t, strings.SplitN(unread, "=", 2)[0], rec.Header().Get(api.IgnoredParametersHeader))
 	}
 	assert.Equal(t, http.StatusUnauthorized, w.do(request{method: http.MethodGet, path: "/v3/customers"}).Code)
 }

@@ -21,8 +21,15 @@ type params struct {
 	problems parley.Problems
 }
 
-// readParams reads the query string, refusing parameters the endpoint does
-// not know (a typo must not silently widen a list).
+// IgnoredParametersHeader names, on an answer, the query parameters the
+// endpoint does not read. Clients of this API family send parameters of
+// their own (`pageSize`, `embed` on reads) and the real service answers
+// them; so Parley ignores what it does not know, and says so here, so a
+// typo that widens a list can still be seen.
+const IgnoredParametersHeader = "X-Parley-Ignored-Parameters"
+
+// readParams reads the query string; parameters not in known are ignored
+// and listed in IgnoredParametersHeader.
 func readParams(c *gin.Context, known ...string) *params {
 	p := &params{values: c.Request.URL.Query(), problems: parley.Problems{Source: "query"}}
 	var unknown []string
@@ -31,9 +38,9 @@ func readParams(c *gin.Context, known ...string) *params {
 			unknown = append(unknown, name)
 		}
 	}
-	sort.Strings(unknown)
-	for _, name := range unknown {
-		p.problems.Add(name, parley.CodeRejectedRequest, "unknown parameter; known: "+strings.Join(known, ", "), p.values.Get(name))
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		c.Header(IgnoredParametersHeader, strings.Join(unknown, ", "))
 	}
 	return p
 }
