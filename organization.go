@@ -137,7 +137,7 @@ func (in *OrganizationInput) Apply(o *Organization, logoURL bool, now time.Time)
 	}
 	o.BrandColor = nil
 	if in.BrandColor.Set && !in.BrandColor.Null {
-		o.BrandColor = Ptr(strings.ToLower(in.BrandColor.Value))
+		o.BrandColor = Ptr(in.BrandColor.Value) // as sent: clients compare what they wrote
 	}
 	o.Domains, o.Phones = nil, nil
 	for _, d := range in.Domains {

@@ -392,3 +392,13 @@ func TestChatConcurrency(t *testing.T) {
 	assert.Equal(t, final, replayed, "the history replays to the final tags")
 	assert.Len(t, final, 2)
 }
+
+// TestChatUnassignedShape: an unaccepted chat is read with "assignee": null,
+// as the real service sends it, not without the field.
+func TestChatUnassignedShape(t *testing.T) {
+	w := newWorld(t)
+	v := w.startChat(supportWidget, `{"name":"Ida","email":"ida@example.com","message":"hello"}`)
+	rec := w.do(request{method: http.MethodGet, path: "/v2/chats/" + v.chat, token: ownerToken})
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	goldenJSON(t, "chat_unassigned", rec.Body.Bytes())
+}

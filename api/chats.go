@@ -122,6 +122,7 @@ func (s *Server) chatResource(c *gin.Context, tx *storage.Tx, chat *parley.Chat)
 		"createdAt": chat.CreatedAt.UTC().Format(chatTimeLayout), "preview": chat.Preview,
 		"customer":     r.person(parley.Party{ID: chat.CustomerID, Type: parley.PartyCustomer}),
 		"customFields": chatFields(chat), "tags": chatTags(chat), "timeline": chatTimeline(chat),
+		"assignee": nil, // the real shape always has it: null until an agent accepts the chat
 	}
 	if chat.EndedAt != nil {
 		out["endedAt"] = chat.EndedAt.UTC().Format(chatTimeLayout)
