@@ -198,6 +198,27 @@ func SetAddress(tx CustomerStore, companyID, id int64, in *AddressInput, now tim
 	return saveCustomer(tx, c, now)
 }
 
+// CreateAddress gives a customer without an address one; a customer who
+// already has one gets a Conflict, so a create never silently overwrites
+// (PUT replaces).
+func CreateAddress(tx CustomerStore, companyID, id int64, in *AddressInput, now time.Time) error {
+	p := &Problems{Source: "JSON"}
+	in.validate(p, "")
+	if err := p.Err(); err != nil {
+		return err
+	}
+	c, err := modifiableCustomer(tx, companyID, id)
+	if err != nil {
+		return err
+	}
+	if c.Address != nil {
+		return &Error{Kind: KindConflict, Message: "Conflict", Errors: []FieldError{{Code: CodeConflict,
+			Message: "the customer already has an address; replace it with PUT", Source: "JSON"}}}
+	}
+	c.Address, c.UpdatedAt = in.address(), now
+	return saveCustomer(tx, c, now)
+}
+
 // RemoveAddress deletes the customer's address (none is not an error).
 func RemoveAddress(tx CustomerStore, companyID, id int64, now time.Time) error {
 	c, err := modifiableCustomer(tx, companyID, id)

@@ -81,6 +81,66 @@ type PropertyStore interface {
 	PutPropertyDef(d *PropertyDef) error
 }
 
+// PropertyDeleteStore is what deleting a definition touches: the
+// definition and the values customers hold for it.
+type PropertyDeleteStore interface {
+	PropertyDefs(companyID int64) ([]PropertyDef, error)
+	DeletePropertyDef(companyID int64, slug string) error
+	EachCustomer(fn func(*Customer) error) error
+	PutCustomer(c *Customer) error
+}
+
+// FindPropertyDef finds a definition by the reference of a request path:
+// its slug (as the real API addresses it) or, for older clients, its id.
+func FindPropertyDef(defs []PropertyDef, ref string) (*PropertyDef, error) {
+	if d := findProperty(defs, ref); d != nil {
+		return d, nil
+	}
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		for i := range defs {
+			if defs[i].ID == id {
+				return &defs[i], nil
+			}
+		}
+	}
+	return nil, NotFound("customer property")
+}
+
+// DeleteProperty lets an owner or administrator delete a definition. Every
+// customer's value for it goes in the same transaction, so the slug is
+// free: a later definition with that slug starts with no values. The scan
+// of the company's customers makes this a rare, administrative write.
+func DeleteProperty(tx PropertyDeleteStore, caller Caller, ref string) error {
+	if err := RequireAdmin(caller, "delete customer properties"); err != nil {
+		return err
+	}
+	defs, err := tx.PropertyDefs(caller.Company.ID)
+	if err != nil {
+		return err
+	}
+	d, err := FindPropertyDef(defs, ref)
+	if err != nil {
+		return err
+	}
+	var holders []*Customer
+	err = tx.EachCustomer(func(c *Customer) error {
+		if _, ok := c.Properties[d.Slug]; ok && c.CompanyID == d.CompanyID {
+			holders = append(holders, c)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, c := range holders { // after the scan: a cursor must not see its own writes
+		delete(c.Properties, d.Slug)
+		if err := tx.PutCustomer(c); err != nil {
+			return err
+		}
+	}
+	return tx.DeletePropertyDef(d.CompanyID, d.Slug)
+}
+
 // DefineProperty lets an owner or administrator define a customer property.
 func DefineProperty(tx PropertyStore, caller Caller, in *PropertyDefInput, now time.Time) (*PropertyDef, error) {
 	if err := RequireAdmin(caller, "define customer properties"); err != nil {

@@ -169,3 +169,90 @@ func TestCustomerProperties(t *testing.T) {
 		})
 	}
 }
+
+func TestCustomerEntryLists(t *testing.T) {
+	w := newWorld(t)
+	id := w.newCustomer(map[string]any{"firstName": "Lin",
+		"emails":         []any{map[string]any{"type": "work", "value": "lin@example.com"}, map[string]any{"type": "home", "value": "lin@home.example"}},
+		"phones":         []any{map[string]any{"type": "mobile", "value": "555-0101"}},
+		"chats":          []any{map[string]any{"type": "skype", "value": "lin.s"}},
+		"socialProfiles": []any{map[string]any{"type": "twitter", "value": "@lin"}},
+		"websites":       []any{map[string]any{"value": "https://lin.example"}},
+	})
+	for _, segment := range []string{"emails", "phones", "chats", "social-profiles", "websites"} {
+		t.Run(segment, func(t *testing.T) {
+			rec := w.get(fmt.Sprintf("/v2/customers/%d/%s", id, segment))
+			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+			assert.Equal(t, "application/hal+json;charset=UTF-8", rec.Header().Get("Content-Type"))
+			goldenJSON(t, "customers/entries_"+segment, rec.Body.Bytes())
+		})
+	}
+	t.Run("an unknown customer is not found", func(t *testing.T) {
+		assert.Equal(t, http.StatusNotFound, w.get("/v2/customers/999999/emails").Code)
+	})
+	t.Run("another company's customer is not found", func(t *testing.T) {
+		assert.Equal(t, http.StatusNotFound, w.call(globexToken, http.MethodGet, fmt.Sprintf("/v2/customers/%d/emails", id), nil).Code)
+	})
+}
+
+func TestCustomerAddressCreate(t *testing.T) {
+	w := newWorld(t)
+	id := w.newCustomer(map[string]any{"firstName": "Ada"})
+	path := fmt.Sprintf("/v2/customers/%d/address", id)
+	rec := w.must(http.MethodPost, path, map[string]any{"city": "Dallas", "state": "TX", "postalCode": "74206", "country": "US",
+		"lines": []string{"123 West Main St", "Suite 123"}}, http.StatusCreated)
+	assert.Equal(t, "https://api.parley.test"+path, rec.Header().Get("Location"))
+	assert.Equal(t, map[string]any{"city": "Dallas", "state": "TX", "postalCode": "74206", "country": "US",
+		"lines": []any{"123 West Main St", "Suite 123"}}, field(t, w.readCustomer(id), "_embedded", "address"))
+
+	again := w.call(ownerToken, http.MethodPost, path, map[string]any{"city": "Lyon"})
+	require.Equal(t, http.StatusConflict, again.Code, again.Body.String())
+	goldenJSON(t, "errors/address_exists", again.Body.Bytes())
+	assert.Equal(t, "Dallas", field(t, w.readCustomer(id), "_embedded", "address", "city"), "a refused create changes nothing")
+
+	bad := w.call(ownerToken, http.MethodPost, fmt.Sprintf("/v2/customers/%d/address", w.newCustomer(map[string]any{"firstName": "Bo"})),
+		map[string]any{"city": longText(256)})
+	assert.Equal(t, http.StatusBadRequest, bad.Code)
+	assert.Equal(t, http.StatusNotFound, w.call(ownerToken, http.MethodPost, "/v2/customers/999999/address", map[string]any{"city": "X"}).Code)
+}
+
+func TestCustomerPropertyBySlug(t *testing.T) {
+	w := newWorld(t)
+	id := w.defineProperty("plan", "Plan", "dropdown", "Free", "Paid")
+	w.defineProperty("seats", "Seats", "number")
+	holder := w.newCustomer(map[string]any{"firstName": "Holder", "properties": map[string]any{"plan": "Paid", "seats": "3"}})
+
+	bySlug := w.get("/v2/customer-properties/plan")
+	require.Equal(t, http.StatusOK, bySlug.Code, bySlug.Body.String())
+	goldenJSON(t, "customers/property_plan", bySlug.Body.Bytes())
+	assert.Equal(t, bySlug.Body.String(), w.get(fmt.Sprintf("/v2/customer-properties/%d", id)).Body.String(), "the id still addresses it")
+	assert.Equal(t, http.StatusNotFound, w.get("/v2/customer-properties/nope").Code)
+
+	t.Run("only owners and administrators delete", func(t *testing.T) {
+		rec := w.call(userToken, http.MethodDelete, "/v2/customer-properties/plan", nil)
+		require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+		assert.Equal(t, http.StatusOK, w.get("/v2/customer-properties/plan").Code)
+	})
+	t.Run("delete removes the values and frees the slug", func(t *testing.T) {
+		w.must(http.MethodDelete, "/v2/customer-properties/plan", nil, http.StatusNoContent)
+		assert.Equal(t, http.StatusNotFound, w.get("/v2/customer-properties/plan").Code)
+		assert.Equal(t, http.StatusNotFound, w.call(ownerToken, http.MethodDelete, "/v2/customer-properties/plan", nil).Code)
+		w.defineProperty("plan", "Plan again", "text")
+		var plan map[string]any
+		for _, p := range field(t, w.readCustomer(holder), "_embedded", "properties").([]any) {
+			if m := p.(map[string]any); m["slug"] == "plan" {
+				plan = m
+			}
+		}
+		assert.Equal(t, map[string]any{"type": "text", "slug": "plan", "name": "Plan again", "source": map[string]any{"name": "API"}}, plan,
+			"the new definition starts with no value")
+		assert.Equal(t, "3", func() any {
+			for _, p := range field(t, w.readCustomer(holder), "_embedded", "properties").([]any) {
+				if m := p.(map[string]any); m["slug"] == "seats" {
+					return m["value"]
+				}
+			}
+			return nil
+		}(), "other properties keep their values")
+	})
+}

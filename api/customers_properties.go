@@ -55,29 +55,35 @@ func (s *Server) createCustomerProperty(c *gin.Context) {
 	s.created(c, d.ID, s.url(c, "v2", "customer-properties", d.ID))
 }
 
-// getCustomerProperty handles GET /v2/customer-properties/{propertyId}.
+// getCustomerProperty handles GET /v2/customer-properties/{slug}; a
+// numeric reference that is no slug is read as the definition's id.
 func (s *Server) getCustomerProperty(c *gin.Context) {
-	id, err := pathID(c, "propertyId")
 	var found *parley.PropertyDef
-	if err == nil {
-		err = s.cfg.DB.View(func(tx *storage.Tx) error {
-			defs, err := tx.PropertyDefs(caller(c).Company.ID)
-			for i := range defs {
-				if defs[i].ID == id {
-					found = &defs[i]
-				}
-			}
-			if err == nil && found == nil {
-				err = parley.NotFound("customer property")
-			}
-			return err
-		})
-	}
+	err := s.cfg.DB.View(func(tx *storage.Tx) error {
+		defs, err := tx.PropertyDefs(caller(c).Company.ID)
+		if err == nil {
+			found, err = parley.FindPropertyDef(defs, c.Param("slug"))
+		}
+		return err
+	})
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
 	render(c, http.StatusOK, s.propertyResource(c, found))
+}
+
+// deleteCustomerProperty handles DELETE /v2/customer-properties/{slug}:
+// the definition and every customer's value go, freeing the slug.
+func (s *Server) deleteCustomerProperty(c *gin.Context) {
+	err := s.write(c, func(tx *storage.Tx) error {
+		return parley.DeleteProperty(tx, caller(c), c.Param("slug"))
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
 }
 
 // propertyResource renders a property definition.

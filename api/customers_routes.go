@@ -16,17 +16,20 @@ func (s *Server) customerRoutes(v2 *gin.RouterGroup) {
 	v2.PATCH("/customers/:customerId", s.patchCustomer)
 	v2.DELETE("/customers/:customerId", s.deleteCustomer)
 	for _, k := range parley.EntryKinds {
+		v2.GET("/customers/:customerId/"+k.Segment, withEntryKind(k.Segment, s.listEntries))
 		v2.POST("/customers/:customerId/"+k.Segment, withEntryKind(k.Segment, s.addEntry))
 		v2.PUT("/customers/:customerId/"+k.Segment+"/:entryId", withEntryKind(k.Segment, s.replaceEntry))
 		v2.DELETE("/customers/:customerId/"+k.Segment+"/:entryId", withEntryKind(k.Segment, s.deleteEntry))
 	}
 	v2.GET("/customers/:customerId/address", s.getAddress)
+	v2.POST("/customers/:customerId/address", s.createAddress)
 	v2.PUT("/customers/:customerId/address", s.putAddress)
 	v2.DELETE("/customers/:customerId/address", s.deleteAddress)
 	v2.PATCH("/customers/:customerId/properties", s.patchProperties)
 	v2.GET("/customer-properties", s.listCustomerProperties)
 	v2.POST("/customer-properties", s.createCustomerProperty)
-	v2.GET("/customer-properties/:propertyId", s.getCustomerProperty)
+	v2.GET("/customer-properties/:slug", s.getCustomerProperty)
+	v2.DELETE("/customer-properties/:slug", s.deleteCustomerProperty)
 
 	v2.GET("/organizations", s.listOrganizations)
 	v2.POST("/organizations", s.createOrganization)

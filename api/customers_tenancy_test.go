@@ -46,7 +46,11 @@ func TestCustomersOfAnotherCompany(t *testing.T) {
 		{"PUT", "/v2/customers/:customerId/address", c + "/address", map[string]any{"city": "There"}},
 		{"DELETE", "/v2/customers/:customerId/address", c + "/address", nil},
 		{"PATCH", "/v2/customers/:customerId/properties", c + "/properties", []any{map[string]any{"op": "replace", "path": "/tier", "value": "x"}}},
-		{"GET", "/v2/customer-properties/:propertyId", fmt.Sprintf("/v2/customer-properties/%d", prop), nil},
+		{"POST", "/v2/customers/:customerId/address", c + "/address", map[string]any{"city": "There"}},
+		{"GET", "/v2/customer-properties/:slug", fmt.Sprintf("/v2/customer-properties/%d", prop), nil},
+		{"GET", "/v2/customer-properties/:slug", "/v2/customer-properties/tier", nil},
+		{"DELETE", "/v2/customer-properties/:slug", "/v2/customer-properties/tier", nil},
+		{"DELETE", "/v2/customer-properties/:slug", fmt.Sprintf("/v2/customer-properties/%d", prop), nil},
 		{"GET", "/v2/organizations/:organizationId", o, nil},
 		{"PUT", "/v2/organizations/:organizationId", o, map[string]any{"name": "Stolen"}},
 		{"DELETE", "/v2/organizations/:organizationId", o, nil},
@@ -59,6 +63,7 @@ func TestCustomersOfAnotherCompany(t *testing.T) {
 			value = map[string]any{"value": "x@example.com"}
 		}
 		routes = append(routes,
+			route{"GET", "/v2/customers/:customerId/" + segment, c + "/" + segment, nil},
 			route{"POST", "/v2/customers/:customerId/" + segment, c + "/" + segment, value},
 			route{"PUT", "/v2/customers/:customerId/" + segment + "/:entryId", fmt.Sprintf("%s/%s/%d", c, segment, id), value},
 			route{"DELETE", "/v2/customers/:customerId/" + segment + "/:entryId", fmt.Sprintf("%s/%s/%d", c, segment, id), nil})
@@ -74,7 +79,7 @@ func TestCustomersOfAnotherCompany(t *testing.T) {
 	}
 	// Every route with an id of ours is in the table.
 	for _, r := range w.server.Routes() {
-		if strings.Contains(r.Path, ":customerId") || strings.Contains(r.Path, ":organizationId") || strings.Contains(r.Path, ":propertyId") {
+		if strings.Contains(r.Path, ":customerId") || strings.Contains(r.Path, ":organizationId") || strings.HasPrefix(r.Path, "/v2/customer-properties/") {
 			assert.True(t, covered[r.Method+" "+r.Path], "route %s %s is not swept", r.Method, r.Path)
 		}
 	}

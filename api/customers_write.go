@@ -162,6 +162,40 @@ func (s *Server) deleteEntry(c *gin.Context) {
 	})
 }
 
+// listEntries handles GET /v2/customers/{customerId}/{emails|phones|...}:
+// the customer's entries of one kind, each with its own link.
+func (s *Server) listEntries(c *gin.Context) {
+	k := entryKind(c)
+	id, err := pathID(c, "customerId")
+	if err == nil {
+		err = readParams(c).err()
+	}
+	var list []parley.Entry
+	if err == nil {
+		err = s.cfg.DB.View(func(tx *storage.Tx) error {
+			cu, err := tx.Customer(caller(c).Company.ID, id)
+			if err == nil {
+				list = *cu.Entries(k)
+			}
+			return err
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	self := s.url(c, "v2", "customers", id, k.Segment)
+	items := make([]gin.H, 0, len(list))
+	for _, e := range list {
+		item := gin.H{"id": e.ID, "value": e.Value, "_links": gin.H{"self": link(self + "/" + strconv.FormatInt(e.ID, 10))}}
+		if k.Typed() {
+			item["type"] = e.Type
+		}
+		items = append(items, item)
+	}
+	render(c, http.StatusOK, gin.H{"_embedded": gin.H{k.Embedded: items}, "_links": gin.H{"self": link(self)}})
+}
+
 // getAddress handles GET /v2/customers/{customerId}/address.
 func (s *Server) getAddress(c *gin.Context) {
 	id, err := pathID(c, "customerId")
@@ -185,6 +219,27 @@ func (s *Server) getAddress(c *gin.Context) {
 		return
 	}
 	render(c, http.StatusOK, body)
+}
+
+// createAddress handles POST /v2/customers/{customerId}/address: 201 with
+// the address as Location; a customer who has one answers 409.
+func (s *Server) createAddress(c *gin.Context) {
+	var in parley.AddressInput
+	id, err := pathID(c, "customerId")
+	if err == nil {
+		err = decodeJSON(c, &in)
+	}
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error {
+			return parley.CreateAddress(tx, caller(c).Company.ID, id, &in, s.now())
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Header("Location", s.url(c, "v2", "customers", id, "address"))
+	c.Status(http.StatusCreated)
 }
 
 // putAddress handles PUT /v2/customers/{customerId}/address.

@@ -45,6 +45,11 @@ func (t *Tx) PutPropertyDef(d *parley.PropertyDef) error {
 	return t.put(bucketCustomerProperties, k, d)
 }
 
+// DeletePropertyDef removes a company's definition of a slug.
+func (t *Tx) DeletePropertyDef(companyID int64, slug string) error {
+	return t.tx.Bucket(bucketCustomerProperties).Delete(keyStr(companyID, slug))
+}
+
 // CursorKey returns the key that signs customer list cursors, or nil when
 // none was made yet (see MakeCursorKey).
 func (t *Tx) CursorKey() []byte {
