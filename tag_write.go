@@ -122,10 +122,31 @@ var Ratings = []string{"great", "okay", "not-good"}
 
 // Rating is a customer's satisfaction rating of a reply.
 type Rating struct {
+	// ID addresses the rating (GET /v2/ratings/{id}); storage assigns it,
+	// and a new rating of the same reply keeps it.
+	ID         int64     `json:"id,omitempty"`
 	Rating     string    `json:"rating"`
 	Comments   string    `json:"comments,omitempty"`
 	CustomerID int64     `json:"customerId"`
 	CreatedAt  time.Time `json:"createdAt"`
+}
+
+// RatingStore finds a rating's reply (storage keeps the address).
+type RatingStore interface {
+	RatedThread(companyID, ratingID int64) (*Conversation, *Thread, error)
+}
+
+// LoadRating finds a rating the caller may read: its conversation must be
+// in one of the caller's mailboxes.
+func LoadRating(tx RatingStore, caller Caller, id int64) (*Conversation, *Thread, error) {
+	c, t, err := tx.RatedThread(caller.Company.ID, id)
+	if err == nil && !caller.User.CanAccessMailbox(c.MailboxID) {
+		err = NotFound("rating")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, t, nil
 }
 
 // RatingInput is the body of PUT .../threads/{threadId}/rating.
@@ -161,6 +182,9 @@ func RateThread(tx Tx, caller Caller, convID, threadID int64, in *RatingInput, n
 	r := &Rating{Rating: *in.Rating, CustomerID: c.CustomerID, CreatedAt: now}
 	if in.Comments != nil {
 		r.Comments = strings.TrimSpace(*in.Comments)
+	}
+	if t.Rating != nil {
+		r.ID = t.Rating.ID
 	}
 	t.Rating = r
 	if err := tx.PutThread(t); err != nil {

@@ -120,14 +120,44 @@ func (s *Server) listMailboxFolders(c *gin.Context) {
 
 // listTags handles GET /v2/tags, 50 a page, with each tag's conversation count.
 func (s *Server) listTags(c *gin.Context) {
-	who := caller(c)
 	listRecords(s, c, readParams(c, "page"), "tags", (*storage.Tx).Tags, nil, func(t *parley.Tag) (gin.H, error) {
-		res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{Kind: index.Conversations, Company: who.Company.ID,
-			Filter: query.Keyword{Field: "tag", Value: t.Name}})
-		return gin.H{"id": t.ID, "name": t.Name, "slug": t.Slug, "color": t.Color,
-			"styles": tagStyles(t.Color), "ticketCount": res.Total,
-			"createdAt": parley.FormatTime(t.CreatedAt), "updatedAt": parley.FormatTime(t.UpdatedAt)}, err
+		return s.tagResource(c, t)
 	})
+}
+
+// getTag handles GET /v2/tags/{tagId}: one tag as the list shows it, with
+// its self link.
+func (s *Server) getTag(c *gin.Context) {
+	id, err := pathID(c, "tagId")
+	if err == nil {
+		err = readParams(c).err()
+	}
+	var t *parley.Tag
+	if err == nil {
+		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+			t, err = tx.Tag(caller(c).Company.ID, id)
+			return err
+		})
+	}
+	var body gin.H
+	if err == nil {
+		body, err = s.tagResource(c, t)
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	body["_links"] = gin.H{"self": link(s.url(c, "v2", "tags", t.ID))}
+	render(c, http.StatusOK, body)
+}
+
+// tagResource renders a tag with the count of conversations that carry it.
+func (s *Server) tagResource(c *gin.Context, t *parley.Tag) (gin.H, error) {
+	res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{Kind: index.Conversations, Company: caller(c).Company.ID,
+		Filter: query.Keyword{Field: "tag", Value: t.Name}})
+	return gin.H{"id": t.ID, "name": t.Name, "slug": t.Slug, "color": t.Color,
+		"styles": tagStyles(t.Color), "ticketCount": res.Total,
+		"createdAt": parley.FormatTime(t.CreatedAt), "updatedAt": parley.FormatTime(t.UpdatedAt)}, err
 }
 
 // updateTag handles PUT /v2/tags/{tagId}: rename and/or recolour (owners

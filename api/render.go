@@ -236,7 +236,7 @@ func (r *renderer) thread(conv *parley.Conversation, t *parley.Thread) gin.H {
 		out["originalBody"] = t.OriginalBody
 	}
 	if r := t.Rating; r != nil {
-		out["rating"] = gin.H{"rating": r.Rating, "comments": r.Comments, "customerId": r.CustomerID,
+		out["rating"] = gin.H{"id": r.ID, "rating": r.Rating, "comments": r.Comments, "customerId": r.CustomerID,
 			"createdAt": parley.FormatTime(r.CreatedAt)}
 	}
 	if t.Status != "" {

@@ -217,7 +217,9 @@ func (s *Server) routes() {
 	v2.GET("/mailboxes/:mailboxId", s.getMailbox)
 	v2.GET("/mailboxes/:mailboxId/fields", s.listMailboxFields)
 	v2.GET("/mailboxes/:mailboxId/folders", s.listMailboxFolders)
+	v2.GET("/ratings/:ratingId", s.getRating)
 	v2.GET("/tags", s.listTags)
+	v2.GET("/tags/:tagId", s.getTag)
 	v2.PUT("/tags/:tagId", s.updateTag)
 	v2.DELETE("/tags/:tagId", s.deleteTag)
 }

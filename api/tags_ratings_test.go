@@ -78,7 +78,7 @@ func TestRateReply(t *testing.T) {
 	start := w.eventCount()
 	w.send("PUT", path+"/2/rating", `{"rating":"great","comments":"Fast and kind"}`, http.StatusNoContent)
 	reply := w.conv(id)["_embedded"].(map[string]any)["threads"].([]any)[0].(map[string]any)
-	assert.Equal(t, map[string]any{"rating": "great", "comments": "Fast and kind", "customerId": float64(1),
+	assert.Equal(t, map[string]any{"id": float64(1), "rating": "great", "comments": "Fast and kind", "customerId": float64(1),
 		"createdAt": "2026-11-21T12:00:00Z"}, reply["rating"])
 	assert.Equal(t, []string{fmt.Sprintf("satisfaction.ratings %d", id)}, w.eventKinds(start))
 
@@ -90,4 +90,60 @@ func TestRateReply(t *testing.T) {
 		assert.Equal(t, tc.code, errorCode(t, body), tc.name)
 	}
 	assert.Equal(t, http.StatusNotFound, w.do(request{method: "PUT", path: path + "/2/rating", token: globexToken, body: `{"rating":"great"}`}).Code)
+}
+
+func TestGetTag(t *testing.T) {
+	w := newWorld(t)
+	w.create(convJSON(map[string]any{"tags": []string{"Shipping"}}))
+	w.create(convJSON(map[string]any{"tags": []string{"shipping", "vip"}}))
+	rec := w.do(request{method: "GET", path: "/v2/tags/1", token: ownerToken})
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	goldenJSON(t, "tag_shipping", rec.Body.Bytes())
+	for _, tc := range []struct {
+		name, token, path string
+		status            int
+	}{
+		{"an unknown tag", ownerToken, "/v2/tags/999", http.StatusNotFound},
+		{"another company's tag", globexToken, "/v2/tags/1", http.StatusNotFound},
+		{"not an id", ownerToken, "/v2/tags/shipping", http.StatusBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.status, w.do(request{method: "GET", path: tc.path, token: tc.token}).Code)
+		})
+	}
+}
+
+func TestGetRating(t *testing.T) {
+	w := newWorld(t)
+	id := w.create(convJSON(map[string]any{"threads": []any{thread("customer", "Help"), thread("reply", "Done!")}}))
+	path := fmt.Sprintf("/v2/conversations/%d/threads/2/rating", id)
+	w.send("PUT", path, `{"rating":"okay"}`, http.StatusNoContent)
+	w.send("PUT", path, `{"rating":"great","comments":"Fast and kind"}`, http.StatusNoContent)
+	rec := w.do(request{method: "GET", path: "/v2/ratings/1", token: ownerToken})
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	goldenJSON(t, "rating_great", rec.Body.Bytes())
+
+	for _, tc := range []struct {
+		name, token, path string
+		status            int
+	}{
+		{"an unknown rating", ownerToken, "/v2/ratings/2", http.StatusNotFound},
+		{"another company's rating", globexToken, "/v2/ratings/1", http.StatusNotFound},
+		{"not an id", ownerToken, "/v2/ratings/great", http.StatusBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.status, w.do(request{method: "GET", path: tc.path, token: tc.token}).Code)
+		})
+	}
+	t.Run("the rating follows its reply into a merge", func(t *testing.T) {
+		into := w.create(convJSON(map[string]any{"subject": "Target"}))
+		w.send("POST", fmt.Sprintf("/v2/conversations/%d/merge", id), fmt.Sprintf(`{"targetId":%d}`, into), http.StatusNoContent)
+		moved := decode(t, w.do(request{method: "GET", path: "/v2/ratings/1", token: ownerToken}))
+		assert.Equal(t, float64(into), moved["conversationId"])
+	})
+	t.Run("a deleted conversation's rating is gone", func(t *testing.T) {
+		moved := decode(t, w.do(request{method: "GET", path: "/v2/ratings/1", token: ownerToken}))
+		w.send("DELETE", fmt.Sprintf("/v2/conversations/%v", moved["conversationId"]), "", http.StatusNoContent)
+		assert.Equal(t, http.StatusNotFound, w.do(request{method: "GET", path: "/v2/ratings/1", token: ownerToken}).Code)
+	})
 }

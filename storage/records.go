@@ -272,7 +272,48 @@ func (t *Tx) PutThread(th *parley.Thread) error {
 		}
 		th.ID = id
 	}
+	if r := th.Rating; r != nil {
+		if r.ID == 0 {
+			id, err := t.nextID(bucketRatings)
+			if err != nil {
+				return err
+			}
+			r.ID = id
+		}
+		// The rating's address follows its thread, through merges too.
+		if err := t.tx.Bucket(bucketRatings).Put(key(r.ID), key2(th.ConversationID, th.ID)); err != nil {
+			return err
+		}
+	}
 	return t.put(bucketThreads, key2(th.ConversationID, th.ID), th)
+}
+
+// bucketRatings keys each satisfaction rating's id to its thread's key.
+var bucketRatings = newBucket("ratings")
+
+// RatedThread finds the conversation and the reply a company's rating is
+// attached to; another company's rating is not found.
+func (t *Tx) RatedThread(companyID, ratingID int64) (*parley.Conversation, *parley.Thread, error) {
+	ref := t.tx.Bucket(bucketRatings).Get(key(ratingID))
+	if ref == nil {
+		return nil, nil, parley.NotFound("rating")
+	}
+	c, err := t.Conversation(companyID, idOf(ref[:8]))
+	if parley.IsNotFound(err) || err == nil && c.State == parley.StateDeleted {
+		return nil, nil, parley.NotFound("rating")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	th := new(parley.Thread)
+	found, err := t.get(bucketThreads, ref, th)
+	if err == nil && (!found || th.Rating == nil || th.Rating.ID != ratingID) {
+		err = parley.NotFound("rating")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, th, nil
 }
 
 // EachConversationID calls fn with every conversation id.
