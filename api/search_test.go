@@ -66,7 +66,7 @@ func TestListConversationsQueryErrors(t *testing.T) {
 	w := newWorld(t)
 	cases := []struct{ name, query, message string }{
 		{"unknown field", "subjct:refund", `unknown field "subjct" at column 1; did you mean "subject"?`},
-		{"unbalanced", "(subject:refund", `unexpected end of query, expected ")"`},
+		{"unbalanced", "(subject:refund", `unexpected end of query at column 16, expected ")"`},
 		{"range on text", "subject:[a TO b]", `range not allowed on text field "subject" at column 1`},
 		{"bad date", "createdAt:2024-13", `invalid date "2024-13" for field "createdAt" at column 1`},
 		{"unknown custom field", "cf999:1", `unknown field "cf999" at column 1`},

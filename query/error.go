@@ -39,10 +39,11 @@ func (s source) errorAt(offset int, what, hint string) *Error {
 	return newError(s.col(offset), what, hint)
 }
 
-// errorEnd builds an Error about the end of the query, which has no column
-// worth printing; Column points just past the last character.
-func (s source) errorEnd(message string) *Error {
-	return &Error{Column: s.col(len(s)), Message: message}
+// errorEnd builds an Error about the end of the query: Column points just
+// past the last character, and the message says so, as every other
+// message names its column.
+func (s source) errorEnd(what, hint string) *Error {
+	return newError(s.col(len(s)), what, hint)
 }
 
 // lexError explains why the lexer stopped. Every character lexes somewhere
@@ -74,7 +75,7 @@ func (s source) syntaxError(tokens []lexer.Token, offset int) *Error {
 	tok := tokens[i]
 	at := func(expected string) *Error {
 		if tok.EOF() {
-			return s.errorEnd("unexpected end of query, expected " + expected)
+			return s.errorEnd("unexpected end of query", ", expected "+expected)
 		}
 		return s.errorAt(tok.Pos.Offset, "unexpected "+describe(tok), ", expected "+expected)
 	}

@@ -54,11 +54,11 @@ func TestErrorColumns(t *testing.T) {
 		message string
 	}{
 		{`(subject:refund OR tag:)`, 24, `unexpected ")" at column 24, expected a value`},
-		{`(subject:refund`, 16, `unexpected end of query, expected ")"`},
+		{`(subject:refund`, 16, `unexpected end of query at column 16, expected ")"`},
 		{`subject:"refund`, 9, `unterminated quoted value at column 9`},
 		{`a )`, 3, `unexpected ")" at column 3, there is no "(" to close`},
 		{`a AND OR b`, 7, `unexpected "OR" at column 7, expected a term`},
-		{`créé AND (`, 11, `unexpected end of query, expected a term`},
+		{`créé AND (`, 11, `unexpected end of query at column 11, expected a term`},
 		{`créé:x`, 1, `invalid field name "créé" at column 1, quote the value or write \: to search for ":"`},
 		{`été "x`, 5, `unterminated quoted value at column 5`},
 	}
