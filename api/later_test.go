@@ -78,7 +78,7 @@ func TestScheduledThreads(t *testing.T) {
 	assert.Equal(t, float64(2), c["threads"], "published when due")
 	assert.Equal(t, "We will ship tomorrow.", c["preview"])
 	assert.Nil(t, c["nextEvent"])
-	assert.Nil(t, c["customerWaitingSince"], "the published reply answered the customer")
+	assert.Equal(t, "user", field(t, c, "customerWaitingSince", "latestReplyFrom"), "the published reply answered the customer")
 
 	// unscheduleOnCustomerReply: a customer reply cancels the schedule; the
 	// thread stays a draft.

@@ -97,7 +97,8 @@ func TestThreadTransitions(t *testing.T) {
 	c = w.conv(id)
 	assert.Equal(t, "closed", c["status"])
 	assert.Equal(t, float64(2), c["threads"])
-	assert.Nil(t, c["customerWaitingSince"])
+	assert.Equal(t, map[string]any{"time": min(5), "friendly": "just now", "latestReplyFrom": "user"}, c["customerWaitingSince"],
+		"answered: the object stays, with the last user action")
 	assert.Equal(t, min(5), c["userUpdatedAt"])
 	assert.Equal(t, min(5), c["closedAt"])
 	assert.Equal(t, "Your parcel left today.", c["preview"])

@@ -3,6 +3,7 @@ package api
 import (
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -74,6 +75,21 @@ func (r *renderer) person(p parley.Party) gin.H {
 	return out
 }
 
+// waitingSince renders customerWaitingSince, which the real service always
+// sends: while the customer waits, since when (latestReplyFrom "customer");
+// otherwise the last user action, or the creation of a conversation no one
+// acted on yet (latestReplyFrom "user").
+func waitingSince(conv *parley.Conversation, now time.Time) gin.H {
+	at, from := conv.CreatedAt, "user"
+	switch {
+	case conv.CustomerWaitingSince != nil:
+		at, from = *conv.CustomerWaitingSince, "customer"
+	case conv.UserUpdatedAt != nil:
+		at = *conv.UserUpdatedAt
+	}
+	return gin.H{"time": parley.FormatTime(at), "friendly": parley.WaitingFriendly(at, now), "latestReplyFrom": from}
+}
+
 // conversation renders the Conversation resource of SPEC.
 func (r *renderer) conversation(conv *parley.Conversation, embed bool) (gin.H, error) {
 	s, c := r.s, r.c
@@ -123,12 +139,7 @@ func (r *renderer) conversation(conv *parley.Conversation, embed bool) (gin.H, e
 	if conv.UserUpdatedAt != nil {
 		out["userUpdatedAt"] = parley.FormatTime(*conv.UserUpdatedAt)
 	}
-	if conv.CustomerWaitingSince != nil {
-		out["customerWaitingSince"] = gin.H{
-			"time":     parley.FormatTime(*conv.CustomerWaitingSince),
-			"friendly": parley.WaitingFriendly(*conv.CustomerWaitingSince, s.now()),
-		}
-	}
+	out["customerWaitingSince"] = waitingSince(conv, s.now())
 	if conv.Snooze != nil {
 		out["snooze"] = gin.H{"snoozedBy": conv.Snooze.SnoozedBy, "snoozedUntil": parley.FormatTime(conv.Snooze.SnoozedUntil),
 			"unsnoozeOnCustomerReply": conv.Snooze.UnsnoozeOnCustomerReply}
