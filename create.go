@@ -275,6 +275,9 @@ func CreateConversation(tx Tx, caller Caller, n *NewConversation, now time.Time)
 	}
 	for i := range threads {
 		threads[i].ConversationID = c.ID
+		if threads[i].Status == "" { // the threads made the conversation: they set its status
+			threads[i].Status = c.Status
+		}
 		if err := tx.PutThread(&threads[i]); err != nil {
 			return nil, err
 		}

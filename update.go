@@ -61,9 +61,21 @@ func PatchConversation(tx Tx, caller Caller, id int64, ops []PatchOp, now time.T
 		return err
 	}
 	var items []Thread
+	// A line item records the status it set (nochange otherwise) and the
+	// assignee it made, as the real thread object does.
 	lineItem := func(typ, text string) {
-		items = append(items, Thread{ConversationID: c.ID, CompanyID: c.CompanyID, Type: ThreadLineItem, State: ThreadPublished,
-			CreatedBy: Party{ID: caller.User.ID, Type: PartyUser}, CreatedAt: now, Action: &Action{Type: typ, Text: text}})
+		status, assignee := StatusNoChange, (*Party)(nil)
+		switch typ {
+		case "changed-ticket-status":
+			status = c.Status
+		case "assigned":
+			if c.Assignee != nil {
+				a := *c.Assignee // a later operation may reassign
+				assignee = &a
+			}
+		}
+		items = append(items, Thread{ConversationID: c.ID, CompanyID: c.CompanyID, Type: ThreadLineItem, State: ThreadPublished, Status: status,
+			CreatedBy: Party{ID: caller.User.ID, Type: PartyUser}, AssignedTo: assignee, CreatedAt: now, Action: &Action{Type: typ, Text: text}})
 	}
 	for i, op := range ops {
 		value := func(v any) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -351,4 +352,50 @@ func TestDeleteConversation(t *testing.T) {
 	assert.False(t, w.found(id, fmt.Sprintf("id:%d", id)))
 	assert.Equal(t, float64(1), decode(t, w.get(customerPath))["conversationCount"])
 	w.send("DELETE", fmt.Sprintf("/v2/conversations/%d", id), "", http.StatusNotFound)
+}
+
+// TestLineItemThreads checks the fields the real thread object carries on
+// line items: the status a status change set, the assignee an assignment
+// made, and nochange/null otherwise.
+func TestLineItemThreads(t *testing.T) {
+	w := newWorld(t)
+	id := w.create(convJSON(nil))
+	path := fmt.Sprintf("/v2/conversations/%d", id)
+	w.send("PATCH", path, fmt.Sprintf(`[{"op":"replace","path":"/status","value":"pending"},{"op":"replace","path":"/assignTo","value":%d},{"op":"remove","path":"/assignTo"}]`, agentID), http.StatusNoContent)
+	type item struct {
+		Action               string
+		Status               any
+		AssignedTo           any
+		LinkedConversationID any
+	}
+	var got []item
+	for _, th := range w.conv(id)["_embedded"].(map[string]any)["threads"].([]any) {
+		m := th.(map[string]any)
+		it := item{Status: m["status"], LinkedConversationID: m["linkedConversationId"]}
+		if a, ok := m["action"].(map[string]any); ok {
+			it.Action = a["type"].(string)
+		}
+		if p, ok := m["assignedTo"].(map[string]any); ok {
+			it.AssignedTo = p["id"]
+		} else {
+			it.AssignedTo = m["assignedTo"]
+		}
+		got = append(got, it)
+	}
+	assert.Equal(t, []item{ // newest first; equal times by id, descending
+		{"assigned", "nochange", nil, nil},
+		{"assigned", "nochange", float64(agentID), nil},
+		{"changed-ticket-status", "pending", nil, nil},
+		{"", "active", nil, nil}, // the thread that created the conversation set its status
+	}, got)
+}
+
+func TestThreadsV3(t *testing.T) {
+	w := newWorld(t)
+	id := w.create(convJSON(nil))
+	v2 := w.get(fmt.Sprintf("/v2/conversations/%d/threads", id))
+	v3 := w.get(fmt.Sprintf("/v3/conversations/%d/threads", id))
+	require.Equal(t, http.StatusOK, v3.Code, v3.Body.String())
+	assert.Equal(t, strings.ReplaceAll(v2.Body.String(), "/v2/conversations", "/v3/conversations"), v3.Body.String())
+	assert.Equal(t, http.StatusNotFound, w.do(request{method: "GET", path: fmt.Sprintf("/v3/conversations/%d/threads", id), token: globexToken}).Code)
 }

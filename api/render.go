@@ -236,8 +236,10 @@ func (r *renderer) thread(conv *parley.Conversation, t *parley.Thread) gin.H {
 		"createdAt": parley.FormatTime(t.CreatedAt),
 		"_embedded": gin.H{"attachments": r.attachments(conv, t)},
 	}
+	// The real thread object always carries these; absent values are null.
+	out["status"], out["assignedTo"], out["openedAt"], out["savedReplyId"], out["linkedConversationId"] = parley.StatusNoChange, nil, nil, nil, nil
 	if t.Action != nil {
-		out["action"] = gin.H{"type": t.Action.Type, "text": t.Action.Text}
+		out["action"] = gin.H{"type": t.Action.Type, "text": t.Action.Text, "associatedEntities": gin.H{}}
 	}
 	if t.Scheduled != nil {
 		out["scheduled"] = gin.H{"scheduledFor": parley.FormatTime(t.Scheduled.For), "scheduledBy": t.Scheduled.By,

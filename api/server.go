@@ -183,6 +183,9 @@ func (s *Server) routes() {
 	v2.DELETE("/conversations/:conversationId/snooze", s.unsnooze)
 	v2.POST("/conversations/:conversationId/merge", s.merge)
 	v2.GET("/conversations/:conversationId/threads", s.listThreads)
+	// v3 differs from v2 only in sending system users' real type; Parley
+	// has no system users, so both answer the same threads.
+	r.Group("/v3", s.authenticate).GET("/conversations/:conversationId/threads", s.listThreads)
 	v2.POST("/conversations/:conversationId/reply", s.addThread(parley.ThreadMessage))
 	v2.POST("/conversations/:conversationId/notes", s.addThread(parley.ThreadNote))
 	v2.POST("/conversations/:conversationId/customer", s.addThread(parley.ThreadCustomer))
