@@ -188,7 +188,7 @@ func conversationFromChat(tx Tx, caller Caller, c *Chat, status Status, now time
 			agent.User = u
 		}
 	}
-	conv, err := CreateConversation(tx, Caller{Company: caller.Company, User: caller.User}, in, c.CreatedAt)
+	conv, err := CreateConversation(tx, Caller{Company: caller.Company, User: caller.User}, in, nil, c.CreatedAt)
 	if err != nil {
 		return nil, err
 	}

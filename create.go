@@ -49,6 +49,9 @@ type NewThread struct {
 	To        []string       `json:"to"`
 	CC        []string       `json:"cc"`
 	BCC       []string       `json:"bcc"`
+	// Attachments are stored with the thread, under the same rules as
+	// POST .../threads/{threadId}/attachments.
+	Attachments []AttachmentInput `json:"attachments"`
 }
 
 // FieldValueInput is a custom field value in a request.
@@ -152,6 +155,34 @@ func (t *NewThread) validate(p *Problems, prefix string, imported bool) {
 			}
 		}
 	}
+	for i := range t.Attachments {
+		t.Attachments[i].validate(p, fmt.Sprintf("%sattachments[%d].", prefix, i))
+	}
+}
+
+// storeNewThreadAttachments stores the attachments sent with the threads
+// of a new conversation, once the threads have ids, and derives the
+// conversation again (hasAttachments).
+func storeNewThreadAttachments(tx Tx, c *Conversation, threads []Thread, inputs []NewThread, scan Scanner) error {
+	stored := false
+	for i := range threads {
+		if len(inputs[i].Attachments) == 0 {
+			continue
+		}
+		ids, err := StoreAttachments(tx, &threads[i], inputs[i].Attachments, scan)
+		if err != nil {
+			return err
+		}
+		threads[i].Attachments, stored = ids, true
+		if err := tx.PutThread(&threads[i]); err != nil {
+			return err
+		}
+	}
+	if !stored {
+		return nil
+	}
+	c.Derive(threads)
+	return tx.PutConversation(c)
 }
 
 func requireString(p *Problems, path string, v *string, max int) {
@@ -186,8 +217,9 @@ func checkTime(p *Problems, path string, v *string) {
 // CreateConversation applies SPEC's Create Conversation rules within tx:
 // finds or creates the customer, resolves the assignee, tags and custom
 // fields, stores the conversation and its threads, and derives its fields.
-// caller is the token owner; n must have passed Validate.
-func CreateConversation(tx Tx, caller Caller, n *NewConversation, now time.Time) (*Conversation, error) {
+// caller is the token owner; n must have passed Validate. scan inspects
+// the threads' attachments (nil: none is scanned).
+func CreateConversation(tx Tx, caller Caller, n *NewConversation, scan Scanner, now time.Time) (*Conversation, error) {
 	if len(n.Threads) > MaxThreads {
 		return nil, Locked(CodeTooManyThreads, fmt.Sprintf("a conversation holds at most %d threads", MaxThreads))
 	}
@@ -281,6 +313,9 @@ func CreateConversation(tx Tx, caller Caller, n *NewConversation, now time.Time)
 		if err := tx.PutThread(&threads[i]); err != nil {
 			return nil, err
 		}
+	}
+	if err := storeNewThreadAttachments(tx, c, threads, n.Threads, scan); err != nil {
+		return nil, err
 	}
 	if c.State == StatePublished { // a draft is announced when published
 		return c, emit(tx, EventConvoCreated, companyID, c.ID, now)

@@ -217,7 +217,7 @@ func (s *Server) createConversation(c *gin.Context) {
 	var conv *parley.Conversation
 	err := s.write(c, func(tx *storage.Tx) error {
 		var err error
-		conv, err = parley.CreateConversation(tx, caller(c), &in, s.now())
+		conv, err = parley.CreateConversation(tx, caller(c), &in, s.cfg.Scanner, s.now())
 		return err
 	})
 	if err != nil {

@@ -177,3 +177,29 @@ func TestImportedConversationRecordsNoEvents(t *testing.T) {
 	w.create(convJSON(map[string]any{"tags": []string{"live-tag"}, "customer": customer("new@example.com")}))
 	assert.Equal(t, []string{"customer.created", "tag.created", "convo.created"}, events()[before:])
 }
+
+// TestCreateConversationAttachments: attachments sent with the threads of a
+// new conversation are stored, scanned and shown, never dropped.
+func TestCreateConversationAttachments(t *testing.T) {
+	w := newWorld(t)
+	eicar := []byte(`X5O!P%@AP[4\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*`)
+	th := thread("customer", "Receipt attached")
+	th["attachments"] = []any{attachmentJSON("receipt.txt", "text/plain", []byte("total: 42")), attachmentJSON("bad.exe", "application/octet-stream", eicar)}
+	id := w.create(convJSON(map[string]any{"threads": []any{th}}))
+	c := w.conv(id)
+	assert.True(t, w.found(id, "attachments:true"), "the conversation is found as one with attachments")
+	var got []string
+	for _, a := range field(t, c, "_embedded", "threads").([]any)[0].(map[string]any)["_embedded"].(map[string]any)["attachments"].([]any) {
+		m := a.(map[string]any)
+		got = append(got, fmt.Sprintf("%v %v %v", m["filename"], m["size"], m["state"]))
+	}
+	assert.Equal(t, []string{"receipt.txt 9 ok", fmt.Sprintf("bad.exe %d virus", len(eicar))}, got)
+	rec := w.get(fmt.Sprintf("/v2/conversations/%d/attachments/1/data", id))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+
+	bad := thread("customer", "Broken")
+	bad["attachments"] = []any{map[string]any{"fileName": "x.txt", "mimeType": "text", "data": "!!"}}
+	rec = w.do(request{method: "POST", path: "/v2/conversations", token: ownerToken, body: convJSON(map[string]any{"threads": []any{bad}})})
+	require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+	assert.Equal(t, []string{"threads[0].attachments[0].mimeType: Invalid Mime-Type", "threads[0].attachments[0].data: Invalid Attachment"}, errorSummary(t, rec))
+}

@@ -300,7 +300,7 @@ func importConversation(db *storage.DB, caller parley.Caller, users map[int64]bo
 		if err := req.Validate(); err != nil {
 			return err
 		}
-		if _, err := parley.CreateConversation(tx, caller, &req, now); err != nil {
+		if _, err := parley.CreateConversation(tx, caller, &req, parley.EICARScanner{}, now); err != nil {
 			return err
 		}
 		n = len(out)

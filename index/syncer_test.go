@@ -52,7 +52,7 @@ func createConversations(t *testing.T, db *storage.DB, who parley.Caller, n int)
 				Threads: []parley.NewThread{{Type: parley.Ptr("customer"), Text: parley.Ptr("Please refund my order")}},
 			}
 			require.NoError(t, in.Validate())
-			if _, err := parley.CreateConversation(tx, who, in, now); err != nil {
+			if _, err := parley.CreateConversation(tx, who, in, nil, now); err != nil {
 				return err
 			}
 		}
@@ -127,7 +127,7 @@ func TestWaitSeesWrite(t *testing.T) {
 			in := &parley.NewConversation{Subject: parley.Ptr("Refund"), Type: parley.Ptr("email"), MailboxID: parley.Ptr(int64(1)),
 				Status: parley.Ptr("active"), Customer: &parley.CustomerInput{Email: parley.Ptr("a@example.com")},
 				Threads: []parley.NewThread{{Type: parley.Ptr("customer"), Text: parley.Ptr("x")}}}
-			_, err := parley.CreateConversation(tx, who, in, now)
+			_, err := parley.CreateConversation(tx, who, in, nil, now)
 			return err
 		})
 		require.NoError(t, err)

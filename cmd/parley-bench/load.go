@@ -43,7 +43,7 @@ func loadInternal(db *storage.DB, w *world, c *corpus, from, to int, now time.Ti
 				if err != nil {
 					return err
 				}
-				if _, err := parley.CreateConversation(tx, parley.Caller{Company: company, User: owner}, r.n, r.at); err != nil {
+				if _, err := parley.CreateConversation(tx, parley.Caller{Company: company, User: owner}, r.n, nil, r.at); err != nil {
 					return err
 				}
 			}
