@@ -222,6 +222,8 @@ type Thread struct {
 	Scheduled *Schedule `json:"scheduled,omitempty"`
 	// Rating is the customer's satisfaction rating of a reply.
 	Rating *Rating `json:"rating,omitempty"`
+	// SavedReplyID is the saved reply the thread was written from.
+	SavedReplyID int64 `json:"savedReplyId,omitempty"`
 }
 
 // Action is what a line item records.

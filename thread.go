@@ -22,6 +22,9 @@ type ThreadRequest struct {
 	BCC         []string          `json:"bcc"`
 	CreatedAt   *string           `json:"createdAt"`
 	Attachments []AttachmentInput `json:"attachments"`
+	// SavedReplyID records the saved reply of the conversation's mailbox
+	// the thread was written from.
+	SavedReplyID *int64 `json:"savedReplyId"`
 }
 
 // ThreadStatuses are the statuses a thread request may set.
@@ -117,6 +120,15 @@ func AddThread(tx Tx, caller Caller, convID int64, kind ThreadType, r *ThreadReq
 	}
 	if r.Draft {
 		t.State = ThreadDraft
+	}
+	if r.SavedReplyID != nil {
+		if _, err := tx.SavedReply(c.CompanyID, c.MailboxID, *r.SavedReplyID); err != nil {
+			if IsNotFound(err) {
+				return nil, Invalid("JSON", "savedReplyId", CodeInvalidID, "no saved reply with this id in the conversation's mailbox", *r.SavedReplyID)
+			}
+			return nil, err
+		}
+		t.SavedReplyID = *r.SavedReplyID
 	}
 	customer, err := threadCustomer(tx, c, r.Customer, now)
 	if err != nil {

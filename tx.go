@@ -13,6 +13,7 @@ type Tx interface {
 	User(companyID, id int64) (*User, error)
 	Team(companyID, id int64) (*Team, error)
 	Mailbox(companyID, id int64) (*Mailbox, error)
+	SavedReply(companyID, mailboxID, id int64) (*SavedReply, error)
 
 	Customer(companyID, id int64) (*Customer, error)
 	CustomerByEmail(companyID int64, email string) (*Customer, error)

@@ -268,6 +268,9 @@ func (r *renderer) thread(conv *parley.Conversation, t *parley.Thread) gin.H {
 	if t.AssignedTo != nil {
 		out["assignedTo"] = r.person(*t.AssignedTo)
 	}
+	if t.SavedReplyID != 0 {
+		out["savedReplyId"] = t.SavedReplyID
+	}
 	if t.OpenedAt != nil {
 		out["openedAt"] = parley.FormatTime(*t.OpenedAt)
 	}

@@ -220,6 +220,7 @@ func (s *Server) routes() {
 	v2.GET("/mailboxes/:mailboxId", s.getMailbox)
 	v2.GET("/mailboxes/:mailboxId/fields", s.listMailboxFields)
 	v2.GET("/mailboxes/:mailboxId/folders", s.listMailboxFolders)
+	s.savedReplyRoutes(v2)
 	v2.GET("/ratings/:ratingId", s.getRating)
 	v2.GET("/tags", s.listTags)
 	v2.GET("/tags/:tagId", s.getTag)

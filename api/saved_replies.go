@@ -1,0 +1,134 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// savedReplyRoutes registers a mailbox's saved replies under v2.
+func (s *Server) savedReplyRoutes(v2 *gin.RouterGroup) {
+	v2.GET("/mailboxes/:mailboxId/saved-replies", s.listSavedReplies)
+	v2.POST("/mailboxes/:mailboxId/saved-replies", s.createSavedReply)
+	v2.GET("/mailboxes/:mailboxId/saved-replies/:savedReplyId", s.getSavedReply)
+	v2.PUT("/mailboxes/:mailboxId/saved-replies/:savedReplyId", s.updateSavedReply)
+	v2.DELETE("/mailboxes/:mailboxId/saved-replies/:savedReplyId", s.deleteSavedReply)
+}
+
+// listSavedReplies handles GET /v2/mailboxes/{mailboxId}/saved-replies: a
+// bare array, as the real API answers it, of {id, name, preview} and
+// chatPreview when the reply has chat text; chat-only replies only with
+// includeChatReplies=true.
+func (s *Server) listSavedReplies(c *gin.Context) {
+	mailboxID, err := pathID(c, "mailboxId")
+	p := readParams(c, "includeChatReplies")
+	includeChat := boolParam(p, "includeChatReplies")
+	if err == nil {
+		err = p.err()
+	}
+	var replies []parley.SavedReply
+	if err == nil {
+		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+			replies, err = parley.SavedRepliesOf(tx, caller(c), mailboxID, includeChat)
+			return err
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	items := make([]gin.H, 0, len(replies))
+	for _, r := range replies {
+		item := gin.H{"id": r.ID, "name": r.Name, "preview": parley.SavedReplyPreview(r.Text)}
+		if r.ChatText != "" {
+			item["chatPreview"] = parley.SavedReplyPreview(r.ChatText)
+		}
+		items = append(items, item)
+	}
+	render(c, http.StatusOK, items)
+}
+
+// getSavedReply handles GET /v2/mailboxes/{mailboxId}/saved-replies/{id}.
+func (s *Server) getSavedReply(c *gin.Context) {
+	mailboxID, id, err := savedReplyPath(c)
+	if err == nil {
+		err = readParams(c).err()
+	}
+	var r *parley.SavedReply
+	if err == nil {
+		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+			r, err = parley.LoadSavedReply(tx, caller(c), mailboxID, id)
+			return err
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, gin.H{"id": r.ID, "name": r.Name, "text": r.Text, "chatText": r.ChatText})
+}
+
+// createSavedReply handles POST /v2/mailboxes/{mailboxId}/saved-replies.
+func (s *Server) createSavedReply(c *gin.Context) {
+	mailboxID, err := pathID(c, "mailboxId")
+	var in parley.SavedReplyInput
+	if err == nil {
+		err = decodeJSON(c, &in)
+	}
+	var r *parley.SavedReply
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) (err error) {
+			r, err = parley.CreateSavedReply(tx, caller(c), mailboxID, &in, s.now())
+			return err
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.created(c, r.ID, s.url(c, "v2", "mailboxes", mailboxID, "saved-replies", r.ID))
+}
+
+// updateSavedReply handles PUT /v2/mailboxes/{mailboxId}/saved-replies/{id}.
+func (s *Server) updateSavedReply(c *gin.Context) {
+	mailboxID, id, err := savedReplyPath(c)
+	var in parley.SavedReplyInput
+	if err == nil {
+		err = decodeJSON(c, &in)
+	}
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error {
+			return parley.UpdateSavedReply(tx, caller(c), mailboxID, id, &in, s.now())
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// deleteSavedReply handles DELETE /v2/mailboxes/{mailboxId}/saved-replies/{id}.
+func (s *Server) deleteSavedReply(c *gin.Context) {
+	mailboxID, id, err := savedReplyPath(c)
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error {
+			return parley.DeleteSavedReply(tx, caller(c), mailboxID, id)
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+func savedReplyPath(c *gin.Context) (mailboxID, id int64, err error) {
+	if mailboxID, err = pathID(c, "mailboxId"); err == nil {
+		id, err = pathID(c, "savedReplyId")
+	}
+	return mailboxID, id, err
+}
