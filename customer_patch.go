@@ -2,7 +2,6 @@ package parley
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -127,7 +126,7 @@ func (pt *patcher) decode(prefix string, op PatchOp, v any) bool {
 		pt.p.Add(prefix+"value", CodeNullValue, op.Op+" needs a value", nil)
 		return false
 	}
-	if err := json.Unmarshal(op.Value, v); err != nil {
+	if err := UnmarshalValue(op.Value, v); err != nil {
 		pt.p.Add(prefix+"value", CodeInvalidJSON, "the value has the wrong type for "+op.Path, string(op.Value))
 		return false
 	}

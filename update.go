@@ -79,7 +79,7 @@ func PatchConversation(tx Tx, caller Caller, id int64, ops []PatchOp, now time.T
 	}
 	for i, op := range ops {
 		value := func(v any) error {
-			if err := json.Unmarshal(op.Value, v); err != nil || len(op.Value) == 0 {
+			if err := UnmarshalValue(op.Value, v); err != nil || len(op.Value) == 0 {
 				return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeInvalidJSON, "missing or mistyped value for "+op.Path, nil)
 			}
 			return nil
@@ -328,7 +328,7 @@ func PatchThread(tx Tx, caller Caller, convID, threadID int64, ops []PatchOp, no
 			t.Body = text
 		case op.Op == "replace" && op.Path == "/hidden":
 			var hidden bool
-			if json.Unmarshal(op.Value, &hidden) != nil {
+			if UnmarshalValue(op.Value, &hidden) != nil {
 				return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeInvalidJSON, "must be true or false", nil)
 			}
 			switch {

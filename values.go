@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -58,3 +59,25 @@ func (n Nullable[T]) IsZero() bool { return !n.Set }
 func Ptr[T any](v T) *T { return &v }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// UnmarshalValue decodes a patch operation's value into v, accepting a
+// number or a boolean sent as a string ("5", "true") where v wants one, as
+// the real service does for the SDKs that send them.
+func UnmarshalValue(raw json.RawMessage, v any) error {
+	err := json.Unmarshal(raw, v)
+	if err == nil {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return err
+	}
+	s = strings.TrimSpace(s)
+	if _, perr := strconv.ParseFloat(s, 64); perr != nil && s != "true" && s != "false" {
+		return err
+	}
+	if json.Unmarshal([]byte(s), v) != nil {
+		return err
+	}
+	return nil
+}

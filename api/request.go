@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -65,18 +66,30 @@ func requireJSON(c *gin.Context) error {
 	return nil
 }
 
-// unmarshalStrict decodes one JSON value, mapping decoder errors to SPEC's
-// `Invalid JSON` with the path of the offending field.
+// unmarshalStrict decodes exactly one JSON value, mapping decoder errors
+// to SPEC's `Invalid JSON` with the path of the offending field. A body of
+// `null`, or with anything but white space after the value, is refused; so
+// are control characters in strings (tab, CR and LF excepted). Numbers and
+// booleans sent as strings ("mailboxId": "123") are accepted, as the real
+// service accepts them from the SDKs that send them.
 func unmarshalStrict(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	err := dec.Decode(v)
-	if err == nil && dec.More() {
-		err = errors.New("unexpected data after the JSON value")
+	trimmed := bytes.TrimSpace(body)
+	switch {
+	case len(trimmed) == 0:
+		return parley.Invalid("JSON", "", parley.CodeInvalidJSON, "the body is empty", nil)
+	case bytes.Equal(trimmed, []byte("null")):
+		return parley.Invalid("JSON", "", parley.CodeInvalidJSON, "the body is null; send a JSON object", nil)
+	}
+	err := decodeOne(body, v)
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && (typeErr.Value == "string" || typeErr.Value == "number") {
+		if coerced, ok := coerceScalars(body, reflect.TypeOf(v)); ok {
+			err = decodeOne(coerced, v)
+		}
 	}
 	if err == nil {
-		return nil
+		return checkControlChars(body)
 	}
-	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &typeErr):
@@ -84,11 +97,22 @@ func unmarshalStrict(body []byte, v any) error {
 			fmt.Sprintf("expected %s, got %s", jsonKind(typeErr.Type.String()), typeErr.Value), nil)
 	case errors.As(err, &syntaxErr):
 		return parley.Invalid("JSON", "", parley.CodeInvalidJSON, fmt.Sprintf("malformed JSON at byte %d: %v", syntaxErr.Offset, err), nil)
-	case errors.Is(err, io.EOF):
-		return parley.Invalid("JSON", "", parley.CodeInvalidJSON, "the body is empty", nil)
 	default:
 		return parley.Invalid("JSON", "", parley.CodeInvalidJSON, "malformed JSON: "+err.Error(), nil)
 	}
+}
+
+// decodeOne decodes the body's one JSON value; anything but white space
+// after it is an error (json.Decoder.More would accept `{...}}garbage`).
+func decodeOne(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if rest := bytes.TrimSpace(body[dec.InputOffset():]); len(rest) > 0 {
+		return fmt.Errorf("unexpected data after the JSON value at byte %d", dec.InputOffset())
+	}
+	return nil
 }
 
 // jsonKind names a Go type the way a JSON client thinks of it.

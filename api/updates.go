@@ -18,6 +18,9 @@ func (s *Server) conversationWrite(c *gin.Context, fn func(tx *storage.Tx, convI
 	if err == nil {
 		body, err = readJSON(c, MaxBodyBytes)
 	}
+	if err == nil {
+		err = checkControlChars(body)
+	}
 	var ops []parley.PatchOp
 	if err == nil {
 		ops, err = parley.ParsePatch(body)
