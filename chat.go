@@ -256,7 +256,7 @@ func StartChat(tx Tx, widgetID string, r *StartChatRequest, token string, env Ch
 		p.Add("name", CodeSize, sizeMessage(1, MaxVisitorNameLength), r.Name)
 	}
 	if r.Email == nil || !ValidEmail(strings.TrimSpace(*r.Email)) {
-		p.Add("email", CodeEmail, "must be a well-formed e-mail address", r.Email)
+		p.Add("email", CodeEmail, EmailRule, r.Email)
 	}
 	if err := p.Err(); err != nil {
 		return nil, err

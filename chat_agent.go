@@ -86,6 +86,9 @@ func UpdateChatTags(tx Tx, caller Caller, chatID string, names []string, present
 	if !present {
 		return nil, chatError(KindUnprocessable, "tags", CodeNullValue, "tags must be an array of names", nil)
 	}
+	if len(names) > MaxTags {
+		return nil, chatError(KindUnprocessable, "tags", CodeSize, fmt.Sprintf("at most %d tags are allowed", MaxTags), len(names))
+	}
 	var wanted []ChatTag
 	seen := map[string]bool{}
 	for i, raw := range names {

@@ -63,6 +63,27 @@ type FieldValueInput struct {
 // MaxTagLength bounds a tag name.
 const MaxTagLength = 255
 
+// MaxTags bounds the tags of one request and of one conversation: each tag
+// is a record and a key, so an unbounded list is an unbounded write.
+const MaxTags = 100
+
+// checkTagNames checks a request's tag list: at most MaxTags names, each
+// non-empty and at most MaxTagLength bytes.
+func checkTagNames(p *Problems, names []string) {
+	if len(names) > MaxTags {
+		p.Add("tags", CodeSize, fmt.Sprintf("at most %d tags are allowed", MaxTags), len(names))
+		return
+	}
+	for i, t := range names {
+		path := fmt.Sprintf("tags[%d]", i)
+		if NormalizeTagName(t) == "" {
+			p.Add(path, CodeEmptyValue, "may not be empty", t)
+		} else if len(t) > MaxTagLength {
+			p.Add(path, CodeSize, sizeMessage(1, MaxTagLength), t)
+		}
+	}
+}
+
 // MaxSubjectLength bounds a subject.
 const MaxSubjectLength = 998
 
@@ -106,14 +127,7 @@ func (n *NewConversation) Validate() error {
 	for i := range n.Threads {
 		n.Threads[i].validate(p, fmt.Sprintf("threads[%d].", i), n.Imported)
 	}
-	for i, t := range n.Tags {
-		path := fmt.Sprintf("tags[%d]", i)
-		if NormalizeTagName(t) == "" {
-			p.Add(path, CodeEmptyValue, "may not be empty", t)
-		} else if len(t) > MaxTagLength {
-			p.Add(path, CodeSize, sizeMessage(1, MaxTagLength), t)
-		}
-	}
+	checkTagNames(p, n.Tags)
 	for i, f := range n.Fields {
 		path := fmt.Sprintf("fields[%d].", i)
 		if f.ID == nil {
@@ -151,7 +165,7 @@ func (t *NewThread) validate(p *Problems, prefix string, imported bool) {
 	}{{"to", t.To}, {"cc", t.CC}, {"bcc", t.BCC}} {
 		for i, a := range list.v {
 			if !ValidEmail(a) {
-				p.Add(fmt.Sprintf("%s%s[%d]", prefix, list.name, i), CodeEmail, "must be a well-formed e-mail address", a)
+				p.Add(fmt.Sprintf("%s%s[%d]", prefix, list.name, i), CodeEmail, EmailRule, a)
 			}
 		}
 	}

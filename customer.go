@@ -128,9 +128,20 @@ func (c *Customer) Entries(k EntryKind) *[]Entry {
 // NormalizeEmail gives the stored, compared form of an e-mail address.
 func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
+// MaxEmailLength bounds an e-mail address (RFC 5321 allows 254 octets in
+// a path); addresses are storage keys, so the bound is also what keeps a
+// key within bbolt's limit.
+const MaxEmailLength = 255
+
+// EmailRule is the message of an e-mail that is not valid.
+const EmailRule = "must be a well-formed e-mail address of at most 255 characters"
+
 // ValidEmail reports whether s is a single well-formed address without a
-// display name.
+// display name, of at most MaxEmailLength bytes.
 func ValidEmail(s string) bool {
+	if len(s) > MaxEmailLength {
+		return false
+	}
 	a, err := mail.ParseAddress(s)
 	return err == nil && a.Address == s && a.Name == "" && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
 }
@@ -161,7 +172,7 @@ func (in *CustomerInput) Validate(p *Problems, prefix string) {
 		p.Add(prefix+"id", CodeInvalidID, "must be a positive identifier", *in.ID)
 	}
 	if in.Email != nil && !ValidEmail(strings.TrimSpace(*in.Email)) {
-		p.Add(prefix+"email", CodeEmail, "must be a well-formed e-mail address", *in.Email)
+		p.Add(prefix+"email", CodeEmail, EmailRule, *in.Email)
 	}
 	sized := []struct {
 		name     string

@@ -41,7 +41,7 @@ func (in *EntryInput) validate(p *Problems, k EntryKind, prefix string) {
 	case len([]rune(*in.Value)) > MaxEntryValueLength:
 		p.Add(prefix+"value", CodeSize, sizeMessage(1, MaxEntryValueLength), *in.Value)
 	case k.Segment == "emails" && !ValidEmail(strings.TrimSpace(*in.Value)):
-		p.Add(prefix+"value", CodeEmail, "must be a well-formed e-mail address", *in.Value)
+		p.Add(prefix+"value", CodeEmail, EmailRule, *in.Value)
 	case k.Segment == "websites" && !ValidURL(strings.TrimSpace(*in.Value)):
 		p.Add(prefix+"value", CodeValueNotSupported, "must be a valid http or https URL", *in.Value)
 	}

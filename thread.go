@@ -60,7 +60,7 @@ func (r *ThreadRequest) Validate(kind ThreadType) error {
 	}{{"to", r.To}, {"cc", r.CC}, {"bcc", r.BCC}} {
 		for i, a := range list.v {
 			if !ValidEmail(a) {
-				p.Add(fmt.Sprintf("%s[%d]", list.name, i), CodeEmail, "must be a well-formed e-mail address", a)
+				p.Add(fmt.Sprintf("%s[%d]", list.name, i), CodeEmail, EmailRule, a)
 			}
 		}
 	}

@@ -197,13 +197,7 @@ func ReplaceTags(tx Tx, caller Caller, id int64, names []string, now time.Time) 
 	if names == nil {
 		p.Add("tags", CodeNullValue, "may not be null", nil)
 	}
-	for i, t := range names {
-		if NormalizeTagName(t) == "" {
-			p.Add(fmt.Sprintf("tags[%d]", i), CodeEmptyValue, "may not be empty", t)
-		} else if len(t) > MaxTagLength {
-			p.Add(fmt.Sprintf("tags[%d]", i), CodeSize, sizeMessage(1, MaxTagLength), t)
-		}
-	}
+	checkTagNames(p, names)
 	if err := p.Err(); err != nil {
 		return err
 	}
@@ -406,7 +400,7 @@ func Merge(tx Tx, caller Caller, sourceID int64, r *MergeRequest, now time.Time)
 		return nil, err
 	}
 	for _, id := range src.TagIDs {
-		if !slices.Contains(dst.TagIDs, id) {
+		if !slices.Contains(dst.TagIDs, id) && len(dst.TagIDs) < MaxTags { // a merge keeps the target within the bound
 			dst.TagIDs = append(dst.TagIDs, id)
 		}
 	}

@@ -101,7 +101,7 @@ func CreateUser(tx UserTx, who Caller, req NewUser, now time.Time) (*User, error
 	case req.Email == nil:
 		p.Add("email", CodeNullValue, "may not be null", nil)
 	case !ValidEmail(strings.TrimSpace(*req.Email)):
-		p.Add("email", CodeEmail, "must be a well-formed e-mail address", *req.Email)
+		p.Add("email", CodeEmail, EmailRule, *req.Email)
 	default:
 		u.Email = strings.TrimSpace(*req.Email)
 	}
@@ -113,7 +113,7 @@ func CreateUser(tx UserTx, who Caller, req NewUser, now time.Time) (*User, error
 	}
 	for i, e := range req.AlternateEmails {
 		if !ValidEmail(e) {
-			p.Add("alternateEmails["+itoa(i)+"]", CodeEmail, "must be a well-formed e-mail address", e)
+			p.Add("alternateEmails["+itoa(i)+"]", CodeEmail, EmailRule, e)
 		}
 	}
 	if req.Timezone != nil {

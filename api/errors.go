@@ -69,7 +69,7 @@ func (s *Server) fail(c *gin.Context, err error) {
 			"_links":  gin.H{"about": gin.H{"href": base + errorDocsPath + "#" + anchor(f.Code)}},
 		}
 		if f.RejectedValue != nil {
-			item["rejectedValue"] = f.RejectedValue
+			item["rejectedValue"] = shortened(f.RejectedValue)
 		}
 		items = append(items, item)
 	}
@@ -158,4 +158,28 @@ func (s *Server) failV1(c *gin.Context, err error) {
 		msg = e.Errors[0].Path + ": " + e.Errors[0].Message
 	}
 	c.AbortWithStatusJSON(statusOf[e.Kind], gin.H{"status": statusOf[e.Kind], "message": strings.TrimPrefix(msg, ": ")})
+}
+
+// MaxRejectedValue bounds a rejected text echoed in an error body: a
+// 40,000-character value refused for its length is not sent back whole.
+const MaxRejectedValue = 256
+
+// shortened cuts a long rejected string, marking the cut.
+func shortened(v any) any {
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case *string:
+		if x == nil {
+			return v
+		}
+		s = *x
+	default:
+		return v
+	}
+	if r := []rune(s); len(r) > MaxRejectedValue {
+		return string(r[:MaxRejectedValue]) + "…"
+	}
+	return s
 }
