@@ -26,8 +26,8 @@ import (
 func reindexCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("reindex", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", envOr("PARLEY_DATA", "./parley-data"), "data directory (PARLEY_DATA)")
-	if err := fs.Parse(args); err != nil {
+	data := fs.String("data", "./parley-data", "data directory (PARLEY_DATA)")
+	if err := parseFlags(fs, args, map[string]string{"data": "data"}); err != nil {
 		return err
 	}
 	if _, err := os.Stat(dbPath(*data)); err != nil {
@@ -85,11 +85,11 @@ func appCommand(args []string, stdout io.Writer) error {
 func appCreate(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("app create", flag.ContinueOnError)
 	fs.SetOutput(stdout)
-	data := fs.String("data", envOr("PARLEY_DATA", "./parley-data"), "data directory (PARLEY_DATA)")
+	data := fs.String("data", "./parley-data", "data directory (PARLEY_DATA)")
 	email := fs.String("user", "", "e-mail of the existing user the application acts as")
 	name := fs.String("name", "API application", "application name")
 	redirect := fs.String("redirect-uri", "", "redirect URL of the authorization-code flow (absolute http or https URL)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, map[string]string{"data": "data"}); err != nil {
 		return err
 	}
 	if *email == "" {
@@ -140,8 +140,8 @@ type appListing struct {
 func appList(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("app list", flag.ContinueOnError)
 	fs.SetOutput(stdout)
-	data := fs.String("data", envOr("PARLEY_DATA", "./parley-data"), "data directory (PARLEY_DATA)")
-	if err := fs.Parse(args); err != nil {
+	data := fs.String("data", "./parley-data", "data directory (PARLEY_DATA)")
+	if err := parseFlags(fs, args, map[string]string{"data": "data"}); err != nil {
 		return err
 	}
 	db, err := storage.Open(dbPath(*data), storage.Options{})
@@ -173,9 +173,9 @@ func appList(args []string, stdout io.Writer) error {
 func appRevoke(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("app revoke", flag.ContinueOnError)
 	fs.SetOutput(stdout)
-	data := fs.String("data", envOr("PARLEY_DATA", "./parley-data"), "data directory (PARLEY_DATA)")
+	data := fs.String("data", "./parley-data", "data directory (PARLEY_DATA)")
 	clientID := fs.String("client-id", "", "client id of the application to revoke")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, map[string]string{"data": "data"}); err != nil {
 		return err
 	}
 	if *clientID == "" {

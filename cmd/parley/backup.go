@@ -22,11 +22,11 @@ import (
 func backupCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", envOr("PARLEY_DATA", "./parley-data"), "data directory, when no server runs (PARLEY_DATA)")
+	data := fs.String("data", "./parley-data", "data directory, when no server runs (PARLEY_DATA)")
 	out := fs.String("out", "", "file to write the backup to (required)")
-	url := fs.String("url", envOr("PARLEY_URL", ""), "base URL of a running server: back up through GET /admin/backup (PARLEY_URL)")
-	token := fs.String("token", envOr("PARLEY_ADMIN_TOKEN", ""), "bearer token for --url: the operator's admin token, or an owner's or administrator's (PARLEY_ADMIN_TOKEN)")
-	if err := fs.Parse(args); err != nil {
+	url := fs.String("url", "", "base URL of a running server: back up through GET /admin/backup (PARLEY_URL)")
+	token := fs.String("token", "", "bearer token for --url: the operator's admin token, or an owner's or administrator's (PARLEY_ADMIN_TOKEN)")
+	if err := parseFlags(fs, args, map[string]string{"data": "data", "url": "url", "token": "admin-token"}); err != nil {
 		return err
 	}
 	if *out == "" {
@@ -120,10 +120,10 @@ func checkBackup(path string) error {
 func restoreCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", envOr("PARLEY_DATA", "./parley-data"), "data directory to restore into (PARLEY_DATA)")
+	data := fs.String("data", "./parley-data", "data directory to restore into (PARLEY_DATA)")
 	from := fs.String("from", "", "backup file (required)")
 	force := fs.Bool("force", false, "replace the database and index of a non-empty data directory")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, map[string]string{"data": "data"}); err != nil {
 		return err
 	}
 	if *from == "" {

@@ -20,9 +20,9 @@ import (
 func importCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", envOr("PARLEY_DATA", "./parley-data"), "data directory (PARLEY_DATA)")
-	company := fs.Int64("company", int64(envInt("PARLEY_COMPANY", 0)), "company id to import into; default: the only company (PARLEY_COMPANY)")
-	if err := fs.Parse(args); err != nil {
+	data := fs.String("data", "./parley-data", "data directory (PARLEY_DATA)")
+	company := fs.Int64("company", 0, "company id to import into; default: the only company (PARLEY_COMPANY)")
+	if err := parseFlags(fs, args, map[string]string{"data": "data", "company": "company"}); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

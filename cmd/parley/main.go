@@ -84,12 +84,3 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 var errUsage = errors.New("bad usage")
-
-// envOr reads an environment variable with a default, so every flag can
-// also be set as PARLEY_<NAME>.
-func envOr(name, def string) string {
-	if v, ok := os.LookupEnv(name); ok {
-		return v
-	}
-	return def
-}

@@ -49,7 +49,7 @@ func TestServeLifecycle(t *testing.T) {
 	// still open, those later today have not started), so how many chat
 	// transcripts Acme has depends on the time of day.
 	before := acmeDemoConversations(t, time.Now())
-	srv := serveInProcess(t, servingAddr, "serve", "--addr", "127.0.0.1:0", "--data", dir)
+	srv := serveInProcess(t, servingAddr, "serve", "--demo", "--addr", "127.0.0.1:0", "--data", dir)
 	after := acmeDemoConversations(t, time.Now())
 	base, logs := "http://"+srv.addr, srv.logs
 

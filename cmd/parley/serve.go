@@ -16,8 +16,6 @@ import (
 	"math/big"
 	"net"
 	"net/http"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -33,26 +31,28 @@ const shutdownGrace = 30 * time.Second
 func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", envOr("PARLEY_ADDR", "127.0.0.1:8080"), "listen address (PARLEY_ADDR)")
-	data := fs.String("data", envOr("PARLEY_DATA", "./parley-data"), "data directory (PARLEY_DATA)")
-	baseURL := fs.String("base-url", envOr("PARLEY_BASE_URL", ""), "absolute URL of the API for links (PARLEY_BASE_URL); default: from each request")
-	certFile := fs.String("tls-cert", envOr("PARLEY_TLS_CERT", ""), "TLS certificate file, PEM (PARLEY_TLS_CERT)")
-	keyFile := fs.String("tls-key", envOr("PARLEY_TLS_KEY", ""), "TLS private key file, PEM (PARLEY_TLS_KEY)")
-	selfSigned := fs.Bool("tls-self-signed", envBool("PARLEY_TLS_SELF_SIGNED"), "serve HTTPS with a generated self-signed certificate (PARLEY_TLS_SELF_SIGNED)")
-	insecure := fs.Bool("insecure-http", envBool("PARLEY_INSECURE_HTTP"), "allow plain HTTP on a non-loopback address (PARLEY_INSECURE_HTTP)")
-	transition := fs.String("transition-path", envOr("PARLEY_TRANSITION_PATH", "/transition"), "path of the V1 key exchange (PARLEY_TRANSITION_PATH)")
-	logLevel := fs.String("log-level", envOr("PARLEY_LOG_LEVEL", "info"), "log level: debug, info, warn, error (PARLEY_LOG_LEVEL)")
-	logFormat := fs.String("log-format", envOr("PARLEY_LOG_FORMAT", "json"), "log format: json or text (PARLEY_LOG_FORMAT)")
-	adminToken := fs.String("admin-token", envOr("PARLEY_ADMIN_TOKEN", ""), "operator bearer token for GET /admin/backup (PARLEY_ADMIN_TOKEN)")
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address (PARLEY_ADDR)")
+	data := fs.String("data", "./parley-data", "data directory (PARLEY_DATA)")
+	baseURL := fs.String("base-url", "", "absolute URL of the API for links (PARLEY_BASE_URL); default: from each request")
+	certFile := fs.String("tls-cert", "", "TLS certificate file, PEM (PARLEY_TLS_CERT)")
+	keyFile := fs.String("tls-key", "", "TLS private key file, PEM (PARLEY_TLS_KEY)")
+	selfSigned := fs.Bool("tls-self-signed", false, "serve HTTPS with a generated self-signed certificate (PARLEY_TLS_SELF_SIGNED)")
+	insecure := fs.Bool("insecure-http", false, "allow plain HTTP on a non-loopback address (PARLEY_INSECURE_HTTP)")
+	transition := fs.String("transition-path", "/transition", "path of the V1 key exchange (PARLEY_TRANSITION_PATH)")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error (PARLEY_LOG_LEVEL)")
+	logFormat := fs.String("log-format", "json", "log format: json or text (PARLEY_LOG_FORMAT)")
+	adminToken := fs.String("admin-token", "", "operator bearer token for GET /admin/backup (PARLEY_ADMIN_TOKEN)")
 	limits := map[parley.Plan]*int{}
 	for _, plan := range []parley.Plan{parley.PlanStandard, parley.PlanPlus, parley.PlanPro} {
 		name := "PARLEY_RATE_LIMIT_" + strings.ToUpper(string(plan))
-		limits[plan] = fs.Int("rate-limit-"+string(plan), envInt(name, 0),
+		limits[plan] = fs.Int("rate-limit-"+string(plan), 0,
 			fmt.Sprintf("API calls per minute of a %s company; 0 is the default %d (%s)", plan, parley.DefaultRateLimit(plan), name))
 	}
-	tokenLimit := fs.Int("token-rate-limit", envInt("PARLEY_TOKEN_RATE_LIMIT", 0), "token-endpoint calls per minute per client; 0 is the default 60 (PARLEY_TOKEN_RATE_LIMIT)")
-	timeout := fs.Duration("request-timeout", envDuration("PARLEY_REQUEST_TIMEOUT", 0), "deadline of each request; 0 is the default 60s (PARLEY_REQUEST_TIMEOUT)")
-	if err := fs.Parse(args); err != nil {
+	tokenLimit := fs.Int("token-rate-limit", 0, "token-endpoint calls per minute per client; 0 is the default 60 (PARLEY_TOKEN_RATE_LIMIT)")
+	timeout := fs.Duration("request-timeout", 0, "deadline of each request; 0 is the default 60s (PARLEY_REQUEST_TIMEOUT)")
+	demo := fs.Bool("demo", false, "load the demo data into an empty data directory (PARLEY_DEMO)")
+	metricsAddr := fs.String("metrics-addr", "", "serve GET /metrics on this address, without a token (PARLEY_METRICS_ADDR); default: on the API address, behind the admin token")
+	if err := parseFlags(fs, args, everyFlag(fs)); err != nil {
 		return err
 	}
 	tlsConfig, err := serverTLS(*addr, *certFile, *keyFile, *selfSigned, *insecure, parley.SystemClock.Now())
@@ -67,11 +67,14 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	for plan, n := range limits {
 		rateLimits[plan] = *n
 	}
-	in, err := open(ctx, *data, true, parley.SystemClock, log, nil)
+	in, err := open(ctx, *data, *demo, parley.SystemClock, log, nil)
 	if err != nil {
 		return err
 	}
 	defer in.close()
+	if err := sayIfEmpty(in.db, *data, log); err != nil {
+		return err
+	}
 
 	syncCtx, stopSync := context.WithCancel(context.Background())
 	synced, woken := make(chan struct{}), make(chan struct{})
@@ -96,6 +99,13 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		go func() { served <- srv.Serve(ln) }()
 	}
 	log.Info("parley serving", "addr", ln.Addr().String(), "data", *data, "scheme", scheme)
+	if *metricsAddr != "" {
+		stopMetrics, err := serveMetrics(*metricsAddr, handler.Metrics().Handler(), log)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+	}
 
 	stopHooks, err := startWebhooks(handler, in.db, *baseURL, scheme+"://"+ln.Addr().String(), log)
 	if err != nil {
@@ -253,25 +263,4 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 		return slog.New(slog.NewTextHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("%w: --log-format must be json or text", errUsage)
-}
-
-// envBool, envInt and envDuration read PARLEY_* defaults of flags; a
-// malformed value is ignored (the flag's own default applies).
-func envBool(name string) bool {
-	v, _ := strconv.ParseBool(os.Getenv(name))
-	return v
-}
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return v
-	}
-	return def
-}
-
-func envDuration(name string, def time.Duration) time.Duration {
-	if v, err := time.ParseDuration(os.Getenv(name)); err == nil {
-		return v
-	}
-	return def
 }

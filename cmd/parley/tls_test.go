@@ -21,7 +21,7 @@ var servingTLS = regexp.MustCompile(`"parley serving","addr":"([^"]+)".*"scheme"
 // TestServeSelfSignedTLS serves HTTPS with a generated certificate and
 // makes a real request over it.
 func TestServeSelfSignedTLS(t *testing.T) {
-	srv := serveInProcess(t, servingTLS, "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--tls-self-signed")
+	srv := serveInProcess(t, servingTLS, "serve", "--demo", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--tls-self-signed")
 	addr, logs := srv.addr, srv.logs
 
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
