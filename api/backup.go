@@ -1,11 +1,8 @@
 package api
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -18,14 +15,10 @@ const keyOperator = "parley.operator"
 // operatorOrUser lets the operator's admin token (Config.AdminToken)
 // through; anything else goes through the normal bearer authentication.
 func (s *Server) operatorOrUser(c *gin.Context) {
-	if s.cfg.AdminToken != "" {
-		scheme, token, _ := strings.Cut(c.GetHeader("Authorization"), " ")
-		got, want := sha256.Sum256([]byte(strings.TrimSpace(token))), sha256.Sum256([]byte(s.cfg.AdminToken))
-		if strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
-			c.Set(keyOperator, true)
-			c.Next()
-			return
-		}
+	if s.isOperator(c) {
+		c.Set(keyOperator, true)
+		c.Next()
+		return
 	}
 	s.authenticate(c)
 }

@@ -130,8 +130,9 @@ func (m *Metrics) observe(method, route string, status int, took time.Duration) 
 	}
 }
 
-// metrics handles GET /metrics (no authentication; bind the server to a
-// private address or filter /metrics at the proxy to keep it internal).
+// metrics handles GET /metrics, behind the operator's admin token (serve
+// --metrics-addr also serves them, without a token, on an address of
+// their own).
 func (s *Server) metrics(c *gin.Context) {
 	s.cfg.Metrics.Handler().ServeHTTP(c.Writer, c.Request)
 }

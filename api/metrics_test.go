@@ -16,12 +16,16 @@ import (
 
 func TestMetricsAndReadiness(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
+	w := newWorld(t, func(c *api.Config) { c.AdminToken = "op-secret" })
 	w.create(`{"subject":"Metrics","type":"email","mailboxId":1,"status":"active","customer":{"email":"m@example.com"},"threads":[{"type":"customer","text":"hi"}]}`)
 	w.get("/v2/conversations?status=all")
 	w.server.Metrics().WebhookDelivery(api.WebhookDelivered)
 
-	rec := w.do(request{method: http.MethodGet, path: "/metrics"})
+	for _, token := range []string{"", ownerToken, "op-wrong"} {
+		rec := w.do(request{method: http.MethodGet, path: "/metrics", token: token})
+		require.Equal(t, http.StatusUnauthorized, rec.Code, "metrics span every company: the operator's alone")
+	}
+	rec := w.do(request{method: http.MethodGet, path: "/metrics", token: "op-secret"})
 	require.Equal(t, http.StatusOK, rec.Code)
 	body := rec.Body.String()
 	for _, want := range []string{
@@ -52,11 +56,14 @@ func TestMetricsAndReadiness(t *testing.T) {
 
 func TestRateLimitRejectionsCounted(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, func(c *api.Config) { c.RateLimits = map[parley.Plan]int{parley.PlanPro: 1} })
+	w := newWorld(t, func(c *api.Config) {
+		c.RateLimits = map[parley.Plan]int{parley.PlanPro: 1}
+		c.AdminToken = "op-secret"
+	})
 	w.get("/v2/users/me")
 	rec := w.get("/v2/users/me")
 	require.Equal(t, http.StatusTooManyRequests, rec.Code)
-	metrics := w.do(request{method: http.MethodGet, path: "/metrics"}).Body.String()
+	metrics := w.do(request{method: http.MethodGet, path: "/metrics", token: "op-secret"}).Body.String()
 	assert.Contains(t, metrics, `parley_rate_limit_rejections_total{route="/v2/users/:userId"} 1`)
 }
 

@@ -63,8 +63,10 @@ type Config struct {
 	// ReadyMaxOutbox is how many outbox entries may wait for the index
 	// while /readyz still answers 200; 0 means DefaultReadyMaxOutbox.
 	ReadyMaxOutbox int
-	// AdminToken, when set, is the operator's bearer token for
-	// GET /admin/backup (which holds every company's data).
+	// AdminToken, when set, is the operator's bearer token for the admin
+	// API under /admin/ and for /metrics (which span every company); unset,
+	// those answer 401 (GET /admin/backup still takes an owner's token on
+	// a single-company database).
 	AdminToken string
 	// InsecureWebhooks lets webhooks use http:// URLs to a loopback
 	// address (a server run in insecure mode: local receivers, tests);
@@ -157,7 +159,7 @@ func (s *Server) routes() {
 	r := s.router
 	r.GET("/healthz", s.healthz)
 	r.GET("/readyz", s.readyz)
-	r.GET("/metrics", s.metrics)
+	r.GET("/metrics", s.operator, s.metrics)
 	r.GET("/v2/openapi.json", s.openAPI)
 	r.GET("/docs", s.docs)
 	r.GET("/docs/errors", s.errorReference)

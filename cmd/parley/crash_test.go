@@ -162,7 +162,9 @@ func TestCrashLoop(t *testing.T) {
 	require.True(t, ok)
 	writes = append(writes, &acked{conversation: last, subject: "crash final", threads: 1})
 	require.Eventually(t, func() bool { return hooks.missing(writes) == 0 }, 60*time.Second, 100*time.Millisecond)
-	metrics, err := http.Get(base + "/metrics")
+	metricsReq, _ := http.NewRequest(http.MethodGet, base+"/metrics", nil)
+	metricsReq.Header.Set("Authorization", "Bearer "+crashAdminToken)
+	metrics, err := http.DefaultClient.Do(metricsReq)
 	require.NoError(t, err)
 	exposition, _ := io.ReadAll(metrics.Body)
 	metrics.Body.Close()
@@ -329,11 +331,14 @@ func verifyCustomersAndChats(t *testing.T, base, token string, customers map[int
 	}
 }
 
+// crashAdminToken is the operator token of the crash loop's servers (for /metrics).
+const crashAdminToken = "crash-operator-token"
+
 var servingAt = regexp.MustCompile(`"parley serving","addr":"([^"]+)"`)
 
 // startServer runs the binary and waits until it serves.
 func startServer(t *testing.T, bin, data string) (string, *exec.Cmd) {
-	cmd := exec.Command(bin, "serve", "--demo", "--addr", "127.0.0.1:0", "--data", data)
+	cmd := exec.Command(bin, "serve", "--demo", "--addr", "127.0.0.1:0", "--data", data, "--admin-token", crashAdminToken)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
