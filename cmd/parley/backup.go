@@ -129,8 +129,10 @@ func restoreCommand(ctx context.Context, args []string, stderr io.Writer) error 
 	if *from == "" {
 		return fmt.Errorf("%w: --from is required", errUsage)
 	}
-	if err := checkBackup(*from); err != nil {
-		return err
+	// Refuse a missing, foreign, truncated or inconsistent file before
+	// touching the data directory.
+	if err := storage.Verify(*from); err != nil {
+		return fmt.Errorf("refusing to restore, nothing was changed: %w", err)
 	}
 	entries, err := os.ReadDir(*data)
 	if err != nil && !os.IsNotExist(err) {
@@ -169,8 +171,9 @@ func restoreCommand(ctx context.Context, args []string, stderr io.Writer) error 
 	return nil
 }
 
-// copyFile copies src to dst through a temporary file and a rename, so dst
-// is never half written.
+// copyFile copies src to dst through a temporary file beside dst and a
+// rename, so dst is never half written: a crash mid-copy leaves the old
+// database whole (and a stray .restore-* file).
 func copyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
@@ -197,5 +200,14 @@ func copyFile(src, dst string) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), dst)
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return err
+	}
+	// The rename is durable once the directory is synced.
+	dir, err := os.Open(filepath.Dir(dst))
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return dir.Sync()
 }
