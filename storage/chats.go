@@ -86,6 +86,7 @@ func (t *Tx) indexWidgets(m *parley.Mailbox) error {
 
 // PutEvent records a domain event in the transaction of its change.
 func (t *Tx) PutEvent(e parley.Event) error {
+	t.webhookWork = true
 	b := t.tx.Bucket(bucketEvents)
 	seq, err := b.NextSequence()
 	if err != nil {

@@ -63,6 +63,9 @@ type DB struct {
 	onCommit func(seq uint64)
 	// onTx is told the duration of each View and Update (metrics).
 	onTx atomic.Pointer[func(write bool, took time.Duration)]
+	// later and webhooks are signalled after a commit that stored a
+	// wake-up, or a domain event or webhook delivery: see LaterChanged.
+	later, webhooks chan struct{}
 }
 
 // Options tune Open.
@@ -94,7 +97,7 @@ func Open(path string, opt Options) (*DB, error) {
 		b.Close()
 		return nil, fmt.Errorf("storage: create buckets: %w", err)
 	}
-	return &DB{bolt: b}, nil
+	return &DB{bolt: b, later: make(chan struct{}, 1), webhooks: make(chan struct{}, 1)}, nil
 }
 
 // Close closes the file.
@@ -144,16 +147,24 @@ func (db *DB) View(fn func(*Tx) error) error {
 func (db *DB) Update(fn func(*Tx) error) (uint64, error) {
 	defer db.observeTx(true, time.Now())
 	var seq uint64
+	var later, webhooks bool
 	err := db.bolt.Batch(func(btx *bbolt.Tx) error {
 		tx := &Tx{tx: btx, writable: true}
 		if err := fn(tx); err != nil {
 			return err
 		}
 		seq = tx.outboxSeq
+		later, webhooks = tx.laterChanged, tx.webhookWork
 		return nil
 	})
 	if err != nil {
 		return 0, err
+	}
+	if later {
+		signal(db.later)
+	}
+	if webhooks {
+		signal(db.webhooks)
 	}
 	if seq != 0 && db.onCommit != nil {
 		db.onCommit(seq)
@@ -166,6 +177,9 @@ type Tx struct {
 	tx        *bbolt.Tx
 	writable  bool
 	outboxSeq uint64
+	// laterChanged and webhookWork record that the transaction stored a
+	// wake-up, or an event or delivery, for the signals of Update.
+	laterChanged, webhookWork bool
 }
 
 var _ parley.Tx = (*Tx)(nil)

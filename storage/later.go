@@ -34,6 +34,7 @@ func (t *Tx) PutLater(item parley.LaterItem) error {
 		return err
 	}
 	k := laterKey(item.At, item.Kind, item.ID)
+	t.laterChanged = true
 	if err := t.put(bucketLater, k, item); err != nil {
 		return err
 	}
@@ -77,4 +78,14 @@ func (t *Tx) DueLater(now time.Time) ([]parley.LaterItem, error) {
 		out = append(out, item)
 	}
 	return out, nil
+}
+
+// NextLater is when the earliest wake-up is due (to the second, as
+// DueLater compares), and false when there is none.
+func (t *Tx) NextLater() (time.Time, bool) {
+	k, _ := t.tx.Bucket(bucketLater).Cursor().First()
+	if k == nil {
+		return time.Time{}, false
+	}
+	return time.Unix(int64(binary.BigEndian.Uint64(k[:8])), 0).UTC(), true
 }

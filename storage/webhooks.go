@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -129,6 +130,7 @@ func (t *Tx) Deliveries(webhookID int64, offset, limit int) ([]parley.Delivery, 
 // PutDelivery stores a delivery, assigning an id when ID is 0, and keeps
 // its queue and due keys in step with its status.
 func (t *Tx) PutDelivery(d *parley.Delivery) error {
+	t.webhookWork = true
 	if d.ID == 0 {
 		id, err := t.nextID(bucketDeliveries)
 		if err != nil {
@@ -231,6 +233,24 @@ func (t *Tx) DueDeliveries(now time.Time, max int) ([]parley.Delivery, error) {
 		}
 	}
 	return out, nil
+}
+
+// NextDeliveryAt is when the earliest delivery that heads its queue is
+// due (a delivery queued behind another waits for it, so it does not count),
+// and false when none is queued and unpaused.
+func (t *Tx) NextDeliveryAt() (time.Time, bool, error) {
+	next, err := t.DueDeliveries(time.Unix(0, math.MaxInt64), 1)
+	if err != nil || len(next) == 0 {
+		return time.Time{}, false, err
+	}
+	return next[0].NextAttemptAt, true, nil
+}
+
+// HasPendingEvents reports whether recorded events wait to be turned into
+// deliveries.
+func (t *Tx) HasPendingEvents() bool {
+	k, _ := t.tx.Bucket(bucketEvents).Cursor().First()
+	return k != nil
 }
 
 // RecordedEvent is a domain event with its commit-order sequence.

@@ -48,7 +48,10 @@ type Config struct {
 	// Rand draws retry jitter; default seeded randomly. Tests seed it.
 	Rand *rand.Rand
 	Log  *slog.Logger
-	// Tick is how often Run looks for work; default one second.
+	// Tick is the longest Run sleeps between read-only looks for work when
+	// nothing is due and no commit signals new work; default one minute.
+	// Run wakes earlier at the next delivery's due time, or when a commit
+	// records an event or stores a delivery (storage.DB.WebhookWork).
 	Tick time.Duration
 	// Workers bounds concurrent POSTs; default 8.
 	Workers int
@@ -79,7 +82,7 @@ func New(cfg Config) *Dispatcher {
 		cfg.Log = slog.Default()
 	}
 	if cfg.Tick == 0 {
-		cfg.Tick = time.Second
+		cfg.Tick = time.Minute
 	}
 	if cfg.Workers == 0 {
 		cfg.Workers = 8
@@ -87,20 +90,48 @@ func New(cfg Config) *Dispatcher {
 	return &Dispatcher{cfg: cfg}
 }
 
-// Run delivers until ctx ends, every Tick.
+// retryWait is how long Run waits after a failed round.
+const retryWait = time.Second
+
+// Run delivers until ctx ends. Between rounds it sleeps until the next
+// delivery is due, a commit signals new work, or Tick passes; with nothing
+// to do, a round is read-only transactions only, so an idle server writes
+// nothing.
 func (d *Dispatcher) Run(ctx context.Context) {
-	tick := time.NewTicker(d.cfg.Tick)
-	defer tick.Stop()
 	for {
-		if _, err := d.DeliverDue(ctx, d.cfg.Clock.Now()); err != nil && ctx.Err() == nil {
+		wait := d.cfg.Tick
+		if _, err := d.DeliverDue(ctx, d.cfg.Clock.Now()); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
 			d.cfg.Log.Error("webhooks: delivering failed; will retry", "err", err)
+			wait = retryWait
+		} else if next, ok, err := d.NextDue(); err != nil {
+			d.cfg.Log.Error("webhooks: reading the next due delivery failed; will retry", "err", err)
+			wait = retryWait
+		} else if ok {
+			wait = min(wait, max(next.Sub(d.cfg.Clock.Now()), 0))
 		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
-		case <-tick.C:
+		case <-d.cfg.DB.WebhookWork():
+		case <-t.C:
 		}
+		t.Stop()
 	}
+}
+
+// NextDue is when the earliest delivery that can go is due; false when
+// none waits.
+func (d *Dispatcher) NextDue() (next time.Time, ok bool, err error) {
+	err = d.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		next, ok, err = tx.NextDeliveryAt()
+		return err
+	})
+	return next, ok, err
 }
 
 // fanOutBatch bounds the events expanded per transaction.
@@ -110,6 +141,10 @@ const fanOutBatch = 100
 // returns how many deliveries it made.
 func (d *Dispatcher) FanOut(now time.Time) (int, error) {
 	total := 0
+	var pending bool
+	if err := d.cfg.DB.View(func(tx *storage.Tx) error { pending = tx.HasPendingEvents(); return nil }); err != nil || !pending {
+		return 0, err // nothing recorded: no write transaction
+	}
 	for {
 		var n, seen int
 		_, err := d.cfg.DB.Update(func(tx *storage.Tx) error {

@@ -79,7 +79,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	syncCtx, stopSync := context.WithCancel(context.Background())
 	synced, woken := make(chan struct{}), make(chan struct{})
 	go func() { in.syncer.Run(syncCtx); close(synced) }()
-	go func() { runScheduler(syncCtx, in.db, parley.SystemClock, log); close(woken) }()
+	go func() { (&scheduler{db: in.db, clock: parley.SystemClock, log: log}).run(syncCtx); close(woken) }()
 	defer func() { stopSync(); <-synced; <-woken }()
 
 	handler := api.New(api.Config{DB: in.db, Engine: in.search, Syncer: in.syncer, Clock: parley.SystemClock, Log: log, BaseURL: *baseURL,
@@ -202,30 +202,6 @@ func selfSignedCert(host string, now time.Time) (tls.Certificate, error) {
 		return tls.Certificate{}, err
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
-}
-
-// schedulerTick is how often snoozes and scheduled threads are checked.
-const schedulerTick = time.Second
-
-// runScheduler wakes snoozed conversations and publishes scheduled threads
-// when due, until ctx ends.
-func runScheduler(ctx context.Context, db *storage.DB, clock parley.Clock, log *slog.Logger) {
-	tick := time.NewTicker(schedulerTick)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		_, err := db.Update(func(tx *storage.Tx) error {
-			_, err := parley.WakeDue(tx, clock.Now())
-			return err
-		})
-		if err != nil {
-			log.Error("scheduler: waking due items failed; will retry", "err", err)
-		}
-	}
 }
 
 // startWebhooks runs the webhook dispatcher beside the syncer and the

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// schedulerRetry is how long the scheduler waits after a failed wake-up
+// before trying again.
+const schedulerRetry = time.Second
+
+// scheduler wakes snoozed conversations and publishes scheduled threads
+// when they are due. It sleeps until the earliest wake-up (read in a
+// read-only transaction) or until a commit stores a new one
+// (storage.DB.LaterChanged), so an idle server opens no write transaction.
+type scheduler struct {
+	db    *storage.DB
+	clock parley.Clock
+	log   *slog.Logger
+}
+
+// run wakes due items until ctx ends.
+func (s *scheduler) run(ctx context.Context) {
+	for {
+		wait, err := s.step()
+		if err != nil {
+			s.log.Error("scheduler: waking due items failed; will retry", "err", err)
+			wait = schedulerRetry
+		}
+		if !sleep(ctx, wait, s.db.LaterChanged()) {
+			return
+		}
+	}
+}
+
+// step wakes what is due now, if anything, and returns how long to sleep
+// until the next wake-up; -1 means none is pending (sleep until signalled).
+// Nothing due means a read-only transaction only.
+func (s *scheduler) step() (time.Duration, error) {
+	for {
+		now := s.clock.Now()
+		var next time.Time
+		var pending bool
+		if err := s.db.View(func(tx *storage.Tx) error {
+			next, pending = tx.NextLater()
+			return nil
+		}); err != nil {
+			return 0, err
+		}
+		if !pending {
+			return -1, nil
+		}
+		if next.Unix() > now.Unix() {
+			return next.Sub(now), nil
+		}
+		if _, err := s.db.Update(func(tx *storage.Tx) error {
+			_, err := parley.WakeDue(tx, now)
+			return err
+		}); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// sleep waits for d (forever when d < 0), a signal, or the end of ctx;
+// false means ctx ended.
+func sleep(ctx context.Context, d time.Duration, signal <-chan struct{}) bool {
+	var timer <-chan time.Time
+	if d >= 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-signal:
+	case <-timer:
+	}
+	return true
+}
