@@ -2,7 +2,8 @@
 //
 //	parley serve   [--addr 127.0.0.1:8080] [--data ./parley-data] [--base-url URL]
 //	               [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--insecure-http]
-//	               [--transition-path /transition]
+//	               [--transition-path /transition] [--demo] [--admin-token T] [--metrics-addr ADDR]
+//	parley init    --data DIR --company NAME --owner EMAIL [--plan standard|plus|pro]
 //	parley reindex --data DIR
 //	parley backup  --out FILE [--data DIR | --url URL --token TOKEN]
 //	parley restore --data DIR --from FILE [--force]
@@ -11,7 +12,8 @@
 //	parley app list   --data DIR
 //	parley app revoke --data DIR --client-id ID
 //
-// On an empty data directory `serve` first loads the embedded demo data.
+// `serve --demo` loads the embedded demo data into an empty data
+// directory; a plain `serve` never creates credentials (use `init`).
 package main
 
 import (
@@ -34,7 +36,8 @@ func main() {
 const usage = `usage:
   parley serve   [--addr 127.0.0.1:8080] [--data ./parley-data] [--base-url URL]
                  [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--insecure-http]
-                 [--transition-path /transition]
+                 [--transition-path /transition] [--demo] [--admin-token T] [--metrics-addr ADDR]
+  parley init    --data DIR --company NAME --owner EMAIL [--plan standard|plus|pro]
   parley reindex --data DIR
   parley backup  --out FILE [--data DIR | --url URL --token TOKEN]
   parley restore --data DIR --from FILE [--force]
@@ -54,6 +57,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		err = serveCommand(ctx, args[1:], stderr)
+	case "init":
+		err = initCommand(args[1:], os.Stdin, stdout, stderr)
 	case "reindex":
 		err = reindexCommand(ctx, args[1:], stderr)
 	case "app":
