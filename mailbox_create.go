@@ -13,6 +13,7 @@ const MaxLabelLength = 100
 
 // MailboxTx is what creating and changing mailboxes needs from storage.
 type MailboxTx interface {
+	Company(id int64) (*Company, error)
 	Mailbox(companyID, id int64) (*Mailbox, error)
 	Mailboxes(companyID int64) ([]Mailbox, error)
 	// PutMailbox stores a mailbox, assigning ids to it and to its new
@@ -82,6 +83,9 @@ func SystemFolderSet(now time.Time) []Folder {
 // CreateMailbox creates a mailbox of a company with its system folders and
 // no custom field. Names are unique within the company (409 Conflict).
 func CreateMailbox(tx MailboxTx, companyID int64, req NewMailbox, now time.Time) (*Mailbox, error) {
+	if _, err := tx.Company(companyID); err != nil {
+		return nil, err
+	}
 	p := Problems{Source: "JSON"}
 	m := &Mailbox{CompanyID: companyID, Name: checkName(&p, "name", req.Name), Email: checkEmail(&p, "email", req.Email),
 		Folders: SystemFolderSet(now), Fields: []FieldDef{}, DefaultStatus: StatusActive, CreatedAt: now, UpdatedAt: now}
@@ -180,7 +184,7 @@ func AddField(tx MailboxTx, companyID, mailboxID int64, req NewField, now time.T
 	switch {
 	case f.Type == FieldDropdown && len(req.Options) == 0:
 		p.Add("options", CodeEmptyValue, "a dropdown needs at least one option", nil)
-	case f.Type != FieldDropdown && len(req.Options) > 0 && req.Type != nil:
+	case f.Type != "" && f.Type != FieldDropdown && len(req.Options) > 0:
 		p.Add("options", CodeValueNotSupported, "only a dropdown has options", req.Options)
 	case len(req.Options) > MaxFieldOptions:
 		p.Add("options", CodeSize, "at most "+itoa(MaxFieldOptions)+" options", len(req.Options))

@@ -3,11 +3,16 @@ package api
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"golang.org/x/crypto/bcrypt"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
 )
 
 // isOperator reports whether the request carries the operator's admin
@@ -38,4 +43,157 @@ func (s *Server) operator(c *gin.Context) {
 	}
 	c.Set(keyOperator, true)
 	c.Next()
+}
+
+// adminRoutes registers the admin API: what an operator needs to add
+// companies and shape their mailboxes on a running server. Every route
+// takes the operator's admin token alone, and acts on any company.
+func (s *Server) adminRoutes() {
+	a := s.router.Group("/admin", s.operator)
+	a.POST("/companies", s.adminCreateCompany)
+	a.POST("/companies/:companyId/mailboxes", s.adminCreateMailbox)
+	a.PATCH("/companies/:companyId/mailboxes/:mailboxId", s.adminUpdateMailbox)
+	a.POST("/companies/:companyId/mailboxes/:mailboxId/fields", s.adminAddField)
+	a.POST("/companies/:companyId/mailboxes/:mailboxId/widgets", s.adminAddWidget)
+}
+
+// bcryptHash is the parley.Hash of passwords and client secrets.
+func bcryptHash(secret string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(secret), bcrypt.DefaultCost)
+	return string(h), err
+}
+
+// adminMailbox renders a mailbox for the admin API: the public view with
+// its chat widgets.
+func (s *Server) adminMailbox(c *gin.Context, m *parley.Mailbox) gin.H {
+	out := s.mailboxResource(c, m)
+	out["companyId"] = m.CompanyID
+	out["widgets"] = nonNil(m.Widgets)
+	return out
+}
+
+// adminCreateCompany handles POST /admin/companies: a company, its owner,
+// a first mailbox and an OAuth application (parley.CreateCompany, as
+// `parley init`). The answer holds the client secret, and the owner's
+// password when it was generated: shown this once.
+func (s *Server) adminCreateCompany(c *gin.Context) {
+	var req parley.NewCompany
+	if err := decodeJSON(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	var a *parley.NewAccount
+	err := s.write(c, func(tx *storage.Tx) (err error) {
+		a, err = parley.CreateCompany(tx, req, bcryptHash, s.now())
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	owner := gin.H{"id": a.Owner.ID, "email": a.Owner.Email, "firstName": a.Owner.FirstName, "lastName": a.Owner.LastName}
+	if a.OwnerPassword != "" {
+		owner["password"] = a.OwnerPassword
+	}
+	c.Header("Resource-ID", strconv.FormatInt(a.Company.ID, 10))
+	c.Header("Cache-Control", "no-store")
+	render(c, http.StatusCreated, gin.H{"id": a.Company.ID, "name": a.Company.Name, "plan": a.Company.Plan,
+		"createdAt": parley.FormatTime(a.Company.CreatedAt), "owner": owner, "mailbox": s.adminMailbox(c, a.Mailbox),
+		"app": gin.H{"clientId": a.App.ClientID, "clientSecret": a.ClientSecret, "name": a.App.Name}})
+}
+
+// adminIDs reads the company id, and the mailbox id when the route has one.
+func adminIDs(c *gin.Context) (company, mailbox int64, err error) {
+	if company, err = pathID(c, "companyId"); err != nil {
+		return 0, 0, err
+	}
+	if c.Param("mailboxId") != "" {
+		mailbox, err = pathID(c, "mailboxId")
+	}
+	return company, mailbox, err
+}
+
+// adminMailboxWrite parses a body into req and runs a mailbox change of the
+// company and mailbox of the path, then renders the mailbox with status.
+func adminMailboxWrite[T any](s *Server, c *gin.Context, status int,
+	change func(tx *storage.Tx, company, mailbox int64, req T) (*parley.Mailbox, gin.H, error)) {
+	company, mailbox, err := adminIDs(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var req T
+	if err := decodeJSON(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	var m *parley.Mailbox
+	var created gin.H
+	err = s.write(c, func(tx *storage.Tx) (err error) {
+		if _, err := tx.Company(company); err != nil {
+			return err
+		}
+		m, created, err = change(tx, company, mailbox, req)
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	switch {
+	case created != nil:
+		c.Header("Resource-ID", fmt.Sprint(created["id"]))
+		render(c, status, created)
+	case status == http.StatusCreated:
+		c.Header("Resource-ID", strconv.FormatInt(m.ID, 10))
+		fallthrough
+	default:
+		render(c, status, s.adminMailbox(c, m))
+	}
+}
+
+// adminCreateMailbox handles POST /admin/companies/{companyId}/mailboxes:
+// a mailbox with its system folders.
+func (s *Server) adminCreateMailbox(c *gin.Context) {
+	adminMailboxWrite(s, c, http.StatusCreated, func(tx *storage.Tx, company, _ int64, req parley.NewMailbox) (*parley.Mailbox, gin.H, error) {
+		m, err := parley.CreateMailbox(tx, company, req, s.now())
+		return m, nil, err
+	})
+}
+
+// adminUpdateMailbox handles PATCH /admin/companies/{companyId}/mailboxes/{mailboxId}:
+// renames a mailbox or changes its address.
+func (s *Server) adminUpdateMailbox(c *gin.Context) {
+	adminMailboxWrite(s, c, http.StatusOK, func(tx *storage.Tx, company, mailbox int64, req parley.MailboxPatch) (*parley.Mailbox, gin.H, error) {
+		m, err := parley.UpdateMailbox(tx, company, mailbox, req, s.now())
+		return m, nil, err
+	})
+}
+
+// adminAddField handles POST /admin/companies/{companyId}/mailboxes/{mailboxId}/fields:
+// a custom field at the end of the mailbox's fields.
+func (s *Server) adminAddField(c *gin.Context) {
+	adminMailboxWrite(s, c, http.StatusCreated, func(tx *storage.Tx, company, mailbox int64, req parley.NewField) (*parley.Mailbox, gin.H, error) {
+		m, f, err := parley.AddField(tx, company, mailbox, req, s.now())
+		if err != nil {
+			return nil, nil, err
+		}
+		options := make([]gin.H, 0, len(f.Options))
+		for _, o := range f.Options {
+			options = append(options, gin.H{"id": o.ID, "order": o.Order, "label": o.Label})
+		}
+		return m, gin.H{"id": f.ID, "name": f.Name, "type": f.Type, "required": f.Required, "order": f.Order, "options": options}, nil
+	})
+}
+
+// adminAddWidget handles POST /admin/companies/{companyId}/mailboxes/{mailboxId}/widgets:
+// a public chat widget whose id the embeddable widget sends.
+func (s *Server) adminAddWidget(c *gin.Context) {
+	adminMailboxWrite(s, c, http.StatusCreated, func(tx *storage.Tx, company, mailbox int64, req parley.NewWidget) (*parley.Mailbox, gin.H, error) {
+		m, id, err := parley.AddWidget(tx, company, mailbox, req, s.now())
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, gin.H{"id": id, "mailboxId": m.ID, "_links": gin.H{"chats": link(s.url(c, "v2", "widgets", id, "chats"))}}, nil
+	})
 }

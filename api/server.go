@@ -165,6 +165,7 @@ func (s *Server) routes() {
 	r.GET("/docs/errors", s.errorReference)
 	r.GET("/docs/redoc.standalone.js", s.docsRenderer)
 	r.GET("/admin/backup", s.operatorOrUser, s.backup)
+	s.adminRoutes() // the admin API, behind the operator's admin token
 	r.POST("/v2/oauth2/token", s.token)
 	r.POST(s.cfg.TransitionPath, s.transition)
 	s.loginRoutes()
