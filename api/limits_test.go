@@ -19,7 +19,7 @@ import (
 // answer 5xx (bbolt refuses keys over 32 KiB: every key built from input is
 // bounded in the domain), and the e-mail and tag cases must be refused.
 func TestOverLongValues(t *testing.T) {
-	w := newWorld(t)
+	w := newWorld(t, withOperator)
 	long := strings.Repeat("a", 40000)
 	email := strings.Repeat("b", 39988) + "@example.com"
 	tags := make([]string, 10000)
@@ -48,7 +48,7 @@ func TestOverLongValues(t *testing.T) {
 		"conversationId": fmt.Sprint(conv), "threadId": "2", "attachmentId": "1", "customerId": fmt.Sprint(cu),
 		"organizationId": org.Header().Get("Resource-ID"), "mailboxId": fmt.Sprint(supportID), "savedReplyId": "1",
 		"slug": "tier", "tagId": "1", "webhookId": "1", "deliveryId": "1", "userId": fmt.Sprint(ownerID),
-		"chatId": v.chat, "messageId": uuidN(7), "widgetId": supportWidget,
+		"chatId": v.chat, "messageId": uuidN(7), "widgetId": supportWidget, "companyId": fmt.Sprint(acmeID),
 	}
 
 	type probe struct {
@@ -115,6 +115,12 @@ func TestOverLongValues(t *testing.T) {
 		"POST /transition":                                            {{`{"apiKey":` + L + `}`, false}},
 		"POST /authentication/login":                                  {{"", false}},
 		"POST /authentication/authorizeClientApplication":             {{"", false}},
+		"POST /admin/companies": {{`{"name":"x","owner":{"email":` + E + `}}`, true}, {`{"name":` + L + `,"owner":{"email":"o@example.com"}}`, true},
+			{`{"name":"x","owner":{"email":"o@example.com","password":` + L + `}}`, true}, {`{"name":"x","owner":{"email":"o@example.com"},"mailbox":{"name":` + L + `}}`, true}},
+		"POST /admin/companies/:companyId/mailboxes":                    {{`{"name":` + L + `,"email":"m@example.com"}`, true}, {`{"name":"x","email":` + E + `}`, true}},
+		"PATCH /admin/companies/:companyId/mailboxes/:mailboxId":        {{`{"name":` + L + `}`, true}, {`{"email":` + E + `}`, true}},
+		"POST /admin/companies/:companyId/mailboxes/:mailboxId/fields":  {{`{"name":` + L + `,"type":"number"}`, true}, {`{"name":"x","type":"dropdown","options":[` + L + `]}`, true}},
+		"POST /admin/companies/:companyId/mailboxes/:mailboxId/widgets": {{`{"id":` + L + `}`, true}},
 	}
 	for _, k := range []string{"emails", "phones", "chats", "social-profiles", "websites"} {
 		body := `{"value":` + L + `}`
@@ -142,6 +148,9 @@ func TestOverLongValues(t *testing.T) {
 		for i, p := range probes {
 			t.Run(fmt.Sprintf("%s %s #%d", r.Method, r.Path, i), func(t *testing.T) {
 				req := request{method: r.Method, path: fill(r.Path), token: ownerToken, body: p.body}
+				if strings.HasPrefix(r.Path, "/admin/") {
+					req.token = operatorToken
+				}
 				if strings.HasPrefix(r.Path, "/v2/widgets/") {
 					req.token = ""
 					req.header = map[string]string{"X-Visitor-Token": v.token}
