@@ -57,8 +57,9 @@ func (s *Server) adminRoutes() {
 	a.POST("/companies/:companyId/mailboxes/:mailboxId/widgets", s.adminAddWidget)
 }
 
-// bcryptHash is the parley.Hash of passwords and client secrets.
-func bcryptHash(secret string) (string, error) {
+// HashSecret is the parley.Hash of passwords and client secrets: bcrypt
+// at its default cost. `parley init` uses it too.
+func HashSecret(secret string) (string, error) {
 	h, err := bcrypt.GenerateFromPassword([]byte(secret), bcrypt.DefaultCost)
 	return string(h), err
 }
@@ -84,7 +85,7 @@ func (s *Server) adminCreateCompany(c *gin.Context) {
 	}
 	var a *parley.NewAccount
 	err := s.write(c, func(tx *storage.Tx) (err error) {
-		a, err = parley.CreateCompany(tx, req, bcryptHash, s.now())
+		a, err = parley.CreateCompany(tx, req, HashSecret, s.now())
 		return err
 	})
 	if err != nil {

@@ -8,10 +8,10 @@ import (
 	"os"
 	"strings"
 
-	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/term"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/api"
 	"github.com/parley/parley/storage"
 )
 
@@ -73,7 +73,7 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	defer db.Close()
 	var account *parley.NewAccount
 	_, err = db.Update(func(tx *storage.Tx) (err error) {
-		account, err = parley.CreateCompany(tx, req, bcryptHash, parley.SystemClock.Now())
+		account, err = parley.CreateCompany(tx, req, api.HashSecret, parley.SystemClock.Now())
 		return err
 	})
 	if err != nil {
@@ -111,12 +111,6 @@ func readPassword(f *os.File, prompt io.Writer) (string, error) {
 		return "", errors.New("the passwords differ")
 	}
 	return string(a), nil
-}
-
-// bcryptHash is the parley.Hash of passwords and client secrets.
-func bcryptHash(secret string) (string, error) {
-	h, err := bcrypt.GenerateFromPassword([]byte(secret), bcrypt.DefaultCost)
-	return string(h), err
 }
 
 // flagProblems rewrites a validation error of parley.CreateCompany with
