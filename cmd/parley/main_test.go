@@ -68,6 +68,11 @@ func TestServeLifecycle(t *testing.T) {
 	assert.NotContains(t, logs.String(), token, "tokens never reach the logs")
 }
 
+// startWait bounds how long a test waits for a server to serve: loading
+// the demo data and building its index takes seconds, and minutes under
+// the race detector on a loaded machine.
+const startWait = 3 * time.Minute
+
 // inProcess is `parley` run in the test's process until stop.
 type inProcess struct {
 	addr string // the address its "parley serving" log line names
@@ -104,7 +109,7 @@ func serveInProcess(t *testing.T, addrLine *regexp.Regexp, args ...string) *inPr
 			p.addr = m[1]
 		}
 		return m != nil
-	}, 30*time.Second, 20*time.Millisecond, p.logs.String())
+	}, startWait, 20*time.Millisecond, "the server did not start serving")
 	return p
 }
 
