@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -56,10 +57,23 @@ func TestStrictConfiguration(t *testing.T) {
 }
 
 // TestServeEmptyWithoutDemo: a plain serve on an empty directory creates
-// no company and no credentials, and says how to make one.
+// no company and no credentials, and says how to make one. Its metrics are
+// served without a token on --metrics-addr alone.
 func TestServeEmptyWithoutDemo(t *testing.T) {
 	dir := t.TempDir()
-	srv := serveInProcess(t, servingAddr, "serve", "--addr", "127.0.0.1:0", "--data", dir)
+	srv := serveInProcess(t, servingAddr, "serve", "--addr", "127.0.0.1:0", "--data", dir, "--metrics-addr", "127.0.0.1:0")
+	m := regexp.MustCompile(`"metrics serving","addr":"([^"]+)"`).FindStringSubmatch(srv.logs.String())
+	require.NotNil(t, m, srv.logs.String())
+	metrics, err := http.Get("http://" + m[1] + "/metrics")
+	require.NoError(t, err)
+	exposition, _ := io.ReadAll(metrics.Body)
+	metrics.Body.Close()
+	assert.Equal(t, http.StatusOK, metrics.StatusCode)
+	assert.Contains(t, string(exposition), "parley_index_outbox_depth")
+	metrics, err = http.Get("http://" + srv.addr + "/metrics")
+	require.NoError(t, err)
+	metrics.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, metrics.StatusCode, "not on the API address without the admin token")
 	res, err := http.Post("http://"+srv.addr+"/v2/oauth2/token", "application/x-www-form-urlencoded",
 		stringsReader("grant_type=client_credentials&client_id=acme-demo-client&client_secret=acme-demo-secret"))
 	require.NoError(t, err)

@@ -85,6 +85,14 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	handler := api.New(api.Config{DB: in.db, Engine: in.search, Syncer: in.syncer, Clock: parley.SystemClock, Log: log, BaseURL: *baseURL,
 		TransitionPath: *transition, InsecureWebhooks: tlsConfig == nil,
 		RateLimits: rateLimits, TokenRateLimit: *tokenLimit, RequestTimeout: *timeout, AdminToken: *adminToken})
+	// Metrics listen first: the "parley serving" line says everything listens.
+	if *metricsAddr != "" {
+		stopMetrics, err := serveMetrics(*metricsAddr, handler.Metrics().Handler(), log)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -99,13 +107,6 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		go func() { served <- srv.Serve(ln) }()
 	}
 	log.Info("parley serving", "addr", ln.Addr().String(), "data", *data, "scheme", scheme)
-	if *metricsAddr != "" {
-		stopMetrics, err := serveMetrics(*metricsAddr, handler.Metrics().Handler(), log)
-		if err != nil {
-			return err
-		}
-		defer stopMetrics()
-	}
 
 	stopHooks, err := startWebhooks(handler, in.db, *baseURL, scheme+"://"+ln.Addr().String(), log)
 	if err != nil {
