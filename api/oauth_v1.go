@@ -22,7 +22,7 @@ func (s *Server) transition(c *gin.Context) {
 		return
 	}
 	if d := s.takeClient(c, "v1:", req.ClientID); !s.setRateHeaders(c, d) {
-		s.failV1(c, parley.RateLimited(d))
+		s.failV1(c, rateLimited(d))
 		return
 	}
 	now := s.now()

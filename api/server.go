@@ -7,6 +7,7 @@ package api
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -66,6 +67,11 @@ type Config struct {
 	// AdminToken, when set, is the operator's bearer token for
 	// GET /admin/backup (which holds every company's data).
 	AdminToken string
+	// TrustedProxies are the peers whose X-Forwarded-For and X-Real-IP
+	// headers name the client address (per-address limits use it); from
+	// any other peer the headers are ignored. Default none: the TCP peer
+	// is the client.
+	TrustedProxies []netip.Prefix
 	// InsecureWebhooks lets webhooks use http:// URLs to a loopback
 	// address (a server run in insecure mode: local receivers, tests);
 	// otherwise webhook URLs must be https.
@@ -74,12 +80,10 @@ type Config struct {
 
 // Server holds the dependencies of the handlers.
 type Server struct {
-	cfg          Config
-	router       *gin.Engine
-	chats        chatWaiters
-	widgetLimits minuteLimiter
-	limiter      *parley.RateLimiter // API calls per company
-	tokenLimiter *parley.RateLimiter // token-endpoint calls per client
+	cfg    Config
+	router *gin.Engine
+	chats  chatWaiters
+	limits *limiter // every per-minute budget, by key (see ratelimit.go)
 }
 
 // PageSize of the conversation list (SPEC convention 6); other lists use
@@ -138,7 +142,14 @@ func New(cfg Config) *Server {
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.RemoveExtraSlash = true
-	s := &Server{cfg: cfg, router: r, limiter: parley.NewRateLimiter(), tokenLimiter: parley.NewRateLimiter()}
+	proxies := make([]string, len(cfg.TrustedProxies))
+	for i, p := range cfg.TrustedProxies {
+		proxies[i] = p.String()
+	}
+	if err := r.SetTrustedProxies(proxies); err != nil {
+		panic(err) // unreachable: every netip.Prefix prints as a valid CIDR
+	}
+	s := &Server{cfg: cfg, router: r, limits: newLimiter()}
 	r.Use(s.requestID, s.logRequests, s.recoverPanic, s.edge)
 	r.NoRoute(func(c *gin.Context) { s.fail(c, parley.NotFound("resource")) })
 	r.NoMethod(s.methodNotAllowed)
