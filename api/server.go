@@ -67,6 +67,13 @@ type Config struct {
 	// AdminToken, when set, is the operator's bearer token for
 	// GET /admin/backup (which holds every company's data).
 	AdminToken string
+	// HeaderTimeout bounds reading a request's headers, BodyTimeout its
+	// body, and IdleTimeout a keep-alive connection's wait for its next
+	// request; 0 means the Default of each. They apply to HTTPServer.
+	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
+	// MaxConnsPerAddress and MaxConns cap open connections per client
+	// address and in all (see Listener); 0 means the Default of each.
+	MaxConnsPerAddress, MaxConns int
 	// TrustedProxies are the peers whose X-Forwarded-For and X-Real-IP
 	// headers name the client address (per-address limits use it); from
 	// any other peer the headers are ignored. Default none: the TCP peer
@@ -76,6 +83,11 @@ type Config struct {
 	// address (a server run in insecure mode: local receivers, tests);
 	// otherwise webhook URLs must be https.
 	InsecureWebhooks bool
+	// AllowPrivateWebhooks lets webhook URLs name private, loopback,
+	// link-local, unspecified and multicast addresses (parley.PrivateAddr),
+	// refused otherwise; the dispatcher must be told the same
+	// (webhooks.Config.AllowPrivate). For development and tests.
+	AllowPrivateWebhooks bool
 }
 
 // Server holds the dependencies of the handlers.
@@ -130,6 +142,21 @@ func New(cfg Config) *Server {
 	}
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.HeaderTimeout == 0 {
+		cfg.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if cfg.BodyTimeout == 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.MaxConnsPerAddress == 0 {
+		cfg.MaxConnsPerAddress = DefaultMaxConnsPerAddress
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = DefaultMaxConns
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = NewMetrics()
@@ -242,6 +269,11 @@ func (s *Server) routes() {
 // healthz handles GET /healthz: alive once the server is serving.
 func (s *Server) healthz(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
+
+// webhookPolicy is what webhook URLs may reach on this server.
+func (s *Server) webhookPolicy() parley.WebhookPolicy {
+	return parley.WebhookPolicy{InsecureHTTP: s.cfg.InsecureWebhooks, AllowPrivate: s.cfg.AllowPrivateWebhooks}
 }
 
 func (s *Server) now() time.Time { return s.cfg.Clock.Now().UTC() }

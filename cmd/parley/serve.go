@@ -52,6 +52,20 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	tokenLimit := fs.Int("token-rate-limit", envInt("PARLEY_TOKEN_RATE_LIMIT", 0), "token-endpoint calls per minute per client; 0 is the default 60 (PARLEY_TOKEN_RATE_LIMIT)")
 	timeout := fs.Duration("request-timeout", envDuration("PARLEY_REQUEST_TIMEOUT", 0), "deadline of each request; 0 is the default 60s (PARLEY_REQUEST_TIMEOUT)")
+	headerTimeout := fs.Duration("header-timeout", envDuration("PARLEY_HEADER_TIMEOUT", 0),
+		fmt.Sprintf("time to read a request's headers; 0 is the default %s (PARLEY_HEADER_TIMEOUT)", api.DefaultHeaderTimeout))
+	bodyTimeout := fs.Duration("body-timeout", envDuration("PARLEY_BODY_TIMEOUT", 0),
+		fmt.Sprintf("time to read a request's body; 0 is the default %s (PARLEY_BODY_TIMEOUT)", api.DefaultBodyTimeout))
+	idleTimeout := fs.Duration("idle-timeout", envDuration("PARLEY_IDLE_TIMEOUT", 0),
+		fmt.Sprintf("how long an idle keep-alive connection stays open; 0 is the default %s (PARLEY_IDLE_TIMEOUT)", api.DefaultIdleTimeout))
+	maxConnsPerAddr := fs.Int("max-conns-per-address", envInt("PARLEY_MAX_CONNS_PER_ADDRESS", 0),
+		fmt.Sprintf("open connections one client address may hold; 0 is the default %d (PARLEY_MAX_CONNS_PER_ADDRESS)", api.DefaultMaxConnsPerAddress))
+	maxConns := fs.Int("max-conns", envInt("PARLEY_MAX_CONNS", 0),
+		fmt.Sprintf("open connections in all; 0 is the default %d (PARLEY_MAX_CONNS)", api.DefaultMaxConns))
+	trustedProxies := fs.String("trusted-proxies", envOr("PARLEY_TRUSTED_PROXIES", ""),
+		"comma-separated IPs or CIDR blocks of reverse proxies whose X-Forwarded-For is believed; default none (PARLEY_TRUSTED_PROXIES)")
+	allowPrivateHooks := fs.Bool("allow-private-webhooks", envBool("PARLEY_ALLOW_PRIVATE_WEBHOOKS"),
+		"let webhooks reach private, loopback and link-local addresses, for development (PARLEY_ALLOW_PRIVATE_WEBHOOKS)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -62,6 +76,10 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	log, err := newLogger(stderr, *logLevel, *logFormat)
 	if err != nil {
 		return err
+	}
+	proxies, err := api.ParseTrustedProxies(*trustedProxies)
+	if err != nil {
+		return fmt.Errorf("%w: --trusted-proxies: %v", errUsage, err)
 	}
 	rateLimits := map[parley.Plan]int{}
 	for plan, n := range limits {
@@ -81,23 +99,26 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 
 	handler := api.New(api.Config{DB: in.db, Engine: in.search, Syncer: in.syncer, Clock: parley.SystemClock, Log: log, BaseURL: *baseURL,
 		TransitionPath: *transition, InsecureWebhooks: tlsConfig == nil,
-		RateLimits: rateLimits, TokenRateLimit: *tokenLimit, RequestTimeout: *timeout, AdminToken: *adminToken})
+		RateLimits: rateLimits, TokenRateLimit: *tokenLimit, RequestTimeout: *timeout, AdminToken: *adminToken,
+		HeaderTimeout: *headerTimeout, BodyTimeout: *bodyTimeout, IdleTimeout: *idleTimeout,
+		MaxConnsPerAddress: *maxConnsPerAddr, MaxConns: *maxConns, TrustedProxies: proxies,
+		AllowPrivateWebhooks: *allowPrivateHooks})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tlsConfig}
+	srv := handler.HTTPServer(tlsConfig)
 	served := make(chan error, 1)
 	scheme := "http"
 	if tlsConfig != nil {
 		scheme = "https"
-		go func() { served <- srv.ServeTLS(ln, "", "") }()
+		go func() { served <- srv.ServeTLS(handler.Listener(ln), "", "") }()
 	} else {
-		go func() { served <- srv.Serve(ln) }()
+		go func() { served <- srv.Serve(handler.Listener(ln)) }()
 	}
 	log.Info("parley serving", "addr", ln.Addr().String(), "data", *data, "scheme", scheme)
 
-	stopHooks, err := startWebhooks(handler, in.db, *baseURL, scheme+"://"+ln.Addr().String(), log)
+	stopHooks, err := startWebhooks(handler, in.db, *baseURL, scheme+"://"+ln.Addr().String(), *allowPrivateHooks, log)
 	if err != nil {
 		return err
 	}
@@ -219,9 +240,10 @@ func runScheduler(ctx context.Context, db *storage.DB, clock parley.Clock, log *
 }
 
 // startWebhooks runs the webhook dispatcher beside the syncer and the
-// scheduler; payload links start with baseURL, else with the listen URL.
+// scheduler; payload links start with baseURL, else with the listen URL;
+// allowPrivate lets deliveries reach private addresses.
 // The returned function stops it and waits.
-func startWebhooks(handler *api.Server, db *storage.DB, baseURL, listenURL string, log *slog.Logger) (func(), error) {
+func startWebhooks(handler *api.Server, db *storage.DB, baseURL, listenURL string, allowPrivate bool, log *slog.Logger) (func(), error) {
 	if baseURL == "" {
 		baseURL = listenURL
 	}
@@ -231,7 +253,7 @@ func startWebhooks(handler *api.Server, db *storage.DB, baseURL, listenURL strin
 	}
 	outcomes := map[parley.DeliveryStatus]string{parley.DeliveryDelivered: api.WebhookDelivered,
 		parley.DeliveryRetrying: api.WebhookFailed, parley.DeliveryDead: api.WebhookDropped}
-	d := webhooks.New(webhooks.Config{DB: db, Renderer: renderer, Clock: parley.SystemClock, Log: log,
+	d := webhooks.New(webhooks.Config{DB: db, Renderer: renderer, Clock: parley.SystemClock, Log: log, AllowPrivate: allowPrivate,
 		Observe: func(s parley.DeliveryStatus) { handler.Metrics().WebhookDelivery(outcomes[s]) }})
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
