@@ -10,9 +10,9 @@ import (
 
 // DefaultTokenRateLimit is the size of the per-minute budgets of the
 // credential-checking endpoints: failed client authentications per client
-// address at the token endpoint, tokens issued per client id, calls per
-// client id to the V1 exchange and sign-in attempts per e-mail address.
-// Enough for any integration, too few for guessing secrets.
+// address and tokens issued per client id at the token endpoint, failed
+// exchanges per address and exchanges per client id at the V1 exchange,
+// and sign-in attempts per e-mail address. Enough for any integration, too few for guessing secrets.
 const DefaultTokenRateLimit = 60
 
 // Budget keys of the one limiter; each prefix names a budget.
@@ -20,6 +20,8 @@ const (
 	budgetCompany     = "company:"      // API calls per company
 	budgetTokenFail   = "token-fail:"   // failed client authentications per address
 	budgetClient      = "client:"       // tokens issued per client id
+	budgetV1Fail      = "v1-fail:"      // failed V1 exchanges per address
+	budgetV1Client    = "v1:"           // V1 exchanges per client id
 	budgetChatStart   = "chat-start:"   // chats started per address
 	budgetChatMessage = "chat-message:" // visitor messages per chat
 )

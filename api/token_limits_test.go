@@ -3,6 +3,7 @@ package api_test
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"testing"
@@ -10,7 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
+	"github.com/parley/parley/storage"
 )
 
 // tokenRequest is a client-credentials request from a peer address.
@@ -100,4 +103,38 @@ func TestForwardedFor(t *testing.T) {
 	// A forged entry before a trusted proxy's own is skipped: the proxy's
 	// client (the last untrusted address) is the one limited.
 	assert.Equal(t, http.StatusTooManyRequests, wrong("10.1.2.3:4", "1.2.3.4, 203.0.113.5"))
+}
+
+// TestV1ExchangeFloods: at the V1 exchange too, failed exchanges are
+// counted per address, and junk naming a real client id from one address
+// does not spend that client's budget.
+func TestV1ExchangeFloods(t *testing.T) {
+	const budget = 3
+	w := newWorld(t, func(c *api.Config) { c.TokenRateLimit = budget })
+	_, err := w.db.Update(func(tx *storage.Tx) error {
+		u, err := tx.User(acmeID, ownerID)
+		if err != nil {
+			return err
+		}
+		u.V1KeyHash = parley.HashToken("olivia-v1-key")
+		return tx.PutUser(u)
+	})
+	require.NoError(t, err)
+	exchange := func(key, from string) *httptest.ResponseRecorder {
+		return w.do(request{method: http.MethodPost, path: "/transition", remoteAddr: from,
+			body: fmt.Sprintf(`{"apiKey":%q,"clientId":%q}`, key, appClientID)})
+	}
+	for i := range 3 * budget {
+		rec := exchange(fmt.Sprintf("guess-%d", i), "198.51.100.7:1")
+		want := http.StatusBadRequest
+		if i >= budget {
+			want = http.StatusTooManyRequests
+		}
+		require.Equal(t, want, rec.Code, "attempt %d: %s", i, rec.Body.String())
+	}
+	for i := range budget {
+		rec := exchange("olivia-v1-key", "203.0.113.9:1")
+		require.Equal(t, http.StatusOK, rec.Code, "exchange %d: %s", i, rec.Body.String())
+	}
+	assert.Equal(t, http.StatusTooManyRequests, exchange("olivia-v1-key", "203.0.113.10:1").Code, "the client's own budget is spent by its exchanges")
 }

@@ -50,7 +50,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		limits[plan] = fs.Int("rate-limit-"+string(plan), envInt(name, 0),
 			fmt.Sprintf("API calls per minute of a %s company; 0 is the default %d (%s)", plan, parley.DefaultRateLimit(plan), name))
 	}
-	tokenLimit := fs.Int("token-rate-limit", envInt("PARLEY_TOKEN_RATE_LIMIT", 0), "per minute: failed token-endpoint authentications per address, tokens per client, V1 exchanges per client, sign-ins per e-mail; 0 is the default 60 (PARLEY_TOKEN_RATE_LIMIT)")
+	tokenLimit := fs.Int("token-rate-limit", envInt("PARLEY_TOKEN_RATE_LIMIT", 0), "per minute: failed token-endpoint authentications and V1 exchanges per address, tokens and V1 exchanges per client, sign-ins per e-mail; 0 is the default 60 (PARLEY_TOKEN_RATE_LIMIT)")
 	timeout := fs.Duration("request-timeout", envDuration("PARLEY_REQUEST_TIMEOUT", 0), "deadline of each request; 0 is the default 60s (PARLEY_REQUEST_TIMEOUT)")
 	headerTimeout := fs.Duration("header-timeout", envDuration("PARLEY_HEADER_TIMEOUT", 0),
 		fmt.Sprintf("time to read a request's headers; 0 is the default %s (PARLEY_HEADER_TIMEOUT)", api.DefaultHeaderTimeout))
