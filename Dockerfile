@@ -20,6 +20,8 @@ VOLUME ["/data"]
 EXPOSE 8080
 # Plain HTTP on every interface is meant for a TLS-terminating proxy in
 # front; give PARLEY_TLS_CERT and PARLEY_TLS_KEY to serve HTTPS instead.
+# Behind a proxy, set PARLEY_TRUSTED_PROXIES to its address (or network)
+# so per-address limits see the clients' X-Forwarded-For, not the proxy.
 ENV PARLEY_ADDR=0.0.0.0:8080 \
     PARLEY_DATA=/data \
     PARLEY_INSECURE_HTTP=true \

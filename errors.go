@@ -27,6 +27,7 @@ const (
 	KindTimeout                     // 504
 	KindMoved                       // 301: merged conversation
 	KindGone                        // 410: an infected attachment
+	KindRequestTimeout              // 408: the client sent its body too slowly
 )
 
 // Codes of SPEC.md's error table, used as FieldError.Code.
@@ -69,6 +70,7 @@ const (
 	CodeNotFound            = "Not found"
 	CodeTooLarge            = "Request too large"
 	CodeRateLimited         = "Rate limit exceeded"
+	CodeRequestTimeout      = "Request timeout"
 	CodeMayNotCreateUsers   = "User may not create users"
 	CodeUserEmailNotUnique  = "User email not unique"
 	CodeCannotGrantMailbox  = "Caller cannot grant mailbox access"

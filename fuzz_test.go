@@ -65,7 +65,7 @@ func FuzzRequestBodies(f *testing.F) {
 			},
 			func() error {
 				var v WebhookInput
-				return decodeThen(body, &v, func() error { return v.Validate(false) })
+				return decodeThen(body, &v, func() error { return v.Validate(WebhookPolicy{}) })
 			},
 			func() error {
 				var v SnoozeRequest

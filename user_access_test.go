@@ -35,14 +35,3 @@ func TestCompanyAccessRules(t *testing.T) {
 		assert.Equal(t, []int{tc.users, tc.lights}, []int{users, lights})
 	}
 }
-
-func TestRateLimiterWindows(t *testing.T) {
-	l := parley.NewRateLimiter()
-	at := time.Date(2026, 11, 21, 12, 0, 45, 0, time.UTC)
-	assert.Equal(t, parley.RateDecision{Allowed: true, Limit: 3, Remaining: 1}, l.Take("a", 3, parley.RequestCost("POST"), at))
-	d := l.Take("a", 3, 2, at)
-	assert.Equal(t, parley.RateDecision{Limit: 3, Remaining: 1, RetryAfter: 15 * time.Second}, d)
-	assert.Equal(t, 15, d.RetryAfterSeconds())
-	assert.True(t, l.Take("b", 3, 1, at).Allowed, "keys are separate")
-	assert.Equal(t, 2, l.Take("a", 3, parley.RequestCost("GET"), at.Add(15*time.Second)).Remaining, "a new minute, a new budget")
-}

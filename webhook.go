@@ -79,19 +79,30 @@ type WebhookInput struct {
 	State          *string  `json:"state"`
 }
 
-// Validate checks the body. insecure allows http:// URLs to a loopback
-// address (a server run in insecure mode, for local receivers).
-func (in *WebhookInput) Validate(insecure bool) error {
+// WebhookPolicy is what the operator allows webhook URLs to reach.
+type WebhookPolicy struct {
+	// InsecureHTTP allows http:// URLs to a loopback address (a server run
+	// in insecure mode, for local receivers).
+	InsecureHTTP bool
+	// AllowPrivate allows addresses PrivateAddr refuses (development and
+	// tests with local receivers).
+	AllowPrivate bool
+}
+
+// Validate checks the body against the policy.
+func (in *WebhookInput) Validate(policy WebhookPolicy) error {
 	p := &Problems{Source: "JSON"}
 	switch {
 	case in.URL == nil:
 		p.Add("url", CodeNullValue, "may not be null", nil)
-	case !validWebhookURL(*in.URL, insecure):
+	case !validWebhookURL(*in.URL, policy.InsecureHTTP):
 		msg := "must be an https URL"
-		if insecure {
+		if policy.InsecureHTTP {
 			msg += " (or http to a loopback address)"
 		}
 		p.Add("url", CodeValueNotSupported, msg, *in.URL)
+	case !policy.AllowPrivate && webhookHostPrivate(*in.URL):
+		p.Add("url", CodeValueNotSupported, "must not point to a private, loopback, link-local, unspecified or multicast address", *in.URL)
 	}
 	switch {
 	case in.Events == nil:
@@ -152,6 +163,13 @@ func validWebhookURL(raw string, insecure bool) bool {
 		return host == "localhost" || (ip != nil && ip.IsLoopback())
 	}
 	return false
+}
+
+// webhookHostPrivate reports whether a valid webhook URL's host is known
+// to be private before resolving it (see PrivateHost).
+func webhookHostPrivate(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && PrivateHost(u.Hostname())
 }
 
 // apply sets the webhook's configuration from a validated input.
@@ -225,11 +243,11 @@ func checkMailboxes(tx WebhookStore, caller Caller, ids []int64) error {
 
 // CreateWebhook validates and stores a webhook, and queues its test event
 // (helpscout.test) in the same transaction.
-func CreateWebhook(tx WebhookStore, caller Caller, in *WebhookInput, insecure bool, now time.Time) (*Webhook, error) {
+func CreateWebhook(tx WebhookStore, caller Caller, in *WebhookInput, policy WebhookPolicy, now time.Time) (*Webhook, error) {
 	if err := WebhookAccess(caller); err != nil {
 		return nil, err
 	}
-	if err := in.Validate(insecure); err != nil {
+	if err := in.Validate(policy); err != nil {
 		return nil, err
 	}
 	if err := checkMailboxes(tx, caller, in.MailboxIDs); err != nil {
@@ -265,12 +283,12 @@ func LoadWebhook(tx WebhookStore, caller Caller, id int64) (*Webhook, error) {
 // UpdateWebhook overwrites a webhook's configuration (PUT). An absent
 // state enables it: re-saving a disabled webhook is how it is turned back
 // on, and its paused deliveries resume.
-func UpdateWebhook(tx WebhookStore, caller Caller, id int64, in *WebhookInput, insecure bool, now time.Time) error {
+func UpdateWebhook(tx WebhookStore, caller Caller, id int64, in *WebhookInput, policy WebhookPolicy, now time.Time) error {
 	w, err := LoadWebhook(tx, caller, id)
 	if err != nil {
 		return err
 	}
-	if err := in.Validate(insecure); err != nil {
+	if err := in.Validate(policy); err != nil {
 		return err
 	}
 	if err := checkMailboxes(tx, caller, in.MailboxIDs); err != nil {

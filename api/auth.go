@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -77,9 +78,6 @@ func (s *Server) token(c *gin.Context) {
 		return
 	}
 	clientID, secret, grant := form.Get("client_id"), form.Get("client_secret"), form.Get("grant_type")
-	if !s.allowClient(c, clientID) {
-		return
-	}
 	needs, known := grantFields[grant]
 	switch {
 	case grant == "":
@@ -99,14 +97,13 @@ func (s *Server) token(c *gin.Context) {
 			return
 		}
 	}
-	app, err := s.authenticateClient(clientID, secret)
-	if err != nil {
-		s.failOAuth(c, err)
+	app, ok := s.allowedClient(c, clientID, secret)
+	if !ok {
 		return
 	}
 	now := s.now()
 	var issued parley.Issued
-	err = s.writeCommittingRefusal(c, func(tx *storage.Tx) error {
+	err := s.writeCommittingRefusal(c, func(tx *storage.Tx) error {
 		var err error
 		switch grant {
 		case "client_credentials":
@@ -141,6 +138,39 @@ var dummySecretHash = sync.OnceValue(func() []byte {
 	}
 	return h
 })
+
+// allowedClient authenticates the client of a token request within the
+// token budgets, or answers the refusal. Each failed authentication spends
+// one from the client address's budget of failures, which is checked
+// before the (slow) bcrypt comparison: a flood of unknown client ids or
+// wrong secrets from one address is refused cheaply once the budget is
+// spent, and never spends another address's budget nor the client's own,
+// so junk from elsewhere cannot lock a real application out. A client that
+// authenticates spends one token from its own per-client budget.
+func (s *Server) allowedClient(c *gin.Context, clientID, secret string) (*parley.App, bool) {
+	now, failKey := s.now(), budgetTokenFail+c.ClientIP()
+	d := s.limits.take(failKey, s.cfg.TokenRateLimit, 1, now) // given back on success
+	if !s.setRateHeaders(c, d) {
+		s.failOAuth(c, parley.OAuthError(parley.KindTooManyRequests, parley.OAuthTemporarilyUnavailable,
+			"too many failed client authentications from this address; retry after "+strconv.Itoa(d.retryAfterSeconds())+" seconds"))
+		return nil, false
+	}
+	app, err := s.authenticateClient(clientID, secret)
+	if err != nil {
+		if parley.KindOf(err) == parley.KindInternal {
+			s.limits.refund(failKey, 1, now)
+		}
+		s.failOAuth(c, err)
+		return nil, false
+	}
+	s.limits.refund(failKey, 1, now)
+	if d := s.limits.take(budgetClient+app.ClientID, s.cfg.TokenRateLimit, 1, now); !s.setRateHeaders(c, d) {
+		s.failOAuth(c, parley.OAuthError(parley.KindTooManyRequests, parley.OAuthTemporarilyUnavailable,
+			"too many requests for this client; retry after "+strconv.Itoa(d.retryAfterSeconds())+" seconds"))
+		return nil, false
+	}
+	return app, true
+}
 
 // authenticateClient checks an application's credentials (bcrypt, outside
 // any write transaction so slow hashing never holds the write lock). An

@@ -268,7 +268,7 @@ func TestChatAbuseLimits(t *testing.T) {
 		}
 	}
 	assert.Equal(t, http.StatusTooManyRequests, last.Code, "5 chats a minute per address")
-	assert.Equal(t, "46", last.Header().Get("Retry-After"))
+	assert.Equal(t, "45", last.Header().Get("Retry-After"))
 	assert.Equal(t, "Rate limit exceeded", errorCode(t, decode(t, last)))
 	w.clock.advance(time.Minute)
 	v := w.startChat(supportWidget, `{"name":"A","email":"a@example.com"}`)

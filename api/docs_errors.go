@@ -53,6 +53,7 @@ var errorDocs = []errorDoc{
 	{parley.CodeTooManyThreads, "The conversation holds 99 or more threads.", 412},
 	{parley.CodeTooOld, "The company forbids updating conversations this old.", 412},
 	{parley.CodeTooLarge, "The body is larger than the endpoint accepts.", 413},
+	{parley.CodeRequestTimeout, "The request body was not received within the body timeout (30 s by default); the connection is closed.", 408},
 	{parley.CodeMediaType, "The body must be JSON (Content-Type application/json).", 415},
 	{parley.CodeCustomerLocked, "The customer has more than 5,000 conversations; modifying operations are refused.", 423},
 	{parley.CodeRateLimited, "The rate limit is reached; retry after X-RateLimit-Retry-After seconds.", 429},

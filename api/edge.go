@@ -26,8 +26,9 @@ const (
 )
 
 // edge applies the rules every request passes: HSTS on TLS, a well-formed
-// URI (400 `Invalid URI`), a deadline (504 `Internal Timeout` past it), and
-// a `Client Abort` log line when the client goes away before the answer.
+// URI (400 `Invalid URI`), a deadline for reading the body (408, see
+// limitBodyRead), a deadline (504 `Internal Timeout` past it), and a
+// `Client Abort` log line when the client goes away before the answer.
 func (s *Server) edge(c *gin.Context) {
 	if c.Request.TLS != nil {
 		c.Header("Strict-Transport-Security", hstsHeader)
@@ -36,6 +37,7 @@ func (s *Server) edge(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	s.limitBodyRead(c)
 	parent := c.Request.Context()
 	ctx, cancel := context.WithTimeout(parent, s.cfg.RequestTimeout)
 	defer cancel()

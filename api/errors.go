@@ -29,6 +29,7 @@ var statusOf = map[parley.Kind]int{
 	parley.KindTimeout:         http.StatusGatewayTimeout,
 	parley.KindMoved:           http.StatusMovedPermanently,
 	parley.KindGone:            http.StatusGone,
+	parley.KindRequestTimeout:  http.StatusRequestTimeout,
 }
 
 // errorDocsPath is where the error reference lives, relative to the base URL.

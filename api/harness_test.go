@@ -222,6 +222,7 @@ type request struct {
 	body                string
 	contentType         string // default application/json when body is set
 	header              map[string]string
+	remoteAddr          string // the TCP peer; default httptest's 192.0.2.1:1234
 }
 
 func (w *world) do(r request) *httptest.ResponseRecorder {
@@ -243,6 +244,9 @@ func (w *world) do(r request) *httptest.ResponseRecorder {
 	}
 	for k, v := range r.header {
 		req.Header.Set(k, v)
+	}
+	if r.remoteAddr != "" {
+		req.RemoteAddr = r.remoteAddr
 	}
 	rec := httptest.NewRecorder()
 	w.server.ServeHTTP(rec, req)

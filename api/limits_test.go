@@ -111,7 +111,7 @@ func TestOverLongValues(t *testing.T) {
 		"POST /v2/widgets/:widgetId/chats":                            {{`{"name":"V","email":` + E + `,"message":"hi"}`, true}, {`{"name":` + L + `,"email":"v@example.com","message":"hi"}`, true}},
 		"POST /v2/widgets/:widgetId/chats/:chatId/messages":           {{`{"body":` + L + `}`, false}},
 		"POST /v2/widgets/:widgetId/chats/:chatId/timeline":           {{`{"url":"https://example.com/` + long + `","title":"t"}`, false}},
-		"POST /v2/oauth2/token":                                       {{"", false}},
+		"POST /v2/oauth2/token":                                       {{"", false}, {`{"grant_type":"client_credentials","client_id":` + L + `,"client_secret":` + L + `}`, true}},
 		"POST /transition":                                            {{`{"apiKey":` + L + `}`, false}},
 		"POST /authentication/login":                                  {{"", false}},
 		"POST /authentication/authorizeClientApplication":             {{"", false}},
@@ -164,6 +164,28 @@ func TestOverLongValues(t *testing.T) {
 			})
 		}
 	}
+	// Every route that reads a JSON body refuses `null` and trailing
+	// garbage with a 4xx, never acting on them (a `null` PUT once wiped a
+	// customer) nor failing with a 5xx.
+	for _, r := range w.server.Routes() {
+		probes := cases[r.Method+" "+r.Path]
+		if len(probes) == 0 || probes[0].body == "" && len(probes) == 1 {
+			continue // reads no body
+		}
+		for _, body := range []string{"null", `{"name":"x"}}garbage`, `{} {}`} {
+			t.Run(fmt.Sprintf("%s %s %s", r.Method, r.Path, body), func(t *testing.T) {
+				req := request{method: r.Method, path: fill(r.Path), token: ownerToken, body: body}
+				if strings.HasPrefix(r.Path, "/v2/widgets/") {
+					req.token = ""
+					req.header = map[string]string{"X-Visitor-Token": v.token}
+				}
+				rec := w.do(req)
+				assert.GreaterOrEqual(t, rec.Code, 400, rec.Body.String())
+				assert.Less(t, rec.Code, 500, rec.Body.String())
+			})
+		}
+	}
+
 	// Nothing of a refused write was kept: no tag of the 10,000, no long e-mail.
 	assert.NotContains(t, w.get("/v2/tags").Body.String(), `"tag-0"`)
 	assert.Empty(t, ids(t, w.get("/v2/customers?query="+url.QueryEscape("email:"+email[:30]+"*")), "customers"))

@@ -27,6 +27,7 @@ type Metrics struct {
 	batchDocs     *prometheus.HistogramVec
 	batchDuration *prometheus.HistogramVec
 	txDuration    *prometheus.HistogramVec
+	connRefused   prometheus.Counter
 }
 
 // NewMetrics creates the metrics and their registry, with the Go runtime
@@ -59,11 +60,17 @@ func NewMetrics() *Metrics {
 			Name: "parley_bbolt_transaction_duration_seconds", Help: "bbolt transaction times as callers see them (writes include the batch wait and fsync), by type.",
 			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
 		}, []string{"type"}),
+		connRefused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "parley_connections_refused_total", Help: "Connections closed on accept: their client address had too many open.",
+		}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.rateLimited, m.webhooks, m.batchDocs, m.batchDuration, m.txDuration,
+	m.reg.MustRegister(m.requests, m.latency, m.rateLimited, m.webhooks, m.batchDocs, m.batchDuration, m.txDuration, m.connRefused,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
+
+// connectionRefused counts a connection over its address's cap.
+func (m *Metrics) connectionRefused() { m.connRefused.Inc() }
 
 // Webhook delivery outcomes for WebhookDelivery.
 const (

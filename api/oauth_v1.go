@@ -21,11 +21,21 @@ func (s *Server) transition(c *gin.Context) {
 		s.failV1(c, err)
 		return
 	}
-	if d := s.takeClient(c, "v1:", req.ClientID); !s.setRateHeaders(c, d) {
-		s.failV1(c, parley.RateLimited(d))
+	// Two budgets, as at the token endpoint: failed exchanges per client
+	// address, and exchanges per client id. Each is taken before the
+	// exchange and given back when the exchange shows it was not for it
+	// (a success, a failure), so junk from one address never spends a
+	// real client's budget beyond the moment it is being answered.
+	now, failKey, clientKey := s.now(), budgetV1Fail+c.ClientIP(), budgetV1Client+req.ClientID
+	if d := s.limits.take(failKey, s.cfg.TokenRateLimit, 1, now); !s.setRateHeaders(c, d) {
+		s.failV1(c, rateLimited(d))
 		return
 	}
-	now := s.now()
+	if d := s.limits.take(clientKey, s.cfg.TokenRateLimit, 1, now); !s.setRateHeaders(c, d) {
+		s.limits.refund(failKey, 1, now)
+		s.failV1(c, rateLimited(d))
+		return
+	}
 	var issued parley.Issued
 	err := s.writeCommittingRefusal(c, func(tx *storage.Tx) error {
 		var err error
@@ -33,9 +43,14 @@ func (s *Server) transition(c *gin.Context) {
 		return err
 	})
 	if err != nil {
+		s.limits.refund(clientKey, 1, now)
+		if parley.KindOf(err) == parley.KindInternal {
+			s.limits.refund(failKey, 1, now)
+		}
 		s.failV1(c, err)
 		return
 	}
+	s.limits.refund(failKey, 1, now)
 	c.Header("Cache-Control", "no-store")
 	c.JSON(http.StatusOK, gin.H{"accessToken": issued.AccessToken, "expiresIn": issued.ExpiresIn, "refreshToken": issued.RefreshToken})
 }

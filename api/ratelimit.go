@@ -8,11 +8,23 @@ import (
 	parley "github.com/parley/parley"
 )
 
-// DefaultTokenRateLimit is how many calls one client id (or, without one,
-// one remote address) may make per minute to the token endpoint, the V1
-// exchange and the sign-in form: enough for any integration, too few for
-// guessing secrets.
+// DefaultTokenRateLimit is the size of the per-minute budgets of the
+// credential-checking endpoints: failed client authentications per client
+// address and tokens issued per client id at the token endpoint, failed
+// exchanges per address and exchanges per client id at the V1 exchange,
+// and sign-in attempts per e-mail address. Enough for any integration, too few for guessing secrets.
 const DefaultTokenRateLimit = 60
+
+// Budget keys of the one limiter; each prefix names a budget.
+const (
+	budgetCompany     = "company:"      // API calls per company
+	budgetTokenFail   = "token-fail:"   // failed client authentications per address
+	budgetClient      = "client:"       // tokens issued per client id
+	budgetV1Fail      = "v1-fail:"      // failed V1 exchanges per address
+	budgetV1Client    = "v1:"           // V1 exchanges per client id
+	budgetChatStart   = "chat-start:"   // chats started per address
+	budgetChatMessage = "chat-message:" // visitor messages per chat
+)
 
 // companyLimit is the company's calls per minute.
 func (s *Server) companyLimit(c *parley.Company) int {
@@ -26,43 +38,45 @@ func (s *Server) companyLimit(c *parley.Company) int {
 // company's budget of the current minute, sets the rate-limit headers, and
 // answers 429 when the budget is spent.
 func (s *Server) allowCompany(c *gin.Context, company *parley.Company) bool {
-	d := s.limiter.Take("company:"+strconv.FormatInt(company.ID, 10), s.companyLimit(company),
-		parley.RequestCost(c.Request.Method), s.now())
+	d := s.limits.take(budgetCompany+strconv.FormatInt(company.ID, 10), s.companyLimit(company),
+		requestCost(c.Request.Method), s.now())
 	if s.setRateHeaders(c, d) {
 		return true
 	}
-	s.fail(c, parley.RateLimited(d))
-	return false
-}
-
-// allowClient spends one call from a client's budget on the token-issuing
-// endpoints; past it the answer is 429 with an OAuth body.
-func (s *Server) allowClient(c *gin.Context, clientID string) bool {
-	d := s.takeClient(c, "client:", clientID)
-	if s.setRateHeaders(c, d) {
-		return true
-	}
-	s.failOAuth(c, parley.OAuthError(parley.KindTooManyRequests, parley.OAuthTemporarilyUnavailable,
-		"too many requests for this client; retry after "+strconv.Itoa(d.RetryAfterSeconds())+" seconds"))
+	s.fail(c, rateLimited(d))
 	return false
 }
 
 // takeClient spends one call of the per-client budget named by prefix and
-// id (the remote address when id is empty).
-func (s *Server) takeClient(c *gin.Context, prefix, id string) parley.RateDecision {
+// id (the client address when id is empty).
+func (s *Server) takeClient(c *gin.Context, prefix, id string) decision {
 	if id == "" {
 		prefix, id = "addr:", c.ClientIP()
 	}
-	return s.tokenLimiter.Take(prefix+id, s.cfg.TokenRateLimit, 1, s.now())
+	return s.limits.take(prefix+id, s.cfg.TokenRateLimit, 1, s.now())
 }
 
 // setRateHeaders writes the rate-limit headers of a decision and reports
 // whether the call is allowed.
-func (s *Server) setRateHeaders(c *gin.Context, d parley.RateDecision) bool {
+func (s *Server) setRateHeaders(c *gin.Context, d decision) bool {
 	c.Header("X-RateLimit-Limit-Minute", strconv.Itoa(d.Limit))
 	c.Header("X-RateLimit-Remaining-Minute", strconv.Itoa(d.Remaining))
 	if !d.Allowed {
-		c.Header("X-RateLimit-Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
+		c.Header("X-RateLimit-Retry-After", strconv.Itoa(d.retryAfterSeconds()))
 	}
 	return d.Allowed
+}
+
+// limited spends one event of a public-widget budget and, when it is
+// spent, answers 429 with Retry-After and reports true.
+func (s *Server) limited(c *gin.Context, key string, limit int) bool {
+	d := s.limits.take(key, limit, 1, s.now())
+	if d.Allowed {
+		return false
+	}
+	retry := strconv.Itoa(d.retryAfterSeconds())
+	c.Header("Retry-After", retry)
+	s.fail(c, &parley.Error{Kind: parley.KindTooManyRequests, Message: "Too many requests", Errors: []parley.FieldError{{
+		Code: parley.CodeRateLimited, Message: "too many chat requests; retry in " + retry + " seconds"}}})
+	return true
 }

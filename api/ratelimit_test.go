@@ -58,7 +58,8 @@ func TestRateLimit(t *testing.T) {
 	assert.Equal(t, http.StatusOK, rec.Code)
 	assert.Equal(t, "4", rec.Header().Get("X-RateLimit-Remaining-Minute"))
 
-	// The token endpoint has its own per-client budget.
+	// The token endpoint has budgets of its own (see TestTokenEndpointFloods):
+	// here, failures from one address.
 	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {appClientID}, "client_secret": {"guess"}}.Encode()
 	tok := request{method: http.MethodPost, path: "/v2/oauth2/token", body: form, contentType: "application/x-www-form-urlencoded"}
 	assert.Equal(t, http.StatusUnauthorized, w.do(tok).Code)
@@ -66,7 +67,7 @@ func TestRateLimit(t *testing.T) {
 	rec = w.do(tok)
 	assert.Equal(t, http.StatusTooManyRequests, rec.Code)
 	assert.Equal(t, "60", rec.Header().Get("X-RateLimit-Retry-After"))
-	assert.JSONEq(t, `{"error":"temporarily_unavailable","error_description":"too many requests for this client; retry after 60 seconds"}`, rec.Body.String())
+	assert.JSONEq(t, `{"error":"temporarily_unavailable","error_description":"too many failed client authentications from this address; retry after 60 seconds"}`, rec.Body.String())
 	rec = w.do(request{method: http.MethodPost, path: "/transition", body: `{"apiKey":"x","clientId":"acme-app"}`})
 	assert.Equal(t, http.StatusBadRequest, rec.Code, "the V1 exchange has a budget of its own")
 }

@@ -50,6 +50,9 @@ func readJSON(c *gin.Context, max int64) ([]byte, error) {
 		return nil, &parley.Error{Kind: parley.KindTooLarge, Message: "Request too large", Errors: []parley.FieldError{{
 			Code: parley.CodeTooLarge, Message: fmt.Sprintf("the body must be at most %d bytes", max), Source: "JSON"}}}
 	}
+	if isBodyTimeout(err) {
+		return nil, bodyTimeout()
+	}
 	if err != nil {
 		return nil, parley.Invalid("JSON", "", parley.CodeInvalidJSON, "the body could not be read", nil)
 	}

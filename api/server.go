@@ -7,6 +7,7 @@ package api
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -68,20 +69,35 @@ type Config struct {
 	// those answer 401 (GET /admin/backup still takes an owner's token on
 	// a single-company database).
 	AdminToken string
+	// HeaderTimeout bounds reading a request's headers, BodyTimeout its
+	// body, and IdleTimeout a keep-alive connection's wait for its next
+	// request; 0 means the Default of each. They apply to HTTPServer.
+	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
+	// MaxConnsPerAddress and MaxConns cap open connections per client
+	// address and in all (see Listener); 0 means the Default of each.
+	MaxConnsPerAddress, MaxConns int
+	// TrustedProxies are the peers whose X-Forwarded-For and X-Real-IP
+	// headers name the client address (per-address limits use it); from
+	// any other peer the headers are ignored. Default none: the TCP peer
+	// is the client.
+	TrustedProxies []netip.Prefix
 	// InsecureWebhooks lets webhooks use http:// URLs to a loopback
 	// address (a server run in insecure mode: local receivers, tests);
 	// otherwise webhook URLs must be https.
 	InsecureWebhooks bool
+	// AllowPrivateWebhooks lets webhook URLs name private, loopback,
+	// link-local, unspecified and multicast addresses (parley.PrivateAddr),
+	// refused otherwise; the dispatcher must be told the same
+	// (webhooks.Config.AllowPrivate). For development and tests.
+	AllowPrivateWebhooks bool
 }
 
 // Server holds the dependencies of the handlers.
 type Server struct {
-	cfg          Config
-	router       *gin.Engine
-	chats        chatWaiters
-	widgetLimits minuteLimiter
-	limiter      *parley.RateLimiter // API calls per company
-	tokenLimiter *parley.RateLimiter // token-endpoint calls per client
+	cfg    Config
+	router *gin.Engine
+	chats  chatWaiters
+	limits *limiter // every per-minute budget, by key (see ratelimit.go)
 }
 
 // PageSize of the conversation list (SPEC convention 6); other lists use
@@ -129,6 +145,21 @@ func New(cfg Config) *Server {
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
 	}
+	if cfg.HeaderTimeout == 0 {
+		cfg.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if cfg.BodyTimeout == 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.MaxConnsPerAddress == 0 {
+		cfg.MaxConnsPerAddress = DefaultMaxConnsPerAddress
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = DefaultMaxConns
+	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = NewMetrics()
 	}
@@ -140,7 +171,14 @@ func New(cfg Config) *Server {
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.RemoveExtraSlash = true
-	s := &Server{cfg: cfg, router: r, limiter: parley.NewRateLimiter(), tokenLimiter: parley.NewRateLimiter()}
+	proxies := make([]string, len(cfg.TrustedProxies))
+	for i, p := range cfg.TrustedProxies {
+		proxies[i] = p.String()
+	}
+	if err := r.SetTrustedProxies(proxies); err != nil {
+		panic(err) // unreachable: every netip.Prefix prints as a valid CIDR
+	}
+	s := &Server{cfg: cfg, router: r, limits: newLimiter()}
 	r.Use(s.requestID, s.logRequests, s.recoverPanic, s.edge)
 	r.NoRoute(func(c *gin.Context) { s.fail(c, parley.NotFound("resource")) })
 	r.NoMethod(s.methodNotAllowed)
@@ -234,6 +272,11 @@ func (s *Server) routes() {
 // healthz handles GET /healthz: alive once the server is serving.
 func (s *Server) healthz(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
+
+// webhookPolicy is what webhook URLs may reach on this server.
+func (s *Server) webhookPolicy() parley.WebhookPolicy {
+	return parley.WebhookPolicy{InsecureHTTP: s.cfg.InsecureWebhooks, AllowPrivate: s.cfg.AllowPrivateWebhooks}
 }
 
 func (s *Server) now() time.Time { return s.cfg.Clock.Now().UTC() }

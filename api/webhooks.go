@@ -62,7 +62,7 @@ func (s *Server) createWebhook(c *gin.Context) {
 	err := decodeJSON(c, &in)
 	if err == nil {
 		err = s.write(c, func(tx *storage.Tx) (err error) {
-			w, err = parley.CreateWebhook(tx, caller(c), &in, s.cfg.InsecureWebhooks, s.now())
+			w, err = parley.CreateWebhook(tx, caller(c), &in, s.webhookPolicy(), s.now())
 			return err
 		})
 	}
@@ -112,7 +112,7 @@ func (s *Server) updateWebhook(c *gin.Context) {
 	}
 	if err == nil {
 		err = s.write(c, func(tx *storage.Tx) error {
-			return parley.UpdateWebhook(tx, caller(c), id, &in, s.cfg.InsecureWebhooks, s.now())
+			return parley.UpdateWebhook(tx, caller(c), id, &in, s.webhookPolicy(), s.now())
 		})
 	}
 	if err != nil {

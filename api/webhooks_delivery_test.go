@@ -212,7 +212,7 @@ func openWorldAt(t *testing.T, dir string, clock *testClock, seed bool) (*world,
 	go func() { syncer.Run(ctx); close(done) }()
 	w := &world{t: t, db: db, engine: engine, syncer: syncer, clock: clock, logs: &bytes.Buffer{}}
 	w.server = api.New(api.Config{DB: db, Engine: engine, Syncer: syncer, Clock: clock, Log: log, BaseURL: "https://api.parley.test",
-		InsecureWebhooks: true, RateLimits: map[parley.Plan]int{parley.PlanPro: 1 << 30}})
+		InsecureWebhooks: true, AllowPrivateWebhooks: true, RateLimits: map[parley.Plan]int{parley.PlanPro: 1 << 30}})
 	if seed {
 		w.seed()
 	}
@@ -269,7 +269,7 @@ func TestWebhookDispatcherRuns(t *testing.T) {
 	h := newHooks(t)
 	renderer, err := h.server.EventRenderer("")
 	require.NoError(t, err)
-	d := webhooks.New(webhooks.Config{DB: h.db, Renderer: renderer, Clock: h.clock, Tick: 10 * time.Millisecond})
+	d := webhooks.New(webhooks.Config{DB: h.db, Renderer: renderer, Clock: h.clock, Tick: 10 * time.Millisecond, AllowPrivate: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()

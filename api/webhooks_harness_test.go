@@ -124,18 +124,26 @@ type hooks struct {
 	recv *receiver
 }
 
-func insecureWebhooks(c *api.Config) { c.InsecureWebhooks = true }
+// insecureWebhooks lets webhooks reach the local receiver: http to a
+// loopback address, and private addresses.
+func insecureWebhooks(c *api.Config) { c.InsecureWebhooks, c.AllowPrivateWebhooks = true, true }
 
 func newHooks(t *testing.T) *hooks {
 	w := newWorld(t, insecureWebhooks)
 	return &hooks{world: w, d: newDispatcher(t, w), recv: newReceiver(t)}
 }
 
-// newDispatcher builds a dispatcher over a world, with seeded jitter.
+// newDispatcher builds a dispatcher over a world, with seeded jitter,
+// allowed to reach the local receiver.
 func newDispatcher(t *testing.T, w *world) *webhooks.Dispatcher {
+	return newDispatcherTo(t, w, true)
+}
+
+// newDispatcherTo is newDispatcher with or without private addresses.
+func newDispatcherTo(t *testing.T, w *world, allowPrivate bool) *webhooks.Dispatcher {
 	renderer, err := w.server.EventRenderer("")
 	require.NoError(t, err)
-	return webhooks.New(webhooks.Config{DB: w.db, Renderer: renderer, Clock: w.clock, Rand: rand.New(rand.NewPCG(9, 9))})
+	return webhooks.New(webhooks.Config{DB: w.db, Renderer: renderer, Clock: w.clock, Rand: rand.New(rand.NewPCG(9, 9)), AllowPrivate: allowPrivate})
 }
 
 // hook creates a webhook to the receiver as the owner; fields override

@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -51,59 +50,10 @@ func (w *chatWaiters) notify(chatID string) {
 	}
 }
 
-// minuteLimiter counts events per key in fixed one-minute windows of the
-// injected clock; it bounds abuse of the public widget endpoints.
-type minuteLimiter struct {
-	mu     sync.Mutex
-	counts map[string]minuteCount
-}
-
-type minuteCount struct {
-	window time.Time
-	n      int
-}
-
-// allow records one event for key and reports whether it is within limit;
-// when not, it also returns the seconds until the window resets.
-func (l *minuteLimiter) allow(key string, limit int, now time.Time) (bool, int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.counts == nil {
-		l.counts = map[string]minuteCount{}
-	}
-	window := now.Truncate(time.Minute)
-	c := l.counts[key]
-	if !c.window.Equal(window) {
-		c = minuteCount{window: window}
-		for k, old := range l.counts { // forget past windows
-			if old.window.Before(window) {
-				delete(l.counts, k)
-			}
-		}
-	}
-	if c.n >= limit {
-		return false, int(window.Add(time.Minute).Sub(now).Seconds()) + 1
-	}
-	c.n++
-	l.counts[key] = c
-	return true, 0
-}
-
-func (s *Server) limited(c *gin.Context, key string, limit int) bool {
-	ok, retry := s.widgetLimits.allow(key, limit, s.cfg.Clock.Now())
-	if ok {
-		return false
-	}
-	c.Header("Retry-After", strconv.Itoa(retry))
-	s.fail(c, &parley.Error{Kind: parley.KindTooManyRequests, Message: "Too many requests", Errors: []parley.FieldError{{
-		Code: parley.CodeRateLimited, Message: "too many chat requests; retry in " + strconv.Itoa(retry) + " seconds"}}})
-	return true
-}
-
 // startChat handles POST /v2/widgets/{widgetId}/chats: 201 with
 // Resource-ID and `{id, visitorToken}`.
 func (s *Server) startChat(c *gin.Context) {
-	if s.limited(c, "start:"+c.ClientIP(), s.cfg.ChatStartsPerMinute) {
+	if s.limited(c, budgetChatStart+c.ClientIP(), s.cfg.ChatStartsPerMinute) {
 		return
 	}
 	var in parley.StartChatRequest
@@ -158,7 +108,7 @@ func (s *Server) visitorWrite(c *gin.Context, fn func(tx *storage.Tx, chat *parl
 
 // visitorMessage handles POST /v2/widgets/{widgetId}/chats/{chatId}/messages.
 func (s *Server) visitorMessage(c *gin.Context) {
-	if s.limited(c, "message:"+c.Param("chatId"), s.cfg.ChatMessagesPerMinute) {
+	if s.limited(c, budgetChatMessage+c.Param("chatId"), s.cfg.ChatMessagesPerMinute) {
 		return
 	}
 	var in struct {

@@ -43,8 +43,14 @@ type Config struct {
 	DB       *storage.DB
 	Renderer Renderer
 	Clock    parley.Clock
-	// Client sends deliveries; default: parley.DeliveryTimeout, no redirects.
+	// Client sends deliveries; default: parley.DeliveryTimeout, no
+	// redirects, and a dialer that refuses private addresses unless
+	// AllowPrivate (see newClient).
 	Client *http.Client
+	// AllowPrivate lets deliveries reach addresses parley.PrivateAddr
+	// refuses (development and tests with local receivers); it should match
+	// the API's api.Config.AllowPrivateWebhooks.
+	AllowPrivate bool
 	// Rand draws retry jitter; default seeded randomly. Tests seed it.
 	Rand *rand.Rand
 	Log  *slog.Logger
@@ -72,8 +78,7 @@ func New(cfg Config) *Dispatcher {
 		cfg.Clock = parley.SystemClock
 	}
 	if cfg.Client == nil {
-		cfg.Client = &http.Client{Timeout: parley.DeliveryTimeout,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		cfg.Client = newClient(cfg.AllowPrivate)
 	}
 	if cfg.Rand == nil {
 		cfg.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))

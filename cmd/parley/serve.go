@@ -48,8 +48,22 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		limits[plan] = fs.Int("rate-limit-"+string(plan), 0,
 			fmt.Sprintf("API calls per minute of a %s company; 0 is the default %d (%s)", plan, parley.DefaultRateLimit(plan), name))
 	}
-	tokenLimit := fs.Int("token-rate-limit", 0, "token-endpoint calls per minute per client; 0 is the default 60 (PARLEY_TOKEN_RATE_LIMIT)")
+	tokenLimit := fs.Int("token-rate-limit", 0, "per minute: failed token-endpoint authentications and V1 exchanges per address, tokens and V1 exchanges per client, sign-ins per e-mail; 0 is the default 60 (PARLEY_TOKEN_RATE_LIMIT)")
 	timeout := fs.Duration("request-timeout", 0, "deadline of each request; 0 is the default 60s (PARLEY_REQUEST_TIMEOUT)")
+	headerTimeout := fs.Duration("header-timeout", 0,
+		fmt.Sprintf("time to read a request's headers; 0 is the default %s (PARLEY_HEADER_TIMEOUT)", api.DefaultHeaderTimeout))
+	bodyTimeout := fs.Duration("body-timeout", 0,
+		fmt.Sprintf("time to read a request's body; 0 is the default %s (PARLEY_BODY_TIMEOUT)", api.DefaultBodyTimeout))
+	idleTimeout := fs.Duration("idle-timeout", 0,
+		fmt.Sprintf("how long an idle keep-alive connection stays open; 0 is the default %s (PARLEY_IDLE_TIMEOUT)", api.DefaultIdleTimeout))
+	maxConnsPerAddr := fs.Int("max-conns-per-address", 0,
+		fmt.Sprintf("open connections one client address may hold; 0 is the default %d (PARLEY_MAX_CONNS_PER_ADDRESS)", api.DefaultMaxConnsPerAddress))
+	maxConns := fs.Int("max-conns", 0,
+		fmt.Sprintf("open connections in all; 0 is the default %d (PARLEY_MAX_CONNS)", api.DefaultMaxConns))
+	trustedProxies := fs.String("trusted-proxies", "",
+		"comma-separated IPs or CIDR blocks of reverse proxies whose X-Forwarded-For is believed; default none (PARLEY_TRUSTED_PROXIES)")
+	allowPrivateHooks := fs.Bool("allow-private-webhooks", false,
+		"let webhooks reach private, loopback and link-local addresses, for development (PARLEY_ALLOW_PRIVATE_WEBHOOKS)")
 	demo := fs.Bool("demo", false, "load the demo data into an empty data directory (PARLEY_DEMO)")
 	metricsAddr := fs.String("metrics-addr", "", "serve GET /metrics on this address, without a token (PARLEY_METRICS_ADDR); default: on the API address, behind the admin token")
 	if err := parseFlags(fs, args, everyFlag(fs)); err != nil {
@@ -62,6 +76,10 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	log, err := newLogger(stderr, *logLevel, *logFormat)
 	if err != nil {
 		return err
+	}
+	proxies, err := api.ParseTrustedProxies(*trustedProxies)
+	if err != nil {
+		return fmt.Errorf("%w: --trusted-proxies: %v", errUsage, err)
 	}
 	rateLimits := map[parley.Plan]int{}
 	for plan, n := range limits {
@@ -84,7 +102,10 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 
 	handler := api.New(api.Config{DB: in.db, Engine: in.search, Syncer: in.syncer, Clock: parley.SystemClock, Log: log, BaseURL: *baseURL,
 		TransitionPath: *transition, InsecureWebhooks: tlsConfig == nil,
-		RateLimits: rateLimits, TokenRateLimit: *tokenLimit, RequestTimeout: *timeout, AdminToken: *adminToken})
+		RateLimits: rateLimits, TokenRateLimit: *tokenLimit, RequestTimeout: *timeout, AdminToken: *adminToken,
+		HeaderTimeout: *headerTimeout, BodyTimeout: *bodyTimeout, IdleTimeout: *idleTimeout,
+		MaxConnsPerAddress: *maxConnsPerAddr, MaxConns: *maxConns, TrustedProxies: proxies,
+		AllowPrivateWebhooks: *allowPrivateHooks})
 	// Metrics listen first: the "parley serving" line says everything listens.
 	if *metricsAddr != "" {
 		stopMetrics, err := serveMetrics(*metricsAddr, handler.Metrics().Handler(), log)
@@ -97,18 +118,18 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tlsConfig}
+	srv := handler.HTTPServer(tlsConfig)
 	served := make(chan error, 1)
 	scheme := "http"
 	if tlsConfig != nil {
 		scheme = "https"
-		go func() { served <- srv.ServeTLS(ln, "", "") }()
+		go func() { served <- srv.ServeTLS(handler.Listener(ln), "", "") }()
 	} else {
-		go func() { served <- srv.Serve(ln) }()
+		go func() { served <- srv.Serve(handler.Listener(ln)) }()
 	}
 	log.Info("parley serving", "addr", ln.Addr().String(), "data", *data, "scheme", scheme)
 
-	stopHooks, err := startWebhooks(handler, in.db, *baseURL, scheme+"://"+ln.Addr().String(), log)
+	stopHooks, err := startWebhooks(handler, in.db, *baseURL, scheme+"://"+ln.Addr().String(), *allowPrivateHooks, log)
 	if err != nil {
 		return err
 	}
@@ -206,9 +227,10 @@ func selfSignedCert(host string, now time.Time) (tls.Certificate, error) {
 }
 
 // startWebhooks runs the webhook dispatcher beside the syncer and the
-// scheduler; payload links start with baseURL, else with the listen URL.
+// scheduler; payload links start with baseURL, else with the listen URL;
+// allowPrivate lets deliveries reach private addresses.
 // The returned function stops it and waits.
-func startWebhooks(handler *api.Server, db *storage.DB, baseURL, listenURL string, log *slog.Logger) (func(), error) {
+func startWebhooks(handler *api.Server, db *storage.DB, baseURL, listenURL string, allowPrivate bool, log *slog.Logger) (func(), error) {
 	if baseURL == "" {
 		baseURL = listenURL
 	}
@@ -218,7 +240,7 @@ func startWebhooks(handler *api.Server, db *storage.DB, baseURL, listenURL strin
 	}
 	outcomes := map[parley.DeliveryStatus]string{parley.DeliveryDelivered: api.WebhookDelivered,
 		parley.DeliveryRetrying: api.WebhookFailed, parley.DeliveryDead: api.WebhookDropped}
-	d := webhooks.New(webhooks.Config{DB: db, Renderer: renderer, Clock: parley.SystemClock, Log: log,
+	d := webhooks.New(webhooks.Config{DB: db, Renderer: renderer, Clock: parley.SystemClock, Log: log, AllowPrivate: allowPrivate,
 		Observe: func(s parley.DeliveryStatus) { handler.Metrics().WebhookDelivery(outcomes[s]) }})
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -66,6 +66,7 @@ func TestServeRefusesPlainHTTPOffLoopback(t *testing.T) {
 		{"cert without key", []string{"--tls-cert", "c.pem"}, "--tls-cert and --tls-key go together"},
 		{"both kinds", []string{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-self-signed"}, "not both"},
 		{"missing files", []string{"--tls-cert", "nope.pem", "--tls-key", "nope.pem"}, "TLS certificate"},
+		{"bad trusted proxy", []string{"--addr", "127.0.0.1:0", "--trusted-proxies", "10.0.0.0/8,10.0.0.0/33"}, `--trusted-proxies: "10.0.0.0/33" is neither`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
