@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,23 +16,55 @@ import (
 	"github.com/parley/parley/fixtures"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/index/pgindex"
 	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/internal/pgtest"
 	"github.com/parley/parley/reports"
 	"github.com/parley/parley/storage"
 )
 
+// TestMain stops the PostgreSQL server the postgres case starts.
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// engineCases are the engines whose facets are held to the brute-force
+// engine's; open returns one empty, closed when the test ends.
+var engineCases = []struct {
+	name string
+	open func(t *testing.T) reports.Engine
+}{
+	{"bleve", func(t *testing.T) reports.Engine {
+		b, err := bleveindex.Open(t.TempDir())
+		require.NoError(t, err)
+		t.Cleanup(func() { b.Close() })
+		return b
+	}},
+	{"postgres", func(t *testing.T) reports.Engine {
+		rec := &pgtest.Recorder{}
+		e, err := pgindex.Open(context.Background(), pgtest.Database(t), pgindex.Options{Tracer: rec})
+		require.NoError(t, err)
+		t.Cleanup(func() {
+			e.Close()
+			rec.AssertTenant(t, pgindex.Tables, pgindex.AnyCompany, 1)
+		})
+		return e
+	}},
+}
+
 // TestReportsOnFixtures: over the demo data, both reports computed from
-// Bleve's facets equal the same reports computed by the brute-force
+// each engine's facets equal the same reports computed by the brute-force
 // engine, for several periods and filters.
 func TestReportsOnFixtures(t *testing.T) {
+	for _, c := range engineCases {
+		t.Run(c.name, func(t *testing.T) { reportsOnFixtures(t, c.open(t)) })
+	}
+}
+
+func reportsOnFixtures(t *testing.T, b reports.Engine) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
 	require.NoError(t, err)
 	defer db.Close()
 	require.NoError(t, fixtures.Load(db, now))
-	b, err := bleveindex.Open(t.TempDir())
-	require.NoError(t, err)
-	defer b.Close()
 	oracle := scan.New()
 	for _, e := range []index.Engine{b, oracle} {
 		require.NoError(t, index.NewSyncer(db, e, slog.New(slog.NewTextHandler(io.Discard, nil))).Rebuild(context.Background(), nil))
