@@ -102,8 +102,15 @@ func (e *engines) open(t *testing.T, c engineCase) index.Engine {
 	t.Helper()
 	engine := c.open(t)
 	require.NoError(t, index.NewSyncer(e.db, engine, quiet).Rebuild(context.Background(), nil))
+	if a, ok := engine.(analyzer); ok {
+		require.NoError(t, a.Analyze(context.Background()))
+	}
 	return engine
 }
+
+// analyzer is an engine that wants its statistics refreshed after a bulk
+// load (the PostgreSQL engine), as a reindex on it must.
+type analyzer interface{ Analyze(context.Context) error }
 
 // eachEngine runs test in a subtest per engine, on the fixtures.
 func (e *engines) eachEngine(t *testing.T, test func(t *testing.T, engine index.Engine)) {

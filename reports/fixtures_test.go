@@ -68,6 +68,9 @@ func reportsOnFixtures(t *testing.T, b reports.Engine) {
 	oracle := scan.New()
 	for _, e := range []index.Engine{b, oracle} {
 		require.NoError(t, index.NewSyncer(db, e, slog.New(slog.NewTextHandler(io.Discard, nil))).Rebuild(context.Background(), nil))
+		if pg, ok := e.(*pgindex.Engine); ok {
+			require.NoError(t, pg.Analyze(context.Background()))
+		}
 	}
 	var users []parley.User
 	var tags []parley.Tag

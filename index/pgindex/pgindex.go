@@ -284,3 +284,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Analyze refreshes the planner's statistics of the engine's tables. Call
+// it after a rebuild or a bulk load: until autovacuum gets to them, the
+// planner takes freshly filled tables for nearly empty ones and picks
+// plans that visit every row once per row.
+func (e *Engine) Analyze(ctx context.Context) error {
+	for _, t := range Tables {
+		if _, err := e.pool.Exec(ctx, "ANALYZE "+t); err != nil {
+			return fmt.Errorf("pgindex: analyze %s: %w", t, err)
+		}
+	}
+	return nil
+}
