@@ -110,6 +110,18 @@ func textArray(values []string) string {
 	return b.String()
 }
 
+// text makes a keyword value storable: PostgreSQL's text holds neither NUL
+// nor invalid UTF-8, which Go strings may. Both become U+FFFD, on stored
+// values and on searched ones alike, so they still find each other (and a
+// value with a literal U+FFFD in that place). Tokens never change: they
+// are runs of letters and digits, cut at rune boundaries.
+func text(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
 // likePattern escapes LIKE's wildcards in s.
 func likePattern(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)

@@ -224,7 +224,10 @@ func newRows(kind index.Kind, docs map[string]index.Document) (*rows, error) {
 		r.numIDs = append(r.numIDs, numID)
 		for _, field := range sortedKeys(d.Keywords) {
 			f, _ := index.FieldOf(kind, field)
-			values := slices.Clone(d.Keywords[field])
+			values := make([]string, len(d.Keywords[field]))
+			for i, v := range d.Keywords[field] {
+				values[i] = text(v)
+			}
 			slices.Sort(values)
 			for i, v := range slices.Compact(values) {
 				r.kwDoc, r.kwField, r.kwOrd = append(r.kwDoc, id), append(r.kwField, field), append(r.kwOrd, int32(i))

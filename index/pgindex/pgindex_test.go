@@ -73,7 +73,8 @@ WHERE s.nspname = 'public' AND c.relkind = 'r' ORDER BY c.relname`)
 
 // TestEdgesAgreeWithOracle holds the engine to the oracle where SQL has
 // limits of its own: tokens longer than a lexeme may be, values longer than
-// a btree entry, LIKE's wildcards in values, quotes and backslashes,
+// a btree entry, LIKE's wildcards in values, quotes and backslashes, NUL
+// and invalid UTF-8 (which PostgreSQL's text refuses),
 // several companies, replaced and deleted documents, kinds without a
 // numeric id.
 func TestEdgesAgreeWithOracle(t *testing.T) {
@@ -88,6 +89,7 @@ func TestEdgesAgreeWithOracle(t *testing.T) {
 		doc("3", 1, map[string][]string{"email": {longValue}}, map[string][]string{"lastName": {"it's a b c", "d e f"}}, 30),
 		doc("4", 2, map[string][]string{"email": {"abc@example.com"}}, map[string][]string{"firstName": {"Ann"}}, 40),
 		doc("5", 1, nil, nil, 5),
+		doc("6", 1, map[string][]string{"emailDomain": {"nul\x00.test", "bad\xff.test"}}, map[string][]string{"lastName": {"nul\x00x bad\xffy"}}, 60),
 	}
 	for _, engine := range []index.Engine{e, oracle} {
 		require.NoError(t, engine.Apply(ctx, index.Customers, docs, nil, nil))
@@ -128,6 +130,12 @@ func TestEdgesAgreeWithOracle(t *testing.T) {
 		query.NumberRange{Field: "createdAt", Min: ptr(10), Max: ptr(30), MaxInclusive: true},
 		query.Or{Nodes: []query.Node{query.Keyword{Field: "email", Value: "new@example.com"}, query.Match{Field: "lastName", Text: "F"}}},
 		query.Match{Field: "lastName", Text: "  "},
+		query.Keyword{Field: "emailDomain", Value: "nul\x00.test"},
+		query.Keyword{Field: "emailDomain", Value: "bad\xff.test"},
+		query.Prefix{Field: "emailDomain", Value: "nul\x00"},
+		query.Contains{Field: "emailDomain", Value: "\xff."},
+		query.Prefix{Field: "lastName", Value: "nul\x00"},
+		query.Phrase{Field: "lastName", Text: "x bad"},
 	}
 	for _, n := range nodes {
 		for _, company := range []int64{1, 2} {

@@ -80,14 +80,14 @@ func (s *statement) where(n query.Node) (string, error) {
 			return fmt.Sprintf("%[1]s.lexemes @@ %[2]s::tsquery AND strpos(%[1]s.runs, %[3]s) > 0", a, q, r)
 		}), nil
 	case query.Keyword:
-		v := s.arg(n.Value)
+		v := s.arg(text(n.Value))
 		return s.in("search_keywords", "k", n.Field, func(a string) string {
 			return fmt.Sprintf("left(%[1]s.value, 256) = left(%[2]s, 256) AND %[1]s.value = %[2]s", a, v)
 		}), nil
 	case query.Prefix:
 		return s.prefix(n), nil
 	case query.Contains:
-		p := s.arg("%" + likePattern(n.Value) + "%")
+		p := s.arg("%" + likePattern(text(n.Value)) + "%")
 		f, _ := index.FieldOf(s.kind, n.Field)
 		return s.in("search_keywords", "k", n.Field, func(a string) string {
 			if f.Substrings {
@@ -133,8 +133,8 @@ func (s *statement) prefix(n query.Prefix) string {
 				return "TRUE"
 			}
 			// The index holds the first 256 characters of a value.
-			head := s.arg(likePattern(cut256(n.Value)) + "%")
-			whole := s.arg(likePattern(n.Value) + "%")
+			head := s.arg(likePattern(cut256(text(n.Value))) + "%")
+			whole := s.arg(likePattern(text(n.Value)) + "%")
 			return fmt.Sprintf("left(%[1]s.value, 256) LIKE %[2]s AND %[1]s.value LIKE %[3]s", a, head, whole)
 		}))
 	}
@@ -154,7 +154,8 @@ func (s *statement) textPrefix(n query.Prefix) string {
 	case strings.ContainsAny(n.Value, separators):
 		return "FALSE" // no token holds a separator
 	}
-	q, r := s.arg(prefixOf(n.Value)), s.arg(" "+n.Value)
+	p := text(n.Value) // no token changes (see text), so a changed prefix matches none
+	q, r := s.arg(prefixOf(p)), s.arg(" "+p)
 	return s.in("search_texts", "t", n.Field, func(a string) string {
 		return fmt.Sprintf("%[1]s.lexemes @@ %[2]s::tsquery AND strpos(%[1]s.runs, %[3]s) > 0", a, q, r)
 	})
