@@ -13,10 +13,13 @@ package pgindex
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -192,6 +195,7 @@ const AnyCompany = "/* any company: deletes carry no company */"
 // INSERT ... SELECT FROM unnest: one statement per table.
 type rows struct {
 	docIDs, fieldLists []string
+	sorts              []string
 	numIDs             []*float64
 	kwDoc, kwField     []string
 	kwOrd              []int32
@@ -222,6 +226,11 @@ func newRows(kind index.Kind, docs map[string]index.Document) (*rows, error) {
 			numID = &m
 		}
 		r.numIDs = append(r.numIDs, numID)
+		keys, err := sortKeys(kind, d)
+		if err != nil {
+			return nil, fmt.Errorf("document %s: %w", id, err)
+		}
+		r.sorts = append(r.sorts, keys)
 		for _, field := range sortedKeys(d.Keywords) {
 			f, _ := index.FieldOf(kind, field)
 			values := make([]string, len(d.Keywords[field]))
@@ -259,9 +268,9 @@ func newRows(kind index.Kind, docs map[string]index.Document) (*rows, error) {
 
 func (r *rows) queue(b *pgx.Batch, company int64, kind index.Kind) {
 	k := string(kind)
-	b.Queue(`INSERT INTO search_documents (company_id, kind, doc_id, num_id, fields)
-SELECT $1, $2, u.doc_id, u.num_id, u.fields::text[] FROM unnest($3::text[], $4::float8[], $5::text[]) AS u(doc_id, num_id, fields)`,
-		company, k, r.docIDs, r.numIDs, r.fieldLists)
+	b.Queue(`INSERT INTO search_documents (company_id, kind, doc_id, num_id, fields, sorts)
+SELECT $1, $2, u.doc_id, u.num_id, u.fields::text[], u.sorts::jsonb FROM unnest($3::text[], $4::float8[], $5::text[], $6::text[]) AS u(doc_id, num_id, fields, sorts)`,
+		company, k, r.docIDs, r.numIDs, r.fieldLists, r.sorts)
 	if len(r.kwDoc) > 0 {
 		b.Queue(`INSERT INTO search_keywords (company_id, kind, doc_id, field, ord, value, substrings)
 SELECT $1, $2, u.doc_id, u.field, u.ord, u.value, u.substrings FROM unnest($3::text[], $4::text[], $5::int4[], $6::text[], $7::bool[]) AS u(doc_id, field, ord, value, substrings)`,
@@ -277,6 +286,47 @@ SELECT $1, $2, u.doc_id, u.field, u.value FROM unnest($3::text[], $4::text[], $5
 SELECT $1, $2, u.doc_id, u.field, u.lexemes::tsvector, u.runs FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS u(doc_id, field, lexemes, runs)`,
 			company, k, r.txtDoc, r.txtField, r.txtLexemes, r.txtRun)
 	}
+}
+
+// sortKeys is the JSON object of a document's sort keys: for each sortable
+// number or keyword field of the catalog, its smallest value as text
+// (numbers in the shortest form that reads back as the same float8).
+func sortKeys(kind index.Kind, d index.Document) (string, error) {
+	keys := map[string]string{}
+	for _, f := range index.Catalog[kind] {
+		if !f.Sortable {
+			continue
+		}
+		switch f.Type {
+		case index.NumberField:
+			if vs := d.Numbers[f.Name]; len(vs) > 0 {
+				keys[f.Name] = float8(slices.Min(vs))
+			}
+		case index.KeywordField:
+			if vs := d.Keywords[f.Name]; len(vs) > 0 {
+				values := make([]string, len(vs))
+				for i, v := range vs {
+					values[i] = text(v)
+				}
+				keys[f.Name] = slices.Min(values)
+			}
+		}
+	}
+	b, err := json.Marshal(keys)
+	return string(b), err
+}
+
+// float8 writes v as PostgreSQL's float8 input reads it back exactly.
+func float8(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "Infinity"
+	case math.IsInf(v, -1):
+		return "-Infinity"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -2,6 +2,7 @@ package pgindex
 
 import (
 	"context"
+	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -219,3 +220,7 @@ func doc(id string, company int64, keywords, texts map[string][]string, created 
 }
 
 func ptr(v float64) *float64 { return &v }
+
+var benchDocs = flag.Int("benchdocs", 20000, "documents BenchmarkSearch indexes")
+
+func pgtestDatabase(b *testing.B) string { return pgtest.Database(b) }

@@ -260,6 +260,10 @@ func (s *statement) order(r index.Request) (columns, order string) {
 				continue // every document scores the same
 			}
 			cols = append(cols, s.score(r.Query)+" AS "+name)
+		case ok && f.Sortable && f.Type == index.NumberField:
+			cols = append(cols, "(d.sorts->>"+s.arg(o.Field)+")::float8 AS "+name)
+		case ok && f.Sortable && f.Type == index.KeywordField:
+			cols = append(cols, "(d.sorts->>"+s.arg(o.Field)+") COLLATE \"C\" AS "+name)
 		case ok && f.Type == index.NumberField:
 			cols = append(cols, s.smallest("search_numbers", "n", o.Field)+" AS "+name)
 		case ok && f.Type == index.KeywordField:

@@ -5,14 +5,17 @@
 -- +goose Up
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 
--- One row per document: its present fields (for field:*) and the smallest
--- value of its numeric "id", the final tie-break of kinds that have one.
+-- One row per document: its present fields (for field:*), the smallest
+-- value of its numeric "id" (the final tie-break of kinds that have one),
+-- and the smallest value of each sortable field, as text, so a sort reads
+-- its keys from the row it has already found.
 CREATE TABLE search_documents (
     company_id bigint NOT NULL,
     kind       text NOT NULL,
     doc_id     text COLLATE "C" NOT NULL,
     num_id     double precision,
     fields     text[] NOT NULL,
+    sorts      jsonb NOT NULL,
     PRIMARY KEY (company_id, kind, doc_id)
 );
 CREATE INDEX search_documents_fields ON search_documents USING gin (fields);
