@@ -18,9 +18,8 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/fixtures"
 	"github.com/parley/parley/index"
-	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/index/enginetest"
 	"github.com/parley/parley/index/lists"
-	"github.com/parley/parley/index/pgindex"
 	"github.com/parley/parley/index/scan"
 	"github.com/parley/parley/internal/golden"
 	"github.com/parley/parley/internal/pgtest"
@@ -41,39 +40,6 @@ type engines struct {
 	db        *storage.DB
 	oracle    index.Engine
 	mailboxes map[int64][]parley.Mailbox // by company
-}
-
-// engineCase is one engine under test: open returns it empty, closed when
-// the test ends.
-type engineCase struct {
-	name string
-	open func(t *testing.T) index.Engine
-}
-
-// engineCases are the engines every conformance test runs on, each in a
-// subtest of its name.
-var engineCases = []engineCase{
-	{"bleve", func(t *testing.T) index.Engine {
-		b, err := bleveindex.Open(t.TempDir())
-		require.NoError(t, err)
-		t.Cleanup(func() { b.Close() })
-		return b
-	}},
-	{"postgres", openPostgres},
-}
-
-// openPostgres opens the PostgreSQL engine on a database of its own and,
-// when the test ends, checks that every statement it ran kept to one
-// company.
-func openPostgres(t *testing.T) index.Engine {
-	rec := &pgtest.Recorder{}
-	e, err := pgindex.Open(context.Background(), pgtest.Database(t), pgindex.Options{Tracer: rec})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		e.Close()
-		rec.AssertTenant(t, pgindex.Tables, pgindex.AnyCompany, 1)
-	})
-	return e
 }
 
 func loadEngines(t *testing.T) *engines {
@@ -97,25 +63,15 @@ func loadEngines(t *testing.T) *engines {
 	return e
 }
 
-// open opens an engine of engineCases and indexes the fixtures in it.
-func (e *engines) open(t *testing.T, c engineCase) index.Engine {
-	t.Helper()
-	engine := c.open(t)
-	require.NoError(t, index.NewSyncer(e.db, engine, quiet).Rebuild(context.Background(), nil))
-	if a, ok := engine.(analyzer); ok {
-		require.NoError(t, a.Analyze(context.Background()))
-	}
-	return engine
-}
-
-// analyzer is an engine that wants its statistics refreshed after a bulk
-// load (the PostgreSQL engine), as a reindex on it must.
-type analyzer interface{ Analyze(context.Context) error }
-
-// eachEngine runs test in a subtest per engine, on the fixtures.
+// eachEngine runs test in a subtest per engine of enginetest.Cases, with
+// the fixtures indexed in it.
 func (e *engines) eachEngine(t *testing.T, test func(t *testing.T, engine index.Engine)) {
-	for _, c := range engineCases {
-		t.Run(c.name, func(t *testing.T) { test(t, e.open(t, c)) })
+	for _, c := range enginetest.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			engine := c.Open(t)
+			enginetest.Fill(t, e.db, engine)
+			test(t, engine)
+		})
 	}
 }
 

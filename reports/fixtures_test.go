@@ -2,8 +2,6 @@ package reports_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,8 +13,7 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/fixtures"
 	"github.com/parley/parley/index"
-	"github.com/parley/parley/index/bleveindex"
-	"github.com/parley/parley/index/pgindex"
+	"github.com/parley/parley/index/enginetest"
 	"github.com/parley/parley/index/scan"
 	"github.com/parley/parley/internal/pgtest"
 	"github.com/parley/parley/reports"
@@ -26,36 +23,12 @@ import (
 // TestMain stops the PostgreSQL server the postgres case starts.
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-// engineCases are the engines whose facets are held to the brute-force
-// engine's; open returns one empty, closed when the test ends.
-var engineCases = []struct {
-	name string
-	open func(t *testing.T) reports.Engine
-}{
-	{"bleve", func(t *testing.T) reports.Engine {
-		b, err := bleveindex.Open(t.TempDir())
-		require.NoError(t, err)
-		t.Cleanup(func() { b.Close() })
-		return b
-	}},
-	{"postgres", func(t *testing.T) reports.Engine {
-		rec := &pgtest.Recorder{}
-		e, err := pgindex.Open(context.Background(), pgtest.Database(t), pgindex.Options{Tracer: rec})
-		require.NoError(t, err)
-		t.Cleanup(func() {
-			e.Close()
-			rec.AssertTenant(t, pgindex.Tables, pgindex.AnyCompany, 1)
-		})
-		return e
-	}},
-}
-
 // TestReportsOnFixtures: over the demo data, both reports computed from
 // each engine's facets equal the same reports computed by the brute-force
 // engine, for several periods and filters.
 func TestReportsOnFixtures(t *testing.T) {
-	for _, c := range engineCases {
-		t.Run(c.name, func(t *testing.T) { reportsOnFixtures(t, c.open(t)) })
+	for _, c := range enginetest.Cases {
+		t.Run(c.Name, func(t *testing.T) { reportsOnFixtures(t, c.Open(t)) })
 	}
 }
 
@@ -67,10 +40,7 @@ func reportsOnFixtures(t *testing.T, b reports.Engine) {
 	require.NoError(t, fixtures.Load(db, now))
 	oracle := scan.New()
 	for _, e := range []index.Engine{b, oracle} {
-		require.NoError(t, index.NewSyncer(db, e, slog.New(slog.NewTextHandler(io.Discard, nil))).Rebuild(context.Background(), nil))
-		if pg, ok := e.(*pgindex.Engine); ok {
-			require.NoError(t, pg.Analyze(context.Background()))
-		}
+		enginetest.Fill(t, db, e)
 	}
 	var users []parley.User
 	var tags []parley.Tag
