@@ -119,13 +119,20 @@ func (e *Engine) Apply(ctx context.Context, kind index.Kind, upserts []index.Doc
 		if err != nil {
 			return err
 		}
+		deleted := map[string]bool{}
+		for _, id := range deletes {
+			deleted[id] = true
+		}
 		docs := map[int64]map[string]index.Document{}
 		for _, d := range upserts {
+			byCompany[d.Company] = append(byCompany[d.Company], d.ID)
+			if deleted[d.ID] {
+				continue // a batch's deletes win over its upserts, as in the other engines
+			}
 			if docs[d.Company] == nil {
 				docs[d.Company] = map[string]index.Document{}
 			}
 			docs[d.Company][d.ID] = d // the last of one id wins
-			byCompany[d.Company] = append(byCompany[d.Company], d.ID)
 		}
 		companies := make([]int64, 0, len(byCompany))
 		for c := range byCompany {

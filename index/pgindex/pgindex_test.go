@@ -96,8 +96,9 @@ func TestEdgesAgreeWithOracle(t *testing.T) {
 		require.NoError(t, engine.Apply(ctx, index.Customers, docs, nil, nil))
 		// Replaced, then deleted across companies in one batch.
 		replaced := doc("5", 1, map[string][]string{"email": {"new@example.com"}}, nil, 50)
+		gone := doc("7", 1, map[string][]string{"email": {"gone@example.com"}}, nil, 70) // upserted and deleted: deleted
 		calls := 0
-		require.NoError(t, engine.Apply(ctx, index.Customers, []index.Document{replaced}, []string{"4", "404"}, func(err error) {
+		require.NoError(t, engine.Apply(ctx, index.Customers, []index.Document{replaced, gone}, []string{"4", "404", "7"}, func(err error) {
 			require.NoError(t, err)
 			calls++
 		}))
@@ -128,6 +129,7 @@ func TestEdgesAgreeWithOracle(t *testing.T) {
 		query.Contains{Field: "email", Value: ""},
 		query.Not{Node: query.Contains{Field: "email", Value: "example.com"}},
 		query.FieldExists{Field: "lastName"},
+		query.FieldExists{Field: "email"},
 		query.NumberRange{Field: "createdAt", Min: ptr(10), Max: ptr(30), MaxInclusive: true},
 		query.Or{Nodes: []query.Node{query.Keyword{Field: "email", Value: "new@example.com"}, query.Match{Field: "lastName", Text: "F"}}},
 		query.Match{Field: "lastName", Text: "  "},
