@@ -18,6 +18,10 @@ var allowedImports = map[string][]string{
 	"index":            {"", "query", "storage"},
 	"index/bleveindex": {"index", "query"},
 	"index/scan":       {"index", "query"},
+	"index/pgindex":    {"index", "query"},
+	"internal/pgtest":  {},
+	// Test support: the table of engines tests hold to the oracle.
+	"index/enginetest": {"index", "index/bleveindex", "index/pgindex", "internal/pgtest", "storage"},
 	"index/lists":      {"", "index", "query", "storage"},
 	"reports":          {"", "index", "query", "storage"},
 	"api":              {"", "index", "query", "storage", "reports"},

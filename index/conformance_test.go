@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,26 +18,26 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/fixtures"
 	"github.com/parley/parley/index"
-	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/index/enginetest"
 	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/index/scan"
 	"github.com/parley/parley/internal/golden"
+	"github.com/parley/parley/internal/pgtest"
 	"github.com/parley/parley/query"
 	"github.com/parley/parley/storage"
 )
 
 var (
-	randomCount = flag.Int("random-queries", 2000, "randomized queries compared between Bleve and the scan oracle")
+	randomCount = flag.Int("random-queries", 2000, "randomized queries compared between each engine and the scan oracle")
 )
 
 // fixtureNow is the clock of the demo data in these tests.
 var fixtureNow = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
-// engines loads the demo fixtures and indexes them in Bleve and in the
-// scan oracle.
+// engines holds the demo fixtures in storage and in the scan oracle,
+// which every engine of engineCases is held to.
 type engines struct {
 	db        *storage.DB
-	bleve     index.Engine
 	oracle    index.Engine
 	mailboxes map[int64][]parley.Mailbox // by company
 }
@@ -47,13 +48,8 @@ func loadEngines(t *testing.T) *engines {
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	require.NoError(t, fixtures.Load(db, fixtureNow))
-	b, err := bleveindex.Open(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { b.Close() })
-	e := &engines{db: db, bleve: b, oracle: scan.New(), mailboxes: map[int64][]parley.Mailbox{}}
-	for _, engine := range []index.Engine{e.bleve, e.oracle} {
-		require.NoError(t, index.NewSyncer(db, engine, quiet).Rebuild(context.Background(), nil))
-	}
+	e := &engines{db: db, oracle: scan.New(), mailboxes: map[int64][]parley.Mailbox{}}
+	require.NoError(t, index.NewSyncer(db, e.oracle, quiet).Rebuild(context.Background(), nil))
 	require.NoError(t, db.View(func(tx *storage.Tx) error {
 		for _, company := range []int64{1, 2} {
 			boxes, err := tx.Mailboxes(company)
@@ -65,6 +61,18 @@ func loadEngines(t *testing.T) *engines {
 		return nil
 	}))
 	return e
+}
+
+// eachEngine runs test in a subtest per engine of enginetest.Cases, with
+// the fixtures indexed in it.
+func (e *engines) eachEngine(t *testing.T, test func(t *testing.T, engine index.Engine)) {
+	for _, c := range enginetest.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			engine := c.Open(t)
+			enginetest.Fill(t, e.db, engine)
+			test(t, engine)
+		})
+	}
 }
 
 // search runs one query text on one engine.
@@ -117,12 +125,25 @@ func TestConformance(t *testing.T) {
 	for _, text := range conformanceCases {
 		want, err := e.search(t, e.oracle, 1, text, sorts, 1000)
 		require.NoError(t, err, text)
-		got, err := e.search(t, e.bleve, 1, text, sorts, 1000)
-		require.NoError(t, err, text)
-		assert.Equal(t, want, got, "bleve and the oracle disagree on %s", text)
 		fmt.Fprintf(&out, "query: %s\ntotal: %d\nids: %s\n\n", text, want.Total, strings.Join(want.IDs, " "))
 	}
 	golden.Assert(t, "conformance.golden", out.String())
+	e.eachEngine(t, func(t *testing.T, engine index.Engine) {
+		for _, text := range conformanceCases {
+			want, err := e.search(t, e.oracle, 1, text, sorts, 1000)
+			require.NoError(t, err, text)
+			got, err := e.search(t, engine, 1, text, sorts, 1000)
+			require.NoError(t, err, text)
+			assert.Equal(t, want, got, "the engine and the oracle disagree on %s", text)
+			// A score sort finds the same documents; only their order
+			// is the engine's own (the oracle has no score).
+			byScore := []index.Sort{{Field: index.ScoreField, Desc: true}}
+			scored, err := e.search(t, engine, 1, text, byScore, 1000)
+			require.NoError(t, err, text)
+			assert.Equal(t, want.Total, scored.Total, text)
+			assert.ElementsMatch(t, want.IDs, scored.IDs, "score sort of %s", text)
+		}
+	})
 }
 
 // TestRandomQueriesAgree generates queries from the grammar over the
@@ -130,6 +151,10 @@ func TestConformance(t *testing.T) {
 // return the same ids, in the same order, with the same totals.
 func TestRandomQueriesAgree(t *testing.T) {
 	e := loadEngines(t)
+	e.eachEngine(t, func(t *testing.T, engine index.Engine) { randomQueriesAgree(t, e, engine) })
+}
+
+func randomQueriesAgree(t *testing.T, e *engines, engine index.Engine) {
 	g := newQueryGen(t, e.db)
 	sortChoices := [][]index.Sort{
 		{{Field: "createdAt", Desc: true}}, {{Field: "number"}}, {{Field: "subjectSort"}},
@@ -145,7 +170,7 @@ func TestRandomQueriesAgree(t *testing.T) {
 		if err != nil {
 			t.Fatalf("generated query %q does not check: %v", text, err)
 		}
-		got, err := e.search(t, e.bleve, company, text, sorts, 30)
+		got, err := e.search(t, engine, company, text, sorts, 30)
 		require.NoError(t, err)
 		if want.Total > 0 {
 			hits++
@@ -380,22 +405,32 @@ var customerCases = []string{
 
 func TestCustomerConformance(t *testing.T) {
 	e := loadEngines(t)
+	sortChoices := [][]index.Sort{{{Field: "createdAt", Desc: true}}, {{Field: "lastNameSort"}}}
+	run := func(t *testing.T, engine index.Engine, text string, sorts []index.Sort) index.Result {
+		syntax, err := query.Parse(text)
+		require.NoError(t, err, text)
+		checked, err := query.Check(syntax, index.CustomerSchema, fixtureNow)
+		require.NoError(t, err, text)
+		res, err := engine.Search(context.Background(), index.Request{Kind: index.Customers, Company: 1, Query: checked, Sort: sorts, Limit: 1000})
+		require.NoError(t, err)
+		return res
+	}
 	var out strings.Builder
-	for _, sorts := range [][]index.Sort{{{Field: "createdAt", Desc: true}}, {{Field: "lastNameSort"}}} {
+	for _, sorts := range sortChoices {
 		for _, text := range customerCases {
-			run := func(engine index.Engine) index.Result {
-				syntax, err := query.Parse(text)
-				require.NoError(t, err, text)
-				checked, err := query.Check(syntax, index.CustomerSchema, fixtureNow)
-				require.NoError(t, err, text)
-				res, err := engine.Search(context.Background(), index.Request{Kind: index.Customers, Company: 1, Query: checked, Sort: sorts, Limit: 1000})
-				require.NoError(t, err)
-				return res
-			}
-			want := run(e.oracle)
-			assert.Equal(t, want, run(e.bleve), "bleve and the oracle disagree on %s", text)
+			want := run(t, e.oracle, text, sorts)
 			fmt.Fprintf(&out, "query: %s\nsort: %v\ntotal: %d\nids: %s\n\n", text, sorts, want.Total, strings.Join(want.IDs, " "))
 		}
 	}
 	golden.Assert(t, "customers.golden", out.String())
+	e.eachEngine(t, func(t *testing.T, engine index.Engine) {
+		for _, sorts := range sortChoices {
+			for _, text := range customerCases {
+				assert.Equal(t, run(t, e.oracle, text, sorts), run(t, engine, text, sorts), "the engine and the oracle disagree on %s", text)
+			}
+		}
+	})
 }
+
+// TestMain stops the PostgreSQL server the postgres engine cases start.
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }

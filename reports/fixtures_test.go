@@ -2,8 +2,7 @@ package reports_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,27 +13,34 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/fixtures"
 	"github.com/parley/parley/index"
-	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/index/enginetest"
 	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/internal/pgtest"
 	"github.com/parley/parley/reports"
 	"github.com/parley/parley/storage"
 )
 
+// TestMain stops the PostgreSQL server the postgres case starts.
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
 // TestReportsOnFixtures: over the demo data, both reports computed from
-// Bleve's facets equal the same reports computed by the brute-force
+// each engine's facets equal the same reports computed by the brute-force
 // engine, for several periods and filters.
 func TestReportsOnFixtures(t *testing.T) {
+	for _, c := range enginetest.Cases {
+		t.Run(c.Name, func(t *testing.T) { reportsOnFixtures(t, c.Open(t)) })
+	}
+}
+
+func reportsOnFixtures(t *testing.T, b reports.Engine) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
 	require.NoError(t, err)
 	defer db.Close()
 	require.NoError(t, fixtures.Load(db, now))
-	b, err := bleveindex.Open(t.TempDir())
-	require.NoError(t, err)
-	defer b.Close()
 	oracle := scan.New()
 	for _, e := range []index.Engine{b, oracle} {
-		require.NoError(t, index.NewSyncer(db, e, slog.New(slog.NewTextHandler(io.Discard, nil))).Rebuild(context.Background(), nil))
+		enginetest.Fill(t, db, e)
 	}
 	var users []parley.User
 	var tags []parley.Tag

@@ -1,0 +1,126 @@
+package pgtest
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Recorder is a pgx tracer that keeps the text of every statement run
+// through it, alone or in a batch, for tests that walk them.
+type Recorder struct {
+	mu   sync.Mutex
+	seen map[string]bool
+	sqls []string
+}
+
+var (
+	_ pgx.QueryTracer = (*Recorder)(nil)
+	_ pgx.BatchTracer = (*Recorder)(nil)
+)
+
+func (r *Recorder) add(sql string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	if !r.seen[sql] {
+		r.seen[sql] = true
+		r.sqls = append(r.sqls, sql)
+	}
+}
+
+// TraceQueryStart records a statement.
+func (r *Recorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	r.add(data.SQL)
+	return ctx
+}
+
+// TraceQueryEnd does nothing.
+func (r *Recorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// TraceBatchStart does nothing.
+func (r *Recorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+// TraceBatchQuery records a statement of a batch.
+func (r *Recorder) TraceBatchQuery(_ context.Context, _ *pgx.Conn, data pgx.TraceBatchQueryData) {
+	r.add(data.SQL)
+}
+
+// TraceBatchEnd does nothing.
+func (r *Recorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+// Statements returns the distinct statements recorded, in first-run order.
+func (r *Recorder) Statements() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.sqls)
+}
+
+var (
+	tableRef   = regexp.MustCompile(`(?i)\b(FROM|JOIN|INTO|UPDATE|USING)\s+([a-z_][a-z0-9_]*)(?:\s+(?:AS\s+)?([a-z_][a-z0-9_]*))?`)
+	columnList = regexp.MustCompile(`^\s*\(([^)]*)\)`)
+	keywords   = map[string]bool{"where": true, "join": true, "on": true, "set": true, "using": true, "left": true, "inner": true,
+		"group": true, "order": true, "limit": true, "offset": true, "values": true, "select": true, "returning": true, "cross": true}
+)
+
+// CheckTenant reports why a statement does not keep to one company, or
+// nil: every reference to one of tables (by FROM, JOIN, UPDATE or USING)
+// must be filtered by `alias.company_id = $n`, and every INSERT into one
+// must set company_id. A statement carrying exempt (a marker comment) is
+// allowed; callers bound how many such statements there are.
+func CheckTenant(sql string, tables []string, exempt string) error {
+	if exempt != "" && strings.Contains(sql, exempt) {
+		return nil
+	}
+	for _, m := range tableRef.FindAllStringSubmatchIndex(sql, -1) {
+		verb, table := strings.ToUpper(sql[m[2]:m[3]]), strings.ToLower(sql[m[4]:m[5]])
+		if !slices.Contains(tables, table) {
+			continue
+		}
+		if verb == "INTO" {
+			cols := columnList.FindStringSubmatch(sql[m[5]:])
+			if cols == nil || !slices.Contains(strings.Fields(strings.ReplaceAll(cols[1], ",", " ")), "company_id") {
+				return fmt.Errorf("INSERT INTO %s does not set company_id: %s", table, sql)
+			}
+			continue
+		}
+		alias := table
+		if m[6] >= 0 && !keywords[strings.ToLower(sql[m[6]:m[7]])] {
+			alias = sql[m[6]:m[7]]
+		}
+		filter := regexp.MustCompile(`(?i)(^|[^a-z0-9_.])` + regexp.QuoteMeta(alias) + `\.company_id\s*=\s*\$\d+\b`)
+		if !filter.MatchString(sql) {
+			return fmt.Errorf("%s %s (as %s) is not filtered by %s.company_id = $n: %s", verb, table, alias, alias, sql)
+		}
+	}
+	return nil
+}
+
+// AssertTenant fails t for every recorded statement that CheckTenant
+// rejects, and when more than maxExempt distinct statements carry the
+// exemption marker.
+func (r *Recorder) AssertTenant(t testing.TB, tables []string, exempt string, maxExempt int) {
+	t.Helper()
+	exempted := 0
+	for _, sql := range r.Statements() {
+		if exempt != "" && strings.Contains(sql, exempt) {
+			exempted++
+		}
+		if err := CheckTenant(sql, tables, exempt); err != nil {
+			t.Error(err)
+		}
+	}
+	if exempted > maxExempt {
+		t.Errorf("%d statements are exempt from the company filter; at most %d may be", exempted, maxExempt)
+	}
+}
