@@ -142,7 +142,7 @@ func TestIdleConnection(t *testing.T) {
 // one address, the next is closed at once (nothing is read or answered);
 // another address is not affected.
 func TestConnectionsPerAddress(t *testing.T) {
-	w := newWorld(t, func(c *api.Config) { c.MaxConnsPerAddress = 2 })
+	w := newWorld(t, func(c *api.Config) { c.MaxConnsPerAddress = 2; c.AdminToken = "op-secret" })
 	addr := w.serve()
 	for range 2 {
 		conn := dial(t, addr, "127.0.0.1")
@@ -153,6 +153,6 @@ func TestConnectionsPerAddress(t *testing.T) {
 	closedByServer(t, over)
 	other := dial(t, addr, "127.0.0.2")
 	require.Equal(t, http.StatusOK, roundTrip(t, other, bufio.NewReader(other), healthz).StatusCode, "another address has its own cap")
-	metrics := w.do(request{method: http.MethodGet, path: "/metrics"}).Body.String()
+	metrics := w.do(request{method: http.MethodGet, path: "/metrics", token: "op-secret"}).Body.String()
 	assert.Contains(t, metrics, "parley_connections_refused_total 1")
 }
