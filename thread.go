@@ -160,6 +160,9 @@ func AddThread(tx Tx, caller Caller, convID int64, kind ThreadType, r *ThreadReq
 			return nil, err
 		}
 	}
+	if err := queueReply(tx, c, &t, now); err != nil {
+		return nil, err
+	}
 	if err := saveWithThreads(tx, c, mailbox, now); err != nil {
 		return nil, err
 	}

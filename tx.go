@@ -71,6 +71,12 @@ type Tx interface {
 	MailboxByWidget(widgetID string) (*Mailbox, error)
 	// PutEvent records a domain event for webhook delivery.
 	PutEvent(e Event) error
+
+	// Outgoing e-mail (mail.go).
+	MailStore
+	// ConversationByMessageID finds the conversation of the company holding
+	// a thread with this Message-ID (incoming replies).
+	ConversationByMessageID(companyID int64, messageID string) (int64, error)
 }
 
 // Event is something integrators may be told about (webhooks): its kind

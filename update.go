@@ -174,6 +174,11 @@ func PatchConversation(tx Tx, caller Caller, id int64, ops []PatchOp, now time.T
 			return err
 		}
 	}
+	if was.State == StateDraft && c.State == StatePublished {
+		if err := queueReplies(tx, c, threads, now); err != nil {
+			return err
+		}
+	}
 	if err := saveConversation(tx, c, now); err != nil {
 		return err
 	}

@@ -52,6 +52,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	tokenLimit := fs.Int("token-rate-limit", envInt("PARLEY_TOKEN_RATE_LIMIT", 0), "token-endpoint calls per minute per client; 0 is the default 60 (PARLEY_TOKEN_RATE_LIMIT)")
 	timeout := fs.Duration("request-timeout", envDuration("PARLEY_REQUEST_TIMEOUT", 0), "deadline of each request; 0 is the default 60s (PARLEY_REQUEST_TIMEOUT)")
+	mail := addMailFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -102,6 +103,11 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer stopHooks()
+	stopMail, err := startMail(mail, in.db, *data, log)
+	if err != nil {
+		return err
+	}
+	defer stopMail()
 
 	select {
 	case err := <-served:

@@ -1,0 +1,269 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-message/mail"
+	"github.com/emersion/go-smtp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/email"
+	"github.com/parley/parley/email/smtptest"
+	"github.com/parley/parley/storage"
+)
+
+// mailWorld is a world whose outgoing e-mail goes to a real SMTP relay on
+// loopback.
+type mailWorld struct {
+	*world
+	relay    *smtptest.Server
+	outgoing *email.Dispatcher
+}
+
+func newMailWorld(t *testing.T) *mailWorld {
+	w := newWorld(t)
+	relay := smtptest.New(t)
+	d := email.NewDispatcher(email.Config{DB: w.db, Sender: &email.Relay{Addr: relay.Addr}, Clock: w.clock,
+		Rand: rand.New(rand.NewPCG(1, 2)), Log: slog.New(slog.NewTextHandler(&lockedWriter{w: w.logs}, nil))})
+	return &mailWorld{world: w, relay: relay, outgoing: d}
+}
+
+// deliver runs the outgoing dispatcher once and returns its attempts.
+func (w *mailWorld) deliver() int {
+	w.t.Helper()
+	n, err := w.outgoing.SendDue(context.Background(), w.clock.Now())
+	require.NoError(w.t, err)
+	return n
+}
+
+// parsed is a message the relay accepted, read back with a MIME library.
+type parsed struct {
+	envelope smtptest.Message
+	header   mail.Header
+	text     string
+	html     string
+	files    map[string][]byte // attachment name -> content
+	types    map[string]string // attachment name -> media type
+}
+
+func parseMessage(t *testing.T, m smtptest.Message) parsed {
+	t.Helper()
+	r, err := mail.CreateReader(bytes.NewReader(m.Data))
+	require.NoError(t, err)
+	p := parsed{envelope: m, header: r.Header, files: map[string][]byte{}, types: map[string]string{}}
+	for {
+		part, err := r.NextPart()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		body, err := io.ReadAll(part.Body)
+		require.NoError(t, err)
+		switch h := part.Header.(type) {
+		case *mail.InlineHeader:
+			ct, _, _ := h.ContentType()
+			if ct == "text/plain" {
+				p.text = string(body)
+			} else {
+				p.html = string(body)
+			}
+		case *mail.AttachmentHeader:
+			name, _ := h.Filename()
+			ct, _, _ := h.ContentType()
+			p.files[name], p.types[name] = body, ct
+		}
+	}
+	return p
+}
+
+func addressList(t *testing.T, h mail.Header, key string) []string {
+	t.Helper()
+	list, err := h.AddressList(key)
+	require.NoError(t, err)
+	var out []string
+	for _, a := range list {
+		out = append(out, a.String())
+	}
+	return out
+}
+
+func threadState(t *testing.T, c map[string]any, threadID int64) string {
+	t.Helper()
+	for _, th := range field(t, c, "_embedded", "threads").([]any) {
+		m := th.(map[string]any)
+		if int64(m["id"].(float64)) == threadID {
+			return m["state"].(string)
+		}
+	}
+	t.Fatalf("no thread %d", threadID)
+	return ""
+}
+
+// postThread posts a thread as the owner and returns the thread's id.
+func (w *mailWorld) postThread(path, body string) int64 {
+	w.t.Helper()
+	rec := w.do(request{method: http.MethodPost, path: path, token: ownerToken, body: body})
+	require.Equal(w.t, http.StatusCreated, rec.Code, rec.Body.String())
+	return resourceID(w.t, rec)
+}
+
+func TestEmailReplyDelivered(t *testing.T) {
+	w := newMailWorld(t)
+	id := w.create(convJSON(nil))
+	path := fmt.Sprintf("/v2/conversations/%d", id)
+	assert.Equal(t, 0, w.deliver(), "a customer thread sends nothing")
+
+	pdf := []byte("%PDF-1.4 the invoice")
+	first := w.postThread(path+"/reply", reply(map[string]any{"text": "<p>Your order ships <b>today</b> &amp; arrives Friday.</p>",
+		"cc": []string{"boss@example.com"}, "bcc": []string{"audit@acme.test"},
+		"attachments": []any{attachmentJSON("invoice.pdf", "application/pdf", pdf)}}))
+	require.Equal(t, 1, w.deliver())
+	msgs := w.relay.Messages()
+	require.Len(t, msgs, 1)
+	m := parseMessage(t, msgs[0])
+	assert.Equal(t, "support@acme.test", m.envelope.From)
+	assert.Equal(t, []string{"alice@example.com", "boss@example.com", "audit@acme.test"}, m.envelope.To, "bcc only in the envelope")
+	assert.Equal(t, []string{`"Olivia Owner" <support@acme.test>`}, addressList(t, m.header, "From"))
+	assert.Equal(t, []string{`"Support" <support@acme.test>`}, addressList(t, m.header, "Reply-To"))
+	assert.Equal(t, []string{`"Alice Archer" <alice@example.com>`}, addressList(t, m.header, "To"))
+	assert.Equal(t, []string{"<boss@example.com>"}, addressList(t, m.header, "Cc"))
+	assert.Empty(t, m.header.Get("Bcc"))
+	subject, _ := m.header.Subject()
+	assert.Equal(t, "Where is my order? [#1]", subject)
+	firstID := fmt.Sprintf("parley.%d.%d@acme.test", id, first)
+	got, _ := m.header.MessageID()
+	assert.Equal(t, firstID, got)
+	assert.Empty(t, m.header.Get("In-Reply-To"), "nothing came by e-mail before")
+	date, _ := m.header.Date()
+	assert.True(t, date.Equal(epoch), "%s", date)
+	assert.Equal(t, "Your order ships  today  & arrives Friday.", m.text)
+	assert.Equal(t, "<p>Your order ships <b>today</b> &amp; arrives Friday.</p>", m.html)
+	assert.Equal(t, map[string][]byte{"invoice.pdf": pdf}, m.files)
+	assert.Equal(t, "application/pdf", m.types["invoice.pdf"])
+	assert.Equal(t, 0, w.deliver(), "sent once")
+
+	// A second reply answers the first: In-Reply-To and References.
+	second := w.postThread(path+"/reply", reply(map[string]any{"text": "One more thing."}))
+	require.Equal(t, 1, w.deliver())
+	m = parseMessage(t, w.relay.Messages()[1])
+	subject, _ = m.header.Subject()
+	assert.Equal(t, "Re: Where is my order? [#1]", subject)
+	inReplyTo, _ := m.header.MsgIDList("In-Reply-To")
+	refs, _ := m.header.MsgIDList("References")
+	assert.Equal(t, []string{firstID}, inReplyTo)
+	assert.Equal(t, []string{firstID}, refs)
+	got, _ = m.header.MessageID()
+	assert.Equal(t, fmt.Sprintf("parley.%d.%d@acme.test", id, second), got)
+	assert.Empty(t, m.files)
+	assert.Equal(t, "published", threadState(t, w.conv(id), second))
+}
+
+func TestEmailWhatSendsNothing(t *testing.T) {
+	w := newMailWorld(t)
+	// An imported conversation with a reply thread.
+	w.create(convJSON(map[string]any{"imported": true, "threads": []any{
+		map[string]any{"type": "customer", "text": "Old question"},
+		map[string]any{"type": "reply", "text": "Old answer"}}}))
+	id := w.create(convJSON(nil))
+	path := fmt.Sprintf("/v2/conversations/%d", id)
+	w.postThread(path+"/reply", reply(map[string]any{"text": "imported reply", "imported": true}))
+	w.postThread(path+"/notes", reply(map[string]any{"text": "a note"}))
+	w.postThread(path+"/reply", reply(map[string]any{"text": "a draft", "draft": true}))
+	scheduled := w.postThread(path+"/reply", reply(map[string]any{"text": "later", "draft": true}))
+	w.send("PUT", fmt.Sprintf("%s/threads/%d/schedule", path, scheduled), `{"scheduledFor":"2026-11-21T13:00:00Z"}`, http.StatusNoContent)
+	cancelled := w.postThread(path+"/reply", reply(map[string]any{"text": "never", "draft": true}))
+	w.send("PUT", fmt.Sprintf("%s/threads/%d/schedule", path, cancelled), `{"scheduledFor":"2026-11-21T13:00:00Z"}`, http.StatusNoContent)
+	w.send("DELETE", fmt.Sprintf("%s/threads/%d/schedule", path, cancelled), "", http.StatusNoContent)
+	assert.Equal(t, 0, w.deliver())
+	assert.Empty(t, w.relay.Messages())
+
+	// The scheduled reply goes when it is published, and only it.
+	w.clock.advance(time.Hour)
+	_, err := w.db.Update(func(tx *storage.Tx) error {
+		_, err := parley.WakeDue(tx, w.clock.Now())
+		return err
+	})
+	require.NoError(t, err)
+	require.Equal(t, 1, w.deliver())
+	m := parseMessage(t, w.relay.Messages()[0])
+	assert.Equal(t, "later", m.html)
+	got, _ := m.header.MessageID()
+	assert.Equal(t, fmt.Sprintf("parley.%d.%d@acme.test", id, scheduled), got)
+}
+
+func TestEmailAutoReply(t *testing.T) {
+	w := newMailWorld(t)
+	owner := parley.Caller{Company: &parley.Company{ID: acmeID}, User: &parley.User{ID: ownerID, CompanyID: acmeID, Role: parley.RoleOwner}}
+	_, err := w.db.Update(func(tx *storage.Tx) error {
+		_, err := parley.SetAutoReply(tx, owner, supportID, parley.AutoReply{Enabled: true, Subject: "Got it",
+			Text: "Thanks for writing.\nWe answer within a day."}, w.clock.Now())
+		return err
+	})
+	require.NoError(t, err)
+	w.create(convJSON(nil)) // autoReply not asked
+	w.create(convJSON(map[string]any{"autoReply": true, "threads": []any{map[string]any{"type": "reply", "text": "We wrote first"}}}))
+	w.create(convJSON(map[string]any{"autoReply": true, "imported": true}))
+	id := w.create(convJSON(map[string]any{"autoReply": true, "customer": map[string]any{"email": "bo@example.com"}}))
+	require.Equal(t, 2, w.deliver(), "the reply of the second, the auto reply of the fourth")
+	require.Equal(t, 0, w.deliver())
+	msgs := w.relay.Messages()
+	require.Len(t, msgs, 2)
+	m := parseMessage(t, msgs[1])
+	assert.Equal(t, []string{"bo@example.com"}, m.envelope.To)
+	subject, _ := m.header.Subject()
+	assert.Equal(t, "Got it [#4]", subject)
+	assert.Equal(t, "auto-replied", m.header.Get("Auto-Submitted"))
+	assert.Equal(t, "Thanks for writing.\r\nWe answer within a day.", m.text)
+	assert.Equal(t, "<p>Thanks for writing.<br>\r\nWe answer within a day.</p>", m.html)
+	got, _ := m.header.MessageID()
+	assert.Equal(t, fmt.Sprintf("parley.%d.auto@acme.test", id), got)
+}
+
+func TestEmailBounce(t *testing.T) {
+	w := newMailWorld(t)
+	id := w.create(convJSON(nil))
+	path := fmt.Sprintf("/v2/conversations/%d", id)
+
+	// A 4xx is retried with backoff; the thread stays published.
+	w.relay.Refuse(&smtp.SMTPError{Code: 451, Message: "try again later"})
+	soft := w.postThread(path+"/reply", reply(map[string]any{"text": "first"}))
+	require.Equal(t, 1, w.deliver())
+	assert.Equal(t, 0, w.deliver(), "not due before its backoff")
+	assert.Equal(t, "published", threadState(t, w.conv(id), soft))
+	w.relay.Refuse(nil)
+	w.clock.advance(parley.RetryDelay(1, 1))
+	require.Equal(t, 1, w.deliver())
+	require.Len(t, w.relay.Messages(), 1)
+
+	// A 5xx bounces the thread, with the reason kept.
+	w.relay.Refuse(&smtp.SMTPError{Code: 550, Message: "no such user"})
+	hard := w.postThread(path+"/reply", reply(map[string]any{"text": "second"}))
+	require.Equal(t, 1, w.deliver())
+	assert.Equal(t, 0, w.deliver())
+	assert.Equal(t, "bounced", threadState(t, w.conv(id), hard))
+	require.NoError(t, w.db.View(func(tx *storage.Tx) error {
+		log, err := tx.ConversationMail(id)
+		require.NoError(t, err)
+		require.Len(t, log, 2)
+		assert.Equal(t, parley.MailSent, log[0].Status)
+		assert.Equal(t, 2, log[0].Attempts)
+		assert.Equal(t, parley.MailBounced, log[1].Status)
+		assert.Equal(t, 550, log[1].ResponseCode)
+		assert.True(t, strings.Contains(log[1].LastError, "no such user"), log[1].LastError)
+		th, err := tx.Threads(id)
+		require.NoError(t, err)
+		assert.Equal(t, log[1].LastError, th[len(th)-1].BounceReason)
+		return nil
+	}))
+}

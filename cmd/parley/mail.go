@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/email"
+	"github.com/parley/parley/storage"
+)
+
+// mailFlags configure the e-mail channel of serve.
+type mailFlags struct {
+	relay, username, password, hostname *string
+}
+
+// addMailFlags registers the e-mail flags of serve.
+func addMailFlags(fs *flag.FlagSet) *mailFlags {
+	return &mailFlags{
+		relay:    fs.String("smtp-relay", envOr("PARLEY_SMTP_RELAY", ""), "SMTP relay host:port that sends outgoing e-mail (PARLEY_SMTP_RELAY); default: write .eml files to <data>/mail-outbox"),
+		username: fs.String("smtp-username", envOr("PARLEY_SMTP_USERNAME", ""), "username for the relay, AUTH PLAIN over STARTTLS (PARLEY_SMTP_USERNAME)"),
+		password: fs.String("smtp-password", envOr("PARLEY_SMTP_PASSWORD", ""), "password for the relay (PARLEY_SMTP_PASSWORD)"),
+		hostname: fs.String("smtp-hostname", envOr("PARLEY_SMTP_HOSTNAME", "localhost"), "this host's name in SMTP greetings (PARLEY_SMTP_HOSTNAME)"),
+	}
+}
+
+// mailOutbox is the folder outgoing e-mail is written to without a relay.
+func mailOutbox(dataDir string) string { return filepath.Join(dataDir, "mail-outbox") }
+
+// sender is where outgoing e-mail goes: the relay, else the outbox folder.
+func (f *mailFlags) sender(dataDir string) (email.Sender, string, error) {
+	if *f.relay == "" {
+		dir := mailOutbox(dataDir)
+		return &email.Folder{Dir: dir}, "folder " + dir, nil
+	}
+	if _, _, err := net.SplitHostPort(*f.relay); err != nil {
+		return nil, "", fmt.Errorf("%w: --smtp-relay must be host:port: %v", errUsage, err)
+	}
+	return &email.Relay{Addr: *f.relay, Username: *f.username, Password: *f.password, LocalName: *f.hostname}, "relay " + *f.relay, nil
+}
+
+// startMail runs the e-mail dispatcher beside the webhook dispatcher. The
+// returned function stops it and waits.
+func startMail(f *mailFlags, db *storage.DB, dataDir string, log *slog.Logger) (func(), error) {
+	sender, where, err := f.sender(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	d := email.NewDispatcher(email.Config{DB: db, Sender: sender, Clock: parley.SystemClock, Log: log})
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { d.Run(ctx); close(done) }()
+	log.Info("outgoing e-mail", "to", where)
+	return func() { stop(); <-done }, nil
+}
