@@ -101,6 +101,11 @@ type MailStore interface {
 	// PutMail stores an outgoing e-mail, assigning an id when ID is 0, and
 	// keeps it queued (due at NextAttemptAt) until it is final.
 	PutMail(m *Mail) error
+	// PutThreadSource keeps the raw message a thread came in as, or the
+	// message Parley built for it; ThreadSource reads it back (NotFound
+	// when there is none).
+	PutThreadSource(threadID int64, raw []byte) error
+	ThreadSource(threadID int64) ([]byte, error)
 }
 
 // MessageID is the Message-ID Parley gives a message it sends: unique per
@@ -197,4 +202,15 @@ func BounceThread(tx Tx, m *Mail, now time.Time) error {
 		return err
 	}
 	return saveConversation(tx, c, now)
+}
+
+// ReadThreadSource answers the original e-mail source of a thread the
+// caller may read: the message a customer's thread came in as, or the
+// message Parley built and sent for a reply. Threads that never were an
+// e-mail (notes, chats, threads created through the API) have none.
+func ReadThreadSource(tx Tx, caller Caller, convID, threadID int64, now time.Time) ([]byte, error) {
+	if _, _, err := loadThread(tx, caller, convID, threadID, now); err != nil {
+		return nil, err
+	}
+	return tx.ThreadSource(threadID)
 }

@@ -153,6 +153,19 @@ func TestEmailReplyDelivered(t *testing.T) {
 	assert.Equal(t, "application/pdf", m.types["invoice.pdf"])
 	assert.Equal(t, 0, w.deliver(), "sent once")
 
+	// The original source of the reply is the message the relay received.
+	src := fmt.Sprintf("%s/threads/%d/original-source", path, first)
+	assert.Equal(t, map[string]any{"original": string(msgs[0].Data)}, w.send("GET", src, "", http.StatusOK))
+	rec := w.do(request{method: http.MethodGet, path: src, token: ownerToken, header: map[string]string{"Accept": "message/rfc822"}})
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, "message/rfc822", rec.Header().Get("Content-Type"))
+	assert.Equal(t, string(msgs[0].Data), rec.Body.String())
+	customerThread := int64(field(t, w.conv(id), "_embedded", "threads").([]any)[1].(map[string]any)["id"].(float64))
+	rec = w.do(request{method: http.MethodGet, path: fmt.Sprintf("%s/threads/%d/original-source", path, customerThread), token: ownerToken})
+	assert.Equal(t, http.StatusNotFound, rec.Code, "a thread created through the API was no e-mail")
+	rec = w.do(request{method: http.MethodGet, path: src, token: globexToken})
+	assert.Equal(t, http.StatusNotFound, rec.Code, "another company's")
+
 	// A second reply answers the first: In-Reply-To and References.
 	second := w.postThread(path+"/reply", reply(map[string]any{"text": "One more thing."}))
 	require.Equal(t, 1, w.deliver())
