@@ -77,6 +77,8 @@ type Tx interface {
 	// ConversationByMessageID finds the conversation of the company holding
 	// a thread with this Message-ID (incoming replies).
 	ConversationByMessageID(companyID int64, messageID string) (int64, error)
+	// ConversationIDByNumber finds a company's conversation by number.
+	ConversationIDByNumber(companyID, number int64) (int64, error)
 }
 
 // Event is something integrators may be told about (webhooks): its kind

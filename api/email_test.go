@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -277,6 +278,158 @@ func TestEmailBounce(t *testing.T) {
 		th, err := tx.Threads(id)
 		require.NoError(t, err)
 		assert.Equal(t, log[1].LastError, th[len(th)-1].BounceReason)
+		return nil
+	}))
+}
+
+// listen runs Parley's SMTP listener on loopback for the test.
+func (w *mailWorld) listen(maxBytes int64) string {
+	w.t.Helper()
+	l := &email.Listener{DB: w.db, Clock: w.clock, Log: slog.New(slog.NewTextHandler(&lockedWriter{w: w.logs}, nil)), MaxBytes: maxBytes}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(w.t, err)
+	done := make(chan error, 1)
+	go func() { done <- l.Serve(ln) }()
+	w.t.Cleanup(func() { l.Close(); require.NoError(w.t, <-done) })
+	return ln.Addr().String()
+}
+
+// mailIn sends a message to Parley's listener as a mail server would.
+func mailIn(t *testing.T, addr, from string, to []string, msg string) error {
+	t.Helper()
+	c, err := smtp.Dial(addr)
+	require.NoError(t, err)
+	defer c.Close()
+	return c.SendMail(from, to, strings.NewReader(strings.ReplaceAll(msg, "\n", "\r\n")))
+}
+
+func TestEmailRoundTrip(t *testing.T) {
+	w := newMailWorld(t)
+	addr := w.listen(0)
+
+	// A customer writes in: a new e-mail conversation.
+	first := `From: Kim Lee <Kim@Example.com>
+To: Support <support@acme.test>
+Cc: partner@example.com
+Subject: Broken blender
+Message-ID: <m1@mail.example.com>
+MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary=b1
+
+--b1
+Content-Type: text/plain; charset=utf-8
+
+It makes a noise & smokes.
+Help!
+--b1
+Content-Type: image/png
+Content-Disposition: attachment; filename=noise.png
+Content-Transfer-Encoding: base64
+
+iVBORw0KGgo=
+--b1--
+`
+	require.NoError(t, mailIn(t, addr, "kim@example.com", []string{"support@acme.test"}, first))
+	id := int64(1)
+	c := w.conv(id)
+	assert.Equal(t, "Broken blender", c["subject"])
+	assert.Equal(t, "email", c["type"])
+	assert.Equal(t, map[string]any{"type": "email", "via": "customer"}, c["source"])
+	assert.Equal(t, []any{"partner@example.com"}, c["cc"])
+	assert.Equal(t, "kim@example.com", field(t, c, "primaryCustomer", "email"))
+	assert.Equal(t, "Kim", field(t, c, "primaryCustomer", "first"))
+	threads := field(t, c, "_embedded", "threads").([]any)
+	require.Len(t, threads, 1)
+	th := threads[0].(map[string]any)
+	assert.Equal(t, "customer", th["type"])
+	assert.Equal(t, "It makes a noise &amp; smokes.<br>\nHelp!", th["body"])
+	atts := field(t, th, "_embedded", "attachments").([]any)
+	require.Len(t, atts, 1)
+	assert.Equal(t, "noise.png", atts[0].(map[string]any)["filename"])
+	customerThread := int64(th["id"].(float64))
+	src := w.send("GET", fmt.Sprintf("/v2/conversations/%d/threads/%d/original-source", id, customerThread), "", http.StatusOK)
+	assert.Equal(t, strings.ReplaceAll(first, "\n", "\r\n"), src["original"])
+
+	// The agent answers; the answer goes out as a reply to the customer's message.
+	answer := w.postThread(fmt.Sprintf("/v2/conversations/%d/reply", id), reply(map[string]any{"text": "Unplug it, please.", "status": "closed"}))
+	require.Equal(t, 1, w.deliver())
+	out := parseMessage(t, w.relay.Messages()[0])
+	inReplyTo, _ := out.header.MsgIDList("In-Reply-To")
+	assert.Equal(t, []string{"m1@mail.example.com"}, inReplyTo)
+	subject, _ := out.header.Subject()
+	assert.Equal(t, "Re: Broken blender [#1]", subject)
+	assert.Equal(t, []string{"kim@example.com", "partner@example.com"}, out.envelope.To, "the conversation's cc follows")
+	assert.Equal(t, "closed", w.conv(id)["status"])
+
+	// The customer answers the answer: a customer thread on the same
+	// conversation, which it reopens.
+	answerID := fmt.Sprintf("parley.%d.%d@acme.test", id, answer)
+	second := fmt.Sprintf(`From: Kim Lee <kim@example.com>
+To: Support <support@acme.test>
+Subject: Re: Broken blender [#1]
+Message-ID: <m2@mail.example.com>
+In-Reply-To: <%s>
+References: <m1@mail.example.com> <%s>
+Content-Type: text/html; charset=utf-8
+
+<p>Unplugged. Now what?</p>
+`, answerID, answerID)
+	require.NoError(t, mailIn(t, addr, "kim@example.com", []string{"support@acme.test"}, second))
+	c = w.conv(id)
+	assert.Equal(t, "active", c["status"], "a customer reply reopens")
+	threads = field(t, c, "_embedded", "threads").([]any)
+	require.Len(t, threads, 3)
+	assert.Equal(t, "<p>Unplugged. Now what?</p>", threads[0].(map[string]any)["body"])
+	assert.Equal(t, "customer", threads[0].(map[string]any)["type"])
+
+	// A reply that lost its headers still finds the conversation by its tag;
+	// a stranger naming the tag starts a conversation of their own.
+	require.NoError(t, mailIn(t, addr, "kim@example.com", []string{"support@acme.test"}, "From: kim@example.com\nSubject: again [#1]\n\nStill broken.\n"))
+	assert.Len(t, field(t, w.conv(id), "_embedded", "threads").([]any), 4)
+	require.NoError(t, mailIn(t, addr, "eve@example.net", []string{"support@acme.test"}, "From: eve@example.net\nSubject: Re: Broken blender [#1]\nIn-Reply-To: <"+answerID+">\n\nLet me in.\n"))
+	assert.Len(t, field(t, w.conv(id), "_embedded", "threads").([]any), 4)
+	other := w.conv(2)
+	assert.Equal(t, "Re: Broken blender", other["subject"])
+	assert.Equal(t, "eve@example.net", field(t, other, "primaryCustomer", "email"))
+}
+
+func TestEmailListenerLimits(t *testing.T) {
+	w := newMailWorld(t)
+	addr := w.listen(2000)
+	code := func(err error) int {
+		var se *smtp.SMTPError
+		require.ErrorAs(t, err, &se)
+		return se.Code
+	}
+	// No open relay, no unknown mailbox.
+	for _, to := range []string{"someone@elsewhere.example", "nobody@acme.test"} {
+		assert.Equal(t, 550, code(mailIn(t, addr, "kim@example.com", []string{to}, "Subject: x\n\nx\n")), to)
+	}
+	// A message over the size limit.
+	big := "Subject: big\n\n" + strings.Repeat("0123456789\n", 300)
+	assert.Equal(t, 552, code(mailIn(t, addr, "kim@example.com", []string{"support@acme.test"}, big)))
+	// Too many recipients.
+	var many []string
+	for range email.MaxRecipients + 1 {
+		many = append(many, "support@acme.test")
+	}
+	assert.Equal(t, 452, code(mailIn(t, addr, "kim@example.com", many, "Subject: x\n\nx\n")))
+	// A sender past its rate waits; others go on.
+	w.clock.advance(time.Minute)
+	c, err := smtp.Dial(addr)
+	require.NoError(t, err)
+	defer c.Close()
+	for i := range email.SenderRatePerMinute {
+		require.NoError(t, c.Mail("flood@example.com", nil), "message %d", i)
+		require.NoError(t, c.Reset())
+	}
+	assert.Equal(t, 450, code(c.Mail("flood@example.com", nil)))
+	require.NoError(t, c.Reset())
+	require.NoError(t, c.Mail("kim@example.com", nil))
+	// None of it was stored.
+	require.NoError(t, w.db.View(func(tx *storage.Tx) error {
+		_, err := tx.Conversation(acmeID, 1)
+		assert.True(t, parley.IsNotFound(err))
 		return nil
 	}))
 }

@@ -70,6 +70,9 @@ func build(tx *storage.Tx, m *parley.Mail) (*built, error) {
 	var attachments []int64
 	if t != nil {
 		body, to, cc, bcc, attachments = t.Body, t.To, t.CC, t.BCC, t.Attachments
+		if len(cc) == 0 {
+			cc = c.CC // a reply without cc of its own goes to everyone on the conversation
+		}
 		text = parley.PlainText(body)
 		h.SetDate(t.CreatedAt)
 		if t.CreatedBy.Type == parley.PartyUser {

@@ -140,3 +140,29 @@ func (t *Tx) ThreadSource(threadID int64) ([]byte, error) {
 	}
 	return nil, parley.NotFound("original source")
 }
+
+// ConversationIDByNumber finds a company's conversation by its number.
+func (t *Tx) ConversationIDByNumber(companyID, number int64) (int64, error) {
+	v := t.tx.Bucket(bucketConvNumbersUsed).Get(key2(companyID, number))
+	if v == nil {
+		return 0, parley.NotFound("conversation")
+	}
+	return idOf(v), nil
+}
+
+// MailboxByEmail finds the mailbox with an address, in any company (the
+// SMTP listener's recipients). Mailboxes are few: a scan is enough.
+func (t *Tx) MailboxByEmail(address string) (*parley.Mailbox, error) {
+	var found *parley.Mailbox
+	err := each(t, bucketMailboxes, func(m *parley.Mailbox) error {
+		if parley.NormalizeEmail(m.Email) == parley.NormalizeEmail(address) {
+			found = m
+			return parley.ErrStop
+		}
+		return nil
+	})
+	if err == nil && found == nil {
+		err = parley.NotFound("mailbox")
+	}
+	return found, err
+}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"sync"
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/email"
@@ -15,7 +16,7 @@ import (
 
 // mailFlags configure the e-mail channel of serve.
 type mailFlags struct {
-	relay, username, password, hostname *string
+	relay, username, password, hostname, listen *string
 }
 
 // addMailFlags registers the e-mail flags of serve.
@@ -24,6 +25,7 @@ func addMailFlags(fs *flag.FlagSet) *mailFlags {
 		relay:    fs.String("smtp-relay", envOr("PARLEY_SMTP_RELAY", ""), "SMTP relay host:port that sends outgoing e-mail (PARLEY_SMTP_RELAY); default: write .eml files to <data>/mail-outbox"),
 		username: fs.String("smtp-username", envOr("PARLEY_SMTP_USERNAME", ""), "username for the relay, AUTH PLAIN over STARTTLS (PARLEY_SMTP_USERNAME)"),
 		password: fs.String("smtp-password", envOr("PARLEY_SMTP_PASSWORD", ""), "password for the relay (PARLEY_SMTP_PASSWORD)"),
+		listen:   fs.String("smtp-listen", envOr("PARLEY_SMTP_LISTEN", ""), "address of the SMTP listener that receives customers' mail for the mailboxes, e.g. :2525 (PARLEY_SMTP_LISTEN); default: none"),
 		hostname: fs.String("smtp-hostname", envOr("PARLEY_SMTP_HOSTNAME", "localhost"), "this host's name in SMTP greetings (PARLEY_SMTP_HOSTNAME)"),
 	}
 }
@@ -43,17 +45,34 @@ func (f *mailFlags) sender(dataDir string) (email.Sender, string, error) {
 	return &email.Relay{Addr: *f.relay, Username: *f.username, Password: *f.password, LocalName: *f.hostname}, "relay " + *f.relay, nil
 }
 
-// startMail runs the e-mail dispatcher beside the webhook dispatcher. The
-// returned function stops it and waits.
+// startMail runs the e-mail dispatcher beside the webhook dispatcher, and
+// the SMTP listener when an address is set. The returned function stops
+// them and waits.
 func startMail(f *mailFlags, db *storage.DB, dataDir string, log *slog.Logger) (func(), error) {
 	sender, where, err := f.sender(dataDir)
 	if err != nil {
 		return nil, err
 	}
+	var ln net.Listener
+	if *f.listen != "" {
+		if ln, err = net.Listen("tcp", *f.listen); err != nil {
+			return nil, fmt.Errorf("--smtp-listen: %w", err)
+		}
+	}
 	d := email.NewDispatcher(email.Config{DB: db, Sender: sender, Clock: parley.SystemClock, Log: log})
 	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { d.Run(ctx); close(done) }()
+	var wg sync.WaitGroup
+	wg.Go(func() { d.Run(ctx) })
 	log.Info("outgoing e-mail", "to", where)
-	return func() { stop(); <-done }, nil
+	if ln != nil {
+		l := &email.Listener{DB: db, Clock: parley.SystemClock, Log: log, Domain: *f.hostname}
+		wg.Go(func() {
+			if err := l.Serve(ln); err != nil {
+				log.Error("smtp listener stopped", "err", err)
+			}
+		})
+		wg.Go(func() { <-ctx.Done(); l.Close() })
+		log.Info("receiving e-mail", "addr", ln.Addr().String())
+	}
+	return func() { stop(); wg.Wait() }, nil
 }
