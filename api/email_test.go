@@ -141,7 +141,7 @@ func TestEmailReplyDelivered(t *testing.T) {
 	assert.Equal(t, []string{"<boss@example.com>"}, addressList(t, m.header, "Cc"))
 	assert.Empty(t, m.header.Get("Bcc"))
 	subject, _ := m.header.Subject()
-	assert.Equal(t, "Where is my order? [#1]", subject)
+	assert.Equal(t, "Re: Where is my order? [#1]", subject, "it answers the customer's thread")
 	firstID := fmt.Sprintf("parley.%d.%d@acme.test", id, first)
 	got, _ := m.header.MessageID()
 	assert.Equal(t, firstID, got)

@@ -42,11 +42,13 @@ func build(tx *storage.Tx, m *parley.Mail) (*built, error) {
 	}
 	var t *parley.Thread
 	var earlier []string // Message-IDs of the messages before this one
+	answers := false     // an e-mail thread came before: the subject says "Re:"
 	for i := range threads {
 		if threads[i].ID == m.ThreadID {
 			t = &threads[i]
 			break
 		}
+		answers = answers || threads[i].Type == parley.ThreadCustomer || threads[i].Type == parley.ThreadMessage
 		if id := threads[i].MessageID; id != "" {
 			earlier = append(earlier, id)
 		}
@@ -81,7 +83,7 @@ func build(tx *storage.Tx, m *parley.Mail) (*built, error) {
 			}
 		}
 		subject = c.Subject
-		if len(earlier) > 0 {
+		if answers {
 			subject = "Re: " + subject
 		}
 	} else {
