@@ -216,6 +216,19 @@ func TestEmailWhatSendsNothing(t *testing.T) {
 	assert.Equal(t, fmt.Sprintf("parley.%d.%d@acme.test", id, scheduled), got)
 }
 
+func TestEmailDraftConversationSendsWhenPublished(t *testing.T) {
+	w := newMailWorld(t)
+	id := w.create(convJSON(map[string]any{"threads": []any{
+		map[string]any{"type": "customer", "text": "Question"},
+		map[string]any{"type": "reply", "text": "Draft answer", "draft": true}}}))
+	assert.Equal(t, 0, w.deliver())
+	w.send("PATCH", fmt.Sprintf("/v2/conversations/%d", id), `{"op":"replace","path":"/draft","value":false}`, http.StatusNoContent)
+	require.Equal(t, 1, w.deliver())
+	assert.Equal(t, "Draft answer", parseMessage(t, w.relay.Messages()[0]).html)
+	w.send("PATCH", fmt.Sprintf("/v2/conversations/%d", id), `{"op":"replace","path":"/subject","value":"New subject"}`, http.StatusNoContent)
+	assert.Equal(t, 0, w.deliver(), "a published reply goes once")
+}
+
 func TestEmailAutoReply(t *testing.T) {
 	w := newMailWorld(t)
 	owner := parley.Caller{Company: &parley.Company{ID: acmeID}, User: &parley.User{ID: ownerID, CompanyID: acmeID, Role: parley.RoleOwner}}
@@ -363,7 +376,8 @@ iVBORw0KGgo=
 
 	// The customer answers the answer: a customer thread on the same
 	// conversation, which it reopens.
-	answerID := fmt.Sprintf("parley.%d.%d@acme.test", id, answer)
+	answerID, _ := out.header.MessageID() // what the customer's mail client answers
+	assert.Equal(t, fmt.Sprintf("parley.%d.%d@acme.test", id, answer), answerID)
 	second := fmt.Sprintf(`From: Kim Lee <kim@example.com>
 To: Support <support@acme.test>
 Subject: Re: Broken blender [#1]
