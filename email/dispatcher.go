@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	parley "github.com/parley/parley"
@@ -39,8 +38,8 @@ type Config struct {
 
 // Dispatcher sends the outbox's e-mails.
 type Dispatcher struct {
-	cfg Config
-	mu  sync.Mutex // guards cfg.Rand
+	cfg    Config
+	jitter *parley.Jitter
 }
 
 // NewDispatcher builds a Dispatcher.
@@ -48,32 +47,21 @@ func NewDispatcher(cfg Config) *Dispatcher {
 	if cfg.Clock == nil {
 		cfg.Clock = parley.SystemClock
 	}
-	if cfg.Rand == nil {
-		cfg.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
-	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
 	if cfg.Tick == 0 {
 		cfg.Tick = time.Second
 	}
-	return &Dispatcher{cfg: cfg}
+	return &Dispatcher{cfg: cfg, jitter: parley.NewJitter(cfg.Rand)}
 }
 
 // Run sends due e-mails until ctx ends, every Tick.
 func (d *Dispatcher) Run(ctx context.Context) {
-	tick := time.NewTicker(d.cfg.Tick)
-	defer tick.Stop()
-	for {
-		if _, err := d.SendDue(ctx, d.cfg.Clock.Now()); err != nil && ctx.Err() == nil {
-			d.cfg.Log.Error("email: sending failed; will retry", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
+	parley.Repeat(ctx, d.cfg.Tick, func(ctx context.Context) error {
+		_, err := d.SendDue(ctx, d.cfg.Clock.Now())
+		return err
+	}, func(err error) { d.cfg.Log.Error("email: sending failed; will retry", "err", err) })
 }
 
 // dueBatch bounds the e-mails attempted per round.
@@ -162,9 +150,7 @@ func (d *Dispatcher) prepare(m *parley.Mail, now time.Time) error {
 // record stores an attempt's outcome and, when the e-mail bounced, marks
 // its thread bounced in the same transaction.
 func (d *Dispatcher) record(sent *parley.Mail, a parley.MailAttempt, now time.Time) error {
-	d.mu.Lock()
-	jitter := d.cfg.Rand.Float64()
-	d.mu.Unlock()
+	jitter := d.jitter.Draw()
 	_, err := d.cfg.DB.Update(func(tx *storage.Tx) error {
 		m, err := tx.Mail(sent.ID)
 		if err != nil {
