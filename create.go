@@ -338,7 +338,10 @@ func CreateConversation(tx Tx, caller Caller, n *NewConversation, scan Scanner, 
 		return nil, err
 	}
 	if c.State == StatePublished { // a draft is announced when published
-		return c, emit(tx, EventConvoCreated, companyID, c.ID, now)
+		if err := emit(tx, EventConvoCreated, companyID, c.ID, now); err != nil {
+			return nil, err
+		}
+		return c, notifyChanges(tx, author.ID, Conversation{}, c, nil, now)
 	}
 	return c, nil
 }

@@ -14,6 +14,8 @@ type MailKind string
 const (
 	MailReply     MailKind = "reply"      // a published reply thread
 	MailAutoReply MailKind = "auto-reply" // the mailbox's auto reply to a new conversation
+	// MailNotification tells a user of an event (notify.go).
+	MailNotification MailKind = "notification"
 )
 
 // MailStatus is where an outgoing e-mail stands.
@@ -38,10 +40,12 @@ type Mail struct {
 	MailboxID      int64    `json:"mailboxId"`
 	ConversationID int64    `json:"conversationId"`
 	ThreadID       int64    `json:"threadId,omitempty"` // 0 for an auto reply
+	UserID         int64    `json:"userId,omitempty"`   // the user a notification is for
 	Kind           MailKind `json:"kind"`
 	// MessageID is the Message-ID header, without angle brackets.
 	MessageID string `json:"messageId"`
-	// Subject and Text are the auto reply's, taken when it was queued.
+	// Subject and Text are an auto reply's or a notification's, taken
+	// when it was queued.
 	Subject string `json:"subject,omitempty"`
 	Text    string `json:"text,omitempty"`
 	// From and Recipients are the envelope, fixed when the message is
@@ -180,7 +184,7 @@ func queueReplies(tx Tx, c *Conversation, threads []Thread, now time.Time) error
 // BounceThread marks the thread of an e-mail the relay refused for good
 // as bounced, keeping the reason, and re-derives its conversation.
 func BounceThread(tx Tx, m *Mail, now time.Time) error {
-	if m.ThreadID == 0 {
+	if m.Kind != MailReply {
 		return nil
 	}
 	c, err := tx.Conversation(m.CompanyID, m.ConversationID)

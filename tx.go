@@ -11,6 +11,8 @@ type Tx interface {
 
 	Company(id int64) (*Company, error)
 	User(companyID, id int64) (*User, error)
+	// Users lists a company's users (mentions).
+	Users(companyID int64) ([]User, error)
 	Team(companyID, id int64) (*Team, error)
 	Mailbox(companyID, id int64) (*Mailbox, error)
 	SavedReply(companyID, mailboxID, id int64) (*SavedReply, error)

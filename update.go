@@ -182,7 +182,10 @@ func PatchConversation(tx Tx, caller Caller, id int64, ops []PatchOp, now time.T
 	if err := saveConversation(tx, c, now); err != nil {
 		return err
 	}
-	return emitPatched(tx, was, c, now)
+	if err := emitPatched(tx, was, c, now); err != nil {
+		return err
+	}
+	return notifyChanges(tx, caller.User.ID, was, c, nil, now)
 }
 
 // keepFieldsOf keeps the custom field values the mailbox defines.

@@ -447,3 +447,57 @@ func TestEmailListenerLimits(t *testing.T) {
 		return nil
 	}))
 }
+
+func TestEmailNotifications(t *testing.T) {
+	w := newMailWorld(t)
+	notices := func() map[string][]string { // recipient -> subjects, since the last call
+		w.t.Helper()
+		before := len(w.relay.Messages())
+		w.deliver()
+		out := map[string][]string{}
+		for _, m := range w.relay.Messages()[before:] {
+			p := parseMessage(t, m)
+			subject, _ := p.header.Subject()
+			out[strings.Join(m.To, ",")] = append(out[strings.Join(m.To, ",")], subject)
+		}
+		return out
+	}
+	id := w.create(convJSON(map[string]any{"assignTo": agentID}))
+	path := fmt.Sprintf("/v2/conversations/%d", id)
+	assert.Equal(t, map[string][]string{"uma@acme.test": {"[#1] Assigned to you: Where is my order?"}}, notices())
+
+	w.postThread(path+"/customer", reply(map[string]any{"text": "Any news?"}))
+	assert.Equal(t, map[string][]string{"uma@acme.test": {"[#1] The customer replied: Where is my order?"}}, notices())
+	m := parseMessage(t, w.relay.Messages()[len(w.relay.Messages())-1])
+	assert.Equal(t, "auto-generated", m.header.Get("Auto-Submitted"))
+
+	// Mentions: the handles named as whole words, of users who see the
+	// mailbox, never the author.
+	w.postThread(path+"/notes", reply(map[string]any{"text": "<p>@uma, @Adam: look. @olivia @umar @ian</p>"}))
+	assert.Equal(t, map[string][]string{
+		"uma@acme.test":  {"[#1] You were mentioned: Where is my order?"},
+		"adam@acme.test": {"[#1] You were mentioned: Where is my order?"},
+	}, notices())
+
+	// Preferences: Uma turns customer replies off; imports tell nobody.
+	uma := parley.Caller{Company: &parley.Company{ID: acmeID}, User: &parley.User{ID: agentID, CompanyID: acmeID, Role: parley.RoleUser}}
+	_, err := w.db.Update(func(tx *storage.Tx) error {
+		_, err := parley.SetNotifyPrefs(tx, uma, agentID, parley.NotifyPrefs{Assigned: true, Mentioned: true}, w.clock.Now())
+		return err
+	})
+	require.NoError(t, err)
+	w.postThread(path+"/customer", reply(map[string]any{"text": "Hello?"}))
+	w.postThread(path+"/notes", reply(map[string]any{"text": "@uma imported", "imported": true}))
+	assert.Empty(t, notices())
+	_, err = w.db.Update(func(tx *storage.Tx) error {
+		_, err := parley.SetNotifyPrefs(tx, uma, adminID, parley.NotifyPrefs{}, w.clock.Now())
+		return err
+	})
+	assert.Equal(t, parley.KindForbidden, parley.KindOf(err), "a user sets only their own")
+
+	// Reassigning tells the new assignee, unless they assign themselves.
+	w.send("PATCH", path, `{"op":"replace","path":"/assignTo","value":`+fmt.Sprint(adminID)+`}`, http.StatusNoContent)
+	assert.Equal(t, map[string][]string{"adam@acme.test": {"[#1] Assigned to you: Where is my order?"}}, notices())
+	w.send("PATCH", path, `{"op":"replace","path":"/assignTo","value":`+fmt.Sprint(ownerID)+`}`, http.StatusNoContent)
+	assert.Empty(t, notices())
+}

@@ -134,7 +134,7 @@ func (d *Dispatcher) prepare(m *parley.Mail, now time.Time) error {
 			return tx.PutMail(m)
 		}
 		m.From, m.Recipients, m.Raw = b.from, b.recipients, b.raw
-		if m.ThreadID != 0 {
+		if m.Kind == parley.MailReply {
 			if err := tx.PutThreadSource(m.ThreadID, b.raw); err != nil {
 				return err
 			}

@@ -28,6 +28,9 @@ type built struct {
 // conversation's earlier messages), Reply-To the mailbox, and the
 // conversation's number as a subject tag.
 func build(tx *storage.Tx, m *parley.Mail) (*built, error) {
+	if m.Kind == parley.MailNotification {
+		return buildNotice(tx, m)
+	}
 	c, err := tx.Conversation(m.CompanyID, m.ConversationID)
 	if err != nil {
 		return nil, err
@@ -187,4 +190,37 @@ func addresses(list []string, customer *parley.Customer) []*mail.Address {
 		out = append(out, addr)
 	}
 	return out
+}
+
+// buildNotice renders a notification to a user: plain text from the
+// mailbox's address, marked as machine-sent.
+func buildNotice(tx *storage.Tx, m *parley.Mail) (*built, error) {
+	u, err := tx.User(m.CompanyID, m.UserID)
+	if err != nil {
+		return nil, err
+	}
+	mb, err := tx.Mailbox(m.CompanyID, m.MailboxID)
+	if err != nil {
+		return nil, err
+	}
+	var h mail.Header
+	h.SetDate(m.CreatedAt)
+	h.SetAddressList("From", []*mail.Address{{Name: mb.Name + " (Parley)", Address: mb.Email}})
+	h.SetAddressList("To", []*mail.Address{{Name: u.Name(), Address: u.Email}})
+	h.SetSubject(m.Subject)
+	h.SetMessageID(m.MessageID)
+	h.Set("Auto-Submitted", "auto-generated")
+	h.SetContentType("text/plain", map[string]string{"charset": "utf-8"})
+	var buf bytes.Buffer
+	w, err := mail.CreateSingleInlineWriter(&buf, h)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.WriteString(w, m.Text); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return &built{from: mb.Email, recipients: []string{u.Email}, raw: buf.Bytes()}, nil
 }
