@@ -21,16 +21,29 @@ type InboundMail struct {
 	// Body is HTML, as thread bodies are.
 	Body        string
 	Attachments []AttachmentInput
+	// Bounce is set for a delivery status notification saying a message
+	// could not be delivered.
+	Bounce *InboundBounce
 	// AutoSubmitted is set for machine-sent mail (an auto reply, a list),
 	// which is never answered by an auto reply (RFC 3834).
 	AutoSubmitted bool
 	Raw           []byte
 }
 
+// InboundBounce is what a delivery status notification says: the
+// Message-ID of the message that failed, and why.
+type InboundBounce struct {
+	Failed    bool
+	MessageID string
+	Reason    string
+}
+
 // Received is what ReceiveMail did with a message.
 type Received struct {
 	ConversationID, ThreadID int64
 	Created                  bool // a new conversation
+	Bounced                  bool // a bounce of a reply, which it marked
+	Dropped                  bool // a bounce of no message of Parley's, not kept
 }
 
 // subjectTag finds the "[#123]" tag outgoing subjects carry.
@@ -58,6 +71,9 @@ func ReceiveMail(tx Tx, m *Mailbox, in *InboundMail, scan Scanner, now time.Time
 	company, err := tx.Company(m.CompanyID)
 	if err != nil {
 		return nil, err
+	}
+	if in.Bounce != nil {
+		return receiveBounce(tx, m.CompanyID, in.Bounce, now)
 	}
 	caller := mailCaller(company)
 	in.CC = validAddresses(in.CC)
@@ -102,6 +118,36 @@ func ReceiveMail(tx Tx, m *Mailbox, in *InboundMail, scan Scanner, now time.Time
 		return nil, err
 	}
 	return &Received{ConversationID: c.ID, ThreadID: threads[0].ID, Created: true}, keepSource(tx, &threads[0], in)
+}
+
+// receiveBounce applies a delivery status notification: the outgoing
+// e-mail it names bounces, with its thread. A notification about no
+// message Parley sent is dropped: it would only be noise in the inbox.
+func receiveBounce(tx Tx, companyID int64, b *InboundBounce, now time.Time) (*Received, error) {
+	convID, err := tx.ConversationByMessageID(companyID, b.MessageID)
+	if IsNotFound(err) || b.MessageID == "" {
+		return &Received{Dropped: true}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	mails, err := tx.ConversationMail(convID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range mails {
+		m := &mails[i]
+		if m.MessageID != b.MessageID || m.Kind != MailReply {
+			continue
+		}
+		m.Status, m.BouncedAt = MailBounced, &now
+		m.LastError = "the message bounced: " + b.Reason
+		if err := tx.PutMail(m); err != nil {
+			return nil, err
+		}
+		return &Received{ConversationID: convID, ThreadID: m.ThreadID, Bounced: true}, BounceThread(tx, m, now)
+	}
+	return &Received{Dropped: true}, nil
 }
 
 // repliedConversation finds the conversation a message answers, if any,
@@ -218,7 +264,12 @@ func ptrTo[T any](v T) *T { return &v }
 
 // String describes what happened, for logs.
 func (r *Received) String() string {
-	if r.Created {
+	switch {
+	case r.Dropped:
+		return "a bounce of no message of Parley's, dropped"
+	case r.Bounced:
+		return fmt.Sprintf("bounce of thread %d on conversation %d", r.ThreadID, r.ConversationID)
+	case r.Created:
 		return fmt.Sprintf("new conversation %d", r.ConversationID)
 	}
 	return fmt.Sprintf("thread %d on conversation %d", r.ThreadID, r.ConversationID)

@@ -109,6 +109,9 @@ type MailStore interface {
 	// message Parley built for it; ThreadSource reads it back (NotFound
 	// when there is none).
 	PutThreadSource(threadID int64, raw []byte) error
+	// ConversationMail lists a conversation's outgoing e-mails, oldest
+	// first (its delivery log).
+	ConversationMail(conversationID int64) ([]Mail, error)
 	ThreadSource(threadID int64) ([]byte, error)
 }
 

@@ -501,3 +501,68 @@ func TestEmailNotifications(t *testing.T) {
 	w.send("PATCH", path, `{"op":"replace","path":"/assignTo","value":`+fmt.Sprint(ownerID)+`}`, http.StatusNoContent)
 	assert.Empty(t, notices())
 }
+
+// dsn is a delivery status notification (RFC 3464) about a message.
+func dsn(messageID string) string {
+	return `From: Mail Delivery System <MAILER-DAEMON@mx.example.com>
+To: support@acme.test
+Subject: Undelivered Mail Returned to Sender
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=delivery-status; boundary=r1
+
+--r1
+Content-Type: text/plain
+
+This is the mail system. Your message could not be delivered.
+--r1
+Content-Type: message/delivery-status
+
+Reporting-MTA: dns; mx.example.com
+
+Final-Recipient: rfc822; alice@example.com
+Action: failed
+Status: 5.1.1
+Diagnostic-Code: smtp; 550 5.1.1 user unknown
+
+--r1
+Content-Type: text/rfc822-headers
+
+From: Support <support@acme.test>
+To: alice@example.com
+Subject: Re: Where is my order? [#1]
+Message-Id: <` + messageID + `>
+
+--r1--
+`
+}
+
+func TestEmailBounceNotification(t *testing.T) {
+	w := newMailWorld(t)
+	addr := w.listen(0)
+	id := w.create(convJSON(nil))
+	answer := w.postThread(fmt.Sprintf("/v2/conversations/%d/reply", id), reply(map[string]any{"text": "Here you go."}))
+	require.Equal(t, 1, w.deliver())
+	assert.Equal(t, "published", threadState(t, w.conv(id), answer))
+
+	// The relay accepted it; the customer's server sends it back.
+	require.NoError(t, mailIn(t, addr, "", []string{"support@acme.test"}, dsn(fmt.Sprintf("parley.%d.%d@acme.test", id, answer))))
+	c := w.conv(id)
+	assert.Equal(t, "bounced", threadState(t, c, answer))
+	assert.Len(t, field(t, c, "_embedded", "threads").([]any), 2, "the bounce is no thread")
+	require.NoError(t, w.db.View(func(tx *storage.Tx) error {
+		log, err := tx.ConversationMail(id)
+		require.NoError(t, err)
+		require.Len(t, log, 1)
+		assert.Equal(t, parley.MailBounced, log[0].Status)
+		assert.Equal(t, "the message bounced: smtp; 550 5.1.1 user unknown", log[0].LastError)
+		return nil
+	}))
+
+	// A bounce of no message of Parley's is dropped.
+	require.NoError(t, mailIn(t, addr, "", []string{"support@acme.test"}, dsn("someone-else@example.com")))
+	require.NoError(t, w.db.View(func(tx *storage.Tx) error {
+		_, err := tx.Conversation(acmeID, id+1)
+		assert.True(t, parley.IsNotFound(err))
+		return nil
+	}))
+}

@@ -1,6 +1,7 @@
 package email
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -15,8 +16,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/emersion/go-message"
 	_ "github.com/emersion/go-message/charset" // decode the charsets mail comes in
 	"github.com/emersion/go-message/mail"
+	"github.com/emersion/go-message/textproto"
 	"github.com/emersion/go-smtp"
 
 	parley "github.com/parley/parley"
@@ -172,7 +175,7 @@ func (s *session) Data(r io.Reader) error {
 	if in.From == "" || !parley.ValidEmail(in.From) {
 		in.From = s.from
 	}
-	if !parley.ValidEmail(in.From) {
+	if !parley.ValidEmail(in.From) && in.Bounce == nil {
 		return errBadSender
 	}
 	for _, m := range s.mailboxes {
@@ -219,7 +222,10 @@ func parse(raw []byte) (*parley.InboundMail, error) {
 	auto := strings.ToLower(h.Get("Auto-Submitted"))
 	prec := strings.ToLower(h.Get("Precedence"))
 	in.AutoSubmitted = (auto != "" && auto != "no") || prec == "bulk" || prec == "list" || prec == "junk"
+	top, params, _ := h.ContentType()
+	report := top == "multipart/report" && strings.EqualFold(params["report-type"], "delivery-status")
 	var text, htmlBody string
+	var bounce parley.InboundBounce
 	for n := 0; ; n++ {
 		p, err := r.NextPart()
 		if err == io.EOF {
@@ -231,6 +237,9 @@ func parse(raw []byte) (*parley.InboundMail, error) {
 		body, err := io.ReadAll(p.Body)
 		if err != nil {
 			return nil, err
+		}
+		if report && readReport(p.Header, body, &bounce) {
+			continue
 		}
 		switch ph := p.Header.(type) {
 		case *mail.InlineHeader:
@@ -257,7 +266,43 @@ func parse(raw []byte) (*parley.InboundMail, error) {
 	if strings.TrimSpace(in.Body) == "" {
 		in.Body = "(empty message)"
 	}
+	if report && bounce.Failed {
+		in.Bounce = &bounce
+	}
 	return in, nil
+}
+
+// readReport reads the parts of a delivery status notification (RFC 3464)
+// that say which message failed and why; it reports whether the part was
+// one of them.
+func readReport(h mail.PartHeader, body []byte, b *parley.InboundBounce) bool {
+	ct, _, _ := h.(interface {
+		ContentType() (string, map[string]string, error)
+	}).ContentType()
+	switch ct {
+	case "message/delivery-status", "message/global-delivery-status":
+		br := bufio.NewReader(bytes.NewReader(body))
+		for { // the per-message fields, then one block per recipient
+			fields, err := textproto.ReadHeader(br)
+			if fields.Len() > 0 && strings.EqualFold(strings.TrimSpace(fields.Get("Action")), "failed") {
+				b.Failed = true
+				if b.Reason = strings.TrimSpace(fields.Get("Diagnostic-Code")); b.Reason == "" {
+					b.Reason = "status " + strings.TrimSpace(fields.Get("Status"))
+				}
+			}
+			if err != nil || fields.Len() == 0 {
+				break
+			}
+		}
+		return true
+	case "message/rfc822", "text/rfc822-headers", "message/rfc822-headers", "message/global", "message/global-headers":
+		if fields, err := textproto.ReadHeader(bufio.NewReader(bytes.NewReader(body))); err == nil || fields.Len() > 0 {
+			mh := mail.Header{Header: message.Header{Header: fields}}
+			b.MessageID, _ = mh.MessageID()
+		}
+		return true
+	}
+	return false
 }
 
 // attachment is an attachment input of the API's shape, so that mail's
