@@ -2,6 +2,7 @@ package email
 
 import (
 	"context"
+	"crypto/tls"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -135,4 +136,31 @@ func TestFolderKeepsOneFilePerMessage(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(dir, entries[0].Name()))
 	require.NoError(t, err)
 	assert.Equal(t, "X-Parley-Envelope-From: support@acme.test\r\nX-Parley-Envelope-To: kim@example.com\r\nSubject: hi\r\n\r\nbody\r\n", string(data))
+}
+
+// TestRelayStartTLSAndAuth sends through a relay that offers STARTTLS and
+// requires AUTH: the message goes encrypted, authenticated; a wrong
+// password is the relay's configuration, retried, not a bounce.
+func TestRelayStartTLSAndAuth(t *testing.T) {
+	relay, roots := smtptest.NewTLS(t, "parley", "s3cret")
+	r := &Relay{Addr: relay.Addr, Username: "parley", Password: "s3cret", TLS: &tls.Config{RootCAs: roots, ServerName: "127.0.0.1"}}
+	a := r.Send(context.Background(), "m@acme.test", "support@acme.test", []string{"kim@example.com"}, []byte("Subject: hi\r\n\r\nbody\r\n"))
+	require.Empty(t, a.Err)
+	msgs := relay.Messages()
+	require.Len(t, msgs, 1)
+	assert.True(t, msgs[0].TLS)
+	assert.Equal(t, "parley", msgs[0].User)
+
+	r.Password = "wrong"
+	a = r.Send(context.Background(), "m@acme.test", "support@acme.test", []string{"kim@example.com"}, []byte("Subject: hi\r\n\r\nbody\r\n"))
+	assert.Equal(t, 535, a.Code)
+	assert.False(t, a.Permanent)
+	assert.Contains(t, a.Err, "authentication")
+
+	// A certificate the client does not trust stops the hand-over.
+	r.Password, r.TLS = "s3cret", &tls.Config{ServerName: "127.0.0.1"}
+	a = r.Send(context.Background(), "m@acme.test", "support@acme.test", []string{"kim@example.com"}, []byte("Subject: hi\r\n\r\nbody\r\n"))
+	assert.NotEmpty(t, a.Err)
+	assert.False(t, a.Permanent)
+	assert.Len(t, relay.Messages(), 1)
 }

@@ -58,7 +58,9 @@ func (r *Relay) Send(ctx context.Context, _, from string, recipients []string, r
 			return parley.MailAttempt{Err: "the relay offers no STARTTLS; refusing to send the password in clear"}
 		}
 		if err := c.Auth(sasl.NewPlainClient("", r.Username, r.Password)); err != nil {
-			return attemptOf(err)
+			a := attemptOf(err)
+			a.Err, a.Permanent = "authentication: "+a.Err, false // the relay's configuration, not the message: retry
+			return a
 		}
 	}
 	if err := c.SendMail(from, recipients, bytes.NewReader(raw)); err != nil {
