@@ -44,6 +44,7 @@ type Received struct {
 	Created                  bool // a new conversation
 	Bounced                  bool // a bounce of a reply, which it marked
 	Dropped                  bool // a bounce of no message of Parley's, not kept
+	Duplicate                bool // a message with a Message-ID already kept, not kept again
 }
 
 // subjectTag finds the "[#123]" tag outgoing subjects carry.
@@ -66,7 +67,9 @@ func mailCaller(company *Company) Caller {
 // e-mail conversation (source `email`) whose customer is found or created
 // by the sender's address, answered by the mailbox's auto reply unless the
 // message was machine-sent. The raw message is kept as the thread's
-// original source.
+// original source. A message whose Message-ID the company already holds
+// (a sending server's retry, an IMAP message fetched again, Parley's own
+// message coming back) is not kept twice.
 func ReceiveMail(tx Tx, m *Mailbox, in *InboundMail, scan Scanner, now time.Time) (*Received, error) {
 	company, err := tx.Company(m.CompanyID)
 	if err != nil {
@@ -74,6 +77,13 @@ func ReceiveMail(tx Tx, m *Mailbox, in *InboundMail, scan Scanner, now time.Time
 	}
 	if in.Bounce != nil {
 		return receiveBounce(tx, m.CompanyID, in.Bounce, now)
+	}
+	if in.MessageID != "" { // a message received (or sent) before: a server's retry, a loop
+		if id, err := tx.ConversationByMessageID(m.CompanyID, in.MessageID); err == nil {
+			return &Received{ConversationID: id, Duplicate: true}, nil
+		} else if !IsNotFound(err) {
+			return nil, err
+		}
 	}
 	caller := mailCaller(company)
 	in.CC = validAddresses(in.CC)
@@ -267,6 +277,8 @@ func (r *Received) String() string {
 	switch {
 	case r.Dropped:
 		return "a bounce of no message of Parley's, dropped"
+	case r.Duplicate:
+		return fmt.Sprintf("a message already on conversation %d, dropped", r.ConversationID)
 	case r.Bounced:
 		return fmt.Sprintf("bounce of thread %d on conversation %d", r.ThreadID, r.ConversationID)
 	case r.Created:

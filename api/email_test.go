@@ -405,6 +405,16 @@ Content-Type: text/html; charset=utf-8
 	other := w.conv(2)
 	assert.Equal(t, "Re: Broken blender", other["subject"])
 	assert.Equal(t, "eve@example.net", field(t, other, "primaryCustomer", "email"))
+
+	// A message received before (a server retrying after a lost answer) is
+	// kept once.
+	require.NoError(t, mailIn(t, addr, "kim@example.com", []string{"support@acme.test"}, first))
+	assert.Len(t, field(t, w.conv(id), "_embedded", "threads").([]any), 4)
+	require.NoError(t, w.db.View(func(tx *storage.Tx) error {
+		_, err := tx.Conversation(acmeID, 3)
+		assert.True(t, parley.IsNotFound(err))
+		return nil
+	}))
 }
 
 func TestEmailListenerLimits(t *testing.T) {

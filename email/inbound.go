@@ -178,21 +178,35 @@ func (s *session) Data(r io.Reader) error {
 	if !parley.ValidEmail(in.From) && in.Bounce == nil {
 		return errBadSender
 	}
-	for _, m := range s.mailboxes {
+	err = receive(s.l.DB, s.l.Scanner, s.l.Clock, s.l.Log, s.mailboxes, in)
+	if k := parley.KindOf(err); err != nil && k != parley.KindInternal {
+		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "message refused: " + err.Error()}
+	}
+	if err != nil {
+		return errTemporary
+	}
+	return nil
+}
+
+// receive stores a message in each of its mailboxes (parley.ReceiveMail),
+// each in its own transaction. It stops at the first error: a domain
+// error refuses the message; any other may pass on a later try.
+func receive(db *storage.DB, scan parley.Scanner, clock parley.Clock, log *slog.Logger, mailboxes []*parley.Mailbox, in *parley.InboundMail) error {
+	for _, m := range mailboxes {
 		var got *parley.Received
-		_, err := s.l.DB.Update(func(tx *storage.Tx) (err error) {
-			got, err = parley.ReceiveMail(tx, m, in, s.l.Scanner, s.l.Clock.Now())
+		_, err := db.Update(func(tx *storage.Tx) (err error) {
+			got, err = parley.ReceiveMail(tx, m, in, scan, clock.Now())
 			return err
 		})
 		if k := parley.KindOf(err); err != nil && k != parley.KindInternal {
-			s.l.Log.Info("email: message refused", "from", in.From, "mailbox", m.ID, "err", err)
-			return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "message refused: " + err.Error()}
+			log.Info("email: message refused", "from", in.From, "mailbox", m.ID, "err", err)
+			return err
 		}
 		if err != nil {
-			s.l.Log.Error("email: store a message", "from", in.From, "mailbox", m.ID, "err", err)
-			return errTemporary
+			log.Error("email: store a message", "from", in.From, "mailbox", m.ID, "err", err)
+			return err
 		}
-		s.l.Log.Info("email: received", "from", in.From, "mailbox", m.ID, "result", got.String())
+		log.Info("email: received", "from", in.From, "mailbox", m.ID, "result", got.String())
 	}
 	return nil
 }
