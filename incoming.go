@@ -17,6 +17,10 @@ type InboundMail struct {
 	From       string // the sender's address
 	FromName   string // the sender's display name
 	CC         []string
+	// Recipients are the addresses the message names as its recipients
+	// (To, Cc, Delivered-To, X-Original-To), for a poller that has no
+	// envelope.
+	Recipients []string
 	Subject    string
 	// Body is HTML, as thread bodies are.
 	Body        string

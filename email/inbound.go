@@ -228,9 +228,13 @@ func parse(raw []byte) (*parley.InboundMail, error) {
 	if from, err := h.AddressList("From"); err == nil && len(from) > 0 {
 		in.From, in.FromName = parley.NormalizeEmail(from[0].Address), from[0].Name
 	}
-	if cc, err := h.AddressList("Cc"); err == nil {
-		for _, a := range cc {
-			in.CC = append(in.CC, a.Address)
+	for _, k := range []string{"To", "Cc", "Delivered-To", "X-Original-To"} {
+		list, _ := h.AddressList(k)
+		for _, a := range list {
+			in.Recipients = append(in.Recipients, parley.NormalizeEmail(a.Address))
+			if k == "Cc" {
+				in.CC = append(in.CC, a.Address)
+			}
 		}
 	}
 	auto := strings.ToLower(h.Get("Auto-Submitted"))

@@ -52,9 +52,7 @@ func (r *Relay) Send(ctx context.Context, _, from string, recipients []string, r
 	}
 	defer c.Close()
 	if r.Username != "" {
-		host, _, _ := net.SplitHostPort(r.Addr)
-		ip := net.ParseIP(host)
-		if !secure && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		if host, _, _ := net.SplitHostPort(r.Addr); !secure && !loopback(host) {
 			return parley.MailAttempt{Err: "the relay offers no STARTTLS; refusing to send the password in clear"}
 		}
 		if err := c.Auth(sasl.NewPlainClient("", r.Username, r.Password)); err != nil {
