@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	parley "github.com/parley/parley"
@@ -38,8 +39,8 @@ type Config struct {
 
 // Dispatcher sends the outbox's e-mails.
 type Dispatcher struct {
-	cfg    Config
-	jitter *parley.Jitter
+	cfg Config
+	mu  sync.Mutex // guards cfg.Rand
 }
 
 // NewDispatcher builds a Dispatcher.
@@ -53,15 +54,26 @@ func NewDispatcher(cfg Config) *Dispatcher {
 	if cfg.Tick == 0 {
 		cfg.Tick = time.Second
 	}
-	return &Dispatcher{cfg: cfg, jitter: parley.NewJitter(cfg.Rand)}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	return &Dispatcher{cfg: cfg}
 }
 
 // Run sends due e-mails until ctx ends, every Tick.
 func (d *Dispatcher) Run(ctx context.Context) {
-	parley.Repeat(ctx, d.cfg.Tick, func(ctx context.Context) error {
-		_, err := d.SendDue(ctx, d.cfg.Clock.Now())
-		return err
-	}, func(err error) { d.cfg.Log.Error("email: sending failed; will retry", "err", err) })
+	tick := time.NewTicker(d.cfg.Tick)
+	defer tick.Stop()
+	for {
+		if _, err := d.SendDue(ctx, d.cfg.Clock.Now()); err != nil && ctx.Err() == nil {
+			d.cfg.Log.Error("email: sending failed; will retry", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // dueBatch bounds the e-mails attempted per round.
@@ -150,7 +162,9 @@ func (d *Dispatcher) prepare(m *parley.Mail, now time.Time) error {
 // record stores an attempt's outcome and, when the e-mail bounced, marks
 // its thread bounced in the same transaction.
 func (d *Dispatcher) record(sent *parley.Mail, a parley.MailAttempt, now time.Time) error {
-	jitter := d.jitter.Draw()
+	d.mu.Lock()
+	jitter := d.cfg.Rand.Float64()
+	d.mu.Unlock()
 	_, err := d.cfg.DB.Update(func(tx *storage.Tx) error {
 		m, err := tx.Mail(sent.ID)
 		if err != nil {

@@ -200,8 +200,16 @@ func containsMailbox(list []*parley.Mailbox, id int64) bool {
 
 // Run polls every interval until ctx ends.
 func (p *Poller) Run(ctx context.Context, every time.Duration) {
-	parley.Repeat(ctx, every, func(ctx context.Context) error {
-		_, err := p.PollOnce(ctx)
-		return err
-	}, func(err error) { p.Log.Error("imap: polling failed; will retry", "err", err) })
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		if _, err := p.PollOnce(ctx); err != nil && ctx.Err() == nil {
+			p.Log.Error("imap: polling failed; will retry", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }

@@ -26,7 +26,9 @@ func imapServer(t *testing.T) string {
 	require.NoError(t, u.Create("INBOX", nil))
 	mem.AddUser(u)
 	srv := imapserver.New(&imapserver.Options{
-		NewSession:   func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) { return mem.NewSession(), nil, nil },
+		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
+			return mem.NewSession(), nil, nil
+		},
 		Caps:         imap.CapSet{imap.CapIMAP4rev1: {}},
 		InsecureAuth: true,
 	})

@@ -21,6 +21,7 @@ import (
 	"github.com/emersion/go-message/mail"
 	"github.com/emersion/go-message/textproto"
 	"github.com/emersion/go-smtp"
+	"golang.org/x/time/rate"
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/storage"
@@ -34,7 +35,8 @@ const (
 	// MaxRecipients bounds the recipients of one message.
 	MaxRecipients = 20
 	// SenderRatePerMinute bounds the messages one sender address may hand
-	// over per minute; ClientRatePerMinute those of one client IP (a mail
+	// over per minute (a token bucket: a burst of as many, then one every
+	// two seconds); ClientRatePerMinute those of one client IP (a mail
 	// server forwards many senders' mail).
 	SenderRatePerMinute = 30
 	ClientRatePerMinute = 120
@@ -54,9 +56,9 @@ type Listener struct {
 	// MaxBytes bounds a message; default MaxMessageBytes.
 	MaxBytes int64
 
-	limiter *parley.RateLimiter
-	once    sync.Once
-	srv     *smtp.Server
+	senders, clients *rates
+	once             sync.Once
+	srv              *smtp.Server
 }
 
 // Serve accepts SMTP connections on ln until Close.
@@ -88,7 +90,8 @@ func (l *Listener) init() {
 	if l.Domain == "" {
 		l.Domain = "localhost"
 	}
-	l.limiter = parley.NewRateLimiter()
+	l.senders = newRates(SenderRatePerMinute)
+	l.clients = newRates(ClientRatePerMinute)
 	l.srv = smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
 		host, _, _ := net.SplitHostPort(c.Conn().RemoteAddr().String())
 		return &session{l: l, client: host}, nil
@@ -101,6 +104,41 @@ func (l *Listener) init() {
 	l.srv.MaxRecipients = MaxRecipients
 	l.srv.ReadTimeout = 5 * time.Minute
 	l.srv.WriteTimeout = time.Minute
+}
+
+// rates keeps a token bucket (x/time/rate) per key: perMinute messages a
+// minute, as a burst too. Keys whose bucket is full again are dropped
+// once there are many, so the map stays bounded by recent senders.
+type rates struct {
+	mu        sync.Mutex
+	perMinute int
+	buckets   map[string]*rate.Limiter
+}
+
+// maxRateKeys is how many keys rates holds before it drops full buckets.
+const maxRateKeys = 10000
+
+func newRates(perMinute int) *rates {
+	return &rates{perMinute: perMinute, buckets: map[string]*rate.Limiter{}}
+}
+
+// allow takes one message from key's bucket at now, if it holds one.
+func (r *rates) allow(key string, now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b := r.buckets[key]
+	if b == nil {
+		if len(r.buckets) >= maxRateKeys {
+			for k, old := range r.buckets {
+				if old.TokensAt(now) >= float64(r.perMinute) {
+					delete(r.buckets, k)
+				}
+			}
+		}
+		b = rate.NewLimiter(rate.Every(time.Minute/time.Duration(r.perMinute)), r.perMinute)
+		r.buckets[key] = b
+	}
+	return b.AllowN(now, 1)
 }
 
 // session is one SMTP transaction's state.
@@ -130,8 +168,7 @@ func (s *session) Mail(from string, _ *smtp.MailOptions) error {
 		return errBadSender
 	}
 	now := s.l.Clock.Now()
-	if !s.l.limiter.Take("ip:"+s.client, ClientRatePerMinute, 1, now).Allowed ||
-		!s.l.limiter.Take("from:"+from, SenderRatePerMinute, 1, now).Allowed {
+	if !s.l.clients.allow(s.client, now) || !s.l.senders.allow(from, now) {
 		return errRate
 	}
 	s.from = from

@@ -59,8 +59,8 @@ type Config struct {
 
 // Dispatcher turns events into deliveries and sends them.
 type Dispatcher struct {
-	cfg    Config
-	jitter *parley.Jitter
+	cfg Config
+	mu  sync.Mutex // guards cfg.Rand
 }
 
 // New builds a Dispatcher.
@@ -72,6 +72,9 @@ func New(cfg Config) *Dispatcher {
 		cfg.Client = &http.Client{Timeout: parley.DeliveryTimeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
@@ -81,15 +84,23 @@ func New(cfg Config) *Dispatcher {
 	if cfg.Workers == 0 {
 		cfg.Workers = 8
 	}
-	return &Dispatcher{cfg: cfg, jitter: parley.NewJitter(cfg.Rand)}
+	return &Dispatcher{cfg: cfg}
 }
 
 // Run delivers until ctx ends, every Tick.
 func (d *Dispatcher) Run(ctx context.Context) {
-	parley.Repeat(ctx, d.cfg.Tick, func(ctx context.Context) error {
-		_, err := d.DeliverDue(ctx, d.cfg.Clock.Now())
-		return err
-	}, func(err error) { d.cfg.Log.Error("webhooks: delivering failed; will retry", "err", err) })
+	tick := time.NewTicker(d.cfg.Tick)
+	defer tick.Stop()
+	for {
+		if _, err := d.DeliverDue(ctx, d.cfg.Clock.Now()); err != nil && ctx.Err() == nil {
+			d.cfg.Log.Error("webhooks: delivering failed; will retry", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // fanOutBatch bounds the events expanded per transaction.
@@ -263,7 +274,9 @@ func (d *Dispatcher) attempt(ctx context.Context, del *parley.Delivery, now time
 // record stores an attempt's outcome, unless the delivery changed
 // meanwhile (replayed, or its webhook deleted).
 func (d *Dispatcher) record(sent *parley.Delivery, a parley.Attempt, now time.Time) error {
-	jitter := d.jitter.Draw()
+	d.mu.Lock()
+	jitter := d.cfg.Rand.Float64()
+	d.mu.Unlock()
 	var status parley.DeliveryStatus
 	_, err := d.cfg.DB.Update(func(tx *storage.Tx) error {
 		status = ""
