@@ -576,3 +576,23 @@ func TestEmailBounceNotification(t *testing.T) {
 		return nil
 	}))
 }
+
+func TestEmailInAutoReply(t *testing.T) {
+	w := newMailWorld(t)
+	addr := w.listen(0)
+	owner := parley.Caller{Company: &parley.Company{ID: acmeID}, User: &parley.User{ID: ownerID, CompanyID: acmeID, Role: parley.RoleOwner}}
+	_, err := w.db.Update(func(tx *storage.Tx) error {
+		_, err := parley.SetAutoReply(tx, owner, supportID, parley.AutoReply{Enabled: true, Subject: "Got it", Text: "Thanks."}, w.clock.Now())
+		return err
+	})
+	require.NoError(t, err)
+	require.NoError(t, mailIn(t, addr, "kim@example.com", []string{"support@acme.test"}, "From: kim@example.com\nSubject: Help\nMessage-ID: <a1@example.com>\n\nHelp me.\n"))
+	require.NoError(t, mailIn(t, addr, "bot@example.com", []string{"support@acme.test"}, "From: bot@example.com\nSubject: Out of office\nAuto-Submitted: auto-replied\n\nAway.\n"))
+	require.Equal(t, 1, w.deliver(), "machine-sent mail gets no auto reply")
+	m := parseMessage(t, w.relay.Messages()[0])
+	assert.Equal(t, []string{"kim@example.com"}, m.envelope.To)
+	inReplyTo, _ := m.header.MsgIDList("In-Reply-To")
+	assert.Equal(t, []string{"a1@example.com"}, inReplyTo)
+	subject, _ := m.header.Subject()
+	assert.Equal(t, "Got it [#1]", subject)
+}
