@@ -84,6 +84,8 @@ type User struct {
 	// Status is the e-mail and chat availability; nil means the defaults
 	// (see User.CurrentStatus).
 	Status *UserStatus `json:"status,omitempty"`
+	// Notify is which events the user is told about by e-mail; nil: all.
+	Notify *NotifyPrefs `json:"notify,omitempty"`
 }
 
 // Name is the user's full name.

@@ -224,6 +224,12 @@ type Thread struct {
 	Rating *Rating `json:"rating,omitempty"`
 	// SavedReplyID is the saved reply the thread was written from.
 	SavedReplyID int64 `json:"savedReplyId,omitempty"`
+	// MessageID is the e-mail Message-ID of the thread (without angle
+	// brackets): of the message Parley sent for a reply, or of the message
+	// a customer thread came in as. Replies find their conversation by it.
+	MessageID string `json:"messageId,omitempty"`
+	// BounceReason says why the relay refused a bounced reply for good.
+	BounceReason string `json:"bounceReason,omitempty"`
 }
 
 // Action is what a line item records.

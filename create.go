@@ -331,8 +331,17 @@ func CreateConversation(tx Tx, caller Caller, n *NewConversation, scan Scanner, 
 	if err := storeNewThreadAttachments(tx, c, threads, n.Threads, scan); err != nil {
 		return nil, err
 	}
+	if err := queueReplies(tx, c, threads, now); err != nil {
+		return nil, err
+	}
+	if err := queueAutoReply(tx, n.AutoReply, c, mailbox, threads, now); err != nil {
+		return nil, err
+	}
 	if c.State == StatePublished { // a draft is announced when published
-		return c, emit(tx, EventConvoCreated, companyID, c.ID, now)
+		if err := emit(tx, EventConvoCreated, companyID, c.ID, now); err != nil {
+			return nil, err
+		}
+		return c, notifyChanges(tx, author.ID, Conversation{}, c, nil, now)
 	}
 	return c, nil
 }

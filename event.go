@@ -135,6 +135,9 @@ type silent struct{ Tx }
 // PutEvent drops the event.
 func (silent) PutEvent(Event) error { return nil }
 
+// PutMail drops the e-mail: an import sends nothing.
+func (silent) PutMail(*Mail) error { return nil }
+
 func emit(tx eventSink, kind string, companyID, id int64, now time.Time) error {
 	return tx.PutEvent(Event{Kind: kind, CompanyID: companyID, ResourceID: strconv.FormatInt(id, 10), At: now})
 }

@@ -221,6 +221,9 @@ func WakeDue(tx Tx, now time.Time) (int, error) {
 			if err := tx.PutThread(t); err != nil {
 				return 0, err
 			}
+			if err := queueReply(tx, c, t, now); err != nil {
+				return 0, err
+			}
 			sent = t
 		}
 		if err := saveConversation(tx, c, now); err != nil {

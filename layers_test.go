@@ -28,8 +28,10 @@ var allowedImports = map[string][]string{
 	"fixtures":         {"", "storage"},
 	"webhooks":         {"", "storage"},
 	"importer":         {"", "storage"},
+	"email":            {"", "storage"},
+	"email/smtptest":   {},
 	"cmd/parley-bench": {"", "api", "index", "index/bleveindex", "index/lists", "index/scan", "storage", "query"},
-	"cmd/parley":       {"", "api", "fixtures", "index", "index/bleveindex", "index/lists", "storage", "query", "reports", "webhooks", "importer"},
+	"cmd/parley":       {"", "api", "fixtures", "index", "index/bleveindex", "index/lists", "storage", "query", "reports", "webhooks", "importer", "email"},
 }
 
 func TestImportDirection(t *testing.T) {

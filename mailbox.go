@@ -20,9 +20,11 @@ type Mailbox struct {
 	// (inbox setting); 0 leaves them unassigned.
 	DefaultAssigneeID int64 `json:"defaultAssigneeId,omitempty"`
 	// Widgets are the public ids of the mailbox's chat widgets.
-	Widgets   []string  `json:"widgets,omitempty"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	Widgets []string `json:"widgets,omitempty"`
+	// AutoReply is the mailbox's auto reply; nil: none (autoreply.go).
+	AutoReply *AutoReply `json:"autoReply,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
 }
 
 // FolderType is the kind of a mailbox folder. Every mailbox has one folder

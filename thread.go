@@ -160,10 +160,20 @@ func AddThread(tx Tx, caller Caller, convID int64, kind ThreadType, r *ThreadReq
 			return nil, err
 		}
 	}
+	if err := queueReply(tx, c, &t, now); err != nil {
+		return nil, err
+	}
 	if err := saveWithThreads(tx, c, mailbox, now); err != nil {
 		return nil, err
 	}
-	return &t, emitThreadAdded(tx, was, c, &t, now)
+	if err := emitThreadAdded(tx, was, c, &t, now); err != nil {
+		return nil, err
+	}
+	actor := int64(0)
+	if t.CreatedBy.Type == PartyUser {
+		actor = t.CreatedBy.ID
+	}
+	return &t, notifyChanges(tx, actor, was, c, &t, now)
 }
 
 // checkLocks refuses a thread on a full conversation, or on an old one

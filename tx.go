@@ -11,6 +11,8 @@ type Tx interface {
 
 	Company(id int64) (*Company, error)
 	User(companyID, id int64) (*User, error)
+	// Users lists a company's users (mentions).
+	Users(companyID int64) ([]User, error)
 	Team(companyID, id int64) (*Team, error)
 	Mailbox(companyID, id int64) (*Mailbox, error)
 	SavedReply(companyID, mailboxID, id int64) (*SavedReply, error)
@@ -71,6 +73,14 @@ type Tx interface {
 	MailboxByWidget(widgetID string) (*Mailbox, error)
 	// PutEvent records a domain event for webhook delivery.
 	PutEvent(e Event) error
+
+	// Outgoing e-mail (mail.go).
+	MailStore
+	// ConversationByMessageID finds the conversation of the company holding
+	// a thread with this Message-ID (incoming replies).
+	ConversationByMessageID(companyID int64, messageID string) (int64, error)
+	// ConversationIDByNumber finds a company's conversation by number.
+	ConversationIDByNumber(companyID, number int64) (int64, error)
 }
 
 // Event is something integrators may be told about (webhooks): its kind

@@ -174,10 +174,18 @@ func PatchConversation(tx Tx, caller Caller, id int64, ops []PatchOp, now time.T
 			return err
 		}
 	}
+	if was.State == StateDraft && c.State == StatePublished {
+		if err := queueReplies(tx, c, threads, now); err != nil {
+			return err
+		}
+	}
 	if err := saveConversation(tx, c, now); err != nil {
 		return err
 	}
-	return emitPatched(tx, was, c, now)
+	if err := emitPatched(tx, was, c, now); err != nil {
+		return err
+	}
+	return notifyChanges(tx, caller.User.ID, was, c, nil, now)
 }
 
 // keepFieldsOf keeps the custom field values the mailbox defines.

@@ -235,6 +235,7 @@ func (s *Server) routes() {
 	v2.PATCH("/conversations/:conversationId/threads/:threadId", s.patchThread)
 	v2.PUT("/conversations/:conversationId/threads/:threadId/schedule", s.scheduleThread)
 	v2.PUT("/conversations/:conversationId/threads/:threadId/rating", s.rateThread)
+	v2.GET("/conversations/:conversationId/threads/:threadId/original-source", s.threadSource)
 	v2.DELETE("/conversations/:conversationId/threads/:threadId/schedule", s.unscheduleThread)
 	v2.POST("/conversations/:conversationId/threads/:threadId/attachments", s.addAttachment)
 	v2.GET("/conversations/:conversationId/attachments/:attachmentId/data", s.attachmentData)

@@ -285,6 +285,9 @@ func (t *Tx) PutThread(th *parley.Thread) error {
 			return err
 		}
 	}
+	if err := t.putMessageID(th); err != nil {
+		return err
+	}
 	return t.put(bucketThreads, key2(th.ConversationID, th.ID), th)
 }
 

@@ -179,12 +179,7 @@ func queuePrefix(d *parley.Delivery) []byte {
 
 func queueKey(d *parley.Delivery) []byte { return append(queuePrefix(d), key(d.ID)...) }
 
-func dueKey(d *parley.Delivery) []byte {
-	k := make([]byte, 16)
-	binary.BigEndian.PutUint64(k, uint64(d.NextAttemptAt.UnixNano()))
-	binary.BigEndian.PutUint64(k[8:], uint64(d.ID))
-	return k
-}
+func dueKey(d *parley.Delivery) []byte { return timeIDKey(d.NextAttemptAt, d.ID) }
 
 // SetDeliveriesPaused pauses (a webhook was disabled) or resumes, due at
 // now, every queued delivery of a webhook.

@@ -66,6 +66,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		"let webhooks reach private, loopback and link-local addresses, for development (PARLEY_ALLOW_PRIVATE_WEBHOOKS)")
 	demo := fs.Bool("demo", false, "load the demo data into an empty data directory (PARLEY_DEMO)")
 	metricsAddr := fs.String("metrics-addr", "", "serve GET /metrics on this address, without a token (PARLEY_METRICS_ADDR); default: on the API address, behind the admin token")
+	mail := addMailFlags(fs)
 	if err := parseFlags(fs, args, everyFlag(fs)); err != nil {
 		return err
 	}
@@ -134,6 +135,11 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer stopHooks()
+	stopMail, err := startMail(mail, in.db, *data, log)
+	if err != nil {
+		return err
+	}
+	defer stopMail()
 
 	select {
 	case err := <-served:

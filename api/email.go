@@ -1,0 +1,42 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// threadSource handles GET
+// /v2/conversations/{conversationId}/threads/{threadId}/original-source:
+// the thread's original e-mail, as `{"original": ...}`, or raw as
+// message/rfc822 when the client accepts that (as Help Scout answers).
+func (s *Server) threadSource(c *gin.Context) {
+	convID, err := pathID(c, "conversationId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	threadID, err := pathID(c, "threadId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var raw []byte
+	err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		raw, err = parley.ReadThreadSource(tx, caller(c), convID, threadID, s.now())
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if strings.Contains(c.GetHeader("Accept"), "message/rfc822") {
+		c.Data(http.StatusOK, "message/rfc822", raw)
+		return
+	}
+	render(c, http.StatusOK, gin.H{"original": string(raw)})
+}

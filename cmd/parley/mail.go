@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"sync"
+	"time"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/email"
+	"github.com/parley/parley/storage"
+)
+
+// mailFlags configure the e-mail channel of serve.
+type mailFlags struct {
+	relay, username, password, hostname, listen, imapURL *string
+	imapEvery                                            *time.Duration
+}
+
+// addMailFlags registers the e-mail flags of serve.
+func addMailFlags(fs *flag.FlagSet) *mailFlags {
+	return &mailFlags{
+		relay:     fs.String("smtp-relay", "", "SMTP relay host:port that sends outgoing e-mail (PARLEY_SMTP_RELAY); default: write .eml files to <data>/mail-outbox"),
+		username:  fs.String("smtp-username", "", "username for the relay, AUTH PLAIN over STARTTLS (PARLEY_SMTP_USERNAME)"),
+		password:  fs.String("smtp-password", "", "password for the relay (PARLEY_SMTP_PASSWORD)"),
+		listen:    fs.String("smtp-listen", "", "address of the SMTP listener that receives customers' mail for the mailboxes, e.g. :2525 (PARLEY_SMTP_LISTEN); default: none"),
+		imapURL:   fs.String("imap-url", "", "IMAP folder to poll for customers' mail, imaps://user:password@host[:port][/folder] (PARLEY_IMAP_URL); default: none"),
+		imapEvery: fs.Duration("imap-interval", time.Minute, "how often the IMAP folder is polled (PARLEY_IMAP_INTERVAL)"),
+		hostname:  fs.String("smtp-hostname", "localhost", "this host's name in SMTP greetings (PARLEY_SMTP_HOSTNAME)"),
+	}
+}
+
+// mailOutbox is the folder outgoing e-mail is written to without a relay.
+func mailOutbox(dataDir string) string { return filepath.Join(dataDir, "mail-outbox") }
+
+// sender is where outgoing e-mail goes: the relay, else the outbox folder.
+func (f *mailFlags) sender(dataDir string) (email.Sender, string, error) {
+	if *f.relay == "" {
+		dir := mailOutbox(dataDir)
+		return &email.Folder{Dir: dir}, "folder " + dir, nil
+	}
+	if _, _, err := net.SplitHostPort(*f.relay); err != nil {
+		return nil, "", fmt.Errorf("%w: --smtp-relay must be host:port: %v", errUsage, err)
+	}
+	return &email.Relay{Addr: *f.relay, Username: *f.username, Password: *f.password, LocalName: *f.hostname}, "relay " + *f.relay, nil
+}
+
+// startMail runs the e-mail dispatcher beside the webhook dispatcher, the
+// SMTP listener when an address is set, and the IMAP poller when a URL is. The returned function stops
+// them and waits.
+func startMail(f *mailFlags, db *storage.DB, dataDir string, log *slog.Logger) (func(), error) {
+	sender, where, err := f.sender(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	var ln net.Listener
+	if *f.listen != "" {
+		if ln, err = net.Listen("tcp", *f.listen); err != nil {
+			return nil, fmt.Errorf("--smtp-listen: %w", err)
+		}
+	}
+	var poller *email.Poller
+	if *f.imapURL != "" {
+		if poller, err = email.ParsePollerURL(*f.imapURL); err != nil {
+			return nil, fmt.Errorf("%w: --imap-url: %v", errUsage, err)
+		}
+		if *f.imapEvery < time.Second {
+			return nil, fmt.Errorf("%w: --imap-interval must be at least 1s", errUsage)
+		}
+		poller.DB, poller.Clock, poller.Log = db, parley.SystemClock, log
+	}
+	d := email.NewDispatcher(email.Config{DB: db, Sender: sender, Clock: parley.SystemClock, Log: log})
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { d.Run(ctx) })
+	log.Info("outgoing e-mail", "to", where)
+	if ln != nil {
+		l := &email.Listener{DB: db, Clock: parley.SystemClock, Log: log, Domain: *f.hostname}
+		wg.Go(func() {
+			if err := l.Serve(ln); err != nil {
+				log.Error("smtp listener stopped", "err", err)
+			}
+		})
+		wg.Go(func() { <-ctx.Done(); l.Close() })
+		log.Info("receiving e-mail", "addr", ln.Addr().String())
+	}
+	if poller != nil {
+		wg.Go(func() { poller.Run(ctx, *f.imapEvery) })
+		log.Info("polling IMAP for e-mail", "addr", poller.Addr, "folder", poller.Folder, "every", f.imapEvery.String())
+	}
+	return func() { stop(); wg.Wait() }, nil
+}
