@@ -108,6 +108,7 @@ func TestOverLongValues(t *testing.T) {
 		"DELETE /v2/webhooks/:webhookId":                              {{"", false}},
 		"POST /v2/webhooks/:webhookId/deliveries/:deliveryId/retry":   {{"", false}},
 		"POST /v2/mailboxes/:mailboxId/saved-replies":                 {{`{"name":` + L + `,"text":"x"}`, true}},
+		"PUT /v2/mailboxes/:mailboxId/routing":                        {{`{"state":` + L + `}`, true}, {`{"state":"enabled","assignmentLimit":1,"assignmentMethod":"balanced","userIds":[` + strings.Repeat("1,", 10000) + `1]}`, true}},
 		"PUT /v2/mailboxes/:mailboxId/saved-replies/:savedReplyId":    {{`{"name":"x","text":"` + strings.Repeat("t", 50001) + `"}`, true}},
 		"DELETE /v2/mailboxes/:mailboxId/saved-replies/:savedReplyId": {{"", false}},
 		"PUT /v2/chats/:chatId/messages/:messageId":                   {{`{"body":` + L + `}`, false}},

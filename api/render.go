@@ -298,9 +298,10 @@ func (r *renderer) attachments(conv *parley.Conversation, t *parley.Thread) []gi
 	return out
 }
 
-func nonNil(list []string) []string {
+// nonNil renders a nil list as [] rather than null.
+func nonNil[T any](list []T) []T {
 	if list == nil {
-		return []string{}
+		return []T{}
 	}
 	return list
 }

@@ -220,6 +220,8 @@ func (s *Server) routes() {
 	v2.GET("/mailboxes/:mailboxId", s.getMailbox)
 	v2.GET("/mailboxes/:mailboxId/fields", s.listMailboxFields)
 	v2.GET("/mailboxes/:mailboxId/folders", s.listMailboxFolders)
+	v2.GET("/mailboxes/:mailboxId/routing", s.getRouting)
+	v2.PUT("/mailboxes/:mailboxId/routing", s.updateRouting)
 	s.savedReplyRoutes(v2)
 	v2.GET("/ratings/:ratingId", s.getRating)
 	v2.GET("/tags", s.listTags)
