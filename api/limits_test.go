@@ -78,6 +78,7 @@ func TestOverLongValues(t *testing.T) {
 		"PATCH /v2/conversations/:conversationId/threads/:threadId":            {{`{"op":"replace","path":"/text","value":` + L + `}`, false}},
 		"PUT /v2/conversations/:conversationId/threads/:threadId/schedule":     {{`{"scheduledFor":` + L + `}`, true}},
 		"DELETE /v2/conversations/:conversationId/threads/:threadId/schedule":  {{"", false}},
+		"PATCH /v2/conversations/:conversationId/threads/:threadId/schedule":   {{`{"op":"replace","path":"/state","value":` + L + `}`, true}},
 		"PUT /v2/conversations/:conversationId/threads/:threadId/rating":       {{`{"rating":"great","comments":` + L + `}`, true}},
 		"POST /v2/conversations/:conversationId/threads/:threadId/attachments": {{`{"fileName":` + L + `,"mimeType":"text/plain","data":"eA=="}`, false}},
 		"DELETE /v2/conversations/:conversationId/attachments/:attachmentId":   {{"", false}},

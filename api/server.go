@@ -193,6 +193,7 @@ func (s *Server) routes() {
 	v2.POST("/conversations/:conversationId/chats", s.addThread(parley.ThreadChat))
 	v2.PATCH("/conversations/:conversationId/threads/:threadId", s.patchThread)
 	v2.PUT("/conversations/:conversationId/threads/:threadId/schedule", s.scheduleThread)
+	v2.PATCH("/conversations/:conversationId/threads/:threadId/schedule", s.publishSchedule)
 	v2.PUT("/conversations/:conversationId/threads/:threadId/rating", s.rateThread)
 	v2.DELETE("/conversations/:conversationId/threads/:threadId/schedule", s.unscheduleThread)
 	v2.POST("/conversations/:conversationId/threads/:threadId/attachments", s.addAttachment)
