@@ -125,11 +125,7 @@ type PropertyValueInput struct {
 // The value is a string (a number is read as its text) checked against the
 // definition's type; a dropdown's value is one of its option labels.
 func SetOrganizationProperty(tx OrganizationPropertyStore, companyID, orgID int64, slug string, in *PropertyValueInput, now time.Time) error {
-	o, err := tx.Organization(companyID, orgID)
-	if err != nil {
-		return err
-	}
-	d, err := FindOrganizationPropertyDef(tx, companyID, slug)
+	o, d, err := organizationAndDef(tx, companyID, orgID, slug)
 	if err != nil {
 		return err
 	}
@@ -154,11 +150,7 @@ func SetOrganizationProperty(tx OrganizationPropertyStore, companyID, orgID int6
 // RemoveOrganizationProperty clears the value of a property on an
 // organization; the definition stays. Clearing an unset value is no error.
 func RemoveOrganizationProperty(tx OrganizationPropertyStore, companyID, orgID int64, slug string, now time.Time) error {
-	o, err := tx.Organization(companyID, orgID)
-	if err != nil {
-		return err
-	}
-	d, err := FindOrganizationPropertyDef(tx, companyID, slug)
+	o, d, err := organizationAndDef(tx, companyID, orgID, slug)
 	if err != nil {
 		return err
 	}
@@ -167,6 +159,17 @@ func RemoveOrganizationProperty(tx OrganizationPropertyStore, companyID, orgID i
 	}
 	delete(o.Properties, d.Slug)
 	return saveOrganizationValues(tx, o, now)
+}
+
+// organizationAndDef loads the organization and the definition a value
+// path names; either missing is 404.
+func organizationAndDef(tx OrganizationPropertyStore, companyID, orgID int64, slug string) (*Organization, *PropertyDef, error) {
+	o, err := tx.Organization(companyID, orgID)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := FindOrganizationPropertyDef(tx, companyID, slug)
+	return o, d, err
 }
 
 func saveOrganizationValues(tx OrganizationPropertyStore, o *Organization, now time.Time) error {

@@ -25,27 +25,8 @@ func (s *Server) organizationPropertyRoutes(v2 *gin.RouterGroup) {
 // listOrganizationProperties handles GET /v2/organizations/properties: the
 // company's definitions in slug order (at most 50: one page).
 func (s *Server) listOrganizationProperties(c *gin.Context) {
-	if err := readParams(c).err(); err != nil {
-		s.fail(c, err)
-		return
-	}
-	var defs []parley.PropertyDef
-	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
-		defs, err = tx.OrganizationPropertyDefs(caller(c).Company.ID)
-		return err
-	})
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	items := make([]gin.H, 0, len(defs))
-	for i := range defs {
-		items = append(items, s.organizationPropertyResource(c, &defs[i]))
-	}
-	render(c, http.StatusOK, gin.H{
-		"_embedded": gin.H{"organization-properties": items},
-		"_links":    gin.H{"self": link(s.url(c, "v2", "organizations", "properties"))},
-	})
+	s.listPropertyDefs(c, "organization-properties", s.url(c, "v2", "organizations", "properties"),
+		(*storage.Tx).OrganizationPropertyDefs, s.organizationPropertyResource)
 }
 
 // createOrganizationProperty handles POST /v2/organizations/properties:
