@@ -243,6 +243,7 @@ type Schedule struct {
 	For                       time.Time `json:"scheduledFor"`
 	By                        int64     `json:"scheduledBy"`
 	UnscheduleOnCustomerReply bool      `json:"unscheduleOnCustomerReply"`
+	SendAsCreator             bool      `json:"sendAsCreator,omitempty"`
 }
 
 // MaxThreads is the most threads a conversation may hold (SPEC "Limits").

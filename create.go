@@ -387,11 +387,15 @@ func findOrCreateCustomer(tx Tx, companyID int64, in *CustomerInput, path string
 	return c, emit(tx, EventCustomerCreated, companyID, c.ID, now)
 }
 
-// assign applies Create Conversation rule 3: absent follows the mailbox
-// setting, null leaves unassigned, a value must be an active user.
+// assign applies Create Conversation rule 3: absent follows the mailbox's
+// routing when enabled, else its default assignee; null leaves unassigned;
+// a value must be an active user.
 func assign(tx Tx, c *Conversation, m *Mailbox, a Nullable[int64]) error {
 	switch {
 	case !a.Set:
+		if routed, err := routeConversation(tx, c, m); routed || err != nil {
+			return err
+		}
 		if m.DefaultAssigneeID != 0 {
 			c.Assignee = &Party{ID: m.DefaultAssigneeID, Type: PartyUser}
 		}

@@ -57,15 +57,17 @@ type PropertyDef struct {
 
 // PropertyDefInput is a request defining a property.
 type PropertyDefInput struct {
-	Slug    *string  `json:"slug"`
-	Name    *string  `json:"name"`
-	Type    *string  `json:"type"`
-	Options []string `json:"options"`
+	Slug    *string      `json:"slug"`
+	Name    *string      `json:"name"`
+	Type    *string      `json:"type"`
+	Options OptionsInput `json:"options"`
 }
 
 // ValidSlug reports whether s is 1 to 100 alphanumerics, `-` or `_`.
-func ValidSlug(s string) bool {
-	if s == "" || len(s) > MaxPropertySlugLength {
+func ValidSlug(s string) bool { return validSlug(s, MaxPropertySlugLength) }
+
+func validSlug(s string, max int) bool {
+	if s == "" || len(s) > max {
 		return false
 	}
 	for _, r := range s {
@@ -103,7 +105,7 @@ func FindPropertyDef(defs []PropertyDef, ref string) (*PropertyDef, error) {
 			}
 		}
 	}
-	return nil, NotFound("customer property")
+	return nil, NotFound(CustomerProperties.Noun)
 }
 
 // DeleteProperty lets an owner or administrator delete a definition. Every
@@ -146,58 +148,11 @@ func DefineProperty(tx PropertyStore, caller Caller, in *PropertyDefInput, now t
 	if err := RequireAdmin(caller, "define customer properties"); err != nil {
 		return nil, err
 	}
-	d, err := in.Validate(caller.Company.ID, now)
+	d, err := in.Validate(&CustomerProperties, caller.Company.ID, now)
 	if err != nil {
 		return nil, err
 	}
 	return d, tx.PutPropertyDef(d)
-}
-
-// Validate checks the definition request and builds the definition (option
-// ids are assigned by storage).
-func (in *PropertyDefInput) Validate(companyID int64, now time.Time) (*PropertyDef, error) {
-	p := &Problems{Source: "JSON"}
-	switch {
-	case in.Slug == nil:
-		p.Add("slug", CodeNullValue, "may not be null", nil)
-	case !ValidSlug(*in.Slug):
-		p.Add("slug", CodeSize, "must be 1 to 100 characters: letters, digits, - or _", *in.Slug)
-	case oneOfFold(*in.Slug, ReservedPropertySlugs):
-		p.Add("slug", CodeValueNotSupported, "is reserved: "+strings.Join(ReservedPropertySlugs, ", "), *in.Slug)
-	}
-	requireString(p, "name", in.Name, MaxPropertyNameLength)
-	requireEnum(p, "type", in.Type, PropertyTypes)
-	isDropdown := in.Type != nil && *in.Type == string(PropertyDropdown)
-	switch {
-	case isDropdown && len(in.Options) == 0:
-		p.Add("options", CodeEmptyValue, "a dropdown needs at least one option", nil)
-	case !isDropdown && len(in.Options) > 0:
-		p.Add("options", CodeValueNotSupported, "only dropdown properties have options", in.Options)
-	case len(in.Options) > MaxPropertyOptions:
-		p.Add("options", CodeSize, sizeMessage(1, MaxPropertyOptions), len(in.Options))
-	}
-	seen := map[string]bool{}
-	for i, o := range in.Options {
-		path := fmt.Sprintf("options[%d]", i)
-		label := strings.TrimSpace(o)
-		switch {
-		case label == "":
-			p.Add(path, CodeEmptyValue, "may not be empty", o)
-		case len([]rune(label)) > MaxPropertyTextLength:
-			p.Add(path, CodeSize, sizeMessage(1, MaxPropertyTextLength), o)
-		case seen[strings.ToLower(label)]:
-			p.Add(path, CodeConflict, "options must be unique", o)
-		}
-		seen[strings.ToLower(label)] = true
-	}
-	if err := p.Err(); err != nil {
-		return nil, err
-	}
-	d := &PropertyDef{CompanyID: companyID, Slug: *in.Slug, Name: strings.TrimSpace(*in.Name), Type: PropertyType(*in.Type), CreatedAt: now}
-	for _, o := range in.Options {
-		d.Options = append(d.Options, PropertyOption{Label: strings.TrimSpace(o)})
-	}
-	return d, nil
 }
 
 // Normalize checks a value against the definition's type (SPEC's table)

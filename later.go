@@ -1,6 +1,7 @@
 package parley
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -39,6 +40,10 @@ type SnoozeRequest struct {
 type ScheduleRequest struct {
 	ScheduledFor              *string `json:"scheduledFor"`
 	UnscheduleOnCustomerReply bool    `json:"unscheduleOnCustomerReply"`
+	// SendAsCreator sends the reply as the draft's author; by default
+	// (false) it goes out as the user who scheduled it (Help Scout's
+	// Update Thread Schedule).
+	SendAsCreator bool `json:"sendAsCreator"`
 }
 
 // futureTime reads a required timestamp that must be after now.
@@ -131,7 +136,7 @@ func ScheduleThread(tx Tx, caller Caller, convID, threadID int64, r *ScheduleReq
 			return err
 		}
 	}
-	t.Scheduled = &Schedule{For: at, By: caller.User.ID, UnscheduleOnCustomerReply: r.UnscheduleOnCustomerReply}
+	t.Scheduled = &Schedule{For: at, By: caller.User.ID, UnscheduleOnCustomerReply: r.UnscheduleOnCustomerReply, SendAsCreator: r.SendAsCreator}
 	if err := tx.PutThread(t); err != nil {
 		return err
 	}
@@ -217,8 +222,7 @@ func WakeDue(tx Tx, now time.Time) (int, error) {
 			if err != nil {
 				return 0, err
 			}
-			t.Scheduled, t.State, t.CreatedAt = nil, ThreadPublished, it.At
-			if err := tx.PutThread(t); err != nil {
+			if err := publishScheduled(tx, t, it.At); err != nil {
 				return 0, err
 			}
 			if err := queueReply(tx, c, t, now); err != nil {
@@ -236,4 +240,50 @@ func WakeDue(tx Tx, now time.Time) (int, error) {
 		}
 	}
 	return len(items), nil
+}
+
+// publishScheduled turns a scheduled draft into a published reply at a
+// time: by the user who scheduled it, unless it was scheduled to be sent as
+// its creator.
+func publishScheduled(tx Tx, t *Thread, at time.Time) error {
+	if s := t.Scheduled; s != nil && !s.SendAsCreator && s.By != 0 {
+		t.CreatedBy = Party{ID: s.By, Type: PartyUser}
+	}
+	t.Scheduled, t.State, t.CreatedAt = nil, ThreadPublished, at
+	return tx.PutThread(t)
+}
+
+// PublishSchedule applies PATCH .../threads/{threadId}/schedule: the one
+// operation `replace /state published` sends a scheduled draft now (Help
+// Scout's Publish Thread Schedule). A thread without a schedule is 404.
+func PublishSchedule(tx Tx, caller Caller, convID, threadID int64, ops []PatchOp, now time.Time) error {
+	for i, op := range ops {
+		if op.Op != "replace" || op.Path != "/state" || i > 0 {
+			return patchRefused(i, op, "replace /state with \"published\", once")
+		}
+		var v string
+		if json.Unmarshal(op.Value, &v) != nil || v != "published" {
+			return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeValueNotSupported, "must be \"published\"", string(op.Value))
+		}
+	}
+	c, t, err := loadThread(tx, caller, convID, threadID, now)
+	if err != nil {
+		return err
+	}
+	if t.Scheduled == nil {
+		return NotFound("schedule")
+	}
+	if err := tx.DeleteLater(c.CompanyID, LaterScheduled, t.ID); err != nil {
+		return err
+	}
+	if err := publishScheduled(tx, t, now); err != nil {
+		return err
+	}
+	if err := saveConversation(tx, c, now); err != nil {
+		return err
+	}
+	if kind := threadEvent(t); kind != "" {
+		return emitPublished(tx, kind, c, now)
+	}
+	return nil
 }

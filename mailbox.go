@@ -19,6 +19,8 @@ type Mailbox struct {
 	// DefaultAssigneeID assigns conversations created without `assignTo`
 	// (inbox setting); 0 leaves them unassigned.
 	DefaultAssigneeID int64 `json:"defaultAssigneeId,omitempty"`
+	// Routing assigns new conversations automatically; nil is disabled.
+	Routing *Routing `json:"routing,omitempty"`
 	// Widgets are the public ids of the mailbox's chat widgets.
 	Widgets []string `json:"widgets,omitempty"`
 	// AutoReply is the mailbox's auto reply; nil: none (autoreply.go).

@@ -9,19 +9,22 @@ import (
 
 // Organization is a company that customers belong to.
 type Organization struct {
-	ID          int64     `json:"id"`
-	CompanyID   int64     `json:"companyId"`
-	Name        string    `json:"name"`
-	Website     string    `json:"website,omitempty"`
-	Description string    `json:"description,omitempty"`
-	Location    string    `json:"location,omitempty"`
-	LogoURL     string    `json:"logoUrl,omitempty"`
-	Note        string    `json:"note,omitempty"`
-	BrandColor  *string   `json:"brandColor,omitempty"`
-	Domains     []string  `json:"domains,omitempty"`
-	Phones      []string  `json:"phones,omitempty"`
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
+	ID          int64    `json:"id"`
+	CompanyID   int64    `json:"companyId"`
+	Name        string   `json:"name"`
+	Website     string   `json:"website,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Location    string   `json:"location,omitempty"`
+	LogoURL     string   `json:"logoUrl,omitempty"`
+	Note        string   `json:"note,omitempty"`
+	BrandColor  *string  `json:"brandColor,omitempty"`
+	Domains     []string `json:"domains,omitempty"`
+	Phones      []string `json:"phones,omitempty"`
+	// Properties holds the organization property values by slug, in their
+	// stored form (a dropdown's option id).
+	Properties map[string]string `json:"properties,omitempty"`
+	CreatedAt  time.Time         `json:"createdAt"`
+	UpdatedAt  time.Time         `json:"updatedAt"`
 }
 
 // Organization field limits. SPEC gives none beyond the customer's

@@ -15,6 +15,11 @@ type Tx interface {
 	Users(companyID int64) ([]User, error)
 	Team(companyID, id int64) (*Team, error)
 	Mailbox(companyID, id int64) (*Mailbox, error)
+	// PutMailbox stores a mailbox (routing keeps its turn there).
+	PutMailbox(m *Mailbox) error
+	// OpenAssigned counts the open (active or pending, published)
+	// conversations of a mailbox assigned to a user.
+	OpenAssigned(mailboxID, userID int64) int
 	SavedReply(companyID, mailboxID, id int64) (*SavedReply, error)
 
 	Customer(companyID, id int64) (*Customer, error)

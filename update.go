@@ -45,7 +45,7 @@ func patchRefused(i int, op PatchOp, allowed string) error {
 
 // conversationPatchPaths lists the allowed operations, for messages.
 const conversationPatchPaths = "replace /subject, replace /status, replace or remove /assignTo, " +
-	"move or replace /mailboxId, replace /primaryCustomer.id, replace /draft (false publishes)"
+	"move or replace /mailboxId, replace /primaryCustomer.id, replace /draft (a boolean: publishes)"
 
 // PatchConversation applies PATCH /v2/conversations/{id}. Every operation
 // is checked before anything changes; changes of status, assignee and
@@ -147,12 +147,12 @@ func PatchConversation(tx Tx, caller Caller, id int64, ops []PatchOp, now time.T
 			}
 			c.CustomerID = cu.ID
 		case op.Op == "replace" && op.Path == "/draft":
+			// Help Scout documents "Publish draft: replace /draft, Boolean"
+			// without saying which; its own PHP client sends true, others
+			// false. A draft cannot be made again, so either publishes.
 			var draft bool
 			if err := value(&draft); err != nil {
 				return err
-			}
-			if draft {
-				return patchRefused(i, op, "replace /draft with false, to publish")
 			}
 			if c.State == StateDraft {
 				c.State = StatePublished

@@ -12,27 +12,31 @@ import (
 // listCustomerProperties handles GET /v2/customer-properties: the
 // company's definitions in slug order (one page holds them all).
 func (s *Server) listCustomerProperties(c *gin.Context) {
+	s.listPropertyDefs(c, "customer-properties", s.url(c, "v2", "customer-properties"), (*storage.Tx).PropertyDefs, s.propertyResource)
+}
+
+// listPropertyDefs renders every definition of the caller's company, as
+// loaded by defs, under _embedded.<rel> (one page holds them all).
+func (s *Server) listPropertyDefs(c *gin.Context, rel, self string, defs func(*storage.Tx, int64) ([]parley.PropertyDef, error),
+	resource func(*gin.Context, *parley.PropertyDef) gin.H) {
 	if err := readParams(c).err(); err != nil {
 		s.fail(c, err)
 		return
 	}
-	var defs []parley.PropertyDef
+	var list []parley.PropertyDef
 	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
-		defs, err = tx.PropertyDefs(caller(c).Company.ID)
+		list, err = defs(tx, caller(c).Company.ID)
 		return err
 	})
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	items := make([]gin.H, 0, len(defs))
-	for i := range defs {
-		items = append(items, s.propertyResource(c, &defs[i]))
+	items := make([]gin.H, 0, len(list))
+	for i := range list {
+		items = append(items, resource(c, &list[i]))
 	}
-	render(c, http.StatusOK, gin.H{
-		"_embedded": gin.H{"customer-properties": items},
-		"_links":    gin.H{"self": link(s.url(c, "v2", "customer-properties"))},
-	})
+	render(c, http.StatusOK, gin.H{"_embedded": gin.H{rel: items}, "_links": gin.H{"self": link(self)}})
 }
 
 // createCustomerProperty handles POST /v2/customer-properties: owners and

@@ -38,6 +38,7 @@ func (s *Server) customerRoutes(v2 *gin.RouterGroup) {
 	v2.DELETE("/organizations/:organizationId", s.deleteOrganization)
 	v2.GET("/organizations/:organizationId/customers", s.listOrganizationCustomers)
 	v2.GET("/organizations/:organizationId/conversations", s.listOrganizationConversations)
+	s.organizationPropertyRoutes(v2)
 
 	s.router.Group("/v3", s.authenticate).GET("/customers", s.listCustomersV3)
 }

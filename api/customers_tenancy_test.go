@@ -21,6 +21,8 @@ func TestCustomersOfAnotherCompany(t *testing.T) {
 		"emails": []any{map[string]any{"value": "private@example.com"}}, "phones": []any{map[string]any{"value": "1"}},
 		"chats": []any{map[string]any{"value": "c"}}, "socialProfiles": []any{map[string]any{"value": "s"}},
 		"websites": []any{map[string]any{"value": "https://w.example"}}, "address": map[string]any{"city": "Here"}})
+	w.must(http.MethodPost, "/v2/organizations/properties", map[string]any{"type": "text", "slug": "tier", "name": "Tier"}, http.StatusCreated)
+	w.must(http.MethodPut, fmt.Sprintf("/v2/organizations/%d/properties/tier", org), map[string]any{"value": "Gold"}, http.StatusNoContent)
 	before := w.get(fmt.Sprintf("/v2/customers/%d", cu)).Body.String()
 	entry := map[string]int64{}
 	for _, e := range []struct{ segment, embedded string }{{"emails", "emails"}, {"phones", "phones"}, {"chats", "chats"}, {"social-profiles", "social_profiles"}, {"websites", "websites"}} {
@@ -56,6 +58,11 @@ func TestCustomersOfAnotherCompany(t *testing.T) {
 		{"DELETE", "/v2/organizations/:organizationId", o, nil},
 		{"GET", "/v2/organizations/:organizationId/customers", o + "/customers", nil},
 		{"GET", "/v2/organizations/:organizationId/conversations", o + "/conversations", nil},
+		{"PUT", "/v2/organizations/:organizationId/properties/:slug", o + "/properties/tier", map[string]any{"value": "Stolen"}},
+		{"DELETE", "/v2/organizations/:organizationId/properties/:slug", o + "/properties/tier", nil},
+		{"GET", "/v2/organizations/properties/:slug", "/v2/organizations/properties/tier", nil},
+		{"PUT", "/v2/organizations/properties/:slug", "/v2/organizations/properties/tier", map[string]any{"name": "Stolen"}},
+		{"DELETE", "/v2/organizations/properties/:slug", "/v2/organizations/properties/tier", nil},
 	}
 	for segment, id := range entry {
 		value := map[string]any{"value": "https://x.example"}
@@ -79,14 +86,16 @@ func TestCustomersOfAnotherCompany(t *testing.T) {
 	}
 	// Every route with an id of ours is in the table.
 	for _, r := range w.server.Routes() {
-		if strings.Contains(r.Path, ":customerId") || strings.Contains(r.Path, ":organizationId") || strings.HasPrefix(r.Path, "/v2/customer-properties/") {
+		if strings.Contains(r.Path, ":customerId") || strings.Contains(r.Path, ":organizationId") || strings.HasPrefix(r.Path, "/v2/customer-properties/") ||
+			strings.HasPrefix(r.Path, "/v2/organizations/properties/") {
 			assert.True(t, covered[r.Method+" "+r.Path], "route %s %s is not swept", r.Method, r.Path)
 		}
 	}
 	assert.Equal(t, before, w.get(c).Body.String(), "nothing changed")
 	assert.Equal(t, "Acme Org", decode(t, w.get(o))["name"])
+	assert.Equal(t, "Gold", field(t, decode(t, w.get(o+"?includeProperties=true")), "properties").([]any)[0].(map[string]any)["value"])
 	// Lists never show another company's records.
-	for _, path := range []string{"/v2/customers", "/v3/customers", "/v2/organizations", "/v2/customer-properties"} {
+	for _, path := range []string{"/v2/customers", "/v3/customers", "/v2/organizations", "/v2/customer-properties", "/v2/organizations/properties"} {
 		rec := w.call(globexToken, http.MethodGet, path, nil)
 		require.Equal(t, http.StatusOK, rec.Code)
 		assert.NotContains(t, rec.Body.String(), "Private", path)

@@ -128,7 +128,11 @@ func (s *Server) getOrganization(c *gin.Context) {
 				body["customerCount"], body["conversationCount"] = len(customers), conversations
 			}
 			if props {
-				body["properties"] = []gin.H{}
+				defs, err := tx.OrganizationPropertyDefs(who.Company.ID)
+				if err != nil {
+					return err
+				}
+				body["properties"] = organizationPropertyValues(o, defs)
 			}
 			return nil
 		})

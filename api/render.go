@@ -243,7 +243,7 @@ func (r *renderer) thread(conv *parley.Conversation, t *parley.Thread) gin.H {
 	}
 	if t.Scheduled != nil {
 		out["scheduled"] = gin.H{"scheduledFor": parley.FormatTime(t.Scheduled.For), "scheduledBy": t.Scheduled.By,
-			"unscheduleOnCustomerReply": t.Scheduled.UnscheduleOnCustomerReply}
+			"unscheduleOnCustomerReply": t.Scheduled.UnscheduleOnCustomerReply, "sendAsCreator": t.Scheduled.SendAsCreator}
 	}
 	if t.OriginalBody != "" {
 		out["originalBody"] = t.OriginalBody
@@ -298,9 +298,10 @@ func (r *renderer) attachments(conv *parley.Conversation, t *parley.Thread) []gi
 	return out
 }
 
-func nonNil(list []string) []string {
+// nonNil renders a nil list as [] rather than null.
+func nonNil[T any](list []T) []T {
 	if list == nil {
-		return []string{}
+		return []T{}
 	}
 	return list
 }

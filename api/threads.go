@@ -108,6 +108,18 @@ func (s *Server) scheduleThread(c *gin.Context) {
 	})
 }
 
+// publishSchedule handles PATCH .../threads/{threadId}/schedule: send a
+// scheduled reply now.
+func (s *Server) publishSchedule(c *gin.Context) {
+	s.conversationWrite(c, func(tx *storage.Tx, convID int64, ops []parley.PatchOp) error {
+		threadID, err := pathID(c, "threadId")
+		if err != nil {
+			return err
+		}
+		return parley.PublishSchedule(tx, caller(c), convID, threadID, ops, s.now())
+	})
+}
+
 // unscheduleThread handles DELETE .../threads/{threadId}/schedule.
 func (s *Server) unscheduleThread(c *gin.Context) {
 	s.conversationDelete(c, func(tx *storage.Tx, convID int64) error {

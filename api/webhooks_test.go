@@ -72,6 +72,8 @@ func TestWebhookValidation(t *testing.T) {
 		{"no events", h.world, ownerToken, valid(func(m map[string]any) { m["events"] = []string{} }), 400, "events", "Empty value", ""},
 		{"unknown event", h.world, ownerToken, valid(func(m map[string]any) { m["events"] = []string{"convo.created", "convo.exploded"} }), 400, "events[1]", "List Of Enum Values", ""},
 		{"the test event cannot be subscribed", h.world, ownerToken, valid(func(m map[string]any) { m["events"] = []string{"helpscout.test"} }), 400, "events[0]", "List Of Enum Values", ""},
+		// Help Scout's survey event reports Messages (NPS via Beacon), which Parley has not.
+		{"the survey event cannot be subscribed", h.world, ownerToken, valid(func(m map[string]any) { m["events"] = []string{"message.survey.response.received"} }), 400, "events[0]", "List Of Enum Values", ""},
 		{"no secret", h.world, ownerToken, valid(func(m map[string]any) { delete(m, "secret") }), 400, "secret", "Null value", ""},
 		{"secret too long", h.world, ownerToken, valid(func(m map[string]any) { m["secret"] = strings.Repeat("s", 41) }), 400, "secret", "Size", ""},
 		{"payload V1 is retired", h.world, ownerToken, valid(func(m map[string]any) { m["payloadVersion"] = "V1" }), 400, "payloadVersion", "Value not supported", "retired"},

@@ -9,12 +9,28 @@ import (
 
 // PropertyDefs lists a company's customer property definitions in slug order.
 func (t *Tx) PropertyDefs(companyID int64) ([]parley.PropertyDef, error) {
+	return t.propertyDefs(bucketCustomerProperties, companyID)
+}
+
+// PutPropertyDef stores a new property definition, assigning ids to it and
+// its options. A slug already defined in the company is a Conflict.
+func (t *Tx) PutPropertyDef(d *parley.PropertyDef) error {
+	return t.putPropertyDef(bucketCustomerProperties, d, true, &parley.CustomerProperties)
+}
+
+// DeletePropertyDef removes a company's definition of a slug.
+func (t *Tx) DeletePropertyDef(companyID int64, slug string) error {
+	return t.tx.Bucket(bucketCustomerProperties).Delete(keyStr(companyID, slug))
+}
+
+// propertyDefs lists a company's definitions of a bucket in slug order.
+func (t *Tx) propertyDefs(bucket []byte, companyID int64) ([]parley.PropertyDef, error) {
 	var out []parley.PropertyDef
 	prefix := key(companyID)
-	c := t.tx.Bucket(bucketCustomerProperties).Cursor()
+	c := t.tx.Bucket(bucket).Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 		d := new(parley.PropertyDef)
-		if _, err := t.get(bucketCustomerProperties, k, d); err != nil {
+		if _, err := t.get(bucket, k, d); err != nil {
 			return nil, err
 		}
 		out = append(out, *d)
@@ -22,32 +38,33 @@ func (t *Tx) PropertyDefs(companyID int64) ([]parley.PropertyDef, error) {
 	return out, nil
 }
 
-// PutPropertyDef stores a new property definition, assigning ids to it and
-// its options. A slug already defined in the company is a Conflict.
-func (t *Tx) PutPropertyDef(d *parley.PropertyDef) error {
+// putPropertyDef stores a definition keyed by company and slug, assigning
+// an id when new (a slug already defined is then a Conflict) and ids to
+// options without one.
+func (t *Tx) putPropertyDef(bucket []byte, d *parley.PropertyDef, isNew bool, kind *parley.PropertyKind) error {
 	k := keyStr(d.CompanyID, d.Slug)
-	if t.tx.Bucket(bucketCustomerProperties).Get(k) != nil {
+	if isNew && t.tx.Bucket(bucket).Get(k) != nil {
 		return &parley.Error{Kind: parley.KindConflict, Message: "Conflict", Errors: []parley.FieldError{{
-			Path: "slug", Code: parley.CodeConflict, Message: "a customer property with this slug exists", RejectedValue: d.Slug, Source: "JSON"}}}
+			Path: "slug", Code: parley.CodeConflict, Message: "a " + kind.Noun + " with this slug exists", RejectedValue: d.Slug, Source: "JSON"}}}
 	}
-	id, err := t.nextID(bucketCustomerProperties)
-	if err != nil {
-		return err
+	if isNew {
+		id, err := t.nextID(bucket)
+		if err != nil {
+			return err
+		}
+		d.ID = id
 	}
-	d.ID = id
 	for i := range d.Options {
+		if d.Options[i].ID != 0 {
+			continue
+		}
 		n, err := t.tx.Bucket(bucketSequences).NextSequence()
 		if err != nil {
 			return err
 		}
 		d.Options[i].ID = int64(n)
 	}
-	return t.put(bucketCustomerProperties, k, d)
-}
-
-// DeletePropertyDef removes a company's definition of a slug.
-func (t *Tx) DeletePropertyDef(companyID int64, slug string) error {
-	return t.tx.Bucket(bucketCustomerProperties).Delete(keyStr(companyID, slug))
+	return t.put(bucket, k, d)
 }
 
 // CursorKey returns the key that signs customer list cursors, or nil when

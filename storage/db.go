@@ -86,10 +86,14 @@ func Open(path string, opt Options) (*DB, error) {
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
 	err = b.Update(func(tx *bbolt.Tx) error {
+		fillOpen := tx.Bucket(bucketOpenByAssignee) == nil && tx.Bucket(bucketConversations) != nil
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
+		}
+		if fillOpen { // a database from before routing: count its open conversations once
+			return fillOpenByAssignee(tx)
 		}
 		return nil
 	})

@@ -237,6 +237,13 @@ func (t *Tx) PutConversation(c *parley.Conversation) error {
 			return err
 		}
 	}
+	var before *parley.Conversation
+	if found {
+		before = old
+	}
+	if err := t.keyOpen(before, c); err != nil {
+		return err
+	}
 	if err := t.put(bucketConversations, key(c.ID), c); err != nil {
 		return err
 	}

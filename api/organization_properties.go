@@ -1,0 +1,160 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// organizationPropertyRoutes registers the organization property
+// definitions and the values on organizations. Gin prefers the static
+// segment, so /organizations/properties is never read as an id.
+func (s *Server) organizationPropertyRoutes(v2 *gin.RouterGroup) {
+	v2.GET("/organizations/properties", s.listOrganizationProperties)
+	v2.POST("/organizations/properties", s.createOrganizationProperty)
+	v2.GET("/organizations/properties/:slug", s.getOrganizationProperty)
+	v2.PUT("/organizations/properties/:slug", s.updateOrganizationProperty)
+	v2.DELETE("/organizations/properties/:slug", s.deleteOrganizationProperty)
+	v2.PUT("/organizations/:organizationId/properties/:slug", s.setOrganizationProperty)
+	v2.DELETE("/organizations/:organizationId/properties/:slug", s.removeOrganizationProperty)
+}
+
+// listOrganizationProperties handles GET /v2/organizations/properties: the
+// company's definitions in slug order (at most 50: one page).
+func (s *Server) listOrganizationProperties(c *gin.Context) {
+	s.listPropertyDefs(c, "organization-properties", s.url(c, "v2", "organizations", "properties"),
+		(*storage.Tx).OrganizationPropertyDefs, s.organizationPropertyResource)
+}
+
+// createOrganizationProperty handles POST /v2/organizations/properties:
+// owners and administrators define a property.
+func (s *Server) createOrganizationProperty(c *gin.Context) {
+	var in parley.PropertyDefInput
+	if err := decodeJSON(c, &in); err != nil {
+		s.fail(c, err)
+		return
+	}
+	var d *parley.PropertyDef
+	err := s.write(c, func(tx *storage.Tx) (err error) {
+		d, err = parley.DefineOrganizationProperty(tx, caller(c), &in, s.now())
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.created(c, d.ID, s.url(c, "v2", "organizations", "properties", d.Slug))
+}
+
+// getOrganizationProperty handles GET /v2/organizations/properties/{slug}.
+func (s *Server) getOrganizationProperty(c *gin.Context) {
+	var d *parley.PropertyDef
+	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		d, err = parley.FindOrganizationPropertyDef(tx, caller(c).Company.ID, c.Param("slug"))
+		return err
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, s.organizationPropertyResource(c, d))
+}
+
+// updateOrganizationProperty handles PUT /v2/organizations/properties/{slug}:
+// the name, and a dropdown's whole option list.
+func (s *Server) updateOrganizationProperty(c *gin.Context) {
+	var in parley.PropertyDefInput
+	err := decodeJSON(c, &in)
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error {
+			return parley.ReviseOrganizationProperty(tx, caller(c), c.Param("slug"), &in, s.now())
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// deleteOrganizationProperty handles DELETE /v2/organizations/properties/{slug}.
+func (s *Server) deleteOrganizationProperty(c *gin.Context) {
+	err := s.write(c, func(tx *storage.Tx) error {
+		return parley.DeleteOrganizationProperty(tx, caller(c), c.Param("slug"), s.now())
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// setOrganizationProperty handles PUT /v2/organizations/{organizationId}/properties/{slug}.
+func (s *Server) setOrganizationProperty(c *gin.Context) {
+	var in parley.PropertyValueInput
+	id, err := pathID(c, "organizationId")
+	if err == nil {
+		err = decodeJSON(c, &in)
+	}
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error {
+			return parley.SetOrganizationProperty(tx, caller(c).Company.ID, id, c.Param("slug"), &in, s.now())
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// removeOrganizationProperty handles DELETE /v2/organizations/{organizationId}/properties/{slug}.
+func (s *Server) removeOrganizationProperty(c *gin.Context) {
+	id, err := pathID(c, "organizationId")
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error {
+			return parley.RemoveOrganizationProperty(tx, caller(c).Company.ID, id, c.Param("slug"), s.now())
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// organizationPropertyResource renders a definition as Help Scout does:
+// type, slug, name, and a dropdown's options by label.
+func (s *Server) organizationPropertyResource(c *gin.Context, d *parley.PropertyDef) gin.H {
+	item := gin.H{"type": d.Type, "slug": d.Slug, "name": d.Name,
+		"_links": gin.H{"self": link(s.url(c, "v2", "organizations", "properties", d.Slug))}}
+	if d.Type == parley.PropertyDropdown {
+		item["options"] = optionLabels(d)
+	}
+	return item
+}
+
+// organizationPropertyValues renders an organization's values for
+// `includeProperties=true`.
+func organizationPropertyValues(o *parley.Organization, defs []parley.PropertyDef) []gin.H {
+	out := []gin.H{}
+	for _, v := range parley.OrganizationPropertyValues(o, defs) {
+		item := gin.H{"definitionId": v.Def.ID, "slug": v.Def.Slug, "name": v.Def.Name, "type": v.Def.Type, "value": v.Value}
+		if v.Def.Type == parley.PropertyDropdown {
+			item["options"] = optionLabels(v.Def)
+		}
+		out = append(out, item)
+	}
+	return out
+}
+
+func optionLabels(d *parley.PropertyDef) []gin.H {
+	opts := make([]gin.H, 0, len(d.Options))
+	for _, o := range d.Options {
+		opts = append(opts, gin.H{"label": o.Label})
+	}
+	return opts
+}
