@@ -222,10 +222,7 @@ func WakeDue(tx Tx, now time.Time) (int, error) {
 			if err != nil {
 				return 0, err
 			}
-			if err := publishScheduled(tx, t, it.At); err != nil {
-				return 0, err
-			}
-			if err := queueReply(tx, c, t, now); err != nil {
+			if err := publishScheduled(tx, c, t, it.At, now); err != nil {
 				return 0, err
 			}
 			sent = t
@@ -244,13 +241,17 @@ func WakeDue(tx Tx, now time.Time) (int, error) {
 
 // publishScheduled turns a scheduled draft into a published reply at a
 // time: by the user who scheduled it, unless it was scheduled to be sent as
-// its creator.
-func publishScheduled(tx Tx, t *Thread, at time.Time) error {
+// its creator. Every way a schedule is published (the wake-up, PATCH
+// .../schedule) comes here, so the reply's e-mail is queued once, here.
+func publishScheduled(tx Tx, c *Conversation, t *Thread, at, now time.Time) error {
 	if s := t.Scheduled; s != nil && !s.SendAsCreator && s.By != 0 {
 		t.CreatedBy = Party{ID: s.By, Type: PartyUser}
 	}
 	t.Scheduled, t.State, t.CreatedAt = nil, ThreadPublished, at
-	return tx.PutThread(t)
+	if err := tx.PutThread(t); err != nil {
+		return err
+	}
+	return queueReply(tx, c, t, now)
 }
 
 // PublishSchedule applies PATCH .../threads/{threadId}/schedule: the one
@@ -276,7 +277,7 @@ func PublishSchedule(tx Tx, caller Caller, convID, threadID int64, ops []PatchOp
 	if err := tx.DeleteLater(c.CompanyID, LaterScheduled, t.ID); err != nil {
 		return err
 	}
-	if err := publishScheduled(tx, t, now); err != nil {
+	if err := publishScheduled(tx, c, t, now, now); err != nil {
 		return err
 	}
 	if err := saveConversation(tx, c, now); err != nil {

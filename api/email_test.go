@@ -216,6 +216,27 @@ func TestEmailWhatSendsNothing(t *testing.T) {
 	assert.Equal(t, fmt.Sprintf("parley.%d.%d@acme.test", id, scheduled), got)
 }
 
+// TestEmailSchedulePublishedNow: PATCH .../schedule publishing a scheduled
+// reply now sends it, once, like the wake-up would have.
+func TestEmailSchedulePublishedNow(t *testing.T) {
+	w := newMailWorld(t)
+	id := w.create(convJSON(nil))
+	path := fmt.Sprintf("/v2/conversations/%d", id)
+	scheduled := w.postThread(path+"/reply", reply(map[string]any{"text": "now, not later", "draft": true}))
+	w.send("PUT", fmt.Sprintf("%s/threads/%d/schedule", path, scheduled), `{"scheduledFor":"2026-11-21T13:00:00Z"}`, http.StatusNoContent)
+	assert.Equal(t, 0, w.deliver())
+	w.send("PATCH", fmt.Sprintf("%s/threads/%d/schedule", path, scheduled), `{"op":"replace","path":"/state","value":"published"}`, http.StatusNoContent)
+	require.Equal(t, 1, w.deliver())
+	assert.Equal(t, "now, not later", parseMessage(t, w.relay.Messages()[0]).html)
+	w.clock.advance(time.Hour)
+	_, err := w.db.Update(func(tx *storage.Tx) error {
+		_, err := parley.WakeDue(tx, w.clock.Now())
+		return err
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 0, w.deliver(), "the wake-up went with the schedule: nothing is sent twice")
+}
+
 func TestEmailDraftConversationSendsWhenPublished(t *testing.T) {
 	w := newMailWorld(t)
 	id := w.create(convJSON(map[string]any{"threads": []any{
