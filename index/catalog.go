@@ -73,7 +73,7 @@ var Catalog = map[Kind][]Field{
 		{Name: "customerNameSort", Type: KeywordField, Sortable: true},
 		{Name: "customerEmail", Type: KeywordField, Sortable: true},
 		{Name: "email", Type: KeywordField},
-		{Name: "subject", Type: TextField, Weight: 3},
+		{Name: "subject", Type: TextField, Weight: 2},
 		{Name: "subjectSort", Type: KeywordField, Sortable: true},
 		{Name: "body", Type: TextField, Phrases: true},
 		{Name: "createdAt", Type: NumberField, Sortable: true},
