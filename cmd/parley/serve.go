@@ -67,7 +67,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	for plan, n := range limits {
 		rateLimits[plan] = *n
 	}
-	in, err := open(ctx, *data, true, parley.SystemClock, log, nil)
+	in, err := open(ctx, *data, true, parley.SystemClock, log, rebuildProgress(stderr, log))
 	if err != nil {
 		return err
 	}
