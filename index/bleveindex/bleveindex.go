@@ -162,6 +162,7 @@ func buildMapping(kind index.Kind) mapping.IndexMapping {
 	fields := append([]index.Field{
 		{Name: index.CompanyField, Type: index.KeywordField},
 		{Name: index.PresentField, Type: index.KeywordField},
+		{Name: index.WordsField, Type: index.KeywordField},
 	}, index.Catalog[kind]...)
 	for _, f := range fields {
 		doc.AddFieldMappingsAt(f.Name, fieldMapping(f))
