@@ -90,6 +90,9 @@ func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, emb
 		return nil, err
 	}
 	pg.total = res.Total
+	if pg.suggestions, err = s.suggest(c, r, res.Total); err != nil {
+		return nil, err
+	}
 	var items []gin.H
 	err = s.cfg.DB.View(func(tx *storage.Tx) error {
 		rd := newRenderer(s, c, tx)

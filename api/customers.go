@@ -38,11 +38,15 @@ func (s *Server) listCustomers(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{
+	r := index.Request{
 		Kind: index.Customers, Company: who.Company.ID, Filter: query.And{Nodes: nodes}, Query: search,
 		Sort:   []index.Sort{{Field: index.SortFields[index.Customers][sortField], Desc: desc}},
 		Offset: pg.offset(), Limit: pg.size,
-	})
+	}
+	res, err := s.cfg.Engine.Search(c.Request.Context(), r)
+	if err == nil {
+		pg.suggestions, err = s.suggest(c, r, res.Total)
+	}
 	if err != nil {
 		s.fail(c, err)
 		return

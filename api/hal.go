@@ -62,6 +62,9 @@ func render(c *gin.Context, status int, body any) {
 // page is a paged list's page object and links.
 type page struct {
 	size, number, total int
+	// suggestions are corrected queries for a search that found nothing
+	// (a Parley extension), rendered when there are any.
+	suggestions []string
 }
 
 // totalPages is at least 1: an empty list has one, empty, page, so clients
@@ -102,11 +105,15 @@ func (s *Server) renderPage(c *gin.Context, name string, items []gin.H, p page) 
 	if p.number > 1 && p.number-1 <= last {
 		links["previous"] = link(pageURL(strconv.Itoa(p.number - 1)))
 	}
-	render(c, http.StatusOK, gin.H{
+	body := gin.H{
 		"_embedded": gin.H{name: items},
 		"_links":    links,
 		"page":      gin.H{"size": p.size, "totalElements": p.total, "totalPages": pages, "number": p.number},
-	})
+	}
+	if len(p.suggestions) > 0 {
+		body["suggestions"] = p.suggestions
+	}
+	render(c, http.StatusOK, body)
 }
 
 // pageOf slices an in-memory list for a page.

@@ -62,6 +62,19 @@ func (s *Server) parseQuery(c *gin.Context, schema query.Schema) (query.Node, er
 	return nil, parley.Invalid("query", "query", CodeInvalidQuery, qe.Message, text)
 }
 
+// suggest proposes corrected queries when a search of `query=` found
+// nothing (see index.Suggest); it returns none otherwise.
+func (s *Server) suggest(c *gin.Context, r index.Request, total int) ([]string, error) {
+	if r.Query == nil || total > 0 {
+		return nil, nil
+	}
+	text, _, err := rawQueryParam(c, "query")
+	if err != nil {
+		return nil, err // parseQuery read it already: unreachable
+	}
+	return index.Suggest(c.Request.Context(), s.cfg.Engine, r, text)
+}
+
 // customFieldFilters reads customFieldsByIds: `<fieldId>:<value>` pairs,
 // repeated or comma-joined, ANDed; the fields must belong to one of the
 // listed mailboxes, so `mailbox` is required.

@@ -31,6 +31,18 @@ type Field struct {
 	// Substrings marks a keyword searched by fragment (query.Contains):
 	// engines may index its suffixes to answer without scanning values.
 	Substrings bool
+	// Weight multiplies the relevance of a text field's matches (0 is 1):
+	// a word in the subject says more about a conversation than one in
+	// its threads.
+	Weight float64
+}
+
+// WeightOf is the relevance weight of a field of a kind (1 by default).
+func WeightOf(kind Kind, name string) float64 {
+	if f, ok := FieldOf(kind, name); ok && f.Weight > 0 {
+		return f.Weight
+	}
+	return 1
 }
 
 // Dynamic field prefixes for custom field values: cfk.<id> keyword,
@@ -61,7 +73,7 @@ var Catalog = map[Kind][]Field{
 		{Name: "customerNameSort", Type: KeywordField, Sortable: true},
 		{Name: "customerEmail", Type: KeywordField, Sortable: true},
 		{Name: "email", Type: KeywordField},
-		{Name: "subject", Type: TextField},
+		{Name: "subject", Type: TextField, Weight: 2},
 		{Name: "subjectSort", Type: KeywordField, Sortable: true},
 		{Name: "body", Type: TextField, Phrases: true},
 		{Name: "createdAt", Type: NumberField, Sortable: true},
@@ -120,7 +132,7 @@ var Catalog = map[Kind][]Field{
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "8"
+const MappingVersion = "9"
 
 // CompanyField and PresentField are fields every document has: its company
 // and the names of its non-empty fields.

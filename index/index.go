@@ -11,8 +11,6 @@ package index
 import (
 	"context"
 	"strconv"
-	"strings"
-	"unicode"
 
 	"github.com/parley/parley/query"
 )
@@ -37,7 +35,7 @@ type Document struct {
 	ID       string
 	Company  int64
 	Keywords map[string][]string  // exact values, lowercased
-	Texts    map[string][]string  // analysed with Tokens; one entry per value, phrases do not cross values
+	Texts    map[string][]string  // analysed (see Tokens, Stems); one entry per value, phrases do not cross values
 	Numbers  map[string][]float64 // numbers and dates
 }
 
@@ -74,8 +72,36 @@ type Sort struct {
 	Desc  bool
 }
 
-// ScoreField is the pseudo field that orders by relevance.
+// ScoreField is the pseudo field that orders by relevance: BM25 over the
+// query's text clauses (see the Weight of catalog fields).
 const ScoreField = "score"
+
+// TieBreak is the whole order of a request: its sorts, then, after a score
+// sort, the newest first (createdAt descending) and the highest id; after
+// any other sort, the numeric id in the direction of the last sort. Kinds
+// without a numeric id break the last ties on the document id, in the
+// direction of the last element.
+func TieBreak(kind Kind, sorts []Sort) []Sort {
+	out := append([]Sort{}, sorts...)
+	desc := true
+	for _, s := range sorts {
+		desc = s.Desc
+	}
+	for _, s := range sorts {
+		if s.Field != ScoreField {
+			continue
+		}
+		if _, ok := FieldOf(kind, "createdAt"); ok {
+			out = append(out, Sort{Field: "createdAt", Desc: true})
+		}
+		desc = true
+		break
+	}
+	if _, ok := FieldOf(kind, "id"); ok {
+		out = append(out, Sort{Field: "id", Desc: desc})
+	}
+	return out
+}
 
 // Request is one search. Company is mandatory: engines always AND it.
 type Request struct {
@@ -106,30 +132,6 @@ type Engine interface {
 	Search(ctx context.Context, r Request) (Result, error)
 	// Close releases the engine.
 	Close() error
-}
-
-// IsWordRune reports whether r belongs to a word: letters and digits.
-func IsWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-// Tokens is the one text analysis of Parley: runs of letters and digits,
-// lowercased. Both engines use it, so they agree on what a word is.
-func Tokens(s string) []string {
-	var out []string
-	start := -1
-	for i, r := range s {
-		word := IsWordRune(r)
-		switch {
-		case word && start < 0:
-			start = i
-		case !word && start >= 0:
-			out = append(out, strings.ToLower(s[start:i]))
-			start = -1
-		}
-	}
-	if start >= 0 {
-		out = append(out, strings.ToLower(s[start:]))
-	}
-	return out
 }
 
 // FormatID renders a numeric record id as a document id.

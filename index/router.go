@@ -47,6 +47,17 @@ func (r Router) Facets(ctx context.Context, req FacetRequest) (FacetResult, erro
 	return f.Facets(ctx, req)
 }
 
+var _ Suggester = Router{}
+
+// Words are Full's: Fast holds no text.
+func (r Router) Words(ctx context.Context, kind Kind, company int64, word string, maxEdits int) ([]string, error) {
+	s, ok := r.Full.(Suggester)
+	if !ok {
+		return nil, nil
+	}
+	return s.Words(ctx, kind, company, word, maxEdits)
+}
+
 // Close closes both engines.
 func (r Router) Close() error {
 	return errors.Join(r.Fast.Close(), r.Full.Close())

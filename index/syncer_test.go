@@ -153,9 +153,3 @@ func TestRebuildMatchesScan(t *testing.T) {
 	assert.Equal(t, refunds(t, oracle), refunds(t, bleveEngine))
 	assert.Equal(t, 20, refunds(t, bleveEngine).Total)
 }
-
-func TestTokens(t *testing.T) {
-	assert.Equal(t, []string{"refund", "for", "order", "1001", "café", "ünïcode", "a", "b", "com"},
-		index.Tokens("Refund for ORDER #1001: Café Ünïcode; a@b.com"))
-	assert.Empty(t, index.Tokens(" ?! "))
-}

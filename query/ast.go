@@ -69,15 +69,19 @@ type All struct{}
 
 // ---- Query family: what to find. Produced by Check or built by code.
 
-// Match is a full-text match on a text field: every token of Text (after
-// the engine's analysis: split on non-letters/digits, lowercased) must occur
-// in the field, in any order.
+// Match is a full-text match on a text field: every word of Text (after
+// the engines' shared analysis, see index.Tokens) must occur in the field,
+// in any order. Words match any of their forms (their stems are compared)
+// unless Exact, which a quoted value sets: then the exact forms are
+// compared, case and accents still folded.
 type Match struct {
 	Field string
 	Text  string
+	Exact bool
 }
 
-// Phrase is a full-text match of the tokens of Text, adjacent and in order.
+// Phrase is a full-text match of the words of Text, adjacent and in order,
+// in their exact forms (a phrase is always quoted).
 type Phrase struct {
 	Field string
 	Text  string
@@ -90,8 +94,9 @@ type Keyword struct {
 	Value string
 }
 
-// Prefix matches a keyword value, or a token of a text field, that starts
-// with Value (lowercased).
+// Prefix matches a keyword value, or the exact form of a word of a text
+// field, that starts with Value (lowercased; on a text field engines also
+// fold its accents as the analysis does).
 type Prefix struct {
 	Field string
 	Value string

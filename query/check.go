@@ -134,7 +134,7 @@ func (c checker) value(spec FieldSpec, f Field) (q Node, fits bool, err *Error) 
 			case f.Quoted && spec.QuotedPhrase:
 				return Phrase{Field: t, Text: f.Value}
 			default:
-				return Match{Field: t, Text: f.Value}
+				return Match{Field: t, Text: f.Value, Exact: f.Quoted}
 			}
 		}), true, nil
 	case KeywordType:

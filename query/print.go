@@ -87,8 +87,14 @@ func str(n Node) string {
 // String prints `ALL`.
 func (All) String() string { return "ALL" }
 
-// String prints `match(field, "text")`.
-func (n Match) String() string { return call("match", n.Field, n.Text) }
+// String prints `match(field, "text")`, or `exact(field, "text")` for
+// exact forms.
+func (n Match) String() string {
+	if n.Exact {
+		return call("exact", n.Field, n.Text)
+	}
+	return call("match", n.Field, n.Text)
+}
 
 // String prints `phrase(field, "text")`.
 func (n Phrase) String() string { return call("phrase", n.Field, n.Text) }

@@ -28,7 +28,7 @@ type FieldSpec struct {
 	// any target matches (Or). Usually one.
 	Targets []string
 	// QuotedPhrase makes a quoted value a Phrase; otherwise a quoted value on a
-	// text field is a Match (all words, any order), as `subject` wants.
+	// text field is an exact Match (all words, any order, exact forms), as `subject` wants.
 	QuotedPhrase bool
 	// Contains makes a keyword value match when it holds the written value
 	// anywhere (a Contains node) instead of equal to it.

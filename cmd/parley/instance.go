@@ -60,7 +60,7 @@ func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *s
 	in := &instance{db: db, engine: engine, search: index.Router{Full: engine, Fast: fast}}
 	in.syncer = index.NewSyncer(db, in.search, log)
 	if engine.Fresh() {
-		log.Info("building the search index from storage")
+		log.Info("building the search index from storage", "mappingVersion", index.MappingVersion)
 		if err = in.syncer.Rebuild(ctx, progress); err == nil {
 			err = engine.MarkBuilt()
 		}

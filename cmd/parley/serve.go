@@ -86,7 +86,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	for plan, n := range limits {
 		rateLimits[plan] = *n
 	}
-	in, err := open(ctx, *data, *demo, parley.SystemClock, log, nil)
+	in, err := open(ctx, *data, *demo, parley.SystemClock, log, rebuildProgress(stderr, log))
 	if err != nil {
 		return err
 	}

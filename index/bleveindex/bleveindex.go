@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -17,47 +16,40 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/registry"
+	bi "github.com/blevesearch/bleve_index_api"
 
 	"github.com/parley/parley/index"
 )
 
 const (
-	tokenizerName = "parley_words"
-	textAnalyzer  = "parley_text"
-	versionKey    = "parley_mapping_version"
+	exactTokenizer   = "parley_exact"
+	stemmedTokenizer = "parley_stemmed"
+	exactAnalyzer    = "parley_exact"
+	textAnalyzer     = "parley_text" // stemmed forms, under the text field's own name
+	versionKey       = "parley_mapping_version"
 )
 
 func init() {
-	registry.RegisterTokenizer(tokenizerName, func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
-		return wordTokenizer{}, nil
+	registry.RegisterTokenizer(exactTokenizer, func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
+		return wordTokenizer{analyse: index.Tokens}, nil
+	})
+	registry.RegisterTokenizer(stemmedTokenizer, func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
+		return wordTokenizer{analyse: index.Stems}, nil
 	})
 }
 
-// wordTokenizer applies index.Tokens' rule (runs of letters and digits) so
-// Bleve and the scan oracle agree on words. Lowercasing is left to Tokens
-// too, which is why the analyzer has no token filter.
-type wordTokenizer struct{}
+// wordTokenizer hands Bleve the tokens of index's analysis (index.Tokens
+// for exact forms, index.Stems for stemmed ones), so Bleve and the scan
+// oracle agree on words. Folding and stemming happen there too, which is
+// why the analyzers have no token filter. Offsets are not kept: Parley
+// never highlights, and positions are all phrases need.
+type wordTokenizer struct{ analyse func(string) []string }
 
-func (wordTokenizer) Tokenize(input []byte) analysis.TokenStream {
-	var out analysis.TokenStream
-	s := string(input)
-	start := -1
-	emit := func(end int) {
-		out = append(out, &analysis.Token{Term: []byte(strings.ToLower(s[start:end])), Start: start, End: end,
-			Position: len(out) + 1, Type: analysis.AlphaNumeric})
-	}
-	for i, r := range s {
-		word := index.IsWordRune(r)
-		switch {
-		case word && start < 0:
-			start = i
-		case !word && start >= 0:
-			emit(i)
-			start = -1
-		}
-	}
-	if start >= 0 {
-		emit(len(s))
+func (w wordTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	words := w.analyse(string(input))
+	out := make(analysis.TokenStream, len(words))
+	for i, t := range words {
+		out[i] = &analysis.Token{Term: []byte(t), Position: i + 1, Type: analysis.AlphaNumeric}
 	}
 	return out
 }
@@ -154,11 +146,14 @@ func (e *Engine) Fresh() bool { return e.fresh }
 // default mapping is disabled: only catalog fields are indexed.
 func buildMapping(kind index.Kind) mapping.IndexMapping {
 	m := bleve.NewIndexMapping()
-	if err := m.AddCustomAnalyzer(textAnalyzer, map[string]interface{}{
-		"type": custom.Name, "tokenizer": tokenizerName, "token_filters": []string{},
-	}); err != nil {
-		panic(err) // a static configuration error, caught by every test
+	for name, tokenizer := range map[string]string{textAnalyzer: stemmedTokenizer, exactAnalyzer: exactTokenizer} {
+		if err := m.AddCustomAnalyzer(name, map[string]interface{}{
+			"type": custom.Name, "tokenizer": tokenizer, "token_filters": []string{},
+		}); err != nil {
+			panic(err) // a static configuration error, caught by every test
+		}
 	}
+	m.ScoringModel = bi.BM25Scoring
 	m.DefaultMapping.Enabled = false
 	m.StoreDynamic = false
 	m.DocValuesDynamic = false
@@ -167,9 +162,13 @@ func buildMapping(kind index.Kind) mapping.IndexMapping {
 	fields := append([]index.Field{
 		{Name: index.CompanyField, Type: index.KeywordField},
 		{Name: index.PresentField, Type: index.KeywordField},
+		{Name: index.WordsField, Type: index.KeywordField},
 	}, index.Catalog[kind]...)
 	for _, f := range fields {
 		doc.AddFieldMappingsAt(f.Name, fieldMapping(f))
+		if f.Type == index.TextField {
+			doc.AddFieldMappingsAt(index.ExactField(f.Name), exactMapping(f))
+		}
 		if f.Substrings {
 			doc.AddFieldMappingsAt(suffixPrefix+f.Name, fieldMapping(index.Field{Type: index.KeywordField}))
 		}
@@ -195,9 +194,10 @@ func fieldMapping(f index.Field) *mapping.FieldMapping {
 	var fm *mapping.FieldMapping
 	switch f.Type {
 	case index.TextField:
+		// Stemmed forms answer unquoted words only: no positions needed.
 		fm = bleve.NewTextFieldMapping()
 		fm.Analyzer = textAnalyzer
-		fm.IncludeTermVectors = f.Phrases
+		fm.IncludeTermVectors = false
 	case index.KeywordField:
 		fm = bleve.NewKeywordFieldMapping()
 		fm.IncludeTermVectors = false
@@ -207,6 +207,15 @@ func fieldMapping(f index.Field) *mapping.FieldMapping {
 	fm.Store = false
 	fm.IncludeInAll = false
 	fm.DocValues = f.Sortable && f.Type != index.NumberField // numbers sort on their twin
+	return fm
+}
+
+// exactMapping is the mapping of a text field's exact-form twin, which
+// keeps positions when the field is searched by phrase.
+func exactMapping(f index.Field) *mapping.FieldMapping {
+	fm := fieldMapping(f)
+	fm.Analyzer = exactAnalyzer
+	fm.IncludeTermVectors = f.Phrases
 	return fm
 }
 

@@ -75,13 +75,19 @@ func TestUnreadableIndexIsRebuilt(t *testing.T) {
 	assert.True(t, e.Fresh())
 }
 
-func TestTokenizerMatchesTokens(t *testing.T) {
-	for _, s := range []string{"Refund for ORDER #1001: Café", "", "  x  ", "a@b.com/ünï-code_42"} {
-		var got []string
-		for _, tok := range (wordTokenizer{}).Tokenize([]byte(s)) {
-			got = append(got, string(tok.Term))
+func TestTokenizersMatchAnalysis(t *testing.T) {
+	for _, s := range []string{"Refund for ORDER #1001: Café", "", "  x  ", "a@b.com/ünï-code_42", "Refunds refunded RÉSUMÉS"} {
+		for _, tc := range []struct {
+			tokenizer wordTokenizer
+			want      []string
+		}{{wordTokenizer{analyse: index.Tokens}, index.Tokens(s)}, {wordTokenizer{analyse: index.Stems}, index.Stems(s)}} {
+			var got []string
+			for i, tok := range tc.tokenizer.Tokenize([]byte(s)) {
+				got = append(got, string(tok.Term))
+				assert.Equal(t, i+1, tok.Position)
+			}
+			assert.Equal(t, tc.want, got, s)
 		}
-		assert.Equal(t, index.Tokens(s), got, s)
 	}
 }
 

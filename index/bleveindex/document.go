@@ -61,12 +61,13 @@ func suffixes(values []string) []string {
 // them hit by hit, and decompressing a doc-value chunk of sixteen-term
 // numbers for each hit was most of the cost of a sorted search.
 type builder struct {
-	kind           index.Kind
-	text, keywords analysis.Analyzer
+	kind                  index.Kind
+	text, exact, keywords analysis.Analyzer
 }
 
 func newBuilder(kind index.Kind, m mapping.IndexMapping) *builder {
-	return &builder{kind: kind, text: m.AnalyzerNamed(textAnalyzer), keywords: m.AnalyzerNamed(keyword.Name)}
+	return &builder{kind: kind, text: m.AnalyzerNamed(textAnalyzer), exact: m.AnalyzerNamed(exactAnalyzer),
+		keywords: m.AnalyzerNamed(keyword.Name)}
 }
 
 // fieldOf is the catalog field of a document field name, custom fields
@@ -86,9 +87,6 @@ func options(f index.Field) bi.FieldIndexingOptions {
 	if f.Sortable && f.Type != index.NumberField {
 		opts |= bi.DocValues | bi.SkipDVChunking | bi.SkipDVCompression
 	}
-	if f.Type == index.TextField && f.Phrases {
-		opts |= bi.IncludeTermVectors
-	}
 	return opts
 }
 
@@ -103,11 +101,13 @@ func (b *builder) document(d index.Document) *document.Document {
 		}
 		return []uint64{uint64(i)}
 	}
-	addWords := func(f index.Field, values []string, analyzer analysis.Analyzer) {
-		opts := options(f)
+	addValues := func(name string, opts bi.FieldIndexingOptions, values []string, analyzer analysis.Analyzer) {
 		for i, v := range values {
-			doc.AddField(document.NewTextFieldCustom(f.Name, positions(len(values), i), []byte(v), opts, analyzer))
+			doc.AddField(document.NewTextFieldCustom(name, positions(len(values), i), []byte(v), opts, analyzer))
 		}
+	}
+	addWords := func(f index.Field, values []string, analyzer analysis.Analyzer) {
+		addValues(f.Name, options(f), values, analyzer)
 	}
 	addWords(index.Field{Name: index.CompanyField}, []string{index.FormatID(d.Company)}, b.keywords)
 	addWords(index.Field{Name: index.PresentField}, d.Present(), b.keywords)
@@ -119,7 +119,18 @@ func (b *builder) document(d index.Document) *document.Document {
 		}
 	}
 	for name, values := range d.Texts {
-		addWords(b.fieldOf(name), values, b.text)
+		// The stemmed forms under the field's name, the exact forms (with
+		// positions, for phrases) in the twin.
+		f := b.fieldOf(name)
+		addWords(f, values, b.text)
+		exact := bi.IndexField
+		if f.Phrases {
+			exact |= bi.IncludeTermVectors
+		}
+		addValues(index.ExactField(name), exact, values, b.exact)
+	}
+	if words := index.CompanyWords(d); len(words) > 0 {
+		addWords(index.Field{Name: index.WordsField}, words, b.keywords)
 	}
 	for name, values := range d.Numbers {
 		f := b.fieldOf(name)

@@ -54,12 +54,12 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 	return out, nil
 }
 
-// sortOrder ends with the numeric record id as the tie-break, or the
-// document id for kinds without one (chats, keyed by UUID).
+// sortOrder is index.TieBreak's order; kinds without a numeric id (chats,
+// keyed by UUID) end on the document id.
 func sortOrder(kind index.Kind, sorts []index.Sort) search.SortOrder {
 	var order search.SortOrder
 	desc := true
-	for _, s := range sorts {
+	for _, s := range index.TieBreak(kind, sorts) {
 		desc = s.Desc
 		if s.Field == index.ScoreField {
 			order = append(order, &search.SortScore{Desc: s.Desc})
@@ -74,7 +74,7 @@ func sortOrder(kind index.Kind, sorts []index.Sort) search.SortOrder {
 	if _, ok := index.FieldOf(kind, "id"); !ok {
 		return append(order, &search.SortDocID{Desc: desc})
 	}
-	return append(order, &search.SortField{Field: sortPrefix + "id", Desc: desc, Type: search.SortFieldAsString})
+	return order
 }
 
 // isNumberSort reports whether a sort field is numeric in any kind.
@@ -128,18 +128,25 @@ func translate(kind index.Kind, n query.Node) (bq.Query, error) {
 		if len(index.Tokens(n.Text)) == 0 {
 			return bleve.NewMatchNoneQuery(), nil
 		}
+		// Unquoted words match stemmed forms, quoted ones exact forms.
 		q := bleve.NewMatchQuery(n.Text)
 		q.SetField(n.Field)
 		q.Analyzer = textAnalyzer
+		if n.Exact {
+			q.SetField(index.ExactField(n.Field))
+			q.Analyzer = exactAnalyzer
+		}
 		q.SetOperator(bq.MatchQueryOperatorAnd)
+		q.SetBoost(index.WeightOf(kind, n.Field))
 		return q, nil
 	case query.Phrase:
 		if len(index.Tokens(n.Text)) == 0 {
 			return bleve.NewMatchNoneQuery(), nil
 		}
 		q := bleve.NewMatchPhraseQuery(n.Text)
-		q.SetField(n.Field)
-		q.Analyzer = textAnalyzer
+		q.SetField(index.ExactField(n.Field))
+		q.Analyzer = exactAnalyzer
+		q.SetBoost(index.WeightOf(kind, n.Field))
 		return q, nil
 	case query.Keyword:
 		q := bleve.NewTermQuery(n.Value)
@@ -148,6 +155,11 @@ func translate(kind index.Kind, n query.Node) (bq.Query, error) {
 	case query.Prefix:
 		q := bleve.NewPrefixQuery(n.Value)
 		q.SetField(n.Field)
+		if f, ok := index.FieldOf(kind, n.Field); ok && f.Type == index.TextField {
+			// A prefix of a word's exact form, folded as the analysis folds.
+			q = bleve.NewPrefixQuery(index.Fold(n.Value))
+			q.SetField(index.ExactField(n.Field))
+		}
 		return q, nil
 	case query.Contains:
 		if f, ok := index.FieldOf(kind, n.Field); ok && f.Substrings {

@@ -23,14 +23,21 @@ type Engine struct {
 // doc is a document with its text fields analysed once, at Apply.
 type doc struct {
 	index.Document
-	tokens map[string][][]string // per text field, the tokens of each value
+	tokens map[string][][]string // per text field, the exact forms of each value
+	stems  map[string][][]string // per text field, the stemmed forms of each value
 }
 
 func analyse(d index.Document) *doc {
-	out := &doc{Document: d, tokens: map[string][][]string{}}
+	out := &doc{Document: d, tokens: map[string][][]string{}, stems: map[string][][]string{}}
 	for f, values := range d.Texts {
 		for _, v := range values {
-			out.tokens[f] = append(out.tokens[f], index.Tokens(v))
+			tokens := index.Tokens(v)
+			stems := make([]string, len(tokens))
+			for i, t := range tokens {
+				stems[i] = index.Stem(t)
+			}
+			out.tokens[f] = append(out.tokens[f], tokens)
+			out.stems[f] = append(out.stems[f], stems)
 		}
 	}
 	return out
@@ -128,12 +135,15 @@ func eval(n query.Node, d *doc) (bool, error) {
 		ok, err := eval(n.Node, d)
 		return !ok, err
 	case query.Match:
-		want := index.Tokens(n.Text)
+		want, forms := index.Tokens(n.Text), d.tokens[n.Field]
+		if !n.Exact {
+			want, forms = index.Stems(n.Text), d.stems[n.Field]
+		}
 		if len(want) == 0 {
 			return false, nil
 		}
 		for _, t := range want {
-			if !hasToken(d.tokens[n.Field], t) {
+			if !hasToken(forms, t) {
 				return false, nil
 			}
 		}
@@ -162,9 +172,10 @@ func eval(n query.Node, d *doc) (bool, error) {
 				return true, nil
 			}
 		}
+		folded := index.Fold(n.Value) // text fields compare folded exact forms
 		for _, tokens := range d.tokens[n.Field] {
 			for _, t := range tokens {
-				if strings.HasPrefix(t, n.Value) {
+				if strings.HasPrefix(t, folded) {
 					return true, nil
 				}
 			}
@@ -234,17 +245,15 @@ func containsRun(tokens, want []string) bool {
 }
 
 // sortHits orders like the Bleve engine: each sort field by its smallest
-// value, missing values last whatever the direction, the numeric id last.
-// A score sort cannot be reproduced here; it falls through to the id.
+// value, missing values last whatever the direction, the numeric id last
+// (see index.TieBreak). The oracle does not compute BM25 scores: a score
+// sort orders by the tie-break alone, so tests compare score-sorted
+// results as sets.
 func sortHits(kind index.Kind, hits []index.Document, sorts []index.Sort) {
+	all := index.TieBreak(kind, sorts)
 	desc := true
-	for _, s := range sorts {
-		desc = s.Desc
-	}
-	_, numericID := index.FieldOf(kind, "id")
-	all := append([]index.Sort{}, sorts...)
-	if numericID {
-		all = append(all, index.Sort{Field: "id", Desc: desc})
+	if len(all) > 0 {
+		desc = all[len(all)-1].Desc
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		for _, s := range all {
@@ -359,6 +368,32 @@ func (e *Engine) Facets(_ context.Context, r index.FacetRequest) (index.FacetRes
 			}
 			for v := range seen {
 				out.Values[name][v]++
+			}
+		}
+	}
+	return out, nil
+}
+
+var _ index.Suggester = (*Engine)(nil)
+
+// Words compares the query word with every word of the company's documents.
+func (e *Engine) Words(_ context.Context, kind index.Kind, company int64, word string, maxEdits int) ([]string, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range e.docs[kind] {
+		if d.Company != company {
+			continue
+		}
+		for _, values := range d.tokens {
+			for _, tokens := range values {
+				for _, t := range tokens {
+					if !seen[t] && index.SuggestableWord(t) && index.EditDistance(word, t) <= maxEdits {
+						seen[t] = true
+						out = append(out, t)
+					}
+				}
 			}
 		}
 	}
