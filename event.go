@@ -196,14 +196,6 @@ func sameIDs(a, b []int64) bool {
 	return slices.Equal(a, b)
 }
 
-// saveCustomer stores a changed customer and records customer.updated.
-func saveCustomer(tx CustomerStore, c *Customer, now time.Time) error {
-	if err := tx.PutCustomer(c); err != nil {
-		return err
-	}
-	return emit(tx, EventCustomerUpdated, c.CompanyID, c.ID, now)
-}
-
 // emitThreadAdded records the events of a thread added to a published
 // conversation: the thread's own, then the changes it caused.
 func emitThreadAdded(tx eventSink, before Conversation, c *Conversation, t *Thread, now time.Time) error {
@@ -238,4 +230,13 @@ func emitPatched(tx eventSink, before Conversation, c *Conversation, now time.Ti
 		return nil
 	}
 	return emitConversationChanges(tx, before, c, now)
+}
+
+// Event is something integrators may be told about (webhooks): its kind
+// (e.g. "widget.chat.ended"), the company, and the resource it concerns.
+type Event struct {
+	Kind       string    `json:"kind"`
+	CompanyID  int64     `json:"companyId"`
+	ResourceID string    `json:"resourceId"`
+	At         time.Time `json:"at"`
 }

@@ -87,25 +87,3 @@ type Tx interface {
 	// ConversationIDByNumber finds a company's conversation by number.
 	ConversationIDByNumber(companyID, number int64) (int64, error)
 }
-
-// Event is something integrators may be told about (webhooks): its kind
-// (e.g. "widget.chat.ended"), the company, and the resource it concerns.
-type Event struct {
-	Kind       string    `json:"kind"`
-	CompanyID  int64     `json:"companyId"`
-	ResourceID string    `json:"resourceId"`
-	At         time.Time `json:"at"`
-}
-
-// Clock tells the time; it is injected everywhere so tests fix it.
-type Clock interface{ Now() time.Time }
-
-// ClockFunc adapts a function to Clock.
-type ClockFunc func() time.Time
-
-// Now calls f.
-func (f ClockFunc) Now() time.Time { return f() }
-
-// SystemClock is the real clock, in UTC, to the millisecond: chat
-// timestamps carry fractions; other timestamps render to the second.
-var SystemClock Clock = ClockFunc(func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) })

@@ -276,3 +276,28 @@ func saveWithThreads(tx Tx, c *Conversation, m *Mailbox, now time.Time) error {
 	c.ModifiedAt = now
 	return tx.PutConversation(c)
 }
+
+// loadThread loads a conversation the caller may change and one of its
+// threads.
+func loadThread(tx Tx, caller Caller, convID, threadID int64, now time.Time) (*Conversation, *Thread, error) {
+	c, err := LoadConversation(tx, caller, convID, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := findThread(tx, c, threadID)
+	return c, t, err
+}
+
+// findThread finds a thread of a conversation.
+func findThread(tx Tx, c *Conversation, threadID int64) (*Thread, error) {
+	threads, err := tx.Threads(c.ID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range threads {
+		if threads[i].ID == threadID {
+			return &threads[i], nil
+		}
+	}
+	return nil, NotFound("thread")
+}
