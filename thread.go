@@ -80,7 +80,7 @@ func LoadConversation(tx Tx, caller Caller, id int64, now time.Time) (*Conversat
 		return nil, err
 	}
 	if c.MergedInto != 0 && c.MergedAt != nil && now.Before(c.MergedAt.Add(MergeRedirect)) {
-		return nil, &Error{Kind: KindMoved, Message: "conversation merged", Location: fmt.Sprintf("/v2/conversations/%d", c.MergedInto)}
+		return nil, &Error{Kind: KindMoved, Message: "conversation merged", MergedInto: c.MergedInto}
 	}
 	if c.State == StateDeleted || !caller.User.CanAccessMailbox(c.MailboxID) {
 		return nil, NotFound("conversation")
