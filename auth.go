@@ -71,33 +71,11 @@ func (c *Company) CanUseReports() error {
 	return nil
 }
 
-// AccessTx is what the access rules need from storage within one
-// transaction. Lookups answer a NotFound *Error when nothing matches.
-type AccessTx interface {
-	Company(id int64) (*Company, error)
-	User(companyID, id int64) (*User, error)
-	PutUser(u *User) error
-	App(clientID string) (*App, error)
-	Token(hash string) (*Token, error)
-	PutToken(t *Token) error
-	Grant(id string) (*Grant, error)
-	PutGrant(g *Grant) error
-	AuthCode(hash string) (*AuthCode, error)
-	PutAuthCode(c *AuthCode) error
-	RefreshToken(hash string) (*RefreshToken, error)
-	PutRefreshToken(r *RefreshToken) error
-	UserByV1Key(hash string) (*User, error)
-	V1Exchange(keyHash, clientID string) (*V1Exchange, error)
-	PutV1Exchange(x *V1Exchange) error
-	Session(hash string) (*Session, error)
-	PutSession(s *Session) error
-}
-
 // Authenticate resolves a bearer token (given by its hash) to the caller.
 // Unknown, expired and revoked tokens, tokens of a revoked application and
 // tokens of a user who is not an active invited user all answer 401, from
 // the first request after the change; the company switches then answer 403.
-func Authenticate(tx AccessTx, tokenHash string, now time.Time) (Caller, error) {
+func Authenticate(tx Tx, tokenHash string, now time.Time) (Caller, error) {
 	tok, err := tx.Token(tokenHash)
 	if err != nil {
 		return Caller{}, unauthorizedOr(err, "the token is invalid")

@@ -244,7 +244,7 @@ func sizeMessage(min, max int) string {
 }
 
 // saveCustomer stores a changed customer and records customer.updated.
-func saveCustomer(tx CustomerStore, c *Customer, now time.Time) error {
+func saveCustomer(tx Tx, c *Customer, now time.Time) error {
 	if err := tx.PutCustomer(c); err != nil {
 		return err
 	}

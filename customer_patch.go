@@ -52,7 +52,7 @@ var patchFields = map[string]patchField{
 
 // patcher applies operations to one customer, collecting problems.
 type patcher struct {
-	tx  CustomerStore
+	tx  Tx
 	c   *Customer
 	p   *Problems
 	now time.Time
@@ -64,7 +64,7 @@ type patcher struct {
 // add/replace (fills organizationId) and remove; a collection takes add
 // (a new entry) but never remove or replace; `/<collection>/{id}` replace
 // and remove; `/<collection>/{id}/value` and `/type` replace.
-func PatchCustomer(tx CustomerStore, companyID, id int64, ops []PatchOp, now time.Time) error {
+func PatchCustomer(tx Tx, companyID, id int64, ops []PatchOp, now time.Time) error {
 	if len(ops) == 0 {
 		return Invalid("JSON", "", CodeEmptyValue, "the body must be a non-empty JSON array of patch operations", nil)
 	}
@@ -285,7 +285,7 @@ func (pt *patcher) entryValue(prefix string, op PatchOp, kind EntryKind, in *Ent
 
 // PatchProperties applies Update Customer Properties: operations over
 // `/<slug>`; add and replace set the value, remove clears it.
-func PatchProperties(tx CustomerStore, companyID, id int64, ops []PatchOp, now time.Time) error {
+func PatchProperties(tx Tx, companyID, id int64, ops []PatchOp, now time.Time) error {
 	if len(ops) == 0 {
 		return Invalid("JSON", "", CodeEmptyValue, "the body must be a non-empty JSON array of patch operations", nil)
 	}

@@ -21,14 +21,9 @@ type Rating struct {
 	CreatedAt  time.Time `json:"createdAt"`
 }
 
-// RatingStore finds a rating's reply (storage keeps the address).
-type RatingStore interface {
-	RatedThread(companyID, ratingID int64) (*Conversation, *Thread, error)
-}
-
 // LoadRating finds a rating the caller may read: its conversation must be
 // in one of the caller's mailboxes.
-func LoadRating(tx RatingStore, caller Caller, id int64) (*Conversation, *Thread, error) {
+func LoadRating(tx Tx, caller Caller, id int64) (*Conversation, *Thread, error) {
 	c, t, err := tx.RatedThread(caller.Company.ID, id)
 	if err == nil && !caller.User.CanAccessMailbox(c.MailboxID) {
 		err = NotFound("rating")
