@@ -1,7 +1,6 @@
 package parley
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -9,43 +8,32 @@ import (
 	"time"
 )
 
-// PatchOp is one JSON Patch operation (RFC 6902) of a PATCH request.
-type PatchOp struct {
-	Op    string          `json:"op"`
-	Path  string          `json:"path"`
-	Value json.RawMessage `json:"value"`
-}
-
-// ParsePatch reads a PATCH body: an array of operations, or a single
-// operation object (the documented form of this API family, COMPAT.md).
-func ParsePatch(body []byte) ([]PatchOp, error) {
-	body = bytes.TrimSpace(body)
-	var ops []PatchOp
-	var err error
-	if len(body) > 0 && body[0] == '{' {
-		var op PatchOp
-		err = json.Unmarshal(body, &op)
-		ops = []PatchOp{op}
-	} else {
-		err = json.Unmarshal(body, &ops)
-	}
-	if err != nil {
-		return nil, Invalid("JSON", "", CodeInvalidJSON, "the body must be a JSON Patch operation or an array of them", nil)
-	}
-	if len(ops) == 0 {
-		return nil, Invalid("JSON", "", CodeEmptyValue, "at least one patch operation is needed", nil)
-	}
-	return ops, nil
-}
-
-func patchRefused(i int, op PatchOp, allowed string) error {
-	return Invalid("JSON", fmt.Sprintf("[%d]", i), CodePatchOperation,
-		fmt.Sprintf("%q on %q is not allowed; allowed: %s", op.Op, op.Path, allowed), op.Op+" "+op.Path)
-}
-
 // conversationPatchPaths lists the allowed operations, for messages.
 const conversationPatchPaths = "replace /subject, replace /status, replace or remove /assignTo, " +
 	"move or replace /mailboxId, replace /primaryCustomer.id, replace /draft (a boolean: publishes)"
+
+// conversationPatcher applies operations to one conversation; the line
+// items it records are stored when every operation passed.
+type conversationPatcher struct {
+	tx      Tx
+	caller  Caller
+	c       *Conversation
+	threads []Thread
+	items   []Thread
+	now     time.Time
+}
+
+// conversationPatches is PATCH /v2/conversations/{id}'s table.
+var conversationPatches = patchTable[*conversationPatcher]{
+	{OpReplace, "/subject"}:            (*conversationPatcher).subject,
+	{OpReplace, "/status"}:             (*conversationPatcher).status,
+	{OpReplace, "/assignTo"}:           (*conversationPatcher).assign,
+	{OpRemove, "/assignTo"}:            (*conversationPatcher).unassign,
+	{OpMove, "/mailboxId"}:             (*conversationPatcher).mailbox,
+	{OpReplace, "/mailboxId"}:          (*conversationPatcher).mailbox,
+	{OpReplace, "/primaryCustomer.id"}: (*conversationPatcher).customer,
+	{OpReplace, "/draft"}:              (*conversationPatcher).publish,
+}
 
 // PatchConversation applies PATCH /v2/conversations/{id}. Every operation
 // is checked before anything changes; changes of status, assignee and
@@ -60,117 +48,12 @@ func PatchConversation(tx Tx, caller Caller, id int64, ops []PatchOp, now time.T
 	if err != nil {
 		return err
 	}
-	var items []Thread
-	// A line item records the status it set (nochange otherwise) and the
-	// assignee it made, as the real thread object does.
-	lineItem := func(typ, text string) {
-		status, assignee := StatusNoChange, (*Party)(nil)
-		switch typ {
-		case "changed-ticket-status":
-			status = c.Status
-		case "assigned":
-			if c.Assignee != nil {
-				a := *c.Assignee // a later operation may reassign
-				assignee = &a
-			}
-		}
-		items = append(items, Thread{ConversationID: c.ID, CompanyID: c.CompanyID, Type: ThreadLineItem, State: ThreadPublished, Status: status,
-			CreatedBy: Party{ID: caller.User.ID, Type: PartyUser}, AssignedTo: assignee, CreatedAt: now, Action: &Action{Type: typ, Text: text}})
+	p := &conversationPatcher{tx: tx, caller: caller, c: c, threads: threads, now: now}
+	if err := conversationPatches.apply(p, ops, conversationPatchPaths); err != nil {
+		return err
 	}
-	for i, op := range ops {
-		value := func(v any) error {
-			if err := UnmarshalValue(op.Value, v); err != nil || len(op.Value) == 0 {
-				return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeInvalidJSON, "missing or mistyped value for "+op.Path, nil)
-			}
-			return nil
-		}
-		switch {
-		case op.Op == "replace" && op.Path == "/subject":
-			var s string
-			if err := value(&s); err != nil {
-				return err
-			}
-			if strings.TrimSpace(s) == "" || len([]rune(s)) > MaxSubjectLength {
-				return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeEmptyValue, "the subject may not be empty", s)
-			}
-			c.Subject = strings.TrimSpace(s)
-		case op.Op == "replace" && op.Path == "/status":
-			var s string
-			if err := value(&s); err != nil {
-				return err
-			}
-			if !slices.Contains(ThreadStatuses, s) {
-				return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeEnumValue, "must be one of: "+strings.Join(ThreadStatuses, ", "), s)
-			}
-			if Status(s) != c.Status {
-				setStatus(c, Status(s), caller.User.ID, now)
-				lineItem("changed-ticket-status", "Marked as "+s)
-			}
-		case op.Op == "replace" && op.Path == "/assignTo":
-			var uid int64
-			if err := value(&uid); err != nil {
-				return err
-			}
-			u, err := tx.User(c.CompanyID, uid)
-			if err != nil || !u.Active {
-				return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeConversationOwner, "is not a user of the account", uid)
-			}
-			c.Assignee = &Party{ID: u.ID, Type: PartyUser}
-			lineItem("assigned", "Assigned to "+u.Name())
-		case op.Op == "remove" && op.Path == "/assignTo":
-			if c.Assignee != nil {
-				c.Assignee = nil
-				lineItem("assigned", "Unassigned")
-			}
-		case (op.Op == "move" || op.Op == "replace") && op.Path == "/mailboxId":
-			var mid int64
-			if err := value(&mid); err != nil {
-				return err
-			}
-			m, err := tx.Mailbox(c.CompanyID, mid)
-			if err != nil || !caller.User.CanAccessMailbox(m.ID) {
-				return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeInvalidID, "no mailbox with this id", mid)
-			}
-			if m.ID != c.MailboxID {
-				c.MailboxID = m.ID
-				c.CustomFields = keepFieldsOf(m, c.CustomFields)
-				lineItem("moved-from-mailbox", "Moved to "+m.Name)
-			}
-		case op.Op == "replace" && op.Path == "/primaryCustomer.id":
-			var cid int64
-			if err := value(&cid); err != nil {
-				return err
-			}
-			cu, err := tx.Customer(c.CompanyID, cid)
-			if err != nil {
-				return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeInvalidID, "no customer with this id", cid)
-			}
-			c.CustomerID = cu.ID
-		case op.Op == "replace" && op.Path == "/draft":
-			// Help Scout documents "Publish draft: replace /draft, Boolean"
-			// without saying which; its own PHP client sends true, others
-			// false. A draft cannot be made again, so either publishes.
-			var draft bool
-			if err := value(&draft); err != nil {
-				return err
-			}
-			if c.State == StateDraft {
-				c.State = StatePublished
-				for j := range threads {
-					if threads[j].State == ThreadDraft && threads[j].Scheduled == nil {
-						threads[j].State, threads[j].CreatedAt = ThreadPublished, now
-						if err := tx.PutThread(&threads[j]); err != nil {
-							return err
-						}
-					}
-				}
-			}
-		default:
-			return patchRefused(i, op, conversationPatchPaths)
-		}
-	}
-	for i := range items {
-		if err := tx.PutThread(&items[i]); err != nil {
+	for i := range p.items {
+		if err := tx.PutThread(&p.items[i]); err != nil {
 			return err
 		}
 	}
@@ -186,6 +69,135 @@ func PatchConversation(tx Tx, caller Caller, id int64, ops []PatchOp, now time.T
 		return err
 	}
 	return notifyChanges(tx, caller.User.ID, was, c, nil, now)
+}
+
+// lineItem records a line item with the status it set (nochange otherwise)
+// and the assignee it made, as the real thread object does.
+func (p *conversationPatcher) lineItem(typ, text string) {
+	c := p.c
+	status, assignee := StatusNoChange, (*Party)(nil)
+	switch typ {
+	case "changed-ticket-status":
+		status = c.Status
+	case "assigned":
+		if c.Assignee != nil {
+			a := *c.Assignee // a later operation may reassign
+			assignee = &a
+		}
+	}
+	p.items = append(p.items, Thread{ConversationID: c.ID, CompanyID: c.CompanyID, Type: ThreadLineItem, State: ThreadPublished, Status: status,
+		CreatedBy: Party{ID: p.caller.User.ID, Type: PartyUser}, AssignedTo: assignee, CreatedAt: p.now, Action: &Action{Type: typ, Text: text}})
+}
+
+// patchValue reads operation i's value into v.
+func patchValue(i int, op PatchOp, v any) error {
+	if err := UnmarshalValue(op.Value, v); err != nil || len(op.Value) == 0 {
+		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeInvalidJSON, "missing or mistyped value for "+op.Path, nil)
+	}
+	return nil
+}
+
+func (p *conversationPatcher) subject(i int, op PatchOp) error {
+	var s string
+	if err := patchValue(i, op, &s); err != nil {
+		return err
+	}
+	if strings.TrimSpace(s) == "" || len([]rune(s)) > MaxSubjectLength {
+		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeEmptyValue, "the subject may not be empty", s)
+	}
+	p.c.Subject = strings.TrimSpace(s)
+	return nil
+}
+
+func (p *conversationPatcher) status(i int, op PatchOp) error {
+	var s string
+	if err := patchValue(i, op, &s); err != nil {
+		return err
+	}
+	if !slices.Contains(ThreadStatuses, s) {
+		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeEnumValue, "must be one of: "+strings.Join(ThreadStatuses, ", "), s)
+	}
+	if Status(s) != p.c.Status {
+		setStatus(p.c, Status(s), p.caller.User.ID, p.now)
+		p.lineItem("changed-ticket-status", "Marked as "+s)
+	}
+	return nil
+}
+
+func (p *conversationPatcher) assign(i int, op PatchOp) error {
+	var uid int64
+	if err := patchValue(i, op, &uid); err != nil {
+		return err
+	}
+	u, err := p.tx.User(p.c.CompanyID, uid)
+	if err != nil || !u.Active {
+		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeConversationOwner, "is not a user of the account", uid)
+	}
+	p.c.Assignee = &Party{ID: u.ID, Type: PartyUser}
+	p.lineItem("assigned", "Assigned to "+u.Name())
+	return nil
+}
+
+func (p *conversationPatcher) unassign(int, PatchOp) error {
+	if p.c.Assignee != nil {
+		p.c.Assignee = nil
+		p.lineItem("assigned", "Unassigned")
+	}
+	return nil
+}
+
+func (p *conversationPatcher) mailbox(i int, op PatchOp) error {
+	var mid int64
+	if err := patchValue(i, op, &mid); err != nil {
+		return err
+	}
+	m, err := p.tx.Mailbox(p.c.CompanyID, mid)
+	if err != nil || !p.caller.User.CanAccessMailbox(m.ID) {
+		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeInvalidID, "no mailbox with this id", mid)
+	}
+	if m.ID != p.c.MailboxID {
+		p.c.MailboxID = m.ID
+		p.c.CustomFields = keepFieldsOf(m, p.c.CustomFields)
+		p.lineItem("moved-from-mailbox", "Moved to "+m.Name)
+	}
+	return nil
+}
+
+func (p *conversationPatcher) customer(i int, op PatchOp) error {
+	var cid int64
+	if err := patchValue(i, op, &cid); err != nil {
+		return err
+	}
+	cu, err := p.tx.Customer(p.c.CompanyID, cid)
+	if err != nil {
+		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeInvalidID, "no customer with this id", cid)
+	}
+	p.c.CustomerID = cu.ID
+	return nil
+}
+
+// publish publishes a draft. Help Scout documents "Publish draft: replace
+// /draft, Boolean" without saying which; its own PHP client sends true,
+// others false. A draft cannot be made again, so either publishes.
+func (p *conversationPatcher) publish(i int, op PatchOp) error {
+	var draft bool
+	if err := patchValue(i, op, &draft); err != nil {
+		return err
+	}
+	if p.c.State != StateDraft {
+		return nil
+	}
+	p.c.State = StatePublished
+	for j := range p.threads {
+		t := &p.threads[j]
+		if t.State == ThreadDraft && t.Scheduled == nil {
+			t.State, t.CreatedAt = ThreadPublished, p.now
+			if err := p.tx.PutThread(t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // keepFieldsOf keeps the custom field values the mailbox defines.
@@ -310,6 +322,12 @@ func dropLater(tx Tx, c *Conversation) error {
 	return cancelSchedules(tx, threads)
 }
 
+// threadPatches is PATCH .../threads/{threadId}'s table.
+var threadPatches = patchTable[*Thread]{
+	{OpReplace, "/text"}:   patchThreadText,
+	{OpReplace, "/hidden"}: patchThreadHidden,
+}
+
 // PatchThread applies PATCH .../threads/{threadId}: `replace /text` keeps
 // the original text; `replace /hidden` hides or shows the thread.
 func PatchThread(tx Tx, caller Caller, convID, threadID int64, ops []PatchOp, now time.Time) error {
@@ -317,34 +335,37 @@ func PatchThread(tx Tx, caller Caller, convID, threadID int64, ops []PatchOp, no
 	if err != nil {
 		return err
 	}
-	for i, op := range ops {
-		switch {
-		case op.Op == "replace" && op.Path == "/text":
-			var text string
-			if json.Unmarshal(op.Value, &text) != nil || strings.TrimSpace(text) == "" {
-				return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeEmptyValue, "the text may not be empty", nil)
-			}
-			if t.OriginalBody == "" {
-				t.OriginalBody = t.Body
-			}
-			t.Body = text
-		case op.Op == "replace" && op.Path == "/hidden":
-			var hidden bool
-			if UnmarshalValue(op.Value, &hidden) != nil {
-				return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeInvalidJSON, "must be true or false", nil)
-			}
-			switch {
-			case hidden && t.State == ThreadPublished:
-				t.State = ThreadHidden
-			case !hidden && t.State == ThreadHidden:
-				t.State = ThreadPublished
-			}
-		default:
-			return patchRefused(i, op, "replace /text, replace /hidden")
-		}
+	if err := threadPatches.apply(t, ops, "replace /text, replace /hidden"); err != nil {
+		return err
 	}
 	if err := tx.PutThread(t); err != nil {
 		return err
 	}
 	return saveConversation(tx, c, now)
+}
+
+func patchThreadText(t *Thread, i int, op PatchOp) error {
+	var text string
+	if json.Unmarshal(op.Value, &text) != nil || strings.TrimSpace(text) == "" {
+		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeEmptyValue, "the text may not be empty", nil)
+	}
+	if t.OriginalBody == "" {
+		t.OriginalBody = t.Body
+	}
+	t.Body = text
+	return nil
+}
+
+func patchThreadHidden(t *Thread, i int, op PatchOp) error {
+	var hidden bool
+	if UnmarshalValue(op.Value, &hidden) != nil {
+		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeInvalidJSON, "must be true or false", nil)
+	}
+	switch {
+	case hidden && t.State == ThreadPublished:
+		t.State = ThreadHidden
+	case !hidden && t.State == ThreadHidden:
+		t.State = ThreadPublished
+	}
+	return nil
 }

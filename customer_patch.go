@@ -9,13 +9,6 @@ import (
 	"time"
 )
 
-// Patch operations.
-const (
-	OpAdd     = "add"
-	OpRemove  = "remove"
-	OpReplace = "replace"
-)
-
 // patchField is a scalar path of Update Customer.
 type patchField struct {
 	field    func(c *Customer) *string
@@ -99,24 +92,31 @@ func (pt *patcher) apply(prefix string, op PatchOp) error {
 		pt.scalar(prefix, op, f)
 		return nil
 	}
-	switch op.Path {
-	case "/address/lines":
-		var lines []string
-		if op.Op != OpRemove && !pt.decode(prefix, op, &lines) {
-			return nil
-		}
-		checkLines(pt.p, prefix+"value", lines)
-		if pt.c.Address == nil {
-			pt.c.Address = &Address{}
-		}
-		pt.c.Address.Lines = lines
-		return nil
-	case "/organizationId":
-		return pt.organizationID(prefix, op)
-	case "/organization":
-		return pt.organization(prefix, op)
+	if h, ok := customerPatchPaths[op.Path]; ok {
+		return h(pt, prefix, op)
 	}
 	pt.entry(prefix, op)
+	return nil
+}
+
+// customerPatchPaths are the paths beside the scalar fields and the
+// collections, each with its handler (which checks the op).
+var customerPatchPaths = map[string]func(pt *patcher, prefix string, op PatchOp) error{
+	"/address/lines":  (*patcher).addressLines,
+	"/organizationId": (*patcher).organizationID,
+	"/organization":   (*patcher).organization,
+}
+
+func (pt *patcher) addressLines(prefix string, op PatchOp) error {
+	var lines []string
+	if op.Op != OpRemove && !pt.decode(prefix, op, &lines) {
+		return nil
+	}
+	checkLines(pt.p, prefix+"value", lines)
+	if pt.c.Address == nil {
+		pt.c.Address = &Address{}
+	}
+	pt.c.Address.Lines = lines
 	return nil
 }
 

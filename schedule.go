@@ -214,7 +214,7 @@ func publishScheduled(tx Tx, c *Conversation, t *Thread, at, now time.Time) erro
 // Scout's Publish Thread Schedule). A thread without a schedule is 404.
 func PublishSchedule(tx Tx, caller Caller, convID, threadID int64, ops []PatchOp, now time.Time) error {
 	for i, op := range ops {
-		if op.Op != "replace" || op.Path != "/state" || i > 0 {
+		if op.Op != OpReplace || op.Path != "/state" || i > 0 {
 			return patchRefused(i, op, "replace /state with \"published\", once")
 		}
 		var v string
