@@ -25,48 +25,11 @@ func NewSecret() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// CanSignIn reports whether the user is an active, invited (accepted) user:
-// only their credentials and tokens work (SPEC Authentication 3).
-func (u *User) CanSignIn() bool { return u.Active && !u.Deactivated }
-
-// Invited reports whether the user was invited and has not accepted yet.
-func (u *User) Invited() bool { return !u.Active && !u.Deactivated }
-
-// IsAdmin reports whether the user is an owner or an administrator.
-func (u *User) IsAdmin() bool { return u.Role == RoleOwner || u.Role == RoleAdmin }
-
 // RequireAdmin answers 403 `Access denied` unless the caller is an owner
 // or an administrator; doing says what was refused.
 func RequireAdmin(caller Caller, doing string) error {
 	if !caller.User.IsAdmin() {
 		return Forbidden(CodeAccessDenied, "only owners and administrators may "+doing)
-	}
-	return nil
-}
-
-// CheckAPIAccess applies the company switches that govern every API call:
-// API use must be enabled (403 `API not enabled`) and payment information
-// present and not expired at now (403 `Payment missing`).
-func (c *Company) CheckAPIAccess(now time.Time) error {
-	if !c.APIEnabled {
-		return Forbidden(CodeAPINotEnabled, "API access is not enabled for this account")
-	}
-	if !c.PaymentOK || (c.PaidUntil != nil && !now.Before(*c.PaidUntil)) {
-		return Forbidden(CodePaymentMissing, "payment information is missing or expired")
-	}
-	return nil
-}
-
-// CountsOfficeHours reports whether a report asked for office hours counts
-// them: asking while the company has none enabled behaves as not asking
-// (SPEC).
-func (c *Company) CountsOfficeHours(asked bool) bool { return asked && c.OfficeHours.Enabled }
-
-// CanUseReports answers 403 `Access denied` unless the company's plan is
-// one of the two highest (SPEC: reports need them).
-func (c *Company) CanUseReports() error {
-	if !c.Plan.HasReports() {
-		return Forbidden(CodeAccessDenied, "reports are available on the two highest plans only")
 	}
 	return nil
 }
@@ -116,4 +79,28 @@ func unauthorizedOr(err error, msg string) error {
 		return err
 	}
 	return Unauthorized(msg)
+}
+
+// AccessTokenLifetime is how long an access token lives (SPEC: 172800 s).
+const AccessTokenLifetime = 172800 * time.Second
+
+// Token is an issued access token, stored under the SHA-256 of its value.
+type Token struct {
+	Hash      string    `json:"hash"`
+	ClientID  string    `json:"clientId"`
+	CompanyID int64     `json:"companyId"`
+	UserID    int64     `json:"userId"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	// GrantID names the refresh chain the token belongs to (authorization
+	// code and V1 exchange); revoking the grant revokes the token.
+	GrantID string `json:"grantId,omitempty"`
+}
+
+// Expired reports whether the token can no longer be used at now.
+func (t *Token) Expired(now time.Time) bool { return !now.Before(t.ExpiresAt) }
+
+// Caller is who a request acts as: the user behind the token and its company.
+type Caller struct {
+	Company *Company
+	User    *User
 }

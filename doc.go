@@ -15,7 +15,7 @@
 // conversation.go (the record, derived fields), conversation_create.go,
 // conversation_patch.go, conversation_merge.go, thread.go (adding threads,
 // the thread limit, reopening), thread_rating.go, snooze.go, schedule.go,
-// customer*.go, organization*.go, tag.go, mailbox*.go, user_*.go, auth.go
+// customer*.go, organization*.go, tag.go, company*.go, mailbox*.go, user*.go, auth.go
 // and oauth*.go, webhook*.go, mail.go, routing.go. Cross-cutting pieces:
 // errors.go (the error type and its kinds), validate.go (field checks and
 // value formats), patch.go (JSON Patch: a table of operation and path to

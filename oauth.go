@@ -210,3 +210,16 @@ func internalOr(err error, answer *Error) error {
 	}
 	return answer
 }
+
+// App is an OAuth 2.0 application. It acts as the user who created it.
+type App struct {
+	ClientID    string    `json:"clientId"`
+	CompanyID   int64     `json:"companyId"`
+	UserID      int64     `json:"userId"`
+	Name        string    `json:"name"`
+	SecretHash  string    `json:"secretHash"` // bcrypt
+	RedirectURI string    `json:"redirectUri,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
+	// RevokedAt is set by `parley app revoke`: the app's tokens stop working.
+	RevokedAt *time.Time `json:"revokedAt,omitempty"`
+}

@@ -31,18 +31,6 @@ func PlanSeats(p Plan) (users, lightUsers int) {
 	}
 }
 
-// Seats returns the company's user and light-user seats.
-func (c *Company) Seats() (users, lightUsers int) {
-	users, lightUsers = PlanSeats(c.Plan)
-	if c.UserSeats > 0 {
-		users = c.UserSeats
-	}
-	if c.LightUserSeats > 0 {
-		lightUsers = c.LightUserSeats
-	}
-	return users, lightUsers
-}
-
 // NewUser is a request to create a user (POST /v2/users). Absent fields
 // are nil.
 type NewUser struct {
