@@ -93,6 +93,16 @@ func (w *world) create(t *testing.T, n int, threadType, status string) (int64, e
 	return id, err
 }
 
+// oneConversation is a fresh world holding one conversation with one
+// customer thread, in the given status.
+func oneConversation(t *testing.T, status string) (*world, int64) {
+	t.Helper()
+	w := newWorld(t)
+	id, err := w.create(t, 1, "customer", status)
+	require.NoError(t, err)
+	return w, id
+}
+
 func (w *world) add(id int64, kind parley.ThreadType, r *parley.ThreadRequest, at time.Time) error {
 	if r.Text == nil {
 		r.Text = parley.Ptr("more")
@@ -194,9 +204,7 @@ func TestReopenOnCustomerThread(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWorld(t)
-			id, err := w.create(t, 1, "customer", "closed")
-			require.NoError(t, err)
+			w, id := oneConversation(t, "closed")
 			c, _ := w.load(t, id)
 			require.Equal(t, parley.StatusClosed, c.Status)
 			require.NotNil(t, c.ClosedAt)
@@ -235,10 +243,8 @@ func TestAssignmentRules(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWorld(t)
-			id, err := w.create(t, 1, "customer", "active")
-			require.NoError(t, err)
-			err = w.patch(id, tc.ops(w))
+			w, id := oneConversation(t, "active")
+			err := w.patch(id, tc.ops(w))
 			assert.Equal(t, tc.want, code(t, err))
 			c, threads := w.load(t, id)
 			assert.Equal(t, tc.assignee, c.Assignee != nil)
@@ -342,10 +348,8 @@ func TestConversationPatchPaths(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWorld(t)
-			id, err := w.create(t, 1, "customer", "active")
-			require.NoError(t, err)
-			err = w.patch(id, tc.ops(w))
+			w, id := oneConversation(t, "active")
+			err := w.patch(id, tc.ops(w))
 			assert.Equal(t, tc.want, code(t, err), "%v", err)
 			if tc.want != "" {
 				e := err.(*parley.Error)
@@ -376,9 +380,7 @@ func TestThreadPatchPaths(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.ops, func(t *testing.T) {
-			w := newWorld(t)
-			id, err := w.create(t, 1, "customer", "active")
-			require.NoError(t, err)
+			w, id := oneConversation(t, "active")
 			_, threads := w.load(t, id)
 			ops, err := parley.ParsePatch([]byte(tc.ops))
 			require.NoError(t, err)
