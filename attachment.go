@@ -211,37 +211,3 @@ func DeleteAttachment(tx Tx, caller Caller, convID, attachmentID int64, now time
 	}
 	return saveConversation(tx, c, now)
 }
-
-// loadThread loads a conversation the caller may change and one of its
-// threads.
-func loadThread(tx Tx, caller Caller, convID, threadID int64, now time.Time) (*Conversation, *Thread, error) {
-	c, err := LoadConversation(tx, caller, convID, now)
-	if err != nil {
-		return nil, nil, err
-	}
-	t, err := findThread(tx, c, threadID)
-	return c, t, err
-}
-
-// findThread finds a thread of a conversation.
-func findThread(tx Tx, c *Conversation, threadID int64) (*Thread, error) {
-	threads, err := tx.Threads(c.ID)
-	if err != nil {
-		return nil, err
-	}
-	for i := range threads {
-		if threads[i].ID == threadID {
-			return &threads[i], nil
-		}
-	}
-	return nil, NotFound("thread")
-}
-
-// saveConversation re-derives and stores a conversation in its mailbox.
-func saveConversation(tx Tx, c *Conversation, now time.Time) error {
-	m, err := tx.Mailbox(c.CompanyID, c.MailboxID)
-	if err != nil {
-		return err
-	}
-	return saveWithThreads(tx, c, m, now)
-}

@@ -33,15 +33,9 @@ func (a *AutoReply) Validate() error {
 	return p.Err()
 }
 
-// MailboxStore is what mailbox settings need from storage.
-type MailboxStore interface {
-	Mailbox(companyID, id int64) (*Mailbox, error)
-	PutMailbox(m *Mailbox) error
-}
-
 // SetAutoReply replaces a mailbox's auto reply settings; only owners and
 // administrators change mailbox settings.
-func SetAutoReply(tx MailboxStore, caller Caller, mailboxID int64, a AutoReply, now time.Time) (*Mailbox, error) {
+func SetAutoReply(tx Tx, caller Caller, mailboxID int64, a AutoReply, now time.Time) (*Mailbox, error) {
 	if !caller.User.IsAdmin() {
 		return nil, Forbidden(CodeAccessDenied, "only owners and administrators change mailbox settings")
 	}

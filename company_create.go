@@ -8,15 +8,6 @@ import (
 	"time"
 )
 
-// CompanyTx is what creating a company needs from storage.
-type CompanyTx interface {
-	MailboxTx
-	PutCompany(c *Company) error
-	UserByEmail(email string) (*User, error)
-	PutUser(u *User) error
-	PutApp(a *App) error
-}
-
 // NewCompany is a request to create a company (`parley init`, POST
 // /admin/companies): the company, its owner, a first mailbox and an OAuth
 // application acting as the owner. Absent fields are nil.
@@ -69,7 +60,7 @@ var plans = []string{string(PlanStandard), string(PlanPlus), string(PlanPro)}
 // mailbox (name default "Support", address default the owner's) with its
 // system folders, and an OAuth application acting as the owner with a
 // fresh client id and secret.
-func CreateCompany(tx CompanyTx, req NewCompany, hash Hash, now time.Time) (*NewAccount, error) {
+func CreateCompany(tx Tx, req NewCompany, hash Hash, now time.Time) (*NewAccount, error) {
 	p := Problems{Source: "JSON"}
 	c := &Company{Name: checkName(&p, "name", req.Name), Plan: PlanStandard, APIEnabled: true, PaymentOK: true, CreatedAt: now}
 	if req.Plan != nil {

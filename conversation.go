@@ -406,3 +406,12 @@ func plural(n int, one, many string) string {
 	}
 	return itoa(n) + " " + many
 }
+
+// saveConversation re-derives and stores a conversation in its mailbox.
+func saveConversation(tx Tx, c *Conversation, now time.Time) error {
+	m, err := tx.Mailbox(c.CompanyID, c.MailboxID)
+	if err != nil {
+		return err
+	}
+	return saveWithThreads(tx, c, m, now)
+}

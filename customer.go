@@ -242,3 +242,11 @@ func sizeMessage(min, max int) string {
 	}
 	return "length must be between " + itoa(min) + " and " + itoa(max)
 }
+
+// saveCustomer stores a changed customer and records customer.updated.
+func saveCustomer(tx Tx, c *Customer, now time.Time) error {
+	if err := tx.PutCustomer(c); err != nil {
+		return err
+	}
+	return emit(tx, EventCustomerUpdated, c.CompanyID, c.ID, now)
+}

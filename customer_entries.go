@@ -118,7 +118,7 @@ func (in *AddressInput) address() *Address {
 }
 
 // AddEntry adds an entry to a customer's collection and returns it with its id.
-func AddEntry(tx CustomerStore, companyID, id int64, k EntryKind, in *EntryInput, now time.Time) (*Entry, error) {
+func AddEntry(tx Tx, companyID, id int64, k EntryKind, in *EntryInput, now time.Time) (*Entry, error) {
 	p := &Problems{Source: "JSON"}
 	in.validate(p, k, "")
 	if err := p.Err(); err != nil {
@@ -145,7 +145,7 @@ func AddEntry(tx CustomerStore, companyID, id int64, k EntryKind, in *EntryInput
 
 // ReplaceEntry overwrites an entry: its value, and its type (absent type
 // becomes the default).
-func ReplaceEntry(tx CustomerStore, companyID, id int64, k EntryKind, entryID int64, in *EntryInput, now time.Time) error {
+func ReplaceEntry(tx Tx, companyID, id int64, k EntryKind, entryID int64, in *EntryInput, now time.Time) error {
 	p := &Problems{Source: "JSON"}
 	in.validate(p, k, "")
 	if err := p.Err(); err != nil {
@@ -168,7 +168,7 @@ func ReplaceEntry(tx CustomerStore, companyID, id int64, k EntryKind, entryID in
 }
 
 // RemoveEntry deletes one entry.
-func RemoveEntry(tx CustomerStore, companyID, id int64, k EntryKind, entryID int64, now time.Time) error {
+func RemoveEntry(tx Tx, companyID, id int64, k EntryKind, entryID int64, now time.Time) error {
 	c, err := modifiableCustomer(tx, companyID, id)
 	if err != nil {
 		return err
@@ -184,7 +184,7 @@ func RemoveEntry(tx CustomerStore, companyID, id int64, k EntryKind, entryID int
 }
 
 // SetAddress creates or replaces the customer's address.
-func SetAddress(tx CustomerStore, companyID, id int64, in *AddressInput, now time.Time) error {
+func SetAddress(tx Tx, companyID, id int64, in *AddressInput, now time.Time) error {
 	p := &Problems{Source: "JSON"}
 	in.validate(p, "")
 	if err := p.Err(); err != nil {
@@ -201,7 +201,7 @@ func SetAddress(tx CustomerStore, companyID, id int64, in *AddressInput, now tim
 // CreateAddress gives a customer without an address one; a customer who
 // already has one gets a Conflict, so a create never silently overwrites
 // (PUT replaces).
-func CreateAddress(tx CustomerStore, companyID, id int64, in *AddressInput, now time.Time) error {
+func CreateAddress(tx Tx, companyID, id int64, in *AddressInput, now time.Time) error {
 	p := &Problems{Source: "JSON"}
 	in.validate(p, "")
 	if err := p.Err(); err != nil {
@@ -220,7 +220,7 @@ func CreateAddress(tx CustomerStore, companyID, id int64, in *AddressInput, now 
 }
 
 // RemoveAddress deletes the customer's address (none is not an error).
-func RemoveAddress(tx CustomerStore, companyID, id int64, now time.Time) error {
+func RemoveAddress(tx Tx, companyID, id int64, now time.Time) error {
 	c, err := modifiableCustomer(tx, companyID, id)
 	if err != nil {
 		return err

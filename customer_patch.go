@@ -9,13 +9,6 @@ import (
 	"time"
 )
 
-// Patch operations.
-const (
-	OpAdd     = "add"
-	OpRemove  = "remove"
-	OpReplace = "replace"
-)
-
 // patchField is a scalar path of Update Customer.
 type patchField struct {
 	field    func(c *Customer) *string
@@ -52,7 +45,7 @@ var patchFields = map[string]patchField{
 
 // patcher applies operations to one customer, collecting problems.
 type patcher struct {
-	tx  CustomerStore
+	tx  Tx
 	c   *Customer
 	p   *Problems
 	now time.Time
@@ -64,7 +57,7 @@ type patcher struct {
 // add/replace (fills organizationId) and remove; a collection takes add
 // (a new entry) but never remove or replace; `/<collection>/{id}` replace
 // and remove; `/<collection>/{id}/value` and `/type` replace.
-func PatchCustomer(tx CustomerStore, companyID, id int64, ops []PatchOp, now time.Time) error {
+func PatchCustomer(tx Tx, companyID, id int64, ops []PatchOp, now time.Time) error {
 	if len(ops) == 0 {
 		return Invalid("JSON", "", CodeEmptyValue, "the body must be a non-empty JSON array of patch operations", nil)
 	}
@@ -99,24 +92,31 @@ func (pt *patcher) apply(prefix string, op PatchOp) error {
 		pt.scalar(prefix, op, f)
 		return nil
 	}
-	switch op.Path {
-	case "/address/lines":
-		var lines []string
-		if op.Op != OpRemove && !pt.decode(prefix, op, &lines) {
-			return nil
-		}
-		checkLines(pt.p, prefix+"value", lines)
-		if pt.c.Address == nil {
-			pt.c.Address = &Address{}
-		}
-		pt.c.Address.Lines = lines
-		return nil
-	case "/organizationId":
-		return pt.organizationID(prefix, op)
-	case "/organization":
-		return pt.organization(prefix, op)
+	if h, ok := customerPatchPaths[op.Path]; ok {
+		return h(pt, prefix, op)
 	}
 	pt.entry(prefix, op)
+	return nil
+}
+
+// customerPatchPaths are the paths beside the scalar fields and the
+// collections, each with its handler (which checks the op).
+var customerPatchPaths = map[string]func(pt *patcher, prefix string, op PatchOp) error{
+	"/address/lines":  (*patcher).addressLines,
+	"/organizationId": (*patcher).organizationID,
+	"/organization":   (*patcher).organization,
+}
+
+func (pt *patcher) addressLines(prefix string, op PatchOp) error {
+	var lines []string
+	if op.Op != OpRemove && !pt.decode(prefix, op, &lines) {
+		return nil
+	}
+	checkLines(pt.p, prefix+"value", lines)
+	if pt.c.Address == nil {
+		pt.c.Address = &Address{}
+	}
+	pt.c.Address.Lines = lines
 	return nil
 }
 
@@ -285,7 +285,7 @@ func (pt *patcher) entryValue(prefix string, op PatchOp, kind EntryKind, in *Ent
 
 // PatchProperties applies Update Customer Properties: operations over
 // `/<slug>`; add and replace set the value, remove clears it.
-func PatchProperties(tx CustomerStore, companyID, id int64, ops []PatchOp, now time.Time) error {
+func PatchProperties(tx Tx, companyID, id int64, ops []PatchOp, now time.Time) error {
 	if len(ops) == 0 {
 		return Invalid("JSON", "", CodeEmptyValue, "the body must be a non-empty JSON array of patch operations", nil)
 	}

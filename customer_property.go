@@ -78,20 +78,6 @@ func validSlug(s string, max int) bool {
 	return true
 }
 
-// PropertyStore stores property definitions.
-type PropertyStore interface {
-	PutPropertyDef(d *PropertyDef) error
-}
-
-// PropertyDeleteStore is what deleting a definition touches: the
-// definition and the values customers hold for it.
-type PropertyDeleteStore interface {
-	PropertyDefs(companyID int64) ([]PropertyDef, error)
-	DeletePropertyDef(companyID int64, slug string) error
-	EachCustomer(fn func(*Customer) error) error
-	PutCustomer(c *Customer) error
-}
-
 // FindPropertyDef finds a definition by the reference of a request path:
 // its slug (as the real API addresses it) or, for older clients, its id.
 func FindPropertyDef(defs []PropertyDef, ref string) (*PropertyDef, error) {
@@ -112,7 +98,7 @@ func FindPropertyDef(defs []PropertyDef, ref string) (*PropertyDef, error) {
 // customer's value for it goes in the same transaction, so the slug is
 // free: a later definition with that slug starts with no values. The scan
 // of the company's customers makes this a rare, administrative write.
-func DeleteProperty(tx PropertyDeleteStore, caller Caller, ref string) error {
+func DeleteProperty(tx Tx, caller Caller, ref string) error {
 	if err := RequireAdmin(caller, "delete customer properties"); err != nil {
 		return err
 	}
@@ -144,7 +130,7 @@ func DeleteProperty(tx PropertyDeleteStore, caller Caller, ref string) error {
 }
 
 // DefineProperty lets an owner or administrator define a customer property.
-func DefineProperty(tx PropertyStore, caller Caller, in *PropertyDefInput, now time.Time) (*PropertyDef, error) {
+func DefineProperty(tx Tx, caller Caller, in *PropertyDefInput, now time.Time) (*PropertyDef, error) {
 	if err := RequireAdmin(caller, "define customer properties"); err != nil {
 		return nil, err
 	}

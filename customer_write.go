@@ -16,29 +16,6 @@ const (
 	MaxModifiableConversations = 5000
 )
 
-// CustomerStore is what customer rules need from storage within one
-// transaction; the storage package implements it. Reads are scoped by
-// company and answer NotFound for another company's record.
-type CustomerStore interface {
-	OrganizationStore
-	Customer(companyID, id int64) (*Customer, error)
-	// PutCustomer stores a customer with its e-mail keys (an e-mail of
-	// another customer is a Conflict), assigning ids to it and its entries.
-	PutCustomer(c *Customer) error
-	// DeleteCustomer removes a customer record and its keys.
-	DeleteCustomer(c *Customer) error
-	// CustomerIDTaken says whether any record holds a customer id.
-	CustomerIDTaken(id int64) bool
-	// ConversationCount counts the customer's conversations (not deleted).
-	ConversationCount(customerID int64) int
-	// CustomerConversationIDs lists the customer's conversations (not deleted).
-	CustomerConversationIDs(customerID int64) []int64
-	Conversation(companyID, id int64) (*Conversation, error)
-	PutConversation(c *Conversation) error
-	// PropertyDefs lists a company's customer property definitions by slug.
-	PropertyDefs(companyID int64) ([]PropertyDef, error)
-}
-
 // CustomerFields are the scalar fields of Create and Overwrite Customer.
 // Nil means absent. ConversationCount is accepted and ignored: the count is
 // derived from the customer's conversations.
@@ -125,7 +102,7 @@ func (r *NewCustomerRequest) Validate() error {
 // properties (which must be defined) and the organization (`organizationId`,
 // or else `organization` matched or created by name). r must have passed
 // Validate.
-func CreateCustomer(tx CustomerStore, companyID int64, r *NewCustomerRequest, now time.Time) (*Customer, error) {
+func CreateCustomer(tx Tx, companyID int64, r *NewCustomerRequest, now time.Time) (*Customer, error) {
 	c := r.input().NewCustomer(companyID, now)
 	for _, l := range r.lists() {
 		list := c.Entries(l.kind)
@@ -170,7 +147,7 @@ type KeptCustomer struct {
 
 // OverwriteCustomer applies Overwrite Customer: every scalar field absent
 // from f becomes null; entries, address and properties are untouched.
-func OverwriteCustomer(tx CustomerStore, companyID, id int64, f *CustomerFields, now time.Time) error {
+func OverwriteCustomer(tx Tx, companyID, id int64, f *CustomerFields, now time.Time) error {
 	p := &Problems{Source: "JSON"}
 	f.Validate(p)
 	if err := p.Err(); err != nil {
@@ -193,7 +170,7 @@ func OverwriteCustomer(tx CustomerStore, companyID, id int64, f *CustomerFields,
 
 // modifiableCustomer loads a customer that modifying operations may change:
 // one with more than 5,000 conversations answers 423.
-func modifiableCustomer(tx CustomerStore, companyID, id int64) (*Customer, error) {
+func modifiableCustomer(tx Tx, companyID, id int64) (*Customer, error) {
 	c, err := tx.Customer(companyID, id)
 	if err != nil {
 		return nil, err
@@ -208,7 +185,7 @@ func modifiableCustomer(tx CustomerStore, companyID, id int64) (*Customer, error
 
 // DeleteCustomer deletes a customer permanently with its conversations; a
 // customer with more than 100 conversations is refused.
-func DeleteCustomer(tx CustomerStore, companyID, id int64, now time.Time) error {
+func DeleteCustomer(tx Tx, companyID, id int64, now time.Time) error {
 	c, err := tx.Customer(companyID, id)
 	if err != nil {
 		return err
@@ -246,7 +223,7 @@ func DeleteCustomer(tx CustomerStore, companyID, id int64, now time.Time) error 
 // created; empty unlinks), else leaves it. Every way of writing a customer
 // (the API's and the demo data's) goes through here, so Organization is
 // always the linked organization's name.
-func LinkOrganization(tx OrganizationStore, c *Customer, id *int64, name *string, idPath string, now time.Time) error {
+func LinkOrganization(tx Tx, c *Customer, id *int64, name *string, idPath string, now time.Time) error {
 	switch {
 	case id != nil:
 		o, err := tx.Organization(c.CompanyID, *id)

@@ -9,26 +9,28 @@ import (
 // Kind classifies an error; the API maps each Kind to one HTTP status.
 type Kind int
 
-// Error kinds. The comment gives the HTTP status the API answers.
+// Error kinds. The comment gives the HTTP status the API answers. Kinds
+// that only a transport can cause (a wrong method or media type, a body too
+// large or too slow, a request past its deadline) are not declared here: the
+// transport declares them from KindTransport up (api/kinds.go).
 const (
 	KindInternal        Kind = iota // 500: never shown with its cause
 	KindInvalid                     // 400: validation errors
 	KindUnauthorized                // 401
 	KindForbidden                   // 403
 	KindNotFound                    // 404
-	KindMethod                      // 405
 	KindConflict                    // 409
 	KindLocked                      // 412: conversation locked
-	KindTooLarge                    // 413
-	KindMediaType                   // 415
 	KindUnprocessable               // 422
 	KindCustomerLocked              // 423
 	KindTooManyRequests             // 429
-	KindTimeout                     // 504
 	KindMoved                       // 301: merged conversation
 	KindGone                        // 410: an infected attachment
-	KindRequestTimeout              // 408: the client sent its body too slowly
 )
+
+// KindTransport is the first Kind a transport may declare for errors of its
+// own; the domain never creates a Kind at or above it.
+const KindTransport Kind = 100
 
 // Codes of SPEC.md's error table, used as FieldError.Code.
 const (
@@ -91,11 +93,13 @@ type FieldError struct {
 // Error is the one error type of Parley. Handlers never build HTTP errors:
 // they return an *Error and the API's error writer renders it.
 type Error struct {
-	Kind     Kind
-	Message  string       // summary for the body's `message`
-	Errors   []FieldError // details; may be empty
-	Location string       // KindMoved only: where the record lives now
-	Cause    error        // logged, never shown
+	Kind    Kind
+	Message string       // summary for the body's `message`
+	Errors  []FieldError // details; may be empty
+	// MergedInto is set for KindMoved only: the id of the conversation the
+	// record was merged into; the transport turns it into its address.
+	MergedInto int64
+	Cause      error // logged, never shown
 }
 
 func (e *Error) Error() string {

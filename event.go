@@ -89,17 +89,11 @@ func IsDeleteEvent(kind string) bool { return strings.HasSuffix(kind, ".deleted"
 // of the same key are attempted one at a time, in commit order.
 func (e Event) OrderKey() string { return EventResource(e.Kind) + ":" + e.ResourceID }
 
-// EventReader is what EventMailbox needs from storage.
-type EventReader interface {
-	Conversation(companyID, id int64) (*Conversation, error)
-	Chat(companyID int64, id string) (*Chat, error)
-}
-
 // EventMailbox finds the mailbox an event concerns, for the webhooks'
 // mailbox filter. scoped is false for events about account-wide records
 // (customers, organizations, tags, users), which no mailbox filter holds
 // back. A conversation or chat that cannot be found has mailbox 0.
-func EventMailbox(tx EventReader, e Event) (mailboxID int64, scoped bool, err error) {
+func EventMailbox(tx Tx, e Event) (mailboxID int64, scoped bool, err error) {
 	switch EventResource(e.Kind) {
 	case ResourceConversation:
 		id, _ := strconv.ParseInt(e.ResourceID, 10, 64)
@@ -124,9 +118,6 @@ func EventMailbox(tx EventReader, e Event) (mailboxID int64, scoped bool, err er
 	return 0, false, nil
 }
 
-// eventSink is what records events: every store interface of a write path.
-type eventSink interface{ PutEvent(e Event) error }
-
 // emit records an event about a record with a numeric id.
 // silent is a transaction whose writes record no event: a historical
 // import generates no outgoing notification (SPEC), webhooks included.
@@ -138,7 +129,7 @@ func (silent) PutEvent(Event) error { return nil }
 // PutMail drops the e-mail: an import sends nothing.
 func (silent) PutMail(*Mail) error { return nil }
 
-func emit(tx eventSink, kind string, companyID, id int64, now time.Time) error {
+func emit(tx EventStore, kind string, companyID, id int64, now time.Time) error {
 	return tx.PutEvent(Event{Kind: kind, CompanyID: companyID, ResourceID: strconv.FormatInt(id, 10), At: now})
 }
 
@@ -162,7 +153,7 @@ func threadEvent(t *Thread) string {
 
 // emitConversationChanges records the events of a change of a published
 // conversation: status, assignee (an unassign too) and mailbox.
-func emitConversationChanges(tx eventSink, before Conversation, after *Conversation, now time.Time) error {
+func emitConversationChanges(tx EventStore, before Conversation, after *Conversation, now time.Time) error {
 	var kinds []string
 	if before.Status != after.Status {
 		kinds = append(kinds, EventConvoStatus)
@@ -196,17 +187,9 @@ func sameIDs(a, b []int64) bool {
 	return slices.Equal(a, b)
 }
 
-// saveCustomer stores a changed customer and records customer.updated.
-func saveCustomer(tx CustomerStore, c *Customer, now time.Time) error {
-	if err := tx.PutCustomer(c); err != nil {
-		return err
-	}
-	return emit(tx, EventCustomerUpdated, c.CompanyID, c.ID, now)
-}
-
 // emitThreadAdded records the events of a thread added to a published
 // conversation: the thread's own, then the changes it caused.
-func emitThreadAdded(tx eventSink, before Conversation, c *Conversation, t *Thread, now time.Time) error {
+func emitThreadAdded(tx EventStore, before Conversation, c *Conversation, t *Thread, now time.Time) error {
 	if c.State != StatePublished {
 		return nil
 	}
@@ -220,7 +203,7 @@ func emitThreadAdded(tx eventSink, before Conversation, c *Conversation, t *Thre
 
 // emitPublished records an event about a conversation unless it is a
 // draft (drafts are announced when published).
-func emitPublished(tx eventSink, kind string, c *Conversation, now time.Time) error {
+func emitPublished(tx EventStore, kind string, c *Conversation, now time.Time) error {
 	if c.State != StatePublished {
 		return nil
 	}
@@ -230,7 +213,7 @@ func emitPublished(tx eventSink, kind string, c *Conversation, now time.Time) er
 // emitPatched records the events of PATCH /v2/conversations/{id}: a
 // published draft is announced as created; otherwise status, assignee and
 // mailbox changes.
-func emitPatched(tx eventSink, before Conversation, c *Conversation, now time.Time) error {
+func emitPatched(tx EventStore, before Conversation, c *Conversation, now time.Time) error {
 	if before.State == StateDraft && c.State == StatePublished {
 		return emit(tx, EventConvoCreated, c.CompanyID, c.ID, now)
 	}
@@ -238,4 +221,13 @@ func emitPatched(tx eventSink, before Conversation, c *Conversation, now time.Ti
 		return nil
 	}
 	return emitConversationChanges(tx, before, c, now)
+}
+
+// Event is something integrators may be told about (webhooks): its kind
+// (e.g. "widget.chat.ended"), the company, and the resource it concerns.
+type Event struct {
+	Kind       string    `json:"kind"`
+	CompanyID  int64     `json:"companyId"`
+	ResourceID string    `json:"resourceId"`
+	At         time.Time `json:"at"`
 }

@@ -63,3 +63,22 @@ func TestImportDirection(t *testing.T) {
 		}
 	}
 }
+
+// forbiddenInDomain are imports the domain (the root package, tests
+// aside) may not have: it speaks neither HTTP nor a storage engine's
+// language, so a second transport or backend needs no change here.
+var forbiddenInDomain = []string{"net/http", "github.com/gin-gonic/", "go.etcd.io/bbolt", "github.com/blevesearch/", "database/sql", "github.com/jackc/"}
+
+func TestDomainImportsNoTransportOrEngine(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		for _, f := range forbiddenInDomain {
+			if imp == f || strings.HasSuffix(f, "/") && strings.HasPrefix(imp, f) {
+				t.Errorf("the domain imports %s; HTTP belongs in api, engines in storage and index", imp)
+			}
+		}
+	}
+}

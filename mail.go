@@ -100,21 +100,6 @@ func (m *Mail) Record(a MailAttempt, now time.Time, jitter float64) (bounced boo
 	return true
 }
 
-// MailStore is what outgoing e-mail rules need from storage.
-type MailStore interface {
-	// PutMail stores an outgoing e-mail, assigning an id when ID is 0, and
-	// keeps it queued (due at NextAttemptAt) until it is final.
-	PutMail(m *Mail) error
-	// PutThreadSource keeps the raw message a thread came in as, or the
-	// message Parley built for it; ThreadSource reads it back (NotFound
-	// when there is none).
-	PutThreadSource(threadID int64, raw []byte) error
-	// ConversationMail lists a conversation's outgoing e-mails, oldest
-	// first (its delivery log).
-	ConversationMail(conversationID int64) ([]Mail, error)
-	ThreadSource(threadID int64) ([]byte, error)
-}
-
 // MessageID is the Message-ID Parley gives a message it sends: unique per
 // thread (or per conversation for an auto reply), under the domain of the
 // mailbox's address so that replies can be told apart from foreign mail.

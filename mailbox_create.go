@@ -11,18 +11,6 @@ import (
 // fields and the labels of options, in characters.
 const MaxLabelLength = 100
 
-// MailboxTx is what creating and changing mailboxes needs from storage.
-type MailboxTx interface {
-	Company(id int64) (*Company, error)
-	Mailbox(companyID, id int64) (*Mailbox, error)
-	Mailboxes(companyID int64) ([]Mailbox, error)
-	// PutMailbox stores a mailbox, assigning ids to it and to its new
-	// folders, fields and options.
-	PutMailbox(m *Mailbox) error
-	// MailboxByWidget finds the mailbox a public chat widget belongs to.
-	MailboxByWidget(widgetID string) (*Mailbox, error)
-}
-
 // NewMailbox is a request to create a mailbox. Absent fields are nil.
 type NewMailbox struct {
 	Name  *string `json:"name"`
@@ -82,7 +70,7 @@ func SystemFolderSet(now time.Time) []Folder {
 
 // CreateMailbox creates a mailbox of a company with its system folders and
 // no custom field. Names are unique within the company (409 Conflict).
-func CreateMailbox(tx MailboxTx, companyID int64, req NewMailbox, now time.Time) (*Mailbox, error) {
+func CreateMailbox(tx Tx, companyID int64, req NewMailbox, now time.Time) (*Mailbox, error) {
 	if _, err := tx.Company(companyID); err != nil {
 		return nil, err
 	}
@@ -103,7 +91,7 @@ func CreateMailbox(tx MailboxTx, companyID int64, req NewMailbox, now time.Time)
 }
 
 // UpdateMailbox renames a mailbox or changes its address.
-func UpdateMailbox(tx MailboxTx, companyID, id int64, req MailboxPatch, now time.Time) (*Mailbox, error) {
+func UpdateMailbox(tx Tx, companyID, id int64, req MailboxPatch, now time.Time) (*Mailbox, error) {
 	m, err := tx.Mailbox(companyID, id)
 	if err != nil {
 		return nil, err
@@ -130,7 +118,7 @@ func UpdateMailbox(tx MailboxTx, companyID, id int64, req MailboxPatch, now time
 
 // uniqueMailboxName answers 409 when another mailbox of the company has
 // the name (compared without case).
-func uniqueMailboxName(tx MailboxTx, m *Mailbox) error {
+func uniqueMailboxName(tx Tx, m *Mailbox) error {
 	all, err := tx.Mailboxes(m.CompanyID)
 	if err != nil {
 		return err
@@ -166,7 +154,7 @@ const MaxFieldOptions = 100
 // AddField adds a custom field at the end of a mailbox's fields. Only a
 // dropdown has options (at least one, distinct); names are unique within
 // the mailbox (409).
-func AddField(tx MailboxTx, companyID, mailboxID int64, req NewField, now time.Time) (*Mailbox, FieldDef, error) {
+func AddField(tx Tx, companyID, mailboxID int64, req NewField, now time.Time) (*Mailbox, FieldDef, error) {
 	m, err := tx.Mailbox(companyID, mailboxID)
 	if err != nil {
 		return nil, FieldDef{}, err
@@ -227,7 +215,7 @@ const widgetIDRule = "must be 8 to 64 letters, digits, '-' or '_'"
 // AddWidget adds a chat widget to a mailbox: its public id is what the
 // embeddable widget sends (POST /v2/widgets/{widgetId}/chats). Ids are
 // unique across Parley (409).
-func AddWidget(tx MailboxTx, companyID, mailboxID int64, req NewWidget, now time.Time) (*Mailbox, string, error) {
+func AddWidget(tx Tx, companyID, mailboxID int64, req NewWidget, now time.Time) (*Mailbox, string, error) {
 	m, err := tx.Mailbox(companyID, mailboxID)
 	if err != nil {
 		return nil, "", err

@@ -46,15 +46,9 @@ func (u *User) Wants(kind NotifyKind) bool {
 	return false
 }
 
-// UserStore is what notification preferences need from storage.
-type UserStore interface {
-	User(companyID, id int64) (*User, error)
-	PutUser(u *User) error
-}
-
 // SetNotifyPrefs replaces a user's notification preferences: users set
 // their own, owners and administrators anyone's of the company.
-func SetNotifyPrefs(tx UserStore, caller Caller, userID int64, p NotifyPrefs, now time.Time) (*User, error) {
+func SetNotifyPrefs(tx Tx, caller Caller, userID int64, p NotifyPrefs, now time.Time) (*User, error) {
 	if userID != caller.User.ID && !caller.User.IsAdmin() {
 		return nil, Forbidden(CodeAccessDenied, "only owners and administrators change another user's notifications")
 	}

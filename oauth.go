@@ -79,7 +79,7 @@ type Issued struct {
 
 // IssueClientCredentials issues an access token that acts as the user who
 // created the (already authenticated) application.
-func IssueClientCredentials(tx AccessTx, app *App, now time.Time) (Issued, error) {
+func IssueClientCredentials(tx Tx, app *App, now time.Time) (Issued, error) {
 	user, err := tx.User(app.CompanyID, app.UserID)
 	if err != nil || !user.CanSignIn() {
 		if KindOf(err) == KindInternal && err != nil {
@@ -95,7 +95,7 @@ func IssueClientCredentials(tx AccessTx, app *App, now time.Time) (Issued, error
 
 // IssueAuthCode records the user's approval of the application and returns
 // the single-use code to send to the application's redirect URL.
-func IssueAuthCode(tx AccessTx, app *App, user *User, now time.Time) (string, error) {
+func IssueAuthCode(tx Tx, app *App, user *User, now time.Time) (string, error) {
 	if app.RevokedAt != nil || app.RedirectURI == "" {
 		return "", Invalid("query", "client_id", CodeValueNotSupported, "the application cannot use the authorization-code flow", app.ClientID)
 	}
@@ -111,7 +111,7 @@ func IssueAuthCode(tx AccessTx, app *App, user *User, now time.Time) (string, er
 // token. A code works once, for the application it was issued to, before it
 // expires; presenting a used code again revokes what it was exchanged for
 // (RFC 6749 section 4.1.2).
-func ExchangeAuthCode(tx AccessTx, app *App, code string, now time.Time) (Issued, error) {
+func ExchangeAuthCode(tx Tx, app *App, code string, now time.Time) (Issued, error) {
 	rec, err := tx.AuthCode(HashToken(code))
 	if err != nil || rec.ClientID != app.ClientID {
 		return Issued{}, internalOr(err, invalidGrant("the authorization code is invalid"))
@@ -144,7 +144,7 @@ func ExchangeAuthCode(tx AccessTx, app *App, code string, now time.Time) (Issued
 // a new refresh token, and the presented one stops working. Presenting a
 // rotated refresh token again (a replay: someone copied it) revokes the
 // whole grant, so the thief's and the owner's tokens all stop working.
-func RefreshAccess(tx AccessTx, app *App, refresh string, now time.Time) (Issued, error) {
+func RefreshAccess(tx Tx, app *App, refresh string, now time.Time) (Issued, error) {
 	rt, err := tx.RefreshToken(HashToken(refresh))
 	if err != nil || rt.ClientID != app.ClientID {
 		return Issued{}, internalOr(err, invalidGrant("the refresh token is invalid"))
@@ -177,7 +177,7 @@ func RefreshAccess(tx AccessTx, app *App, refresh string, now time.Time) (Issued
 }
 
 // issueOnGrant stores an access and a refresh token of the grant.
-func issueOnGrant(tx AccessTx, g *Grant, access, refresh string, now time.Time) (Issued, error) {
+func issueOnGrant(tx Tx, g *Grant, access, refresh string, now time.Time) (Issued, error) {
 	err := tx.PutToken(&Token{Hash: HashToken(access), ClientID: g.ClientID, CompanyID: g.CompanyID, UserID: g.UserID,
 		ExpiresAt: now.Add(AccessTokenLifetime), GrantID: g.ID})
 	if err != nil {
@@ -188,7 +188,7 @@ func issueOnGrant(tx AccessTx, g *Grant, access, refresh string, now time.Time) 
 	return Issued{AccessToken: access, RefreshToken: refresh, ExpiresIn: int(AccessTokenLifetime.Seconds())}, err
 }
 
-func revokeGrant(tx AccessTx, id string, now time.Time) error {
+func revokeGrant(tx Tx, id string, now time.Time) error {
 	if id == "" {
 		return nil
 	}
@@ -209,4 +209,17 @@ func internalOr(err error, answer *Error) error {
 		return nil
 	}
 	return answer
+}
+
+// App is an OAuth 2.0 application. It acts as the user who created it.
+type App struct {
+	ClientID    string    `json:"clientId"`
+	CompanyID   int64     `json:"companyId"`
+	UserID      int64     `json:"userId"`
+	Name        string    `json:"name"`
+	SecretHash  string    `json:"secretHash"` // bcrypt
+	RedirectURI string    `json:"redirectUri,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
+	// RevokedAt is set by `parley app revoke`: the app's tokens stop working.
+	RevokedAt *time.Time `json:"revokedAt,omitempty"`
 }

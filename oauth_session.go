@@ -14,7 +14,7 @@ type Session struct {
 // SignIn starts a session for a user whose password was checked. An
 // invited user accepts the invitation by signing in the first time; a
 // deactivated user may not sign in (401).
-func SignIn(tx AccessTx, user *User, now time.Time) (string, error) {
+func SignIn(tx Tx, user *User, now time.Time) (string, error) {
 	if user.Deactivated {
 		return "", Unauthorized("the user is deactivated")
 	}
@@ -31,7 +31,7 @@ func SignIn(tx AccessTx, user *User, now time.Time) (string, error) {
 
 // SessionUser resolves a session cookie's value to its signed-in user; an
 // unknown or expired session, or a user who can no longer sign in, is 401.
-func SessionUser(tx AccessTx, token string, now time.Time) (*User, error) {
+func SessionUser(tx Tx, token string, now time.Time) (*User, error) {
 	s, err := tx.Session(HashToken(token))
 	if err != nil {
 		return nil, unauthorizedOr(err, "not signed in")

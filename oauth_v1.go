@@ -34,7 +34,7 @@ const CodeInvalidV1Exchange = "Invalid V1 exchange"
 // Repeating it with the same key and application returns the existing
 // tokens while the access token lives and its grant stands. A bad key or
 // client id answers 400.
-func ExchangeV1Key(tx AccessTx, apiKey, clientID string, now time.Time) (Issued, error) {
+func ExchangeV1Key(tx Tx, apiKey, clientID string, now time.Time) (Issued, error) {
 	if apiKey == "" {
 		return Issued{}, v1Invalid("apiKey is required")
 	}

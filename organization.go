@@ -152,26 +152,8 @@ func (in *OrganizationInput) Apply(o *Organization, logoURL bool, now time.Time)
 	o.UpdatedAt = now
 }
 
-// OrganizationStore is what organization rules need from storage; the
-// storage package implements it. Reads are scoped by company and answer
-// NotFound for another company's record.
-type OrganizationStore interface {
-	Organization(companyID, id int64) (*Organization, error)
-	// OrganizationsByName finds a company's organizations with this name,
-	// compared case-insensitively, in id order.
-	OrganizationsByName(companyID int64, name string) ([]Organization, error)
-	// PutOrganization stores an organization and its domain keys, assigning
-	// an id when ID is 0; a domain held by another organization of the
-	// company is a Conflict.
-	PutOrganization(o *Organization) error
-	// DeleteOrganization removes an organization and unlinks its customers.
-	DeleteOrganization(o *Organization, now time.Time) error
-	// PutEvent records a webhook event in the transaction of the change.
-	PutEvent(e Event) error
-}
-
 // CreateOrganization validates and stores a new organization.
-func CreateOrganization(tx OrganizationStore, companyID int64, in *OrganizationInput, now time.Time) (*Organization, error) {
+func CreateOrganization(tx Tx, companyID int64, in *OrganizationInput, now time.Time) (*Organization, error) {
 	if err := in.Validate(true); err != nil {
 		return nil, err
 	}
@@ -184,7 +166,7 @@ func CreateOrganization(tx OrganizationStore, companyID int64, in *OrganizationI
 }
 
 // ReplaceOrganization applies Update Organization's four rules.
-func ReplaceOrganization(tx OrganizationStore, companyID, id int64, in *OrganizationInput, now time.Time) error {
+func ReplaceOrganization(tx Tx, companyID, id int64, in *OrganizationInput, now time.Time) error {
 	o, err := tx.Organization(companyID, id)
 	if err != nil {
 		return err
@@ -200,7 +182,7 @@ func ReplaceOrganization(tx OrganizationStore, companyID, id int64, in *Organiza
 }
 
 // RemoveOrganization deletes an organization; its customers stay, unlinked.
-func RemoveOrganization(tx OrganizationStore, companyID, id int64, now time.Time) error {
+func RemoveOrganization(tx Tx, companyID, id int64, now time.Time) error {
 	o, err := tx.Organization(companyID, id)
 	if err != nil {
 		return err
@@ -213,7 +195,7 @@ func RemoveOrganization(tx OrganizationStore, companyID, id int64, now time.Time
 
 // organizationByName finds the company's organization with this name
 // (case-insensitive; the oldest when several share it) or creates it.
-func organizationByName(tx OrganizationStore, companyID int64, name string, now time.Time) (*Organization, error) {
+func organizationByName(tx Tx, companyID int64, name string, now time.Time) (*Organization, error) {
 	found, err := tx.OrganizationsByName(companyID, name)
 	if err != nil {
 		return nil, err

@@ -6,22 +6,8 @@ import (
 	"time"
 )
 
-// OrganizationPropertyStore is what organization property rules need from
-// storage: the company's definitions (in slug order) and its
-// organizations, whose Properties hold the values by slug.
-type OrganizationPropertyStore interface {
-	OrganizationStore
-	OrganizationPropertyDefs(companyID int64) ([]PropertyDef, error)
-	// PutOrganizationPropertyDef stores a definition, assigning ids to it
-	// (when new: a slug already defined is a Conflict) and to options
-	// without one.
-	PutOrganizationPropertyDef(d *PropertyDef, isNew bool) error
-	DeleteOrganizationPropertyDef(companyID int64, slug string) error
-	Organizations(companyID int64) ([]Organization, error)
-}
-
 // FindOrganizationPropertyDef finds a definition by slug.
-func FindOrganizationPropertyDef(tx OrganizationPropertyStore, companyID int64, slug string) (*PropertyDef, error) {
+func FindOrganizationPropertyDef(tx Tx, companyID int64, slug string) (*PropertyDef, error) {
 	defs, err := tx.OrganizationPropertyDefs(companyID)
 	if err != nil {
 		return nil, err
@@ -34,7 +20,7 @@ func FindOrganizationPropertyDef(tx OrganizationPropertyStore, companyID int64, 
 
 // DefineOrganizationProperty lets an owner or administrator define an
 // organization property; a company holds at most 50.
-func DefineOrganizationProperty(tx OrganizationPropertyStore, caller Caller, in *PropertyDefInput, now time.Time) (*PropertyDef, error) {
+func DefineOrganizationProperty(tx Tx, caller Caller, in *PropertyDefInput, now time.Time) (*PropertyDef, error) {
 	if err := RequireAdmin(caller, "define organization properties"); err != nil {
 		return nil, err
 	}
@@ -55,7 +41,7 @@ func DefineOrganizationProperty(tx OrganizationPropertyStore, caller Caller, in 
 // ReviseOrganizationProperty lets an owner or administrator rename a
 // definition and replace a dropdown's options; the values naming an option
 // that went are removed in the same transaction.
-func ReviseOrganizationProperty(tx OrganizationPropertyStore, caller Caller, slug string, in *PropertyDefInput, now time.Time) error {
+func ReviseOrganizationProperty(tx Tx, caller Caller, slug string, in *PropertyDefInput, now time.Time) error {
 	if err := RequireAdmin(caller, "update organization properties"); err != nil {
 		return err
 	}
@@ -82,7 +68,7 @@ func ReviseOrganizationProperty(tx OrganizationPropertyStore, caller Caller, slu
 
 // DeleteOrganizationProperty lets an owner or administrator delete a
 // definition; every organization's value goes with it, freeing the slug.
-func DeleteOrganizationProperty(tx OrganizationPropertyStore, caller Caller, slug string, now time.Time) error {
+func DeleteOrganizationProperty(tx Tx, caller Caller, slug string, now time.Time) error {
 	if err := RequireAdmin(caller, "delete organization properties"); err != nil {
 		return err
 	}
@@ -98,7 +84,7 @@ func DeleteOrganizationProperty(tx OrganizationPropertyStore, caller Caller, slu
 
 // clearOrganizationValues removes the slug's value from every organization
 // of the company whose value matches.
-func clearOrganizationValues(tx OrganizationPropertyStore, companyID int64, slug string, match func(string) bool, now time.Time) error {
+func clearOrganizationValues(tx Tx, companyID int64, slug string, match func(string) bool, now time.Time) error {
 	orgs, err := tx.Organizations(companyID)
 	if err != nil {
 		return err
@@ -124,7 +110,7 @@ type PropertyValueInput struct {
 // SetOrganizationProperty sets the value of a property on an organization.
 // The value is a string (a number is read as its text) checked against the
 // definition's type; a dropdown's value is one of its option labels.
-func SetOrganizationProperty(tx OrganizationPropertyStore, companyID, orgID int64, slug string, in *PropertyValueInput, now time.Time) error {
+func SetOrganizationProperty(tx Tx, companyID, orgID int64, slug string, in *PropertyValueInput, now time.Time) error {
 	o, d, err := organizationAndDef(tx, companyID, orgID, slug)
 	if err != nil {
 		return err
@@ -149,7 +135,7 @@ func SetOrganizationProperty(tx OrganizationPropertyStore, companyID, orgID int6
 
 // RemoveOrganizationProperty clears the value of a property on an
 // organization; the definition stays. Clearing an unset value is no error.
-func RemoveOrganizationProperty(tx OrganizationPropertyStore, companyID, orgID int64, slug string, now time.Time) error {
+func RemoveOrganizationProperty(tx Tx, companyID, orgID int64, slug string, now time.Time) error {
 	o, d, err := organizationAndDef(tx, companyID, orgID, slug)
 	if err != nil {
 		return err
@@ -163,7 +149,7 @@ func RemoveOrganizationProperty(tx OrganizationPropertyStore, companyID, orgID i
 
 // organizationAndDef loads the organization and the definition a value
 // path names; either missing is 404.
-func organizationAndDef(tx OrganizationPropertyStore, companyID, orgID int64, slug string) (*Organization, *PropertyDef, error) {
+func organizationAndDef(tx Tx, companyID, orgID int64, slug string) (*Organization, *PropertyDef, error) {
 	o, err := tx.Organization(companyID, orgID)
 	if err != nil {
 		return nil, nil, err
@@ -172,7 +158,7 @@ func organizationAndDef(tx OrganizationPropertyStore, companyID, orgID int64, sl
 	return o, d, err
 }
 
-func saveOrganizationValues(tx OrganizationPropertyStore, o *Organization, now time.Time) error {
+func saveOrganizationValues(tx Tx, o *Organization, now time.Time) error {
 	if len(o.Properties) == 0 {
 		o.Properties = nil
 	}

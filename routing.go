@@ -124,21 +124,11 @@ func (r *Routing) Pick(members []RoutingMember) int64 {
 	return best
 }
 
-// RoutingStore is what routing rules need from storage.
-type RoutingStore interface {
-	Mailbox(companyID, id int64) (*Mailbox, error)
-	User(companyID, id int64) (*User, error)
-	PutMailbox(m *Mailbox) error
-	// OpenAssigned counts the open (active or pending, published)
-	// conversations of a mailbox assigned to a user.
-	OpenAssigned(mailboxID, userID int64) int
-}
-
 // ConfigureRouting lets an owner or administrator replace a mailbox's
 // routing. Enabled routing needs a method, a limit of 1 to 100 and at
 // least one user; every user must be an active user of the company who
 // may see the mailbox, listed once. Disabled routing keeps what is given.
-func ConfigureRouting(tx RoutingStore, caller Caller, mailboxID int64, in *RoutingInput) error {
+func ConfigureRouting(tx Tx, caller Caller, mailboxID int64, in *RoutingInput) error {
 	if err := RequireAdmin(caller, "configure routing"); err != nil {
 		return err
 	}
@@ -230,7 +220,7 @@ func routeConversation(tx Tx, c *Conversation, m *Mailbox) (bool, error) {
 
 // RoutingMembers lists the users a mailbox's rotation shows, in the order
 // given: the active users who may see the mailbox.
-func RoutingMembers(tx RoutingStore, users []User, m *Mailbox) []RoutingMember {
+func RoutingMembers(tx Tx, users []User, m *Mailbox) []RoutingMember {
 	var out []RoutingMember
 	for i := range users {
 		if member, ok := routingMember(tx, &users[i], m); ok {
@@ -240,7 +230,7 @@ func RoutingMembers(tx RoutingStore, users []User, m *Mailbox) []RoutingMember {
 	return out
 }
 
-func routingMember(tx RoutingStore, u *User, m *Mailbox) (RoutingMember, bool) {
+func routingMember(tx Tx, u *User, m *Mailbox) (RoutingMember, bool) {
 	if !u.Active || !u.CanAccessMailbox(m.ID) {
 		return RoutingMember{}, false
 	}

@@ -36,16 +36,6 @@ const (
 	MaxSavedReplyText = 50000
 )
 
-// SavedReplyStore stores saved replies, each under its mailbox.
-type SavedReplyStore interface {
-	Mailbox(companyID, id int64) (*Mailbox, error)
-	SavedReply(companyID, mailboxID, id int64) (*SavedReply, error)
-	SavedReplies(companyID, mailboxID int64) ([]SavedReply, error)
-	// PutSavedReply stores a reply, assigning an id when ID is 0.
-	PutSavedReply(r *SavedReply) error
-	DeleteSavedReply(r *SavedReply) error
-}
-
 // validate checks the input: a name, and text for e-mail or chat.
 func (in *SavedReplyInput) validate() error {
 	p := &Problems{Source: "JSON"}
@@ -70,7 +60,7 @@ func trimmed(s *string) string {
 }
 
 // mailboxFor finds a mailbox the caller may use; any other is not found.
-func mailboxFor(tx SavedReplyStore, caller Caller, mailboxID int64) (*Mailbox, error) {
+func mailboxFor(tx Tx, caller Caller, mailboxID int64) (*Mailbox, error) {
 	m, err := tx.Mailbox(caller.Company.ID, mailboxID)
 	if err == nil && !caller.User.CanAccessMailbox(m.ID) {
 		err = NotFound("mailbox")
@@ -80,7 +70,7 @@ func mailboxFor(tx SavedReplyStore, caller Caller, mailboxID int64) (*Mailbox, e
 
 // SavedRepliesOf lists a mailbox's saved replies in id order, without the
 // chat-only ones unless includeChat.
-func SavedRepliesOf(tx SavedReplyStore, caller Caller, mailboxID int64, includeChat bool) ([]SavedReply, error) {
+func SavedRepliesOf(tx Tx, caller Caller, mailboxID int64, includeChat bool) ([]SavedReply, error) {
 	if _, err := mailboxFor(tx, caller, mailboxID); err != nil {
 		return nil, err
 	}
@@ -98,7 +88,7 @@ func SavedRepliesOf(tx SavedReplyStore, caller Caller, mailboxID int64, includeC
 }
 
 // LoadSavedReply loads a saved reply of a mailbox the caller may use.
-func LoadSavedReply(tx SavedReplyStore, caller Caller, mailboxID, id int64) (*SavedReply, error) {
+func LoadSavedReply(tx Tx, caller Caller, mailboxID, id int64) (*SavedReply, error) {
 	if _, err := mailboxFor(tx, caller, mailboxID); err != nil {
 		return nil, err
 	}
@@ -106,7 +96,7 @@ func LoadSavedReply(tx SavedReplyStore, caller Caller, mailboxID, id int64) (*Sa
 }
 
 // CreateSavedReply adds a saved reply to a mailbox the caller may use.
-func CreateSavedReply(tx SavedReplyStore, caller Caller, mailboxID int64, in *SavedReplyInput, now time.Time) (*SavedReply, error) {
+func CreateSavedReply(tx Tx, caller Caller, mailboxID int64, in *SavedReplyInput, now time.Time) (*SavedReply, error) {
 	if _, err := mailboxFor(tx, caller, mailboxID); err != nil {
 		return nil, err
 	}
@@ -120,7 +110,7 @@ func CreateSavedReply(tx SavedReplyStore, caller Caller, mailboxID int64, in *Sa
 
 // UpdateSavedReply replaces a saved reply's name and texts: a text left
 // out of the request is emptied, as PUT replaces.
-func UpdateSavedReply(tx SavedReplyStore, caller Caller, mailboxID, id int64, in *SavedReplyInput, now time.Time) error {
+func UpdateSavedReply(tx Tx, caller Caller, mailboxID, id int64, in *SavedReplyInput, now time.Time) error {
 	r, err := LoadSavedReply(tx, caller, mailboxID, id)
 	if err != nil {
 		return err
@@ -134,7 +124,7 @@ func UpdateSavedReply(tx SavedReplyStore, caller Caller, mailboxID, id int64, in
 
 // DeleteSavedReply removes a saved reply; threads written from it keep
 // its id.
-func DeleteSavedReply(tx SavedReplyStore, caller Caller, mailboxID, id int64) error {
+func DeleteSavedReply(tx Tx, caller Caller, mailboxID, id int64) error {
 	r, err := LoadSavedReply(tx, caller, mailboxID, id)
 	if err != nil {
 		return err

@@ -80,7 +80,7 @@ func LoadConversation(tx Tx, caller Caller, id int64, now time.Time) (*Conversat
 		return nil, err
 	}
 	if c.MergedInto != 0 && c.MergedAt != nil && now.Before(c.MergedAt.Add(MergeRedirect)) {
-		return nil, &Error{Kind: KindMoved, Message: "conversation merged", Location: fmt.Sprintf("/v2/conversations/%d", c.MergedInto)}
+		return nil, &Error{Kind: KindMoved, Message: "conversation merged", MergedInto: c.MergedInto}
 	}
 	if c.State == StateDeleted || !caller.User.CanAccessMailbox(c.MailboxID) {
 		return nil, NotFound("conversation")
@@ -275,4 +275,29 @@ func saveWithThreads(tx Tx, c *Conversation, m *Mailbox, now time.Time) error {
 	c.PlaceInFolder(m)
 	c.ModifiedAt = now
 	return tx.PutConversation(c)
+}
+
+// loadThread loads a conversation the caller may change and one of its
+// threads.
+func loadThread(tx Tx, caller Caller, convID, threadID int64, now time.Time) (*Conversation, *Thread, error) {
+	c, err := LoadConversation(tx, caller, convID, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := findThread(tx, c, threadID)
+	return c, t, err
+}
+
+// findThread finds a thread of a conversation.
+func findThread(tx Tx, c *Conversation, threadID int64) (*Thread, error) {
+	threads, err := tx.Threads(c.ID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range threads {
+		if threads[i].ID == threadID {
+			return &threads[i], nil
+		}
+	}
+	return nil, NotFound("thread")
 }

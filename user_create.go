@@ -31,26 +31,6 @@ func PlanSeats(p Plan) (users, lightUsers int) {
 	}
 }
 
-// Seats returns the company's user and light-user seats.
-func (c *Company) Seats() (users, lightUsers int) {
-	users, lightUsers = PlanSeats(c.Plan)
-	if c.UserSeats > 0 {
-		users = c.UserSeats
-	}
-	if c.LightUserSeats > 0 {
-		lightUsers = c.LightUserSeats
-	}
-	return users, lightUsers
-}
-
-// UserTx is what creating a user needs from storage.
-type UserTx interface {
-	Mailbox(companyID, id int64) (*Mailbox, error)
-	UserByEmail(email string) (*User, error)
-	Users(companyID int64) ([]User, error)
-	PutUser(u *User) error
-}
-
 // NewUser is a request to create a user (POST /v2/users). Absent fields
 // are nil.
 type NewUser struct {
@@ -76,7 +56,7 @@ var userRoles = []string{string(RoleAdmin), string(RoleUser), string(RoleLightUs
 // access`); and a seat of the role's kind must be free (403 `Plan user
 // limit reached` / `Light user limit reached`). The user starts invited
 // (not active) and accepts by signing in for the first time.
-func CreateUser(tx UserTx, who Caller, req NewUser, now time.Time) (*User, error) {
+func CreateUser(tx Tx, who Caller, req NewUser, now time.Time) (*User, error) {
 	if !who.User.IsAdmin() {
 		return nil, Forbidden(CodeMayNotCreateUsers, "only administrators and account owners may create users")
 	}
@@ -148,7 +128,7 @@ func CreateUser(tx UserTx, who Caller, req NewUser, now time.Time) (*User, error
 }
 
 // checkSeats answers 403 when no seat of the role's kind is free.
-func checkSeats(tx UserTx, c *Company, role Role) error {
+func checkSeats(tx Tx, c *Company, role Role) error {
 	users, err := tx.Users(c.ID)
 	if err != nil {
 		return err

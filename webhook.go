@@ -200,24 +200,6 @@ func (in *WebhookInput) apply(w *Webhook) {
 	w.PayloadVersion = PayloadV2
 }
 
-// WebhookStore is what webhook rules need from storage within one
-// transaction; the storage package implements it.
-type WebhookStore interface {
-	Mailbox(companyID, id int64) (*Mailbox, error)
-	Webhook(companyID, id int64) (*Webhook, error)
-	// PutWebhook stores a webhook, assigning an id when ID is 0.
-	PutWebhook(w *Webhook) error
-	// DeleteWebhook removes a webhook and its deliveries.
-	DeleteWebhook(w *Webhook) error
-	Delivery(webhookID, id int64) (*Delivery, error)
-	// PutDelivery stores a delivery, assigning an id when ID is 0, and
-	// keeps it queued while it is pending.
-	PutDelivery(d *Delivery) error
-	// SetDeliveriesPaused pauses or resumes (due at now) every pending
-	// delivery of a webhook.
-	SetDeliveriesPaused(webhookID int64, paused bool, now time.Time) error
-}
-
 // WebhookAccess refuses callers who may not manage webhooks: webhooks see
 // every mailbox's events, so only owners and administrators manage them.
 func WebhookAccess(caller Caller) error {
@@ -228,7 +210,7 @@ func WebhookAccess(caller Caller) error {
 }
 
 // checkMailboxes requires every filtered mailbox to be the caller's.
-func checkMailboxes(tx WebhookStore, caller Caller, ids []int64) error {
+func checkMailboxes(tx Tx, caller Caller, ids []int64) error {
 	for i, id := range ids {
 		m, err := tx.Mailbox(caller.Company.ID, id)
 		if err != nil && !IsNotFound(err) {
@@ -243,7 +225,7 @@ func checkMailboxes(tx WebhookStore, caller Caller, ids []int64) error {
 
 // CreateWebhook validates and stores a webhook, and queues its test event
 // (helpscout.test) in the same transaction.
-func CreateWebhook(tx WebhookStore, caller Caller, in *WebhookInput, policy WebhookPolicy, now time.Time) (*Webhook, error) {
+func CreateWebhook(tx Tx, caller Caller, in *WebhookInput, policy WebhookPolicy, now time.Time) (*Webhook, error) {
 	if err := WebhookAccess(caller); err != nil {
 		return nil, err
 	}
@@ -273,7 +255,7 @@ func CreateWebhook(tx WebhookStore, caller Caller, in *WebhookInput, policy Webh
 }
 
 // LoadWebhook loads a webhook the caller may manage.
-func LoadWebhook(tx WebhookStore, caller Caller, id int64) (*Webhook, error) {
+func LoadWebhook(tx Tx, caller Caller, id int64) (*Webhook, error) {
 	if err := WebhookAccess(caller); err != nil {
 		return nil, err
 	}
@@ -283,7 +265,7 @@ func LoadWebhook(tx WebhookStore, caller Caller, id int64) (*Webhook, error) {
 // UpdateWebhook overwrites a webhook's configuration (PUT). An absent
 // state enables it: re-saving a disabled webhook is how it is turned back
 // on, and its paused deliveries resume.
-func UpdateWebhook(tx WebhookStore, caller Caller, id int64, in *WebhookInput, policy WebhookPolicy, now time.Time) error {
+func UpdateWebhook(tx Tx, caller Caller, id int64, in *WebhookInput, policy WebhookPolicy, now time.Time) error {
 	w, err := LoadWebhook(tx, caller, id)
 	if err != nil {
 		return err
@@ -314,7 +296,7 @@ func UpdateWebhook(tx WebhookStore, caller Caller, id int64, in *WebhookInput, p
 }
 
 // RemoveWebhook deletes a webhook with its delivery log.
-func RemoveWebhook(tx WebhookStore, caller Caller, id int64) error {
+func RemoveWebhook(tx Tx, caller Caller, id int64) error {
 	w, err := LoadWebhook(tx, caller, id)
 	if err != nil {
 		return err
@@ -325,7 +307,7 @@ func RemoveWebhook(tx WebhookStore, caller Caller, id int64) error {
 // ReplayDelivery queues a delivery again, due now, with the same id and
 // body and a fresh attempt budget. A delivery of a disabled webhook waits,
 // paused, until the webhook is enabled again.
-func ReplayDelivery(tx WebhookStore, caller Caller, webhookID, deliveryID int64, now time.Time) (*Delivery, error) {
+func ReplayDelivery(tx Tx, caller Caller, webhookID, deliveryID int64, now time.Time) (*Delivery, error) {
 	w, err := LoadWebhook(tx, caller, webhookID)
 	if err != nil {
 		return nil, err

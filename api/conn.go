@@ -142,6 +142,6 @@ func isBodyTimeout(err error) bool {
 
 // bodyTimeout is the 408 of a body not sent within BodyTimeout.
 func bodyTimeout() *parley.Error {
-	return &parley.Error{Kind: parley.KindRequestTimeout, Message: "Request timeout", Errors: []parley.FieldError{{
+	return &parley.Error{Kind: kindRequestTimeout, Message: "Request timeout", Errors: []parley.FieldError{{
 		Code: parley.CodeRequestTimeout, Message: "the request body was not received in time", Source: "JSON"}}}
 }

@@ -18,18 +18,18 @@ var statusOf = map[parley.Kind]int{
 	parley.KindUnauthorized:    http.StatusUnauthorized,
 	parley.KindForbidden:       http.StatusForbidden,
 	parley.KindNotFound:        http.StatusNotFound,
-	parley.KindMethod:          http.StatusMethodNotAllowed,
+	kindMethod:                 http.StatusMethodNotAllowed,
 	parley.KindConflict:        http.StatusConflict,
 	parley.KindLocked:          http.StatusPreconditionFailed,
-	parley.KindTooLarge:        http.StatusRequestEntityTooLarge,
-	parley.KindMediaType:       http.StatusUnsupportedMediaType,
+	kindTooLarge:               http.StatusRequestEntityTooLarge,
+	kindMediaType:              http.StatusUnsupportedMediaType,
 	parley.KindUnprocessable:   http.StatusUnprocessableEntity,
 	parley.KindCustomerLocked:  http.StatusLocked,
 	parley.KindTooManyRequests: http.StatusTooManyRequests,
-	parley.KindTimeout:         http.StatusGatewayTimeout,
+	kindTimeout:                http.StatusGatewayTimeout,
 	parley.KindMoved:           http.StatusMovedPermanently,
 	parley.KindGone:            http.StatusGone,
-	parley.KindRequestTimeout:  http.StatusRequestTimeout,
+	kindRequestTimeout:         http.StatusRequestTimeout,
 }
 
 // errorDocsPath is where the error reference lives, relative to the base URL.
@@ -58,7 +58,7 @@ func (s *Server) fail(c *gin.Context, err error) {
 	}
 	base := s.baseURL(c)
 	if e.Kind == parley.KindMoved {
-		c.Header("Location", base+e.Location)
+		c.Header("Location", s.url(c, "v2", "conversations", e.MergedInto))
 	}
 	items := make([]gin.H, 0, len(e.Errors))
 	for _, f := range e.Errors {
@@ -99,7 +99,7 @@ func (s *Server) methodNotAllowed(c *gin.Context) {
 		}
 	}
 	c.Header("Allow", strings.Join(allowed, ", "))
-	s.fail(c, &parley.Error{Kind: parley.KindMethod, Message: "Invalid HTTP method", Errors: []parley.FieldError{{
+	s.fail(c, &parley.Error{Kind: kindMethod, Message: "Invalid HTTP method", Errors: []parley.FieldError{{
 		Code: parley.CodeMethod, Message: "method " + c.Request.Method + " is not supported by this endpoint",
 		RejectedValue: c.Request.Method, Source: "method"}}})
 }
@@ -124,7 +124,7 @@ const statusClientClosed = 499
 
 // internalTimeout is the 504 of a request past its deadline (SPEC).
 func internalTimeout() *parley.Error {
-	return &parley.Error{Kind: parley.KindTimeout, Message: "Internal Timeout", Errors: []parley.FieldError{{
+	return &parley.Error{Kind: kindTimeout, Message: "Internal Timeout", Errors: []parley.FieldError{{
 		Code: parley.CodeInternalTimeout, Message: "an internal call timed out; retry after a short delay"}}}
 }
 

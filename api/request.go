@@ -47,7 +47,7 @@ func readJSON(c *gin.Context, max int64) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, max))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return nil, &parley.Error{Kind: parley.KindTooLarge, Message: "Request too large", Errors: []parley.FieldError{{
+		return nil, &parley.Error{Kind: kindTooLarge, Message: "Request too large", Errors: []parley.FieldError{{
 			Code: parley.CodeTooLarge, Message: fmt.Sprintf("the body must be at most %d bytes", max), Source: "JSON"}}}
 	}
 	if isBodyTimeout(err) {
@@ -62,7 +62,7 @@ func readJSON(c *gin.Context, max int64) ([]byte, error) {
 func requireJSON(c *gin.Context) error {
 	mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
 	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-		return &parley.Error{Kind: parley.KindMediaType, Message: "Invalid media type", Errors: []parley.FieldError{{
+		return &parley.Error{Kind: kindMediaType, Message: "Invalid media type", Errors: []parley.FieldError{{
 			Path: "Content-Type", Code: parley.CodeMediaType, Message: "Content-Type must be application/json",
 			RejectedValue: c.GetHeader("Content-Type"), Source: "header"}}}
 	}

@@ -14,7 +14,7 @@ var (
 	bucketSessions      = newBucket("oauth_sessions")
 )
 
-var _ parley.AccessTx = (*Tx)(nil)
+var _ parley.AuthStore = (*Tx)(nil)
 
 // load decodes the record under k, or answers NotFound(what).
 func load[T any](t *Tx, bucket, k []byte, what string) (*T, error) {

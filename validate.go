@@ -3,6 +3,7 @@ package parley
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -80,4 +81,33 @@ func UnmarshalValue(raw json.RawMessage, v any) error {
 		return err
 	}
 	return nil
+}
+
+func requireString(p *Problems, path string, v *string, max int) {
+	switch {
+	case v == nil:
+		p.Add(path, CodeNullValue, "may not be null", nil)
+	case strings.TrimSpace(*v) == "":
+		p.Add(path, CodeEmptyValue, "may not be empty", *v)
+	case len([]rune(*v)) > max:
+		p.Add(path, CodeSize, sizeMessage(1, max), *v)
+	}
+}
+
+func requireEnum(p *Problems, path string, v *string, allowed []string) {
+	switch {
+	case v == nil:
+		p.Add(path, CodeNullValue, "may not be null", nil)
+	case !slices.Contains(allowed, *v):
+		p.Add(path, CodeEnumValue, "must be one of: "+strings.Join(allowed, ", "), *v)
+	}
+}
+
+func checkTime(p *Problems, path string, v *string) {
+	if v == nil {
+		return
+	}
+	if _, ok := ParseTime(*v); !ok {
+		p.Add(path, CodeMalformedDate, "must be ISO 8601 yyyy-MM-dd'T'HH:mm:ss'Z'", *v)
+	}
 }

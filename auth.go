@@ -25,16 +25,6 @@ func NewSecret() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// CanSignIn reports whether the user is an active, invited (accepted) user:
-// only their credentials and tokens work (SPEC Authentication 3).
-func (u *User) CanSignIn() bool { return u.Active && !u.Deactivated }
-
-// Invited reports whether the user was invited and has not accepted yet.
-func (u *User) Invited() bool { return !u.Active && !u.Deactivated }
-
-// IsAdmin reports whether the user is an owner or an administrator.
-func (u *User) IsAdmin() bool { return u.Role == RoleOwner || u.Role == RoleAdmin }
-
 // RequireAdmin answers 403 `Access denied` unless the caller is an owner
 // or an administrator; doing says what was refused.
 func RequireAdmin(caller Caller, doing string) error {
@@ -44,60 +34,11 @@ func RequireAdmin(caller Caller, doing string) error {
 	return nil
 }
 
-// CheckAPIAccess applies the company switches that govern every API call:
-// API use must be enabled (403 `API not enabled`) and payment information
-// present and not expired at now (403 `Payment missing`).
-func (c *Company) CheckAPIAccess(now time.Time) error {
-	if !c.APIEnabled {
-		return Forbidden(CodeAPINotEnabled, "API access is not enabled for this account")
-	}
-	if !c.PaymentOK || (c.PaidUntil != nil && !now.Before(*c.PaidUntil)) {
-		return Forbidden(CodePaymentMissing, "payment information is missing or expired")
-	}
-	return nil
-}
-
-// CountsOfficeHours reports whether a report asked for office hours counts
-// them: asking while the company has none enabled behaves as not asking
-// (SPEC).
-func (c *Company) CountsOfficeHours(asked bool) bool { return asked && c.OfficeHours.Enabled }
-
-// CanUseReports answers 403 `Access denied` unless the company's plan is
-// one of the two highest (SPEC: reports need them).
-func (c *Company) CanUseReports() error {
-	if !c.Plan.HasReports() {
-		return Forbidden(CodeAccessDenied, "reports are available on the two highest plans only")
-	}
-	return nil
-}
-
-// AccessTx is what the access rules need from storage within one
-// transaction. Lookups answer a NotFound *Error when nothing matches.
-type AccessTx interface {
-	Company(id int64) (*Company, error)
-	User(companyID, id int64) (*User, error)
-	PutUser(u *User) error
-	App(clientID string) (*App, error)
-	Token(hash string) (*Token, error)
-	PutToken(t *Token) error
-	Grant(id string) (*Grant, error)
-	PutGrant(g *Grant) error
-	AuthCode(hash string) (*AuthCode, error)
-	PutAuthCode(c *AuthCode) error
-	RefreshToken(hash string) (*RefreshToken, error)
-	PutRefreshToken(r *RefreshToken) error
-	UserByV1Key(hash string) (*User, error)
-	V1Exchange(keyHash, clientID string) (*V1Exchange, error)
-	PutV1Exchange(x *V1Exchange) error
-	Session(hash string) (*Session, error)
-	PutSession(s *Session) error
-}
-
 // Authenticate resolves a bearer token (given by its hash) to the caller.
 // Unknown, expired and revoked tokens, tokens of a revoked application and
 // tokens of a user who is not an active invited user all answer 401, from
 // the first request after the change; the company switches then answer 403.
-func Authenticate(tx AccessTx, tokenHash string, now time.Time) (Caller, error) {
+func Authenticate(tx Tx, tokenHash string, now time.Time) (Caller, error) {
 	tok, err := tx.Token(tokenHash)
 	if err != nil {
 		return Caller{}, unauthorizedOr(err, "the token is invalid")
@@ -138,4 +79,28 @@ func unauthorizedOr(err error, msg string) error {
 		return err
 	}
 	return Unauthorized(msg)
+}
+
+// AccessTokenLifetime is how long an access token lives (SPEC: 172800 s).
+const AccessTokenLifetime = 172800 * time.Second
+
+// Token is an issued access token, stored under the SHA-256 of its value.
+type Token struct {
+	Hash      string    `json:"hash"`
+	ClientID  string    `json:"clientId"`
+	CompanyID int64     `json:"companyId"`
+	UserID    int64     `json:"userId"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	// GrantID names the refresh chain the token belongs to (authorization
+	// code and V1 exchange); revoking the grant revokes the token.
+	GrantID string `json:"grantId,omitempty"`
+}
+
+// Expired reports whether the token can no longer be used at now.
+func (t *Token) Expired(now time.Time) bool { return !now.Before(t.ExpiresAt) }
+
+// Caller is who a request acts as: the user behind the token and its company.
+type Caller struct {
+	Company *Company
+	User    *User
 }

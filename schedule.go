@@ -30,12 +30,6 @@ type LaterItem struct {
 // threads when the company sets no limit of its own.
 const DefaultLaterLimit = 1000
 
-// SnoozeRequest is the body of PUT /v2/conversations/{id}/snooze.
-type SnoozeRequest struct {
-	SnoozedUntil            *string `json:"snoozedUntil"`
-	UnsnoozeOnCustomerReply bool    `json:"unsnoozeOnCustomerReply"`
-}
-
 // ScheduleRequest is the body of PUT .../threads/{threadId}/schedule.
 type ScheduleRequest struct {
 	ScheduledFor              *string `json:"scheduledFor"`
@@ -77,45 +71,6 @@ func checkLaterLimit(tx Tx, company *Company) error {
 		return Invalid("JSON", "", CodeLaterLimit, fmt.Sprintf("at most %d conversations can be snoozed or scheduled; wait for some to wake", limit), nil)
 	}
 	return nil
-}
-
-// SnoozeConversation hides a conversation until a time, optionally waking it on the
-// customer's next reply.
-func SnoozeConversation(tx Tx, caller Caller, convID int64, r *SnoozeRequest, now time.Time) error {
-	until, err := futureTime("snoozedUntil", r.SnoozedUntil, now)
-	if err != nil {
-		return err
-	}
-	c, err := LoadConversation(tx, caller, convID, now)
-	if err != nil {
-		return err
-	}
-	if c.Snooze == nil {
-		if err := checkLaterLimit(tx, caller.Company); err != nil {
-			return err
-		}
-	}
-	c.Snooze = &Snooze{SnoozedBy: caller.User.ID, SnoozedUntil: until, UnsnoozeOnCustomerReply: r.UnsnoozeOnCustomerReply}
-	if err := tx.PutLater(LaterItem{CompanyID: c.CompanyID, Kind: LaterSnooze, ID: c.ID, ConversationID: c.ID, At: until}); err != nil {
-		return err
-	}
-	return saveConversation(tx, c, now)
-}
-
-// UnsnoozeConversation wakes a conversation now.
-func UnsnoozeConversation(tx Tx, caller Caller, convID int64, now time.Time) error {
-	c, err := LoadConversation(tx, caller, convID, now)
-	if err != nil {
-		return err
-	}
-	if c.Snooze == nil {
-		return NotFound("snooze")
-	}
-	c.Snooze = nil
-	if err := tx.DeleteLater(c.CompanyID, LaterSnooze, c.ID); err != nil {
-		return err
-	}
-	return saveConversation(tx, c, now)
 }
 
 // ScheduleThread schedules a draft reply to be published at a time.
@@ -259,7 +214,7 @@ func publishScheduled(tx Tx, c *Conversation, t *Thread, at, now time.Time) erro
 // Scout's Publish Thread Schedule). A thread without a schedule is 404.
 func PublishSchedule(tx Tx, caller Caller, convID, threadID int64, ops []PatchOp, now time.Time) error {
 	for i, op := range ops {
-		if op.Op != "replace" || op.Path != "/state" || i > 0 {
+		if op.Op != OpReplace || op.Path != "/state" || i > 0 {
 			return patchRefused(i, op, "replace /state with \"published\", once")
 		}
 		var v string

@@ -6,45 +6,6 @@ import (
 	"time"
 )
 
-// Plan is a company's subscription level. Reports need one of the two
-// highest plans.
-type Plan string
-
-// Plans from lowest to highest.
-const (
-	PlanStandard Plan = "standard"
-	PlanPlus     Plan = "plus"
-	PlanPro      Plan = "pro"
-)
-
-// HasReports reports whether the plan is one of the two highest.
-func (p Plan) HasReports() bool { return p == PlanPlus || p == PlanPro }
-
-// Company is a customer account of Parley; every other record belongs to one.
-type Company struct {
-	ID         int64     `json:"id"`
-	Name       string    `json:"name"`
-	Plan       Plan      `json:"plan"`
-	APIEnabled bool      `json:"apiEnabled"`
-	PaymentOK  bool      `json:"paymentOk"`
-	CreatedAt  time.Time `json:"createdAt"`
-	// LockAfterDays forbids adding threads to conversations older than this
-	// many days; 0 disables the policy.
-	LockAfterDays int `json:"lockAfterDays,omitempty"`
-	// LaterLimit caps snoozed conversations plus scheduled threads; 0 means
-	// DefaultLaterLimit.
-	LaterLimit int `json:"laterLimit,omitempty"`
-	// OfficeHours is the weekly schedule reports may count time in.
-	OfficeHours OfficeHours `json:"officeHours"`
-	// PaidUntil is when the payment on file expires; nil never expires
-	// (PaymentOK alone decides).
-	PaidUntil *time.Time `json:"paidUntil,omitempty"`
-	// UserSeats and LightUserSeats override the plan's seat counts (see
-	// PlanSeats); 0 uses the plan's.
-	UserSeats      int `json:"userSeats,omitempty"`
-	LightUserSeats int `json:"lightUserSeats,omitempty"`
-}
-
 // Role of a user in its company.
 type Role string
 
@@ -130,39 +91,12 @@ type Team struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
-// App is an OAuth 2.0 application. It acts as the user who created it.
-type App struct {
-	ClientID    string    `json:"clientId"`
-	CompanyID   int64     `json:"companyId"`
-	UserID      int64     `json:"userId"`
-	Name        string    `json:"name"`
-	SecretHash  string    `json:"secretHash"` // bcrypt
-	RedirectURI string    `json:"redirectUri,omitempty"`
-	CreatedAt   time.Time `json:"createdAt"`
-	// RevokedAt is set by `parley app revoke`: the app's tokens stop working.
-	RevokedAt *time.Time `json:"revokedAt,omitempty"`
-}
+// CanSignIn reports whether the user is an active, invited (accepted) user:
+// only their credentials and tokens work (SPEC Authentication 3).
+func (u *User) CanSignIn() bool { return u.Active && !u.Deactivated }
 
-// AccessTokenLifetime is how long an access token lives (SPEC: 172800 s).
-const AccessTokenLifetime = 172800 * time.Second
+// Invited reports whether the user was invited and has not accepted yet.
+func (u *User) Invited() bool { return !u.Active && !u.Deactivated }
 
-// Token is an issued access token, stored under the SHA-256 of its value.
-type Token struct {
-	Hash      string    `json:"hash"`
-	ClientID  string    `json:"clientId"`
-	CompanyID int64     `json:"companyId"`
-	UserID    int64     `json:"userId"`
-	ExpiresAt time.Time `json:"expiresAt"`
-	// GrantID names the refresh chain the token belongs to (authorization
-	// code and V1 exchange); revoking the grant revokes the token.
-	GrantID string `json:"grantId,omitempty"`
-}
-
-// Expired reports whether the token can no longer be used at now.
-func (t *Token) Expired(now time.Time) bool { return !now.Before(t.ExpiresAt) }
-
-// Caller is who a request acts as: the user behind the token and its company.
-type Caller struct {
-	Company *Company
-	User    *User
-}
+// IsAdmin reports whether the user is an owner or an administrator.
+func (u *User) IsAdmin() bool { return u.Role == RoleOwner || u.Role == RoleAdmin }

@@ -1,0 +1,24 @@
+package storage
+
+import parley "github.com/parley/parley"
+
+// store is the database as the domain's seam (parley.Store): the same
+// transactions as View and Update, handed out as parley.Tx.
+type store struct{ db *DB }
+
+var _ parley.Store = store{}
+
+// Store returns the database as a parley.Store, the interface a second
+// backend implements too; callers that hold it need no bbolt type.
+func (db *DB) Store() parley.Store { return store{db} }
+
+// View runs fn in a read-only transaction.
+func (s store) View(fn func(parley.Tx) error) error {
+	return s.db.View(func(tx *Tx) error { return fn(tx) })
+}
+
+// Update runs fn in a read-write transaction, committed when fn returns
+// nil, and returns the outbox sequence the write queued.
+func (s store) Update(fn func(parley.Tx) error) (uint64, error) {
+	return s.db.Update(func(tx *Tx) error { return fn(tx) })
+}

@@ -1,0 +1,271 @@
+package parley
+
+import "time"
+
+// This file is the one seam between the domain and storage. A backend
+// (bbolt today in package storage, PostgreSQL later) implements Store and
+// Tx; nothing in the domain names a backend type.
+//
+// The contract every backend keeps:
+//   - Transactions are a function argument: Store.View and Store.Update run
+//     a function with a Tx and commit (Update) when it returns nil, roll back
+//     when it returns an error.
+//   - Every lookup scopes by company where the record has one, and a record
+//     of another company, or none, answers a NotFound *Error: the caller
+//     cannot tell them apart.
+//   - Errors are domain errors (*Error, see errors.go): NotFound for missing
+//     records, Conflict for a taken unique key; anything else is returned as
+//     is and becomes KindInternal.
+//   - Put methods assign an id when the record's ID is 0.
+//
+// The record families below are named <Noun>Store, one per noun; Tx is all
+// of them. Domain rules take a Tx (or, for the event helpers, the one family
+// they use).
+
+// Store runs transactions.
+type Store interface {
+	// View runs fn in a read-only transaction.
+	View(fn func(Tx) error) error
+	// Update runs fn in a read-write transaction, committed when fn
+	// returns nil. fn may run more than once (writes are batched) and must
+	// touch only the transaction. seq is the highest outbox sequence the
+	// write queued (0 if none), which a caller waits on to read its own
+	// write from the search index.
+	Update(fn func(Tx) error) (seq uint64, err error)
+}
+
+// Tx is what domain rules need from storage within one transaction.
+type Tx interface {
+	CompanyStore
+	UserStore
+	TeamStore
+	AuthStore
+	MailboxStore
+	SavedReplyStore
+	CustomerStore
+	PropertyStore
+	OrganizationStore
+	TagStore
+	ConversationStore
+	AttachmentStore
+	LaterStore
+	ChatStore
+	EventStore
+	MailStore
+	WebhookStore
+}
+
+// CompanyStore holds companies (accounts).
+type CompanyStore interface {
+	Company(id int64) (*Company, error)
+	PutCompany(c *Company) error
+}
+
+// UserStore holds users.
+type UserStore interface {
+	User(companyID, id int64) (*User, error)
+	// Users lists a company's users.
+	Users(companyID int64) ([]User, error)
+	// UserByEmail finds a user of any company by sign-in e-mail.
+	UserByEmail(email string) (*User, error)
+	PutUser(u *User) error
+}
+
+// TeamStore holds teams.
+type TeamStore interface {
+	Team(companyID, id int64) (*Team, error)
+}
+
+// AuthStore holds what authenticates a caller: OAuth applications,
+// grants, codes and tokens, sign-in sessions and V1 key exchanges. Secrets
+// are addressed by their hash (HashToken), never stored in clear.
+type AuthStore interface {
+	App(clientID string) (*App, error)
+	PutApp(a *App) error
+	Token(hash string) (*Token, error)
+	PutToken(t *Token) error
+	Grant(id string) (*Grant, error)
+	PutGrant(g *Grant) error
+	AuthCode(hash string) (*AuthCode, error)
+	PutAuthCode(c *AuthCode) error
+	RefreshToken(hash string) (*RefreshToken, error)
+	PutRefreshToken(r *RefreshToken) error
+	UserByV1Key(hash string) (*User, error)
+	V1Exchange(keyHash, clientID string) (*V1Exchange, error)
+	PutV1Exchange(x *V1Exchange) error
+	Session(hash string) (*Session, error)
+	PutSession(s *Session) error
+}
+
+// MailboxStore holds mailboxes with their folders, fields and widgets.
+type MailboxStore interface {
+	Mailbox(companyID, id int64) (*Mailbox, error)
+	Mailboxes(companyID int64) ([]Mailbox, error)
+	// PutMailbox stores a mailbox, assigning ids to it and to its new
+	// folders, fields and options (routing keeps its turn there).
+	PutMailbox(m *Mailbox) error
+	// MailboxByWidget finds the mailbox a public chat widget belongs to.
+	MailboxByWidget(widgetID string) (*Mailbox, error)
+	// OpenAssigned counts the open (active or pending, published)
+	// conversations of a mailbox assigned to a user.
+	OpenAssigned(mailboxID, userID int64) int
+}
+
+// SavedReplyStore holds a mailbox's saved replies.
+type SavedReplyStore interface {
+	SavedReply(companyID, mailboxID, id int64) (*SavedReply, error)
+	SavedReplies(companyID, mailboxID int64) ([]SavedReply, error)
+	PutSavedReply(r *SavedReply) error
+	DeleteSavedReply(r *SavedReply) error
+}
+
+// CustomerStore holds customers.
+type CustomerStore interface {
+	Customer(companyID, id int64) (*Customer, error)
+	CustomerByEmail(companyID int64, email string) (*Customer, error)
+	// PutCustomer stores a customer with its e-mail keys (an e-mail of
+	// another customer is a Conflict), assigning ids to it and its entries.
+	PutCustomer(c *Customer) error
+	// DeleteCustomer removes a customer record and its keys.
+	DeleteCustomer(c *Customer) error
+	// CustomerIDTaken says whether any record holds a customer id.
+	CustomerIDTaken(id int64) bool
+	// ConversationCount counts the customer's conversations (not deleted).
+	ConversationCount(customerID int64) int
+	// CustomerConversationIDs lists the customer's conversations (not deleted).
+	CustomerConversationIDs(customerID int64) []int64
+	// EachCustomer calls fn with every customer of every company.
+	EachCustomer(fn func(*Customer) error) error
+}
+
+// PropertyStore holds the customer property definitions.
+type PropertyStore interface {
+	// PropertyDefs lists a company's customer property definitions by slug.
+	PropertyDefs(companyID int64) ([]PropertyDef, error)
+	PutPropertyDef(d *PropertyDef) error
+	DeletePropertyDef(companyID int64, slug string) error
+}
+
+// OrganizationStore holds organizations and their property definitions.
+type OrganizationStore interface {
+	Organization(companyID, id int64) (*Organization, error)
+	Organizations(companyID int64) ([]Organization, error)
+	// OrganizationsByName finds a company's organizations with this name,
+	// compared case-insensitively, in id order.
+	OrganizationsByName(companyID int64, name string) ([]Organization, error)
+	// PutOrganization stores an organization and its domain keys, assigning
+	// an id when ID is 0; a domain held by another organization of the
+	// company is a Conflict.
+	PutOrganization(o *Organization) error
+	// DeleteOrganization removes an organization and unlinks its customers.
+	DeleteOrganization(o *Organization, now time.Time) error
+	OrganizationPropertyDefs(companyID int64) ([]PropertyDef, error)
+	// PutOrganizationPropertyDef stores a definition, assigning ids to it
+	// (when new: a slug already defined is a Conflict) and to options
+	// without one.
+	PutOrganizationPropertyDef(d *PropertyDef, isNew bool) error
+	DeleteOrganizationPropertyDef(companyID int64, slug string) error
+}
+
+// TagStore holds tags.
+type TagStore interface {
+	TagByName(companyID int64, name string) (*Tag, error)
+	Tag(companyID, id int64) (*Tag, error)
+	Tags(companyID int64) ([]Tag, error)
+	PutTag(t *Tag) error
+	// DeleteTag removes a tag and its name key.
+	DeleteTag(t *Tag) error
+	// ConversationIDsWithTag lists the conversations carrying a tag.
+	ConversationIDsWithTag(companyID, tagID int64) ([]int64, error)
+}
+
+// ConversationStore holds conversations and their threads.
+type ConversationStore interface {
+	Conversation(companyID, id int64) (*Conversation, error)
+	// PutConversation stores a conversation, assigning an id and a number
+	// when they are 0, and queues it for indexing. A new conversation may
+	// come with its id and number (an import): they must be free.
+	PutConversation(c *Conversation) error
+	// ConversationIDTaken and ConversationNumberTaken say whether an id is
+	// used (by any company) and a number by the company.
+	ConversationIDTaken(id int64) bool
+	ConversationNumberTaken(companyID, number int64) bool
+	// ConversationByMessageID finds the conversation of the company holding
+	// a thread with this Message-ID (incoming replies).
+	ConversationByMessageID(companyID int64, messageID string) (int64, error)
+	// ConversationIDByNumber finds a company's conversation by number.
+	ConversationIDByNumber(companyID, number int64) (int64, error)
+	// Threads lists a conversation's threads, oldest first.
+	Threads(conversationID int64) ([]Thread, error)
+	PutThread(t *Thread) error
+	// DeleteThread removes a thread from a conversation (merge moves it).
+	DeleteThread(conversationID, threadID int64) error
+	// RatedThread finds the thread a rating (by its id) belongs to.
+	RatedThread(companyID, ratingID int64) (*Conversation, *Thread, error)
+}
+
+// AttachmentStore holds attachments and their bytes.
+type AttachmentStore interface {
+	// PutAttachment stores an attachment, assigning an id, with its bytes
+	// (nil for a file that must not be kept).
+	PutAttachment(a *Attachment, data []byte) error
+	Attachment(companyID, id int64) (*Attachment, error)
+	AttachmentData(id int64) ([]byte, error)
+	DeleteAttachment(id int64) error
+	// MoveAttachments points attachments at another conversation.
+	MoveAttachments(ids []int64, conversationID int64) error
+}
+
+// LaterStore holds wake-ups: snoozes and scheduled replies.
+type LaterStore interface {
+	// PutLater records (or moves) a wake-up; DeleteLater removes one.
+	PutLater(item LaterItem) error
+	DeleteLater(companyID int64, kind LaterKind, id int64) error
+	// CountLater counts a company's pending wake-ups.
+	CountLater(companyID int64) (int, error)
+	// DueLater lists the wake-ups due at or before now, oldest first.
+	DueLater(now time.Time) ([]LaterItem, error)
+}
+
+// ChatStore holds chats.
+type ChatStore interface {
+	Chat(companyID int64, id string) (*Chat, error)
+	// PutChat stores a chat and queues it for indexing.
+	PutChat(c *Chat) error
+}
+
+// EventStore records domain events for webhook delivery, in the
+// transaction of the change.
+type EventStore interface {
+	PutEvent(e Event) error
+}
+
+// MailStore holds outgoing e-mail and the raw messages of threads.
+type MailStore interface {
+	// PutMail stores an outgoing e-mail, assigning an id when ID is 0, and
+	// keeps it queued (due at NextAttemptAt) until it is final.
+	PutMail(m *Mail) error
+	// PutThreadSource keeps the raw message a thread came in as, or the
+	// message Parley built for it; ThreadSource reads it back (NotFound
+	// when there is none).
+	PutThreadSource(threadID int64, raw []byte) error
+	ThreadSource(threadID int64) ([]byte, error)
+	// ConversationMail lists a conversation's outgoing e-mails, oldest
+	// first (its delivery log).
+	ConversationMail(conversationID int64) ([]Mail, error)
+}
+
+// WebhookStore holds webhooks and their deliveries.
+type WebhookStore interface {
+	Webhook(companyID, id int64) (*Webhook, error)
+	PutWebhook(w *Webhook) error
+	// DeleteWebhook removes a webhook and its deliveries.
+	DeleteWebhook(w *Webhook) error
+	Delivery(webhookID, id int64) (*Delivery, error)
+	// PutDelivery stores a delivery and keeps it queued while it is
+	// pending.
+	PutDelivery(d *Delivery) error
+	// SetDeliveriesPaused pauses or resumes (due at now) every pending
+	// delivery of a webhook.
+	SetDeliveriesPaused(webhookID int64, paused bool, now time.Time) error
+}
