@@ -129,6 +129,7 @@ func ConversationDocument(tx *storage.Tx, id int64) (doc Document, ok bool, err 
 		}
 	}
 	addCustomFields(&d, tx, c)
+	addFigures(tx, c, threads, n)
 	return d, true, nil
 }
 

@@ -183,7 +183,7 @@ func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry, ack f
 // collect adds to upserts and deletes what the outbox entry e changes in
 // the index: its record's document, or the document's deletion when the
 // record is gone; a conversation also writes the call documents of its
-// phone threads.
+// phone threads and the reply documents of its user replies.
 func collect(tx *storage.Tx, e storage.OutboxEntry, upserts map[Kind][]Document, deletes map[Kind][]string) error {
 	var (
 		kind Kind
@@ -200,6 +200,13 @@ func collect(tx *storage.Tx, e storage.OutboxEntry, upserts map[Kind][]Document,
 			calls, gone, err = CallDocuments(tx, e.ID)
 			upserts[Calls] = append(upserts[Calls], calls...)
 			deletes[Calls] = append(deletes[Calls], gone...)
+		}
+		if err == nil {
+			var replies []Document
+			var gone []string
+			replies, gone, err = ReplyDocuments(tx, e.ID)
+			upserts[Replies] = append(upserts[Replies], replies...)
+			deletes[Replies] = append(deletes[Replies], gone...)
 		}
 	case storage.KindCustomer:
 		kind = Customers

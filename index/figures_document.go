@@ -1,0 +1,93 @@
+package index
+
+import (
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// addFigures stores a conversation's report figures (parley.Figures) in
+// its document, so every report reads the same number: times in seconds,
+// with office-hours twins when the company keeps office hours.
+func addFigures(tx *storage.Tx, c *parley.Conversation, threads []parley.Thread, n map[string][]float64) {
+	f := c.ReportFigures(threads)
+	n["replies"] = []float64{float64(f.Replies)}
+	var office *parley.OfficeHours
+	if company, err := tx.Company(c.CompanyID); err == nil && company.OfficeHours.Enabled {
+		office = &company.OfficeHours
+	}
+	if f.FirstResponseAt != nil {
+		n["firstResponseAt"] = []float64{Millis(*f.FirstResponseAt)}
+		n["firstResponseSeconds"] = []float64{f.FirstResponse.Seconds()}
+		if office != nil {
+			n["firstResponseOfficeSeconds"] = []float64{office.Duration(*f.FirstCustomerAt, *f.FirstResponseAt).Seconds()}
+		}
+	}
+	if f.ResolvedAt != nil {
+		n["resolvedAt"] = []float64{Millis(*f.ResolvedAt)}
+		n["resolutionSeconds"] = []float64{f.Resolution.Seconds()}
+		n["resolvedByUserId"] = []float64{float64(c.ClosedBy)}
+		if office != nil {
+			n["resolutionOfficeSeconds"] = []float64{office.Duration(c.CreatedAt, *f.ResolvedAt).Seconds()}
+		}
+	}
+}
+
+// RatingRanks orders the ratings for sorting: great first.
+var RatingRanks = map[string]float64{"great": 1, "okay": 2, "not-good": 3}
+
+// ReplyDocuments builds the reply documents of a conversation's user
+// replies (what replies sent, customers helped and happiness count), and
+// lists the ids of its threads that must not have one (the conversation is
+// deleted, or the thread is not a published user reply).
+func ReplyDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes []string, err error) {
+	c, err := tx.ConversationByID(convID)
+	if parley.IsNotFound(err) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	threads, err := tx.Threads(c.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var tags []string
+	for _, id := range c.TagIDs {
+		if t, err := tx.Tag(c.CompanyID, id); err == nil {
+			tags = append(tags, t.Name)
+		}
+	}
+	for _, t := range threads {
+		if c.State == parley.StateDeleted || !t.IsUserReply() {
+			deletes = append(deletes, FormatID(t.ID))
+			continue
+		}
+		d := NewDocument(FormatID(t.ID), c.CompanyID)
+		n, k := d.Numbers, d.Keywords
+		n["id"] = []float64{float64(t.ID)}
+		n["createdAt"] = []float64{Millis(t.CreatedAt)}
+		n["userId"] = []float64{float64(t.CreatedBy.ID)}
+		n["conversationId"] = []float64{float64(c.ID)}
+		n["number"] = []float64{float64(c.Number)}
+		n["mailboxId"] = []float64{float64(c.MailboxID)}
+		n["folderId"] = []float64{float64(c.FolderID)}
+		if c.CustomerID != 0 {
+			n["customerId"] = []float64{float64(c.CustomerID)}
+		}
+		k["type"] = []string{string(c.Type)}
+		if len(tags) > 0 {
+			k["tag"] = tags
+		}
+		if r := t.Rating; r != nil {
+			k["rating"] = []string{r.Rating}
+			n["ratingId"] = []float64{float64(r.ID)}
+			n["ratedAt"] = []float64{Millis(r.CreatedAt)}
+			n["ratingRank"] = []float64{RatingRanks[r.Rating]}
+			if r.CustomerID != 0 {
+				n["ratingCustomerId"] = []float64{float64(r.CustomerID)}
+			}
+		}
+		upserts = append(upserts, d)
+	}
+	return upserts, deletes, nil
+}
