@@ -1,6 +1,10 @@
 package index
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/storage"
 )
@@ -59,10 +63,10 @@ func ReplyDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes [
 	}
 	for _, t := range threads {
 		if c.State == parley.StateDeleted || !t.IsUserReply() {
-			deletes = append(deletes, FormatID(t.ID))
+			deletes = append(deletes, ReplyID(c.ID, t.ID))
 			continue
 		}
-		d := NewDocument(FormatID(t.ID), c.CompanyID)
+		d := NewDocument(ReplyID(c.ID, t.ID), c.CompanyID)
 		n, k := d.Numbers, d.Keywords
 		n["id"] = []float64{float64(t.ID)}
 		n["createdAt"] = []float64{Millis(t.CreatedAt)}
@@ -90,4 +94,24 @@ func ReplyDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes [
 		upserts = append(upserts, d)
 	}
 	return upserts, deletes, nil
+}
+
+// ReplyID is a reply document's id: its conversation's and its thread's,
+// so a list of replies loads its threads without another look-up.
+func ReplyID(conversationID, threadID int64) string {
+	return FormatID(conversationID) + "-" + FormatID(threadID)
+}
+
+// ParseReplyID splits a reply document's id.
+func ParseReplyID(id string) (conversationID, threadID int64, err error) {
+	conv, thread, ok := strings.Cut(id, "-")
+	if ok {
+		if conversationID, err = strconv.ParseInt(conv, 10, 64); err == nil {
+			threadID, err = strconv.ParseInt(thread, 10, 64)
+		}
+	}
+	if !ok || err != nil {
+		return 0, 0, fmt.Errorf("index: %q is not a reply id", id)
+	}
+	return conversationID, threadID, nil
 }

@@ -2,9 +2,6 @@ package reports_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,10 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/fixtures"
-	"github.com/parley/parley/index"
-	"github.com/parley/parley/index/bleveindex"
-	"github.com/parley/parley/index/scan"
 	"github.com/parley/parley/reports"
 	"github.com/parley/parley/storage"
 )
@@ -24,21 +17,12 @@ import (
 // Bleve's facets equal the same reports computed by the brute-force
 // engine, for several periods and filters.
 func TestReportsOnFixtures(t *testing.T) {
-	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
-	require.NoError(t, err)
-	defer db.Close()
-	require.NoError(t, fixtures.Load(db, now))
-	b, err := bleveindex.Open(t.TempDir())
-	require.NoError(t, err)
-	defer b.Close()
-	oracle := scan.New()
-	for _, e := range []index.Engine{b, oracle} {
-		require.NoError(t, index.NewSyncer(db, e, slog.New(slog.NewTextHandler(io.Discard, nil))).Rebuild(context.Background(), nil))
-	}
+	now := demoNow
+	d := loadDemo(t, nil)
+	db, b, oracle := d.db, d.bleve, d.oracle
 	var users []parley.User
 	var tags []parley.Tag
-	require.NoError(t, db.View(func(tx *storage.Tx) error {
+	require.NoError(t, db.View(func(tx *storage.Tx) (err error) {
 		if users, err = tx.Users(1); err != nil {
 			return err
 		}

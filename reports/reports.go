@@ -1,5 +1,5 @@
-// Package reports computes the chat and phone reports from search-engine
-// facets over the chat, call and conversation documents: numeric range
+// Package reports computes the reports from search-engine facets over the
+// chat, call, reply and conversation documents: numeric range
 // facets for the distributions, value facets for sums, averages, distinct
 // customers and per-user rows. It never loads the records it counts and
 // knows no HTTP.
@@ -32,6 +32,9 @@ type Filter struct {
 	Mailboxes []int64
 	Tags      []parley.Tag
 	Folders   []int64
+	// Types are conversation types (email, chat, phone), for reports over
+	// documents that have a type (conversations, replies).
+	Types []string
 	// OfficeHours counts times in the company's office hours; set it only
 	// when the company has them enabled (SPEC: otherwise false is used).
 	OfficeHours bool
@@ -67,6 +70,13 @@ func (f Filter) nodes(tagField string, tagValue func(parley.Tag) string) []query
 	}
 	if len(f.Folders) > 0 {
 		out = append(out, anyNumber("folderId", f.Folders))
+	}
+	if len(f.Types) > 0 {
+		var types []query.Node
+		for _, t := range f.Types {
+			types = append(types, query.Keyword{Field: "type", Value: t})
+		}
+		out = append(out, query.Or{Nodes: types})
 	}
 	return out
 }
