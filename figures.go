@@ -67,3 +67,37 @@ func (c *Conversation) ReportFigures(threads []Thread) Figures {
 	}
 	return f
 }
+
+// ReportLocation is the time zone reports count days and hours in: the
+// office hours' zone when the company has one, else UTC.
+func (c *Company) ReportLocation() *time.Location {
+	if c.OfficeHours.TimeZone != "" {
+		if loc, err := time.LoadLocation(c.OfficeHours.TimeZone); err == nil {
+			return loc
+		}
+	}
+	return time.UTC
+}
+
+// WeekHour is the day of the week (Monday 1 to Sunday 7) and the hour
+// (0-23) of t in loc, as the busy-times report counts them.
+func WeekHour(t time.Time, loc *time.Location) (day, hour int) {
+	t = t.In(loc)
+	day = int(t.Weekday())
+	if day == 0 {
+		day = 7
+	}
+	return day, t.Hour()
+}
+
+// Activity lists the times a conversation was worked on: its creation, its
+// customer messages and its user replies.
+func (c *Conversation) Activity(threads []Thread) []time.Time {
+	out := []time.Time{c.CreatedAt}
+	for i := range threads {
+		if t := &threads[i]; t.IsCustomerMessage() || t.IsUserReply() {
+			out = append(out, t.CreatedAt)
+		}
+	}
+	return out
+}

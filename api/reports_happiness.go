@@ -153,7 +153,7 @@ func (s *Server) happinessRatings(c *gin.Context) {
 // ratedReply loads the conversation and the rated reply of a reply
 // document; the thread is nil when it is gone or no longer rated.
 func ratedReply(tx *storage.Tx, company int64, docID string) (*parley.Conversation, *parley.Thread, error) {
-	convID, threadID, err := index.ParseReplyID(docID)
+	convID, threadID, err := index.ParseMessageID(docID)
 	if err != nil {
 		return nil, nil, err
 	}

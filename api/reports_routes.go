@@ -1,12 +1,24 @@
 package api
 
-import "github.com/gin-gonic/gin"
+import (
+	"github.com/gin-gonic/gin"
+
+	"github.com/parley/parley/reports"
+)
 
 // reportRoutes registers the reports computed from conversation and reply
 // documents (README "Reports").
 func (s *Server) reportRoutes(v2 *gin.RouterGroup) {
 	v2.GET("/reports/happiness", s.happinessReport)
 	v2.GET("/reports/happiness/ratings", s.happinessRatings)
+	v2.GET("/reports/conversations", s.conversationsReport)
+	v2.GET("/reports/conversations/busy-times", s.busyTimes)
+	v2.GET("/reports/conversations/new", s.seriesReport(newConversationsSeries))
+	v2.GET("/reports/conversations/received-messages", s.seriesReport(receivedMessagesSeries))
+	v2.GET("/reports/conversations/volume-by-channel", s.seriesReport(volumeByChannelSeries))
+	v2.GET("/reports/conversations/drilldown", s.conversationsDrillDown(reports.TotalFilter))
+	v2.GET("/reports/conversations/new-drilldown", s.conversationsDrillDown(reports.NewFilter))
+	v2.GET("/reports/conversations/fields-drilldown", s.fieldsDrillDown)
 }
 
 // The parameters of the reports over conversations: the common ones and

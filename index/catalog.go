@@ -79,10 +79,16 @@ var Catalog = map[Kind][]Field{
 		{Name: "resolutionSeconds", Type: NumberField, Valued: true},
 		{Name: "resolutionOfficeSeconds", Type: NumberField, Valued: true},
 		{Name: "resolvedByUserId", Type: NumberField, Valued: true},
+		{Name: "primaryCustomerId", Type: NumberField, Valued: true},
+		{Name: "activityAt", Type: NumberField},
+		{Name: "createdBy", Type: KeywordField},
+		{Name: "createdWeekHour", Type: KeywordField},
 	},
-	// Replies are published user replies, with their rating: what replies
-	// sent, customers helped and the happiness reports count.
-	Replies: {
+	// Messages are published user replies (with their rating) and customer
+	// messages: what replies sent, customers helped, received messages and
+	// the happiness reports count. `from` is user or customer.
+	Messages: {
+		{Name: "from", Type: KeywordField},
 		{Name: "id", Type: NumberField, Sortable: true},
 		{Name: "createdAt", Type: NumberField, Sortable: true},
 		{Name: "userId", Type: NumberField, Valued: true},

@@ -129,7 +129,7 @@ func ConversationDocument(tx *storage.Tx, id int64) (doc Document, ok bool, err 
 		}
 	}
 	addCustomFields(&d, tx, c)
-	addFigures(tx, c, threads, n)
+	addFigures(tx, c, threads, &d)
 	return d, true, nil
 }
 

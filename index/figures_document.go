@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/storage"
@@ -11,14 +12,30 @@ import (
 
 // addFigures stores a conversation's report figures (parley.Figures) in
 // its document, so every report reads the same number: times in seconds,
-// with office-hours twins when the company keeps office hours.
-func addFigures(tx *storage.Tx, c *parley.Conversation, threads []parley.Thread, n map[string][]float64) {
+// with office-hours twins when the company keeps office hours; and what
+// the conversations reports count: its customer, its activity times, who
+// created it and the hour of the week it was created in.
+func addFigures(tx *storage.Tx, c *parley.Conversation, threads []parley.Thread, d *Document) {
+	n := d.Numbers
 	f := c.ReportFigures(threads)
 	n["replies"] = []float64{float64(f.Replies)}
-	var office *parley.OfficeHours
-	if company, err := tx.Company(c.CompanyID); err == nil && company.OfficeHours.Enabled {
-		office = &company.OfficeHours
+	if c.CustomerID != 0 {
+		n["primaryCustomerId"] = []float64{float64(c.CustomerID)}
 	}
+	for _, at := range c.Activity(threads) {
+		n["activityAt"] = append(n["activityAt"], Millis(at))
+	}
+	d.Keywords["createdBy"] = []string{string(c.CreatedBy.Type)}
+	loc := time.UTC
+	var office *parley.OfficeHours
+	if company, err := tx.Company(c.CompanyID); err == nil {
+		loc = company.ReportLocation()
+		if company.OfficeHours.Enabled {
+			office = &company.OfficeHours
+		}
+	}
+	day, hour := parley.WeekHour(c.CreatedAt, loc)
+	d.Keywords["createdWeekHour"] = []string{WeekHourKey(day, hour)}
 	if f.FirstResponseAt != nil {
 		n["firstResponseAt"] = []float64{Millis(*f.FirstResponseAt)}
 		n["firstResponseSeconds"] = []float64{f.FirstResponse.Seconds()}
@@ -39,11 +56,11 @@ func addFigures(tx *storage.Tx, c *parley.Conversation, threads []parley.Thread,
 // RatingRanks orders the ratings for sorting: great first.
 var RatingRanks = map[string]float64{"great": 1, "okay": 2, "not-good": 3}
 
-// ReplyDocuments builds the reply documents of a conversation's user
-// replies (what replies sent, customers helped and happiness count), and
-// lists the ids of its threads that must not have one (the conversation is
-// deleted, or the thread is not a published user reply).
-func ReplyDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes []string, err error) {
+// MessageDocuments builds the message documents of a conversation's user
+// replies and customer messages, and lists the ids of its threads that
+// must not have one (the conversation is deleted, or the thread is
+// neither).
+func MessageDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes []string, err error) {
 	c, err := tx.ConversationByID(convID)
 	if parley.IsNotFound(err) {
 		return nil, nil, nil
@@ -62,15 +79,22 @@ func ReplyDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes [
 		}
 	}
 	for _, t := range threads {
-		if c.State == parley.StateDeleted || !t.IsUserReply() {
-			deletes = append(deletes, ReplyID(c.ID, t.ID))
+		from := "user"
+		if t.IsCustomerMessage() {
+			from = "customer"
+		}
+		if c.State == parley.StateDeleted || !t.IsUserReply() && from != "customer" {
+			deletes = append(deletes, MessageID(c.ID, t.ID))
 			continue
 		}
-		d := NewDocument(ReplyID(c.ID, t.ID), c.CompanyID)
+		d := NewDocument(MessageID(c.ID, t.ID), c.CompanyID)
 		n, k := d.Numbers, d.Keywords
+		k["from"] = []string{from}
 		n["id"] = []float64{float64(t.ID)}
 		n["createdAt"] = []float64{Millis(t.CreatedAt)}
-		n["userId"] = []float64{float64(t.CreatedBy.ID)}
+		if from == "user" {
+			n["userId"] = []float64{float64(t.CreatedBy.ID)}
+		}
 		n["conversationId"] = []float64{float64(c.ID)}
 		n["number"] = []float64{float64(c.Number)}
 		n["mailboxId"] = []float64{float64(c.MailboxID)}
@@ -96,14 +120,15 @@ func ReplyDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes [
 	return upserts, deletes, nil
 }
 
-// ReplyID is a reply document's id: its conversation's and its thread's,
-// so a list of replies loads its threads without another look-up.
-func ReplyID(conversationID, threadID int64) string {
+// MessageID is a message document's id: its conversation's and its
+// thread's, so a list of messages loads its threads without another
+// look-up.
+func MessageID(conversationID, threadID int64) string {
 	return FormatID(conversationID) + "-" + FormatID(threadID)
 }
 
-// ParseReplyID splits a reply document's id.
-func ParseReplyID(id string) (conversationID, threadID int64, err error) {
+// ParseMessageID splits a message document's id.
+func ParseMessageID(id string) (conversationID, threadID int64, err error) {
 	conv, thread, ok := strings.Cut(id, "-")
 	if ok {
 		if conversationID, err = strconv.ParseInt(conv, 10, 64); err == nil {
@@ -111,7 +136,10 @@ func ParseReplyID(id string) (conversationID, threadID int64, err error) {
 		}
 	}
 	if !ok || err != nil {
-		return 0, 0, fmt.Errorf("index: %q is not a reply id", id)
+		return 0, 0, fmt.Errorf("index: %q is not a message id", id)
 	}
 	return conversationID, threadID, nil
 }
+
+// WeekHourKey is the createdWeekHour value of a day (1-7) and an hour.
+func WeekHourKey(day, hour int) string { return fmt.Sprintf("%d-%d", day, hour) }

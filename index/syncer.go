@@ -183,7 +183,8 @@ func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry, ack f
 // collect adds to upserts and deletes what the outbox entry e changes in
 // the index: its record's document, or the document's deletion when the
 // record is gone; a conversation also writes the call documents of its
-// phone threads and the reply documents of its user replies.
+// phone threads and the message documents of its replies and customer
+// messages.
 func collect(tx *storage.Tx, e storage.OutboxEntry, upserts map[Kind][]Document, deletes map[Kind][]string) error {
 	var (
 		kind Kind
@@ -202,11 +203,11 @@ func collect(tx *storage.Tx, e storage.OutboxEntry, upserts map[Kind][]Document,
 			deletes[Calls] = append(deletes[Calls], gone...)
 		}
 		if err == nil {
-			var replies []Document
+			var messages []Document
 			var gone []string
-			replies, gone, err = ReplyDocuments(tx, e.ID)
-			upserts[Replies] = append(upserts[Replies], replies...)
-			deletes[Replies] = append(deletes[Replies], gone...)
+			messages, gone, err = MessageDocuments(tx, e.ID)
+			upserts[Messages] = append(upserts[Messages], messages...)
+			deletes[Messages] = append(deletes[Messages], gone...)
 		}
 	case storage.KindCustomer:
 		kind = Customers

@@ -58,7 +58,13 @@ func RatingFilter(p Period, f Filter) query.Node {
 
 // ReplyFilter selects the user replies sent in a period.
 func ReplyFilter(p Period, f Filter) query.Node {
-	nodes := append([]query.Node{during("createdAt", p)}, f.nodes("tag", tagName)...)
+	return MessageFilter("user", p, f)
+}
+
+// MessageFilter selects the messages from users (replies) or from
+// customers sent in a period.
+func MessageFilter(from string, p Period, f Filter) query.Node {
+	nodes := append([]query.Node{query.Keyword{Field: "from", Value: from}, during("createdAt", p)}, f.nodes("tag", tagName)...)
 	return query.And{Nodes: nodes}
 }
 
@@ -90,7 +96,7 @@ func Happiness(ctx context.Context, e Engine, r Request) (*HappinessReport, erro
 }
 
 func happinessFigures(ctx context.Context, e Engine, r Request, p Period) (*HappinessFigures, error) {
-	rated, err := facets(ctx, e, index.FacetRequest{Kind: index.Replies, Company: r.Company, Filter: RatingFilter(p, r.Filter),
+	rated, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: RatingFilter(p, r.Filter),
 		Values: map[string]string{"rating": "rating", "customers": "ratingCustomerId"}})
 	if err != nil {
 		return nil, err
@@ -119,7 +125,7 @@ func customersHelped(ctx context.Context, e Engine, r Request, p Period, by quer
 	if by != nil {
 		filter = query.And{Nodes: []query.Node{filter, by}}
 	}
-	res, err := facets(ctx, e, index.FacetRequest{Kind: index.Replies, Company: r.Company, Filter: filter,
+	res, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: filter,
 		Values: map[string]string{"customers": "customerId"}})
 	if err != nil {
 		return 0, err
@@ -155,6 +161,6 @@ func RatingsList(ctx context.Context, e Engine, r Request, rating, sortField str
 	if rating != "" {
 		filter = query.And{Nodes: []query.Node{filter, query.Keyword{Field: "rating", Value: rating}}}
 	}
-	return e.Search(ctx, index.Request{Kind: index.Replies, Company: r.Company, Filter: filter,
+	return e.Search(ctx, index.Request{Kind: index.Messages, Company: r.Company, Filter: filter,
 		Sort: []index.Sort{{Field: RatingSorts[sortField], Desc: desc}}, Offset: offset, Limit: limit})
 }
