@@ -17,6 +17,11 @@ type Figures struct {
 	FirstResponse   time.Duration
 	// Replies counts the published replies written by users.
 	Replies int
+	// Responses holds, per user reply that answered a waiting customer, the
+	// time the customer had been waiting: since the first customer message
+	// after the previous user reply. Waiting holds that message's time.
+	Responses map[int64]time.Duration
+	Waiting   map[int64]time.Time
 	// ResolvedAt is set when the conversation is closed, was closed by a
 	// user, and has at least one user reply: then Resolution is the time
 	// from its creation to its closing.
@@ -45,15 +50,25 @@ func (c *Conversation) ReportFigures(threads []Thread) Figures {
 		}
 		return threads[i].ID < threads[j].ID
 	})
-	var f Figures
+	f := Figures{Responses: map[int64]time.Duration{}, Waiting: map[int64]time.Time{}}
+	var waiting *time.Time
 	for i := range threads {
 		t := &threads[i]
 		at := t.CreatedAt
 		switch {
-		case t.IsCustomerMessage() && f.FirstCustomerAt == nil:
-			f.FirstCustomerAt = &at
+		case t.IsCustomerMessage():
+			if f.FirstCustomerAt == nil {
+				f.FirstCustomerAt = &at
+			}
+			if waiting == nil {
+				waiting = &at
+			}
 		case t.IsUserReply():
 			f.Replies++
+			if waiting != nil {
+				f.Responses[t.ID], f.Waiting[t.ID] = at.Sub(*waiting), *waiting
+				waiting = nil
+			}
 			if f.FirstCustomerAt != nil && f.FirstResponseAt == nil {
 				f.FirstResponseAt = &at
 				f.FirstResponse = at.Sub(*f.FirstCustomerAt)

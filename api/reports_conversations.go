@@ -86,8 +86,13 @@ func (s *Server) busyTimes(c *gin.Context) {
 // /v2/reports/conversations/new, .../received-messages and
 // .../volume-by-channel.
 func (s *Server) seriesReport(compute func(*gin.Context, reports.Engine, reports.Request, string) (any, error)) gin.HandlerFunc {
+	return s.seriesWith(seriesReportParams, compute)
+}
+
+// seriesWith handles a report over time reading the given parameters.
+func (s *Server) seriesWith(known []string, compute func(*gin.Context, reports.Engine, reports.Request, string) (any, error)) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		p := readParams(c, seriesReportParams...)
+		p := readParams(c, known...)
 		requested := p.enum("viewBy", "", reports.ViewBys)
 		r, e, err := s.reportWith(c, p)
 		var viewBy string

@@ -19,6 +19,12 @@ func (s *Server) reportRoutes(v2 *gin.RouterGroup) {
 	v2.GET("/reports/conversations/drilldown", s.conversationsDrillDown(reports.TotalFilter))
 	v2.GET("/reports/conversations/new-drilldown", s.conversationsDrillDown(reports.NewFilter))
 	v2.GET("/reports/conversations/fields-drilldown", s.fieldsDrillDown)
+	v2.GET("/reports/productivity", s.productivityReport)
+	v2.GET("/reports/productivity/first-response-time", s.productivitySeries(firstResponseSeries))
+	v2.GET("/reports/productivity/replies-sent", s.productivitySeries(repliesSentSeries))
+	v2.GET("/reports/productivity/resolution-time", s.productivitySeries(resolutionTimeSeries))
+	v2.GET("/reports/productivity/resolved", s.productivitySeries(resolvedSeries))
+	v2.GET("/reports/productivity/response-time", s.productivitySeries(responseTimeSeries))
 }
 
 // The parameters of the reports over conversations: the common ones and

@@ -83,6 +83,7 @@ var Catalog = map[Kind][]Field{
 		{Name: "activityAt", Type: NumberField},
 		{Name: "createdBy", Type: KeywordField},
 		{Name: "createdWeekHour", Type: KeywordField},
+		{Name: "closedAt", Type: NumberField},
 	},
 	// Messages are published user replies (with their rating) and customer
 	// messages: what replies sent, customers helped, received messages and
@@ -93,7 +94,7 @@ var Catalog = map[Kind][]Field{
 		{Name: "createdAt", Type: NumberField, Sortable: true},
 		{Name: "userId", Type: NumberField, Valued: true},
 		{Name: "customerId", Type: NumberField, Valued: true},
-		{Name: "conversationId", Type: NumberField},
+		{Name: "conversationId", Type: NumberField, Valued: true},
 		{Name: "number", Type: NumberField, Sortable: true},
 		{Name: "mailboxId", Type: NumberField},
 		{Name: "folderId", Type: NumberField},
@@ -104,6 +105,8 @@ var Catalog = map[Kind][]Field{
 		{Name: "ratedAt", Type: NumberField, Sortable: true},
 		{Name: "ratingRank", Type: NumberField, Sortable: true},
 		{Name: "ratingCustomerId", Type: NumberField, Valued: true},
+		{Name: "responseSeconds", Type: NumberField, Valued: true},
+		{Name: "responseOfficeSeconds", Type: NumberField, Valued: true},
 	},
 	// Calls are phone threads: who logged them, for which customer, when.
 	Calls: {

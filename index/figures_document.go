@@ -26,14 +26,14 @@ func addFigures(tx *storage.Tx, c *parley.Conversation, threads []parley.Thread,
 		n["activityAt"] = append(n["activityAt"], Millis(at))
 	}
 	d.Keywords["createdBy"] = []string{string(c.CreatedBy.Type)}
+	if c.Status == parley.StatusClosed && c.ClosedAt != nil {
+		n["closedAt"] = []float64{Millis(*c.ClosedAt)}
+	}
 	loc := time.UTC
-	var office *parley.OfficeHours
 	if company, err := tx.Company(c.CompanyID); err == nil {
 		loc = company.ReportLocation()
-		if company.OfficeHours.Enabled {
-			office = &company.OfficeHours
-		}
 	}
+	office := officeHours(tx, c.CompanyID)
 	day, hour := parley.WeekHour(c.CreatedAt, loc)
 	d.Keywords["createdWeekHour"] = []string{WeekHourKey(day, hour)}
 	if f.FirstResponseAt != nil {
@@ -78,6 +78,8 @@ func MessageDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes
 			tags = append(tags, t.Name)
 		}
 	}
+	figures := c.ReportFigures(threads)
+	office := officeHours(tx, c.CompanyID)
 	for _, t := range threads {
 		from := "user"
 		if t.IsCustomerMessage() {
@@ -94,6 +96,12 @@ func MessageDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes
 		n["createdAt"] = []float64{Millis(t.CreatedAt)}
 		if from == "user" {
 			n["userId"] = []float64{float64(t.CreatedBy.ID)}
+		}
+		if r, ok := figures.Responses[t.ID]; ok {
+			n["responseSeconds"] = []float64{r.Seconds()}
+			if office != nil {
+				n["responseOfficeSeconds"] = []float64{office.Duration(figures.Waiting[t.ID], t.CreatedAt).Seconds()}
+			}
 		}
 		n["conversationId"] = []float64{float64(c.ID)}
 		n["number"] = []float64{float64(c.Number)}
@@ -143,3 +151,11 @@ func ParseMessageID(id string) (conversationID, threadID int64, err error) {
 
 // WeekHourKey is the createdWeekHour value of a day (1-7) and an hour.
 func WeekHourKey(day, hour int) string { return fmt.Sprintf("%d-%d", day, hour) }
+
+// officeHours are the company's office hours when it keeps them.
+func officeHours(tx *storage.Tx, companyID int64) *parley.OfficeHours {
+	if company, err := tx.Company(companyID); err == nil && company.OfficeHours.Enabled {
+		return &company.OfficeHours
+	}
+	return nil
+}
