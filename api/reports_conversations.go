@@ -129,7 +129,7 @@ func volumeByChannelSeries(c *gin.Context, e reports.Engine, r reports.Request, 
 func (s *Server) conversationsDrillDown(filter func(reports.Period, reports.Filter) query.Node) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		p := readParams(c, drillParams...)
-		s.drillDown(c, p, func(r reports.Request) query.Node { return filter(r.Current, r.Filter) })
+		s.drillDown(c, p, func(r reports.Request) (query.Node, error) { return filter(r.Current, r.Filter), nil })
 	}
 }
 
@@ -144,21 +144,25 @@ func (s *Server) fieldsDrillDown(c *gin.Context) {
 			p.problems.Add(name, parley.CodeMissingParameter, name+" is required", nil)
 		}
 	}
-	s.drillDown(c, p, func(r reports.Request) query.Node {
-		return reports.FieldFilter(r, *field, strconv.FormatInt(*option, 10))
+	s.drillDown(c, p, func(r reports.Request) (query.Node, error) {
+		return reports.FieldFilter(r, *field, strconv.FormatInt(*option, 10)), nil
 	})
 }
 
 // drillDown answers a page of the conversations a filter selects, as
 // {conversations: {pages, page, count, results}}.
-func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Request) query.Node) {
+func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Request) (query.Node, error)) {
 	number, size := p.page(), p.rows(drillPageSize)
 	r, e, err := s.reportWith(c, p)
+	var f query.Node
+	if err == nil {
+		f, err = filter(r)
+	}
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	res, err := reports.ConversationList(c.Request.Context(), e, r, filter(r), (number-1)*size, size)
+	res, err := reports.ConversationList(c.Request.Context(), e, r, f, (number-1)*size, size)
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -58,3 +58,60 @@ func TestProductivityReports(t *testing.T) {
 	rec = w.get("/v2/reports/productivity/resolved?" + reportQuery("start", day(1), "end", day(2)) + "&officeHours=maybe")
 	assert.Equal(t, http.StatusBadRequest, rec.Code)
 }
+
+func TestCompanyReports(t *testing.T) {
+	w := newWorld(t)
+	// Olivia answers Alice (rated great) and closes; Adam answers Bob and
+	// Bob again in a second conversation; the second is closed by Olivia.
+	a := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
+	b := w.create(convJSON(map[string]any{"customer": customer("bob@example.com")}))
+	b2 := w.create(convJSON(map[string]any{"customer": customer("bob@example.com")}))
+	w.clock.advance(20 * time.Minute)
+	w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", a), `{"text":"Answer","status":"closed"}`, http.StatusCreated)
+	for _, id := range []int64{b, b2} {
+		w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", id), fmt.Sprintf(`{"text":"Answer","user":%d}`, adminID), http.StatusCreated)
+	}
+	w.clock.advance(3 * time.Hour)
+	w.send("PATCH", fmt.Sprintf("/v2/conversations/%d", b2), `{"op":"replace","path":"/status","value":"closed"}`, http.StatusNoContent)
+	threads := w.conv(a)["_embedded"].(map[string]any)["threads"].([]any)
+	w.send("PUT", fmt.Sprintf("/v2/conversations/%d/threads/%v/rating", a, threads[0].(map[string]any)["id"]), `{"rating":"great"}`, http.StatusNoContent)
+
+	day := reportQuery("start", epoch.Format(time.RFC3339), "end", epoch.Add(24*time.Hour).Format(time.RFC3339))
+	rec := w.get("/v2/reports/company?" + day)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	goldenJSON(t, "report_company", rec.Body.Bytes())
+	body := decode(t, rec)
+	cur := body["current"].(map[string]any)
+	assert.Equal(t, []any{float64(2), float64(2), float64(2), float64(3), float64(2), float64(100)},
+		[]any{cur["customersHelped"], cur["closed"], cur["resolved"], cur["totalReplies"], cur["totalUsers"], cur["happinessScore"]})
+
+	rec = w.get("/v2/reports/company/customers-helped?" + day)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.Equal(t, map[string]any{"current": []any{map[string]any{"date": epoch.Format(time.RFC3339), "customers": float64(2)}}}, decode(t, rec))
+
+	count := func(q string) any {
+		rec := w.get("/v2/reports/company/drilldown?" + day + q)
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		return field(t, decode(t, rec), "conversations", "count")
+	}
+	assert.Equal(t, float64(2), count("&range=resolved"))
+	assert.Equal(t, float64(2), count("&range=firstReplyResolved"))
+	assert.Equal(t, float64(3), count("&range=replies&rangeId=1"), "one reply each")
+	assert.Equal(t, float64(3), count("&range=firstResponseTime&rangeId=2"), "20 minutes: 15-30 min")
+	assert.Equal(t, float64(0), count("&range=responseTime&rangeId=1"))
+	rec = w.get("/v2/reports/company/drilldown?" + day + "&range=resolved&rows=1")
+	goldenJSON(t, "report_company_drilldown", rec.Body.Bytes())
+
+	for _, tc := range []struct{ q, code, param string }{
+		{"&range=handleTime", "Value not supported", "range"},
+		{"&range=replies", "Missing parameter", "rangeId"},
+		{"&range=responseTime&rangeId=11", "Invalid number", "rangeId"},
+		{"", "Missing parameter", "range"},
+	} {
+		rec := w.get("/v2/reports/company/drilldown?" + day + tc.q)
+		require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+		item := field(t, decode(t, rec), "_embedded", "errors").([]any)[0].(map[string]any)
+		assert.Equal(t, tc.code, item["code"], tc.q)
+		assert.Equal(t, tc.param, item["path"], tc.q)
+	}
+}

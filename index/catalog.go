@@ -84,6 +84,9 @@ var Catalog = map[Kind][]Field{
 		{Name: "createdBy", Type: KeywordField},
 		{Name: "createdWeekHour", Type: KeywordField},
 		{Name: "closedAt", Type: NumberField},
+		{Name: "replyAt", Type: NumberField},
+		{Name: "responseSeconds", Type: NumberField},
+		{Name: "responseOfficeSeconds", Type: NumberField},
 	},
 	// Messages are published user replies (with their rating) and customer
 	// messages: what replies sent, customers helped, received messages and

@@ -25,6 +25,11 @@ func addFigures(tx *storage.Tx, c *parley.Conversation, threads []parley.Thread,
 	for _, at := range c.Activity(threads) {
 		n["activityAt"] = append(n["activityAt"], Millis(at))
 	}
+	for _, t := range threads {
+		if t.IsUserReply() {
+			n["replyAt"] = append(n["replyAt"], Millis(t.CreatedAt))
+		}
+	}
 	d.Keywords["createdBy"] = []string{string(c.CreatedBy.Type)}
 	if c.Status == parley.StatusClosed && c.ClosedAt != nil {
 		n["closedAt"] = []float64{Millis(*c.ClosedAt)}
@@ -34,6 +39,16 @@ func addFigures(tx *storage.Tx, c *parley.Conversation, threads []parley.Thread,
 		loc = company.ReportLocation()
 	}
 	office := officeHours(tx, c.CompanyID)
+	for _, t := range threads { // thread order, so documents are deterministic
+		r, ok := f.Responses[t.ID]
+		if !ok {
+			continue
+		}
+		n["responseSeconds"] = append(n["responseSeconds"], r.Seconds())
+		if office != nil {
+			n["responseOfficeSeconds"] = append(n["responseOfficeSeconds"], office.Duration(f.Waiting[t.ID], t.CreatedAt).Seconds())
+		}
+	}
 	day, hour := parley.WeekHour(c.CreatedAt, loc)
 	d.Keywords["createdWeekHour"] = []string{WeekHourKey(day, hour)}
 	if f.FirstResponseAt != nil {
