@@ -55,3 +55,21 @@ func repliesSentSeries(c *gin.Context, e reports.Engine, r reports.Request, view
 func resolvedSeries(c *gin.Context, e reports.Engine, r reports.Request, viewBy string) (any, error) {
 	return reports.ResolvedSeries(c.Request.Context(), e, r, viewBy)
 }
+
+// emailParams are the e-mail report's parameters: the chat report's.
+var emailParams = reportParams
+
+// emailReport handles GET /v2/reports/email: the chat report's layout
+// over e-mail conversations.
+func (s *Server) emailReport(c *gin.Context) {
+	r, e, err := s.reportWith(c, readParams(c, emailParams...))
+	var rep *reports.EmailReport
+	if err == nil {
+		rep, err = reports.Email(c.Request.Context(), e, r)
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, rep)
+}

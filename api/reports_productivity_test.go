@@ -115,3 +115,25 @@ func TestCompanyReports(t *testing.T) {
 		assert.Equal(t, tc.param, item["path"], tc.q)
 	}
 }
+
+func TestEmailReport(t *testing.T) {
+	w := newWorld(t)
+	// An e-mail answered after 20 minutes and closed; a phone conversation
+	// (not counted) answered too.
+	a := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
+	p := w.create(convJSON(map[string]any{"type": "phone", "customer": customer("carol@example.com"), "threads": []any{thread("customer", "Call me")}}))
+	w.clock.advance(20 * time.Minute)
+	for _, id := range []int64{a, p} {
+		w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", id), `{"text":"Answer","status":"closed"}`, http.StatusCreated)
+	}
+	day := func(offset int) string { return epoch.Add(time.Duration(offset) * 24 * time.Hour).Format(time.RFC3339) }
+	rec := w.get("/v2/reports/email?" + reportQuery("start", day(0), "end", day(1), "previousStart", day(-1), "previousEnd", day(0)))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	goldenJSON(t, "report_email", rec.Body.Bytes())
+	body := decode(t, rec)
+	assert.Equal(t, map[string]any{"emailConversations": float64(1), "newConversations": float64(1), "messagesReceived": float64(1),
+		"repliesSent": float64(1), "customersHelped": float64(1)}, field(t, body, "current", "volume"))
+	assert.Equal(t, map[string]any{"responseTime": float64(1200), "firstResponseTime": float64(1200)}, field(t, body, "current", "responses"))
+	rec = w.get("/v2/reports/email?" + reportQuery("start", day(0), "end", day(1)) + "&types=phone")
+	assert.Equal(t, "types", rec.Header().Get("X-Parley-Ignored-Parameters"), "the e-mail report counts e-mail only")
+}

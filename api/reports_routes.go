@@ -22,6 +22,7 @@ func (s *Server) reportRoutes(v2 *gin.RouterGroup) {
 	v2.GET("/reports/company", s.companyReport)
 	v2.GET("/reports/company/customers-helped", s.seriesReport(customersHelpedSeries))
 	v2.GET("/reports/company/drilldown", s.companyDrillDown)
+	v2.GET("/reports/email", s.emailReport)
 	v2.GET("/reports/productivity", s.productivityReport)
 	v2.GET("/reports/productivity/first-response-time", s.productivitySeries(firstResponseSeries))
 	v2.GET("/reports/productivity/replies-sent", s.productivitySeries(repliesSentSeries))
