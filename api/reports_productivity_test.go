@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
 )
 
 func TestProductivityReports(t *testing.T) {
@@ -136,4 +139,29 @@ func TestEmailReport(t *testing.T) {
 	assert.Equal(t, map[string]any{"responseTime": float64(1200), "firstResponseTime": float64(1200)}, field(t, body, "current", "responses"))
 	rec = w.get("/v2/reports/email?" + reportQuery("start", day(0), "end", day(1)) + "&types=phone")
 	assert.Equal(t, "types", rec.Header().Get("X-Parley-Ignored-Parameters"), "the e-mail report counts e-mail only")
+}
+
+func TestProductivityOfficeHours(t *testing.T) {
+	w := newWorld(t)
+	_, err := w.db.Update(func(tx *storage.Tx) error {
+		c, err := tx.Company(acmeID)
+		if err != nil {
+			return err
+		}
+		c.OfficeHours = parley.Weekdays("UTC", 9*60, 17*60)
+		return tx.PutCompany(c)
+	})
+	require.NoError(t, err)
+	// Saturday 12:00 the customer writes; Monday 09:30 the answer.
+	id := w.create(convJSON(nil))
+	w.clock.advance(45*time.Hour + 30*time.Minute)
+	w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", id), `{"text":"Answer","status":"closed"}`, http.StatusCreated)
+
+	q := reportQuery("start", epoch.Format(time.RFC3339), "end", epoch.Add(72*time.Hour).Format(time.RFC3339))
+	for office, want := range map[string]float64{"false": 163800, "true": 1800} {
+		cur := decode(t, w.get("/v2/reports/productivity?"+q+"&officeHours="+office))["current"].(map[string]any)
+		assert.Equal(t, []any{want, want, want}, []any{cur["firstResponseTime"], cur["responseTime"], cur["resolutionTime"]}, "officeHours=%s", office)
+	}
+	rec := w.get("/v2/reports/company/drilldown?" + q + "&officeHours=true&range=firstResponseTime&rangeId=3")
+	assert.Equal(t, float64(1), field(t, decode(t, rec), "conversations", "count"), "30 office minutes: 30-60 min")
 }
