@@ -67,21 +67,6 @@ func (s *Server) conversationsReport(c *gin.Context) {
 	render(c, http.StatusOK, rep)
 }
 
-// busyTimes handles GET /v2/reports/conversations/busy-times: a bare array
-// of the 168 hours of the week.
-func (s *Server) busyTimes(c *gin.Context) {
-	r, e, err := s.reportWith(c, readParams(c, conversationReportParams...))
-	var cells []reports.BusyTime
-	if err == nil {
-		cells, err = reports.BusyTimes(c.Request.Context(), e, r)
-	}
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	render(c, http.StatusOK, cells)
-}
-
 // seriesReport handles a report over time (`viewBy`): GET
 // /v2/reports/conversations/new, .../received-messages and
 // .../volume-by-channel.

@@ -86,11 +86,7 @@ func TestConversationsReports(t *testing.T) {
 		{"bad rows", "/v2/reports/conversations/drilldown?" + current + "&rows=0", "Invalid number", "rows"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := w.get(tc.path)
-			require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
-			item := field(t, decode(t, rec), "_embedded", "errors").([]any)[0].(map[string]any)
-			assert.Equal(t, tc.code, item["code"])
-			assert.Equal(t, tc.param, item["path"])
+			badParam(t, w, tc.path, tc.code, tc.param)
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"strconv"
@@ -20,22 +21,22 @@ const (
 	maxRows         = 50
 )
 
-// happinessReport handles GET /v2/reports/happiness.
-func (s *Server) happinessReport(c *gin.Context) {
-	r, err := s.reportRequest(c, readParams(c, conversationReportParams...))
-	var e reports.Engine
-	if err == nil {
-		e, err = s.reportEngine()
+// reportOf handles a report that needs nothing but its request: GET
+// /v2/reports/happiness, .../conversations/busy-times, .../productivity
+// and .../email.
+func reportOf[T any](s *Server, known []string, compute func(context.Context, reports.Engine, reports.Request) (T, error)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		r, e, err := s.reportWith(c, readParams(c, known...))
+		var rep T
+		if err == nil {
+			rep, err = compute(c.Request.Context(), e, r)
+		}
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		render(c, http.StatusOK, rep)
 	}
-	var rep *reports.HappinessReport
-	if err == nil {
-		rep, err = reports.Happiness(c.Request.Context(), e, r)
-	}
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	render(c, http.StatusOK, rep)
 }
 
 // ratingValues are the `rating` filter of the ratings lists: the real API

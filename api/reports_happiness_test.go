@@ -99,13 +99,19 @@ func TestHappinessReport(t *testing.T) {
 		{"too many rows", "/v2/reports/happiness/ratings?" + current + "&rows=51", "Invalid number", "rows"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := w.get(tc.path)
-			require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
-			item := field(t, decode(t, rec), "_embedded", "errors").([]any)[0].(map[string]any)
-			assert.Equal(t, tc.code, item["code"])
-			assert.Equal(t, tc.param, item["path"])
+			badParam(t, w, tc.path, tc.code, tc.param)
 		})
 	}
 	rec = w.do(request{method: "GET", path: "/v2/reports/happiness?" + current, token: globexToken})
 	assert.Equal(t, http.StatusForbidden, rec.Code, "Globex's plan has no reports")
+}
+
+// badParam asserts that a GET answers 400 naming the parameter and the code.
+func badParam(t *testing.T, w *world, path, code, param string) {
+	t.Helper()
+	rec := w.get(path)
+	require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+	item := field(t, decode(t, rec), "_embedded", "errors").([]any)[0].(map[string]any)
+	assert.Equal(t, code, item["code"], path)
+	assert.Equal(t, param, item["path"], path)
 }

@@ -1,8 +1,6 @@
 package api
 
 import (
-	"net/http"
-
 	"github.com/gin-gonic/gin"
 
 	"github.com/parley/parley/reports"
@@ -14,20 +12,6 @@ var (
 	productivityParams       = append([]string{"officeHours"}, conversationReportParams...)
 	productivitySeriesParams = append([]string{"officeHours"}, seriesReportParams...)
 )
-
-// productivityReport handles GET /v2/reports/productivity.
-func (s *Server) productivityReport(c *gin.Context) {
-	r, e, err := s.reportWith(c, readParams(c, productivityParams...))
-	var rep *reports.ProductivityReport
-	if err == nil {
-		rep, err = reports.Productivity(c.Request.Context(), e, r)
-	}
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	render(c, http.StatusOK, rep)
-}
 
 // productivitySeries handles the productivity reports over time: GET
 // /v2/reports/productivity/first-response-time, .../replies-sent,
@@ -54,22 +38,4 @@ func repliesSentSeries(c *gin.Context, e reports.Engine, r reports.Request, view
 
 func resolvedSeries(c *gin.Context, e reports.Engine, r reports.Request, viewBy string) (any, error) {
 	return reports.ResolvedSeries(c.Request.Context(), e, r, viewBy)
-}
-
-// emailParams are the e-mail report's parameters: the chat report's.
-var emailParams = reportParams
-
-// emailReport handles GET /v2/reports/email: the chat report's layout
-// over e-mail conversations.
-func (s *Server) emailReport(c *gin.Context) {
-	r, e, err := s.reportWith(c, readParams(c, emailParams...))
-	var rep *reports.EmailReport
-	if err == nil {
-		rep, err = reports.Email(c.Request.Context(), e, r)
-	}
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	render(c, http.StatusOK, rep)
 }

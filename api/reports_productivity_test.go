@@ -111,11 +111,7 @@ func TestCompanyReports(t *testing.T) {
 		{"&range=responseTime&rangeId=11", "Invalid number", "rangeId"},
 		{"", "Missing parameter", "range"},
 	} {
-		rec := w.get("/v2/reports/company/drilldown?" + day + tc.q)
-		require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
-		item := field(t, decode(t, rec), "_embedded", "errors").([]any)[0].(map[string]any)
-		assert.Equal(t, tc.code, item["code"], tc.q)
-		assert.Equal(t, tc.param, item["path"], tc.q)
+		badParam(t, w, "/v2/reports/company/drilldown?"+day+tc.q, tc.code, tc.param)
 	}
 }
 

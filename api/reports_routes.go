@@ -9,10 +9,10 @@ import (
 // reportRoutes registers the reports computed from conversation and reply
 // documents (README "Reports").
 func (s *Server) reportRoutes(v2 *gin.RouterGroup) {
-	v2.GET("/reports/happiness", s.happinessReport)
+	v2.GET("/reports/happiness", reportOf(s, conversationReportParams, reports.Happiness))
 	v2.GET("/reports/happiness/ratings", s.happinessRatings)
 	v2.GET("/reports/conversations", s.conversationsReport)
-	v2.GET("/reports/conversations/busy-times", s.busyTimes)
+	v2.GET("/reports/conversations/busy-times", reportOf(s, conversationReportParams, reports.BusyTimes)) // a bare array of the 168 hours
 	v2.GET("/reports/conversations/new", s.seriesReport(newConversationsSeries))
 	v2.GET("/reports/conversations/received-messages", s.seriesReport(receivedMessagesSeries))
 	v2.GET("/reports/conversations/volume-by-channel", s.seriesReport(volumeByChannelSeries))
@@ -22,8 +22,8 @@ func (s *Server) reportRoutes(v2 *gin.RouterGroup) {
 	v2.GET("/reports/company", s.companyReport)
 	v2.GET("/reports/company/customers-helped", s.seriesReport(customersHelpedSeries))
 	v2.GET("/reports/company/drilldown", s.companyDrillDown)
-	v2.GET("/reports/email", s.emailReport)
-	v2.GET("/reports/productivity", s.productivityReport)
+	v2.GET("/reports/email", reportOf(s, reportParams, reports.Email)) // the chat report's parameters
+	v2.GET("/reports/productivity", reportOf(s, productivityParams, reports.Productivity))
 	v2.GET("/reports/productivity/first-response-time", s.productivitySeries(firstResponseSeries))
 	v2.GET("/reports/productivity/replies-sent", s.productivitySeries(repliesSentSeries))
 	v2.GET("/reports/productivity/resolution-time", s.productivitySeries(resolutionTimeSeries))

@@ -76,22 +76,9 @@ var RatingRanks = map[string]float64{"great": 1, "okay": 2, "not-good": 3}
 // must not have one (the conversation is deleted, or the thread is
 // neither).
 func MessageDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes []string, err error) {
-	c, err := tx.ConversationByID(convID)
-	if parley.IsNotFound(err) {
-		return nil, nil, nil
-	}
-	if err != nil {
+	c, threads, tags, err := threadsOf(tx, convID)
+	if c == nil || err != nil {
 		return nil, nil, err
-	}
-	threads, err := tx.Threads(c.ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	var tags []string
-	for _, id := range c.TagIDs {
-		if t, err := tx.Tag(c.CompanyID, id); err == nil {
-			tags = append(tags, t.Name)
-		}
 	}
 	figures := c.ReportFigures(threads)
 	office := officeHours(tx, c.CompanyID)
@@ -173,4 +160,27 @@ func officeHours(tx *storage.Tx, companyID int64) *parley.OfficeHours {
 		return &company.OfficeHours
 	}
 	return nil
+}
+
+// threadsOf loads a conversation, its threads and its tag names, for the
+// documents built per thread; the conversation is nil when it is gone.
+func threadsOf(tx *storage.Tx, convID int64) (*parley.Conversation, []parley.Thread, []string, error) {
+	c, err := tx.ConversationByID(convID)
+	if parley.IsNotFound(err) {
+		return nil, nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	threads, err := tx.Threads(c.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var tags []string
+	for _, id := range c.TagIDs {
+		if t, err := tx.Tag(c.CompanyID, id); err == nil {
+			tags = append(tags, t.Name)
+		}
+	}
+	return c, threads, tags, nil
 }

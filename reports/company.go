@@ -2,7 +2,6 @@ package reports
 
 import (
 	"context"
-	"sort"
 	"strconv"
 
 	parley "github.com/parley/parley"
@@ -84,28 +83,13 @@ func Company(ctx context.Context, e Engine, r Request, users []parley.User) (*Co
 			Resolved: d(c.Resolved, p.Resolved), TotalReplies: d(c.TotalReplies, p.TotalReplies), TotalUsers: d(c.TotalUsers, p.TotalUsers),
 			RepliesPerDay: Delta(c.RepliesPerDay, p.RepliesPerDay), HappinessScore: deltaOf(c.HappinessScore, p.HappinessScore)}
 	}
-	names := map[int64]string{}
-	for _, u := range users {
-		names[u.ID] = u.Name()
-	}
-	ids := map[int64]bool{}
-	for id := range cur.users {
-		ids[id] = true
-	}
+	var before map[int64]CompanyUserFigures
 	if prev != nil {
-		for id := range prev.users {
-			ids[id] = true
-		}
+		before = prev.users
 	}
-	for id := range ids {
-		row := CompanyUser{ID: id, Name: names[id], Current: cur.users[id]}
-		if prev != nil {
-			p := prev.users[id]
-			row.Previous = &p
-		}
-		rep.Users = append(rep.Users, row)
-	}
-	sort.Slice(rep.Users, func(i, j int) bool { return rep.Users[i].ID < rep.Users[j].ID })
+	eachUserRow(users, cur.users, before, prev != nil, func(id int64, name string, now CompanyUserFigures, then *CompanyUserFigures) {
+		rep.Users = append(rep.Users, CompanyUser{ID: id, Name: name, Current: now, Previous: then})
+	})
 	return rep, nil
 }
 
@@ -193,28 +177,16 @@ type CustomersSeries struct {
 
 // CustomersHelped counts the customers helped per step of each period.
 func CustomersHelped(ctx context.Context, e Engine, r Request, viewBy string) (*CustomersSeries, error) {
-	one := func(p Period) ([]CustomersPoint, error) {
-		var out []CustomersPoint
-		for _, s := range steps(p, viewBy) {
+	cur, prev, err := bothPeriods(r, func(p Period) ([]CustomersPoint, error) {
+		return perStep(p, viewBy, func(s Period) (CustomersPoint, error) {
 			n, err := customersHelped(ctx, e, r, s, nil)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, CustomersPoint{Date: Date(s.Start), Customers: n})
-		}
-		return out, nil
-	}
-	cur, err := one(r.Current)
+			return CustomersPoint{Date: Date(s.Start), Customers: n}, err
+		})
+	})
 	if err != nil {
 		return nil, err
 	}
-	out := &CustomersSeries{Current: cur}
-	if r.Previous != nil {
-		if out.Previous, err = one(*r.Previous); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return &CustomersSeries{Current: cur, Previous: prev}, nil
 }
 
 // CompanyRanges are the company drill-down's ranges; those with buckets

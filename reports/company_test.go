@@ -12,11 +12,10 @@ import (
 	"github.com/parley/parley/storage"
 )
 
-// TestCompanyAgreesWithTheRecords: over the demo data with ratings, the
+// demoCompanyAgreesWithTheRecords: over the demo data with ratings, the
 // company reports and drill-downs from Bleve equal the brute-force
 // engine's, and the figures a count over the stored records.
-func TestCompanyAgreesWithTheRecords(t *testing.T) {
-	d := loadDemo(t, rateDemoReplies)
+func demoCompanyAgreesWithTheRecords(t *testing.T, d *demo) {
 	ctx := context.Background()
 	var users []parley.User
 	require.NoError(t, d.db.View(func(tx *storage.Tx) (err error) {
@@ -52,37 +51,27 @@ func TestCompanyAgreesWithTheRecords(t *testing.T) {
 		// By hand.
 		customers, byUser := map[int64]bool{}, map[int64]int{}
 		total, closed, resolved := 0, 0, 0
-		require.NoError(t, d.db.View(func(tx *storage.Tx) error {
-			return tx.EachConversation(func(c *parley.Conversation) error {
-				if c.CompanyID != r.Company || c.State == parley.StateDeleted || !matches(tx, c, r.Filter) {
-					return nil
-				}
-				threads, err := tx.Threads(c.ID)
-				if err != nil {
-					return err
-				}
-				n := 0
-				for _, th := range threads {
-					if th.Type == parley.ThreadMessage && th.State == parley.ThreadPublished && th.CreatedBy.Type == parley.PartyUser {
-						n++
-						if in(r.Current, th.CreatedAt) {
-							total++
-							byUser[th.CreatedBy.ID]++
-							if c.CustomerID != 0 {
-								customers[c.CustomerID] = true
-							}
+		eachMatching(t, d.db, r, func(c *parley.Conversation, threads []parley.Thread) {
+			n := 0
+			for _, th := range threads {
+				if th.Type == parley.ThreadMessage && th.State == parley.ThreadPublished && th.CreatedBy.Type == parley.PartyUser {
+					n++
+					if in(r.Current, th.CreatedAt) {
+						total++
+						byUser[th.CreatedBy.ID]++
+						if c.CustomerID != 0 {
+							customers[c.CustomerID] = true
 						}
 					}
 				}
-				if c.Status == parley.StatusClosed && c.ClosedAt != nil && in(r.Current, *c.ClosedAt) {
-					closed++
-					if c.ClosedBy != 0 && n > 0 {
-						resolved++
-					}
+			}
+			if c.Status == parley.StatusClosed && c.ClosedAt != nil && in(r.Current, *c.ClosedAt) {
+				closed++
+				if c.ClosedBy != 0 && n > 0 {
+					resolved++
 				}
-				return nil
-			})
-		}))
+			}
+		})
 		cur := got.Current
 		assert.Equal(t, []int{len(customers), total, len(byUser), closed, resolved},
 			[]int{cur.CustomersHelped, cur.TotalReplies, cur.TotalUsers, cur.Closed, cur.Resolved})
@@ -94,8 +83,7 @@ func TestCompanyAgreesWithTheRecords(t *testing.T) {
 	assert.Greater(t, replies, 1000)
 }
 
-func TestCompanyOnTheDemoData(t *testing.T) {
-	d := loadDemo(t, rateDemoReplies)
+func demoCompanyOnTheDemoData(t *testing.T, d *demo) {
 	var users []parley.User
 	require.NoError(t, d.db.View(func(tx *storage.Tx) (err error) {
 		users, err = tx.Users(1)

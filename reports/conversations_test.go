@@ -86,11 +86,10 @@ func countByHand(t *testing.T, db *storage.DB, r reports.Request) byHand {
 	return h
 }
 
-// TestConversationsReportsAgreeWithTheRecords: over the demo data, every
+// demoConversationsReportsAgreeWithTheRecords: over the demo data, every
 // conversations report from Bleve's facets equals the brute-force
 // engine's, and the figures equal a count over the stored records.
-func TestConversationsReportsAgreeWithTheRecords(t *testing.T) {
-	d := loadDemo(t, nil)
+func demoConversationsReportsAgreeWithTheRecords(t *testing.T, d *demo) {
 	ctx := context.Background()
 	counted := 0
 	for _, r := range demoRequests(t, d) {
@@ -155,8 +154,7 @@ func TestConversationsReportsAgreeWithTheRecords(t *testing.T) {
 	assert.Greater(t, counted, 1000, "the demo's conversations are counted")
 }
 
-func TestConversationsOnTheDemoData(t *testing.T) {
-	d := loadDemo(t, nil)
+func demoConversationsOnTheDemoData(t *testing.T, d *demo) {
 	r := demoRequests(t, d)[0]
 	var tags []parley.Tag
 	require.NoError(t, d.db.View(func(tx *storage.Tx) (err error) {

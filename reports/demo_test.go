@@ -103,3 +103,21 @@ func goldenReport(t *testing.T, name string, v any) {
 	require.NoError(t, err)
 	golden.Assert(t, name+".json", string(b)+"\n")
 }
+
+// TestReportsOverTheDemoData loads the demo data with ratings once, and
+// checks every report over it: goldens, Bleve against the brute-force
+// engine, and by-hand counts over the records.
+func TestReportsOverTheDemoData(t *testing.T) {
+	d := loadDemo(t, rateDemoReplies)
+	t.Run("CompanyAgreesWithTheRecords", func(t *testing.T) { demoCompanyAgreesWithTheRecords(t, d) })
+	t.Run("CompanyOnTheDemoData", func(t *testing.T) { demoCompanyOnTheDemoData(t, d) })
+	t.Run("ConversationsOnTheDemoData", func(t *testing.T) { demoConversationsOnTheDemoData(t, d) })
+	t.Run("ConversationsReportsAgreeWithTheRecords", func(t *testing.T) { demoConversationsReportsAgreeWithTheRecords(t, d) })
+	t.Run("EmailAgreesWithTheRecords", func(t *testing.T) { demoEmailAgreesWithTheRecords(t, d) })
+	t.Run("EmailOnTheDemoData", func(t *testing.T) { demoEmailOnTheDemoData(t, d) })
+	t.Run("HappinessAgreesWithTheRecords", func(t *testing.T) { demoHappinessAgreesWithTheRecords(t, d) })
+	t.Run("HappinessOnTheDemoData", func(t *testing.T) { demoHappinessOnTheDemoData(t, d) })
+	t.Run("ProductivityAgreesWithTheRecords", func(t *testing.T) { demoProductivityAgreesWithTheRecords(t, d) })
+	t.Run("ProductivityOnTheDemoData", func(t *testing.T) { demoProductivityOnTheDemoData(t, d) })
+	t.Run("ReportsOnFixtures", func(t *testing.T) { demoReportsOnFixtures(t, d) })
+}

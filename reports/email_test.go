@@ -10,11 +10,10 @@ import (
 	"github.com/parley/parley/reports"
 )
 
-// TestEmailAgreesWithTheRecords: the e-mail report from Bleve equals the
+// demoEmailAgreesWithTheRecords: the e-mail report from Bleve equals the
 // brute-force engine's, and its figures the by-hand counts over the
 // e-mail conversations.
-func TestEmailAgreesWithTheRecords(t *testing.T) {
-	d := loadDemo(t, nil)
+func demoEmailAgreesWithTheRecords(t *testing.T, d *demo) {
 	ctx := context.Background()
 	for _, r := range demoRequests(t, d)[:4] {
 		want, err := reports.Email(ctx, d.oracle, r)
@@ -34,8 +33,7 @@ func TestEmailAgreesWithTheRecords(t *testing.T) {
 	}
 }
 
-func TestEmailOnTheDemoData(t *testing.T) {
-	d := loadDemo(t, nil)
+func demoEmailOnTheDemoData(t *testing.T, d *demo) {
 	rep, err := reports.Email(context.Background(), d.bleve, demoRequests(t, d)[0])
 	require.NoError(t, err)
 	goldenReport(t, "email_demo", rep)

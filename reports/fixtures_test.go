@@ -13,12 +13,11 @@ import (
 	"github.com/parley/parley/storage"
 )
 
-// TestReportsOnFixtures: over the demo data, both reports computed from
+// demoReportsOnFixtures: over the demo data, both reports computed from
 // Bleve's facets equal the same reports computed by the brute-force
 // engine, for several periods and filters.
-func TestReportsOnFixtures(t *testing.T) {
+func demoReportsOnFixtures(t *testing.T, d *demo) {
 	now := demoNow
-	d := loadDemo(t, nil)
 	db, b, oracle := d.db, d.bleve, d.oracle
 	var users []parley.User
 	var tags []parley.Tag

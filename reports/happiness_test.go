@@ -60,11 +60,10 @@ func matches(tx *storage.Tx, c *parley.Conversation, f reports.Filter) bool {
 
 func in(p reports.Period, t time.Time) bool { return !t.Before(p.Start) && t.Before(p.End) }
 
-// TestHappinessAgreesWithTheRecords: over the demo data with ratings, the
+// demoHappinessAgreesWithTheRecords: over the demo data with ratings, the
 // happiness report from Bleve's facets equals the brute-force engine's,
 // and both equal a count over the stored records.
-func TestHappinessAgreesWithTheRecords(t *testing.T) {
-	d := loadDemo(t, rateDemoReplies)
+func demoHappinessAgreesWithTheRecords(t *testing.T, d *demo) {
 	rated := 0
 	for _, r := range demoRequests(t, d) {
 		want, err := reports.Happiness(context.Background(), d.oracle, r)
@@ -77,30 +76,20 @@ func TestHappinessAgreesWithTheRecords(t *testing.T) {
 		// the customers of the replies sent in it.
 		counts := map[string]int{}
 		raters, helped := map[int64]bool{}, map[int64]bool{}
-		require.NoError(t, d.db.View(func(tx *storage.Tx) error {
-			return tx.EachConversation(func(c *parley.Conversation) error {
-				if c.CompanyID != r.Company || c.State == parley.StateDeleted || !matches(tx, c, r.Filter) {
-					return nil
+		eachMatching(t, d.db, r, func(c *parley.Conversation, threads []parley.Thread) {
+			for _, th := range threads {
+				if th.Type != parley.ThreadMessage || th.State != parley.ThreadPublished || th.CreatedBy.Type != parley.PartyUser {
+					continue
 				}
-				threads, err := tx.Threads(c.ID)
-				if err != nil {
-					return err
+				if in(r.Current, th.CreatedAt) && c.CustomerID != 0 {
+					helped[c.CustomerID] = true
 				}
-				for _, th := range threads {
-					if th.Type != parley.ThreadMessage || th.State != parley.ThreadPublished || th.CreatedBy.Type != parley.PartyUser {
-						continue
-					}
-					if in(r.Current, th.CreatedAt) && c.CustomerID != 0 {
-						helped[c.CustomerID] = true
-					}
-					if th.Rating != nil && in(r.Current, th.Rating.CreatedAt) {
-						counts[th.Rating.Rating]++
-						raters[th.Rating.CustomerID] = true
-					}
+				if th.Rating != nil && in(r.Current, th.Rating.CreatedAt) {
+					counts[th.Rating.Rating]++
+					raters[th.Rating.CustomerID] = true
 				}
-				return nil
-			})
-		}))
+			}
+		})
 		total := counts["great"] + counts["okay"] + counts["not-good"]
 		cur := got.Current
 		assert.Equal(t, []int{total, counts["great"], counts["okay"], counts["not-good"], len(raters)},
@@ -120,8 +109,7 @@ func TestHappinessAgreesWithTheRecords(t *testing.T) {
 	assert.Greater(t, rated, 100, "the demo's ratings are counted")
 }
 
-func TestHappinessOnTheDemoData(t *testing.T) {
-	d := loadDemo(t, rateDemoReplies)
+func demoHappinessOnTheDemoData(t *testing.T, d *demo) {
 	r := demoRequests(t, d)[0]
 	rep, err := reports.Happiness(context.Background(), d.bleve, r)
 	require.NoError(t, err)
@@ -134,4 +122,22 @@ func TestHappinessOnTheDemoData(t *testing.T) {
 	want, err := reports.RatingsList(context.Background(), d.oracle, r, "not-good", "number", false, 0, 1000)
 	require.NoError(t, err)
 	assert.Equal(t, want, res)
+}
+
+// eachMatching calls fn with every stored conversation (and its threads)
+// that a request's company and filter select, deleted ones aside.
+func eachMatching(t *testing.T, db *storage.DB, r reports.Request, fn func(c *parley.Conversation, threads []parley.Thread)) {
+	t.Helper()
+	require.NoError(t, db.View(func(tx *storage.Tx) error {
+		return tx.EachConversation(func(c *parley.Conversation) error {
+			if c.CompanyID != r.Company || c.State == parley.StateDeleted || !matches(tx, c, r.Filter) {
+				return nil
+			}
+			threads, err := tx.Threads(c.ID)
+			if err == nil {
+				fn(c, threads)
+			}
+			return err
+		})
+	}))
 }

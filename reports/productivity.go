@@ -231,32 +231,20 @@ type TimeSeries struct {
 // what a step holds (its time field in the step).
 func averageSeries(ctx context.Context, e Engine, r Request, viewBy string, kind index.Kind, field string,
 	filter func(Period) query.Node) (*TimeSeries, error) {
-	one := func(p Period) ([]TimePoint, error) {
-		var out []TimePoint
-		for _, s := range steps(p, viewBy) {
+	cur, prev, err := bothPeriods(r, func(p Period) ([]TimePoint, error) {
+		return perStep(p, viewBy, func(s Period) (TimePoint, error) {
 			res, err := facets(ctx, e, index.FacetRequest{Kind: kind, Company: r.Company, Filter: filter(s), Values: map[string]string{"v": field}})
 			if err != nil {
-				return nil, err
+				return TimePoint{}, err
 			}
 			mean, _, err := meanOf(res.Values["v"])
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, TimePoint{Date: Date(s.Start), Time: mean})
-		}
-		return out, nil
-	}
-	cur, err := one(r.Current)
+			return TimePoint{Date: Date(s.Start), Time: mean}, err
+		})
+	})
 	if err != nil {
 		return nil, err
 	}
-	out := &TimeSeries{Current: cur}
-	if r.Previous != nil {
-		if out.Previous, err = one(*r.Previous); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return &TimeSeries{Current: cur, Previous: prev}, nil
 }
 
 // FirstResponseTimes averages the first response time per step, by when

@@ -25,68 +25,58 @@ type productivityByHand struct {
 
 func countProductivity(t *testing.T, db *storage.DB, r reports.Request) productivityByHand {
 	h := productivityByHand{conversations: map[int64]bool{}}
-	require.NoError(t, db.View(func(tx *storage.Tx) error {
-		return tx.EachConversation(func(c *parley.Conversation) error {
-			if c.CompanyID != r.Company || c.State == parley.StateDeleted || !matches(tx, c, r.Filter) {
-				return nil
+	eachMatching(t, db, r, func(c *parley.Conversation, threads []parley.Thread) {
+		sort.SliceStable(threads, func(i, j int) bool {
+			if !threads[i].CreatedAt.Equal(threads[j].CreatedAt) {
+				return threads[i].CreatedAt.Before(threads[j].CreatedAt)
 			}
-			threads, err := tx.Threads(c.ID)
-			if err != nil {
-				return err
-			}
-			sort.SliceStable(threads, func(i, j int) bool {
-				if !threads[i].CreatedAt.Equal(threads[j].CreatedAt) {
-					return threads[i].CreatedAt.Before(threads[j].CreatedAt)
-				}
-				return threads[i].ID < threads[j].ID
-			})
-			var waiting *time.Time
-			replies, sawCustomer, firstDone := 0, false, false
-			for _, th := range threads {
-				if th.State != parley.ThreadPublished {
-					continue
-				}
-				at := th.CreatedAt
-				if th.Type.IsCustomerKind() && th.CreatedBy.Type == parley.PartyCustomer {
-					sawCustomer = true
-					if waiting == nil {
-						waiting = &at
-					}
-					continue
-				}
-				if th.Type != parley.ThreadMessage || th.CreatedBy.Type != parley.PartyUser {
-					continue
-				}
-				replies++
-				if in(r.Current, at) {
-					h.replies++
-					h.conversations[c.ID] = true
-					if waiting != nil {
-						h.responses = append(h.responses, at.Sub(*waiting).Seconds())
-					}
-				}
-				if sawCustomer && !firstDone {
-					firstDone = true
-					if in(r.Current, at) {
-						h.firsts = append(h.firsts, at.Sub(*waiting).Seconds())
-					}
-				}
-				waiting = nil
-			}
-			if c.Status == parley.StatusClosed && c.ClosedAt != nil && in(r.Current, *c.ClosedAt) {
-				h.closed++
-				if c.ClosedBy != 0 && replies > 0 {
-					h.resolved++
-					h.resolutions = append(h.resolutions, c.ClosedAt.Sub(c.CreatedAt).Seconds())
-					h.repliesToResolve = append(h.repliesToResolve, float64(replies))
-					if replies == 1 {
-						h.firstReply++
-					}
-				}
-			}
-			return nil
+			return threads[i].ID < threads[j].ID
 		})
-	}))
+		var waiting *time.Time
+		replies, sawCustomer, firstDone := 0, false, false
+		for _, th := range threads {
+			if th.State != parley.ThreadPublished {
+				continue
+			}
+			at := th.CreatedAt
+			if th.Type.IsCustomerKind() && th.CreatedBy.Type == parley.PartyCustomer {
+				sawCustomer = true
+				if waiting == nil {
+					waiting = &at
+				}
+				continue
+			}
+			if th.Type != parley.ThreadMessage || th.CreatedBy.Type != parley.PartyUser {
+				continue
+			}
+			replies++
+			if in(r.Current, at) {
+				h.replies++
+				h.conversations[c.ID] = true
+				if waiting != nil {
+					h.responses = append(h.responses, at.Sub(*waiting).Seconds())
+				}
+			}
+			if sawCustomer && !firstDone {
+				firstDone = true
+				if in(r.Current, at) {
+					h.firsts = append(h.firsts, at.Sub(*waiting).Seconds())
+				}
+			}
+			waiting = nil
+		}
+		if c.Status == parley.StatusClosed && c.ClosedAt != nil && in(r.Current, *c.ClosedAt) {
+			h.closed++
+			if c.ClosedBy != 0 && replies > 0 {
+				h.resolved++
+				h.resolutions = append(h.resolutions, c.ClosedAt.Sub(c.CreatedAt).Seconds())
+				h.repliesToResolve = append(h.repliesToResolve, float64(replies))
+				if replies == 1 {
+					h.firstReply++
+				}
+			}
+		}
+	})
 	return h
 }
 
@@ -104,11 +94,10 @@ func mean(t *testing.T, want []float64, got *float64) {
 	assert.InDelta(t, sum/float64(len(want)), *got, 1e-6)
 }
 
-// TestProductivityAgreesWithTheRecords: over the demo data, the
+// demoProductivityAgreesWithTheRecords: over the demo data, the
 // productivity reports from Bleve's facets equal the brute-force engine's,
 // and a recomputation over the stored records.
-func TestProductivityAgreesWithTheRecords(t *testing.T) {
-	d := loadDemo(t, nil)
+func demoProductivityAgreesWithTheRecords(t *testing.T, d *demo) {
 	ctx := context.Background()
 	replies := 0
 	for _, r := range demoRequests(t, d) {
@@ -147,8 +136,7 @@ func TestProductivityAgreesWithTheRecords(t *testing.T) {
 	assert.Greater(t, replies, 1000, "the demo's replies are counted")
 }
 
-func TestProductivityOnTheDemoData(t *testing.T) {
-	d := loadDemo(t, nil)
+func demoProductivityOnTheDemoData(t *testing.T, d *demo) {
 	rep, err := reports.Productivity(context.Background(), d.bleve, demoRequests(t, d)[0])
 	require.NoError(t, err)
 	goldenReport(t, "productivity_demo", rep)

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -148,4 +149,33 @@ func facets(ctx context.Context, e Engine, r index.FacetRequest) (index.FacetRes
 		return res, fmt.Errorf("reports: %w", err)
 	}
 	return res, nil
+}
+
+// eachUserRow calls row, in id order, for every user with figures in the
+// current period or (when there is one) the previous: its name, its
+// figures now, and its figures before (nil without a previous period).
+func eachUserRow[F any](users []parley.User, cur, prev map[int64]F, hasPrevious bool, row func(id int64, name string, now F, then *F)) {
+	names := map[int64]string{}
+	for _, u := range users {
+		names[u.ID] = u.Name()
+	}
+	seen := map[int64]bool{}
+	var ids []int64
+	for _, m := range []map[int64]F{cur, prev} {
+		for id := range m {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		var then *F
+		if hasPrevious {
+			p := prev[id]
+			then = &p
+		}
+		row(id, names[id], cur[id], then)
+	}
 }

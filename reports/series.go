@@ -105,7 +105,7 @@ func timeBuckets(p Period, viewBy string) (index.RangeFacet, []Period) {
 // that a filter selects, bucketed by a time field.
 func countSeries(ctx context.Context, e Engine, r Request, viewBy string, kind index.Kind, field string,
 	filter func(Period) query.Node) (*Series, error) {
-	one := func(p Period) ([]Point, error) {
+	cur, prev, err := bothPeriods(r, func(p Period) ([]Point, error) {
 		rf, parts := timeBuckets(p, viewBy)
 		rf.Field = field
 		res, err := facets(ctx, e, index.FacetRequest{Kind: kind, Company: r.Company, Filter: filter(p),
@@ -118,16 +118,32 @@ func countSeries(ctx context.Context, e Engine, r Request, viewBy string, kind i
 			out[i] = Point{Start: Date(s.Start), Count: res.Ranges["series"][i]}
 		}
 		return out, nil
-	}
-	cur, err := one(r.Current)
+	})
 	if err != nil {
 		return nil, err
 	}
-	s := &Series{Current: cur}
-	if r.Previous != nil {
-		if s.Previous, err = one(*r.Previous); err != nil {
+	return &Series{Current: cur, Previous: prev}, nil
+}
+
+// bothPeriods computes a series for the current period, and for the
+// previous one when the request has one (nil otherwise).
+func bothPeriods[P any](r Request, one func(Period) ([]P, error)) (cur, prev []P, err error) {
+	if cur, err = one(r.Current); err != nil || r.Previous == nil {
+		return cur, nil, err
+	}
+	prev, err = one(*r.Previous)
+	return cur, prev, err
+}
+
+// perStep computes one point per step of a period.
+func perStep[P any](p Period, viewBy string, point func(Period) (P, error)) ([]P, error) {
+	var out []P
+	for _, s := range steps(p, viewBy) {
+		v, err := point(s)
+		if err != nil {
 			return nil, err
 		}
+		out = append(out, v)
 	}
-	return s, nil
+	return out, nil
 }
