@@ -115,3 +115,22 @@ func badParam(t *testing.T, w *world, path, code, param string) {
 	assert.Equal(t, code, item["code"], path)
 	assert.Equal(t, param, item["path"], path)
 }
+
+// TestReportsFollowAMerge: a merged conversation's replies and ratings
+// count once, under the conversation they moved to.
+func TestReportsFollowAMerge(t *testing.T) {
+	w := newWorld(t)
+	src := w.rated("alice@example.com", "great", nil)
+	dst := w.rated("bob@example.com", "okay", nil)
+	w.clock.advance(time.Minute)
+	w.send("POST", fmt.Sprintf("/v2/conversations/%d/merge", src), fmt.Sprintf(`{"targetId":%d}`, dst), http.StatusNoContent)
+	q := reportQuery("start", epoch.Format(time.RFC3339), "end", epoch.Add(time.Hour).Format(time.RFC3339))
+	assert.Equal(t, float64(2), field(t, decode(t, w.get("/v2/reports/happiness?"+q)), "current", "ratingsCount"))
+	cur := decode(t, w.get("/v2/reports/productivity?"+q))["current"].(map[string]any)
+	assert.Equal(t, []any{float64(2), float64(1)}, []any{cur["repliesSent"], cur["totalConversations"]})
+	ratings := decode(t, w.get("/v2/reports/happiness/ratings?"+q))["results"].([]any)
+	require.Len(t, ratings, 2)
+	for _, r := range ratings {
+		assert.Equal(t, float64(dst), r.(map[string]any)["id"])
+	}
+}

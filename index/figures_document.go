@@ -80,6 +80,17 @@ func MessageDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes
 	if c == nil || err != nil {
 		return nil, nil, err
 	}
+	if c.MergedInto != 0 {
+		// Its threads moved to the merge target, where they are indexed
+		// under the target's id: forget them under this one.
+		moved, err := mergedThreads(tx, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, t := range moved {
+			deletes = append(deletes, MessageID(c.ID, t.ID))
+		}
+	}
 	figures := c.ReportFigures(threads)
 	office := officeHours(tx, c.CompanyID)
 	for _, t := range threads {
@@ -183,4 +194,24 @@ func threadsOf(tx *storage.Tx, convID int64) (*parley.Conversation, []parley.Thr
 		}
 	}
 	return c, threads, tags, nil
+}
+
+// maxMergeHops bounds following a chain of merges.
+const maxMergeHops = 100
+
+// mergedThreads lists the threads of the conversation a merged one ended
+// up in (following later merges of the target).
+func mergedThreads(tx *storage.Tx, c *parley.Conversation) ([]parley.Thread, error) {
+	target := c
+	for hops := 0; target.MergedInto != 0 && hops < maxMergeHops; hops++ {
+		next, err := tx.ConversationByID(target.MergedInto)
+		if parley.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		target = next
+	}
+	return tx.Threads(target.ID)
 }
