@@ -104,7 +104,6 @@ var Catalog = map[Kind][]Field{
 		{Name: "type", Type: KeywordField},
 		{Name: "tag", Type: KeywordField},
 		{Name: "rating", Type: KeywordField},
-		{Name: "ratingId", Type: NumberField},
 		{Name: "ratedAt", Type: NumberField, Sortable: true},
 		{Name: "ratingRank", Type: NumberField, Sortable: true},
 		{Name: "ratingCustomerId", Type: NumberField, Valued: true},

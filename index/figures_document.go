@@ -107,8 +107,21 @@ func MessageDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes
 		k["from"] = []string{from}
 		n["id"] = []float64{float64(t.ID)}
 		n["createdAt"] = []float64{Millis(t.CreatedAt)}
-		if from == "user" {
-			n["userId"] = []float64{float64(t.CreatedBy.ID)}
+		n["mailboxId"] = []float64{float64(c.MailboxID)}
+		n["folderId"] = []float64{float64(c.FolderID)}
+		k["type"] = []string{string(c.Type)}
+		if len(tags) > 0 {
+			k["tag"] = tags
+		}
+		if from == "customer" {
+			// Received messages only count: the document stays small.
+			upserts = append(upserts, d)
+			continue
+		}
+		n["userId"] = []float64{float64(t.CreatedBy.ID)}
+		n["conversationId"] = []float64{float64(c.ID)}
+		if c.CustomerID != 0 {
+			n["customerId"] = []float64{float64(c.CustomerID)}
 		}
 		if r, ok := figures.Responses[t.ID]; ok {
 			n["responseSeconds"] = []float64{r.Seconds()}
@@ -116,20 +129,9 @@ func MessageDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes
 				n["responseOfficeSeconds"] = []float64{office.Duration(figures.Waiting[t.ID], t.CreatedAt).Seconds()}
 			}
 		}
-		n["conversationId"] = []float64{float64(c.ID)}
-		n["number"] = []float64{float64(c.Number)}
-		n["mailboxId"] = []float64{float64(c.MailboxID)}
-		n["folderId"] = []float64{float64(c.FolderID)}
-		if c.CustomerID != 0 {
-			n["customerId"] = []float64{float64(c.CustomerID)}
-		}
-		k["type"] = []string{string(c.Type)}
-		if len(tags) > 0 {
-			k["tag"] = tags
-		}
 		if r := t.Rating; r != nil {
 			k["rating"] = []string{r.Rating}
-			n["ratingId"] = []float64{float64(r.ID)}
+			n["number"] = []float64{float64(c.Number)} // the ratings list sorts by it
 			n["ratedAt"] = []float64{Millis(r.CreatedAt)}
 			n["ratingRank"] = []float64{RatingRanks[r.Rating]}
 			if r.CustomerID != 0 {
