@@ -87,7 +87,7 @@ func (c *Conversation) ReportFigures(threads []Thread) Figures {
 // office hours' zone when the company has one, else UTC.
 func (c *Company) ReportLocation() *time.Location {
 	if c.OfficeHours.TimeZone != "" {
-		if loc, err := time.LoadLocation(c.OfficeHours.TimeZone); err == nil {
+		if loc := c.OfficeHours.Location(); loc != nil {
 			return loc
 		}
 	}

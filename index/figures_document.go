@@ -34,11 +34,7 @@ func addFigures(tx *storage.Tx, c *parley.Conversation, threads []parley.Thread,
 	if c.Status == parley.StatusClosed && c.ClosedAt != nil {
 		n["closedAt"] = []float64{Millis(*c.ClosedAt)}
 	}
-	loc := time.UTC
-	if company, err := tx.Company(c.CompanyID); err == nil {
-		loc = company.ReportLocation()
-	}
-	office := officeHours(tx, c.CompanyID)
+	loc, office := reportClock(tx, c.CompanyID)
 	for _, t := range threads { // thread order, so documents are deterministic
 		r, ok := f.Responses[t.ID]
 		if !ok {
@@ -46,7 +42,7 @@ func addFigures(tx *storage.Tx, c *parley.Conversation, threads []parley.Thread,
 		}
 		n["responseSeconds"] = append(n["responseSeconds"], r.Seconds())
 		if office != nil {
-			n["responseOfficeSeconds"] = append(n["responseOfficeSeconds"], office.Duration(f.Waiting[t.ID], t.CreatedAt).Seconds())
+			n["responseOfficeSeconds"] = append(n["responseOfficeSeconds"], office.duration(f.Waiting[t.ID], t.CreatedAt).Seconds())
 		}
 	}
 	day, hour := parley.WeekHour(c.CreatedAt, loc)
@@ -55,7 +51,7 @@ func addFigures(tx *storage.Tx, c *parley.Conversation, threads []parley.Thread,
 		n["firstResponseAt"] = []float64{Millis(*f.FirstResponseAt)}
 		n["firstResponseSeconds"] = []float64{f.FirstResponse.Seconds()}
 		if office != nil {
-			n["firstResponseOfficeSeconds"] = []float64{office.Duration(*f.FirstCustomerAt, *f.FirstResponseAt).Seconds()}
+			n["firstResponseOfficeSeconds"] = []float64{office.duration(*f.FirstCustomerAt, *f.FirstResponseAt).Seconds()}
 		}
 	}
 	if f.ResolvedAt != nil {
@@ -63,7 +59,7 @@ func addFigures(tx *storage.Tx, c *parley.Conversation, threads []parley.Thread,
 		n["resolutionSeconds"] = []float64{f.Resolution.Seconds()}
 		n["resolvedByUserId"] = []float64{float64(c.ClosedBy)}
 		if office != nil {
-			n["resolutionOfficeSeconds"] = []float64{office.Duration(c.CreatedAt, *f.ResolvedAt).Seconds()}
+			n["resolutionOfficeSeconds"] = []float64{office.duration(c.CreatedAt, *f.ResolvedAt).Seconds()}
 		}
 	}
 }
@@ -92,7 +88,7 @@ func MessageDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes
 		}
 	}
 	figures := c.ReportFigures(threads)
-	office := officeHours(tx, c.CompanyID)
+	_, office := reportClock(tx, c.CompanyID)
 	for _, t := range threads {
 		from := "user"
 		if t.IsCustomerMessage() {
@@ -126,7 +122,7 @@ func MessageDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes
 		if r, ok := figures.Responses[t.ID]; ok {
 			n["responseSeconds"] = []float64{r.Seconds()}
 			if office != nil {
-				n["responseOfficeSeconds"] = []float64{office.Duration(figures.Waiting[t.ID], t.CreatedAt).Seconds()}
+				n["responseOfficeSeconds"] = []float64{office.duration(figures.Waiting[t.ID], t.CreatedAt).Seconds()}
 			}
 		}
 		if r := t.Rating; r != nil {
@@ -167,12 +163,28 @@ func ParseMessageID(id string) (conversationID, threadID int64, err error) {
 // WeekHourKey is the createdWeekHour value of a day (1-7) and an hour.
 func WeekHourKey(day, hour int) string { return fmt.Sprintf("%d-%d", day, hour) }
 
-// officeHours are the company's office hours when it keeps them.
-func officeHours(tx *storage.Tx, companyID int64) *parley.OfficeHours {
-	if company, err := tx.Company(companyID); err == nil && company.OfficeHours.Enabled {
-		return &company.OfficeHours
+// officeClock measures office time with the schedule's zone loaded once.
+type officeClock struct {
+	hours *parley.OfficeHours
+	loc   *time.Location
+}
+
+func (o *officeClock) duration(from, to time.Time) time.Duration {
+	return o.hours.DurationIn(o.loc, from, to)
+}
+
+// reportClock loads the company once: the zone reports count days and
+// hours in, and its office hours when it keeps them (nil otherwise).
+func reportClock(tx *storage.Tx, companyID int64) (*time.Location, *officeClock) {
+	company, err := tx.Company(companyID)
+	if err != nil {
+		return time.UTC, nil
 	}
-	return nil
+	loc := company.ReportLocation()
+	if !company.OfficeHours.Enabled {
+		return loc, nil
+	}
+	return loc, &officeClock{hours: &company.OfficeHours, loc: company.OfficeHours.Location()}
 }
 
 // threadsOf loads a conversation, its threads and its tag names, for the
