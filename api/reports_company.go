@@ -36,10 +36,6 @@ func (s *Server) companyReport(c *gin.Context) {
 	render(c, http.StatusOK, rep)
 }
 
-func customersHelpedSeries(c *gin.Context, e reports.Engine, r reports.Request, viewBy string) (any, error) {
-	return reports.CustomersHelped(c.Request.Context(), e, r, viewBy)
-}
-
 // companyDrillDown handles GET /v2/reports/company/drilldown: the
 // conversations behind one figure (`range`, and `rangeId` for the ranges
 // that have buckets).

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -67,15 +68,11 @@ func (s *Server) conversationsReport(c *gin.Context) {
 	render(c, http.StatusOK, rep)
 }
 
-// seriesReport handles a report over time (`viewBy`): GET
-// /v2/reports/conversations/new, .../received-messages and
-// .../volume-by-channel.
-func (s *Server) seriesReport(compute func(*gin.Context, reports.Engine, reports.Request, string) (any, error)) gin.HandlerFunc {
-	return s.seriesWith(seriesReportParams, compute)
-}
-
-// seriesWith handles a report over time reading the given parameters.
-func (s *Server) seriesWith(known []string, compute func(*gin.Context, reports.Engine, reports.Request, string) (any, error)) gin.HandlerFunc {
+// seriesOf handles a report over time (`viewBy`): GET
+// /v2/reports/conversations/new, .../received-messages,
+// .../volume-by-channel, /v2/reports/company/customers-helped and the
+// productivity series.
+func seriesOf[T any](s *Server, known []string, compute func(context.Context, reports.Engine, reports.Request, string) (T, error)) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		p := readParams(c, known...)
 		requested := p.enum("viewBy", "", reports.ViewBys)
@@ -84,9 +81,9 @@ func (s *Server) seriesWith(known []string, compute func(*gin.Context, reports.E
 		if err == nil {
 			viewBy, err = reports.ViewBy(r, requested)
 		}
-		var out any
+		var out T
 		if err == nil {
-			out, err = compute(c, e, r, viewBy)
+			out, err = compute(c.Request.Context(), e, r, viewBy)
 		}
 		if err != nil {
 			s.fail(c, err)
@@ -94,18 +91,6 @@ func (s *Server) seriesWith(known []string, compute func(*gin.Context, reports.E
 		}
 		render(c, http.StatusOK, out)
 	}
-}
-
-func newConversationsSeries(c *gin.Context, e reports.Engine, r reports.Request, viewBy string) (any, error) {
-	return reports.NewConversations(c.Request.Context(), e, r, viewBy)
-}
-
-func receivedMessagesSeries(c *gin.Context, e reports.Engine, r reports.Request, viewBy string) (any, error) {
-	return reports.ReceivedMessages(c.Request.Context(), e, r, viewBy)
-}
-
-func volumeByChannelSeries(c *gin.Context, e reports.Engine, r reports.Request, viewBy string) (any, error) {
-	return reports.VolumeByChannel(c.Request.Context(), e, r, viewBy)
 }
 
 // conversationsDrillDown handles GET /v2/reports/conversations/drilldown
