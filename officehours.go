@@ -48,11 +48,26 @@ func (o *OfficeHours) Validate() error {
 
 // Duration is the office time between from and to.
 func (o *OfficeHours) Duration(from, to time.Time) time.Duration {
+	return o.DurationIn(o.Location(), from, to)
+}
+
+// Location is the schedule's time zone, nil when it cannot be loaded.
+// Callers measuring many durations load it once (loading parses tzdata).
+func (o *OfficeHours) Location() *time.Location {
+	loc, err := time.LoadLocation(o.TimeZone)
+	if err != nil {
+		return nil
+	}
+	return loc
+}
+
+// DurationIn is Duration with the schedule's zone already loaded; with no
+// zone every moment counts.
+func (o *OfficeHours) DurationIn(loc *time.Location, from, to time.Time) time.Duration {
 	if !to.After(from) {
 		return 0
 	}
-	loc, err := time.LoadLocation(o.TimeZone)
-	if err != nil {
+	if loc == nil {
 		return to.Sub(from)
 	}
 	var total time.Duration

@@ -19,6 +19,7 @@ import (
 type params struct {
 	values   url.Values
 	problems parley.Problems
+	known    []string
 }
 
 // IgnoredParametersHeader names, on an answer, the query parameters the
@@ -31,7 +32,7 @@ const IgnoredParametersHeader = "X-Parley-Ignored-Parameters"
 // readParams reads the query string; parameters not in known are ignored
 // and listed in IgnoredParametersHeader.
 func readParams(c *gin.Context, known ...string) *params {
-	p := &params{values: c.Request.URL.Query(), problems: parley.Problems{Source: "query"}}
+	p := &params{values: c.Request.URL.Query(), problems: parley.Problems{Source: "query"}, known: known}
 	var unknown []string
 	for name := range p.values {
 		if !slices.Contains(known, name) {
@@ -46,6 +47,9 @@ func readParams(c *gin.Context, known ...string) *params {
 }
 
 func (p *params) err() error { return p.problems.Err() }
+
+// reads reports whether the endpoint reads the parameter.
+func (p *params) reads(name string) bool { return slices.Contains(p.known, name) }
 
 // raw returns the parameter's values joined by commas, and whether it was given.
 func (p *params) raw(name string) (string, bool) {

@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -62,12 +63,21 @@ func (s *Server) reportRequest(c *gin.Context, p *params) (reports.Request, erro
 	r.Filter.Mailboxes = p.numbers("mailboxes")
 	tagIDs := p.numbers("tags")
 	r.Filter.Folders = p.numbers("folders")
-	switch v, _ := p.raw("officeHours"); v {
-	case "", "false":
-	case "true":
+	switch v, _ := p.raw("officeHours"); {
+	case !p.reads("officeHours"), v == "", v == "false":
+	case v == "true":
 		r.Filter.OfficeHours = who.Company.CountsOfficeHours(true)
 	default:
 		p.problems.Add("officeHours", parley.CodeEnumValue, "must be one of: true, false", v)
+	}
+	if p.reads("types") {
+		for _, t := range p.list("types") {
+			if !slices.Contains(parley.ConversationTypes, t) {
+				p.problems.Add("types", parley.CodeListOfEnumValues, "must be comma-separated values of: "+strings.Join(parley.ConversationTypes, ", "), t)
+				continue
+			}
+			r.Filter.Types = append(r.Filter.Types, t)
+		}
 	}
 	if err := p.err(); err != nil {
 		return r, err

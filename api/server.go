@@ -245,6 +245,7 @@ func (s *Server) routes() {
 	v2.GET("/reports/chat", s.chatReport)
 	v2.GET("/reports/chat/drilldown", s.chatDrillDown)
 	v2.GET("/reports/phone", s.phoneReport)
+	s.reportRoutes(v2) // happiness and the report families after chat and phone
 	v2.GET("/chats/:chatId", s.getChat)
 	v2.PUT("/chats/:chatId/messages/:messageId", s.addChatMessage)
 	v2.PUT("/chats/:chatId/end", s.endChat)

@@ -82,6 +82,45 @@ var Catalog = map[Kind][]Field{
 		{Name: "hasAttachments", Type: KeywordField},
 		{Name: "replyUserId", Type: NumberField},
 		{Name: "createdByUserId", Type: NumberField, Valued: true},
+		// Report figures (parley.Figures); times in seconds.
+		{Name: "replies", Type: NumberField, Valued: true},
+		{Name: "firstResponseAt", Type: NumberField, Sortable: true},
+		{Name: "firstResponseSeconds", Type: NumberField, Valued: true},
+		{Name: "firstResponseOfficeSeconds", Type: NumberField, Valued: true},
+		{Name: "resolvedAt", Type: NumberField, Sortable: true},
+		{Name: "resolutionSeconds", Type: NumberField, Valued: true},
+		{Name: "resolutionOfficeSeconds", Type: NumberField, Valued: true},
+		{Name: "resolvedByUserId", Type: NumberField, Valued: true},
+		{Name: "primaryCustomerId", Type: NumberField, Valued: true},
+		{Name: "activityAt", Type: NumberField},
+		{Name: "createdBy", Type: KeywordField},
+		{Name: "createdWeekHour", Type: KeywordField},
+		{Name: "closedAt", Type: NumberField},
+		{Name: "replyAt", Type: NumberField},
+		{Name: "responseSeconds", Type: NumberField},
+		{Name: "responseOfficeSeconds", Type: NumberField},
+	},
+	// Messages are published user replies (with their rating) and customer
+	// messages: what replies sent, customers helped, received messages and
+	// the happiness reports count. `from` is user or customer.
+	Messages: {
+		{Name: "from", Type: KeywordField},
+		{Name: "id", Type: NumberField, Sortable: true},
+		{Name: "createdAt", Type: NumberField, Sortable: true},
+		{Name: "userId", Type: NumberField, Valued: true},
+		{Name: "customerId", Type: NumberField, Valued: true},
+		{Name: "conversationId", Type: NumberField, Valued: true},
+		{Name: "number", Type: NumberField, Sortable: true},
+		{Name: "mailboxId", Type: NumberField},
+		{Name: "folderId", Type: NumberField},
+		{Name: "type", Type: KeywordField},
+		{Name: "tag", Type: KeywordField},
+		{Name: "rating", Type: KeywordField},
+		{Name: "ratedAt", Type: NumberField, Sortable: true},
+		{Name: "ratingRank", Type: NumberField, Sortable: true},
+		{Name: "ratingCustomerId", Type: NumberField, Valued: true},
+		{Name: "responseSeconds", Type: NumberField, Valued: true},
+		{Name: "responseOfficeSeconds", Type: NumberField, Valued: true},
 	},
 	// Calls are phone threads: who logged them, for which customer, when.
 	Calls: {
@@ -132,7 +171,7 @@ var Catalog = map[Kind][]Field{
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "9"
+const MappingVersion = "10"
 
 // CompanyField and PresentField are fields every document has: its company
 // and the names of its non-empty fields.

@@ -129,6 +129,7 @@ func ConversationDocument(tx *storage.Tx, id int64) (doc Document, ok bool, err 
 		}
 	}
 	addCustomFields(&d, tx, c)
+	addFigures(tx, c, threads, &d)
 	return d, true, nil
 }
 
@@ -233,22 +234,9 @@ func boolString(b bool) string {
 // threads, and lists the ids of its threads that must not have one (the
 // conversation is deleted, or the thread is not a published phone call).
 func CallDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes []string, err error) {
-	c, err := tx.ConversationByID(convID)
-	if parley.IsNotFound(err) {
-		return nil, nil, nil
-	}
-	if err != nil {
+	c, threads, tags, err := threadsOf(tx, convID)
+	if c == nil || err != nil {
 		return nil, nil, err
-	}
-	threads, err := tx.Threads(c.ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	var tags []string
-	for _, id := range c.TagIDs {
-		if t, err := tx.Tag(c.CompanyID, id); err == nil {
-			tags = append(tags, t.Name)
-		}
 	}
 	for _, t := range threads {
 		if c.State == parley.StateDeleted || t.Type != parley.ThreadPhone || t.State != parley.ThreadPublished {

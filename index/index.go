@@ -23,11 +23,12 @@ const (
 	Conversations Kind = "conversation"
 	Customers     Kind = "customer"
 	Chats         Kind = "chat"
-	Calls         Kind = "call" // one per phone thread, for the phone report
+	Calls         Kind = "call"    // one per phone thread, for the phone report
+	Messages      Kind = "message" // one per user reply or customer message
 )
 
 // Kinds lists every document kind.
-var Kinds = []Kind{Conversations, Customers, Chats, Calls}
+var Kinds = []Kind{Conversations, Customers, Chats, Calls, Messages}
 
 // Document is what an engine indexes for one record. Dates are stored as
 // Numbers in Unix milliseconds. Every document carries its company.

@@ -183,7 +183,8 @@ func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry, ack f
 // collect adds to upserts and deletes what the outbox entry e changes in
 // the index: its record's document, or the document's deletion when the
 // record is gone; a conversation also writes the call documents of its
-// phone threads.
+// phone threads and the message documents of its replies and customer
+// messages.
 func collect(tx *storage.Tx, e storage.OutboxEntry, upserts map[Kind][]Document, deletes map[Kind][]string) error {
 	var (
 		kind Kind
@@ -200,6 +201,13 @@ func collect(tx *storage.Tx, e storage.OutboxEntry, upserts map[Kind][]Document,
 			calls, gone, err = CallDocuments(tx, e.ID)
 			upserts[Calls] = append(upserts[Calls], calls...)
 			deletes[Calls] = append(deletes[Calls], gone...)
+		}
+		if err == nil {
+			var messages []Document
+			var gone []string
+			messages, gone, err = MessageDocuments(tx, e.ID)
+			upserts[Messages] = append(upserts[Messages], messages...)
+			deletes[Messages] = append(deletes[Messages], gone...)
 		}
 	case storage.KindCustomer:
 		kind = Customers

@@ -2,8 +2,6 @@ package reports_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,40 +9,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/fixtures"
-	"github.com/parley/parley/index"
-	"github.com/parley/parley/index/enginetest"
-	"github.com/parley/parley/index/scan"
-	"github.com/parley/parley/internal/pgtest"
 	"github.com/parley/parley/reports"
 	"github.com/parley/parley/storage"
 )
 
-// TestMain stops the PostgreSQL server the postgres case starts.
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
-
-// TestReportsOnFixtures: over the demo data, both reports computed from
-// each engine's facets equal the same reports computed by the brute-force
+// demoReportsOnFixtures: over the demo data, both reports computed from
+// Bleve's facets equal the same reports computed by the brute-force
 // engine, for several periods and filters.
-func TestReportsOnFixtures(t *testing.T) {
-	for _, c := range enginetest.Cases {
-		t.Run(c.Name, func(t *testing.T) { reportsOnFixtures(t, c.Open(t)) })
-	}
-}
-
-func reportsOnFixtures(t *testing.T, b reports.Engine) {
-	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
-	require.NoError(t, err)
-	defer db.Close()
-	require.NoError(t, fixtures.Load(db, now))
-	oracle := scan.New()
-	for _, e := range []index.Engine{b, oracle} {
-		enginetest.Fill(t, db, e)
-	}
+func demoReportsOnFixtures(t *testing.T, d *demo) {
+	now := demoNow
+	db, b, oracle := d.db, d.engine, d.oracle
 	var users []parley.User
 	var tags []parley.Tag
-	require.NoError(t, db.View(func(tx *storage.Tx) error {
+	require.NoError(t, db.View(func(tx *storage.Tx) (err error) {
 		if users, err = tx.Users(1); err != nil {
 			return err
 		}

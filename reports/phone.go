@@ -2,7 +2,6 @@ package reports
 
 import (
 	"context"
-	"sort"
 	"strconv"
 
 	parley "github.com/parley/parley"
@@ -70,28 +69,13 @@ func Phone(ctx context.Context, e Engine, r Request, users []parley.User) (*Phon
 		}
 	}
 	// One row per user with phone activity in either period.
-	ids := map[int64]bool{}
-	for id := range cur.users {
-		ids[id] = true
-	}
+	var before map[int64]PhoneFigures
 	if prev != nil {
-		for id := range prev.users {
-			ids[id] = true
-		}
+		before = prev.users
 	}
-	names := map[int64]string{}
-	for _, u := range users {
-		names[u.ID] = u.Name()
-	}
-	for id := range ids {
-		row := PhoneUser{ID: id, Name: names[id], Current: cur.users[id]}
-		if prev != nil {
-			p := prev.users[id]
-			row.Previous = &p
-		}
-		rep.Users = append(rep.Users, row)
-	}
-	sort.Slice(rep.Users, func(i, j int) bool { return rep.Users[i].ID < rep.Users[j].ID })
+	eachUserRow(users, cur.users, before, prev != nil, func(id int64, name string, now PhoneFigures, then *PhoneFigures) {
+		rep.Users = append(rep.Users, PhoneUser{ID: id, Name: name, Current: now, Previous: then})
+	})
 	return rep, nil
 }
 

@@ -1,5 +1,5 @@
-// Package reports computes the chat and phone reports from search-engine
-// facets over the chat, call and conversation documents: numeric range
+// Package reports computes the reports from search-engine facets over the
+// chat, call, reply and conversation documents: numeric range
 // facets for the distributions, value facets for sums, averages, distinct
 // customers and per-user rows. It never loads the records it counts and
 // knows no HTTP.
@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -32,6 +33,9 @@ type Filter struct {
 	Mailboxes []int64
 	Tags      []parley.Tag
 	Folders   []int64
+	// Types are conversation types (email, chat, phone), for reports over
+	// documents that have a type (conversations, replies).
+	Types []string
 	// OfficeHours counts times in the company's office hours; set it only
 	// when the company has them enabled (SPEC: otherwise false is used).
 	OfficeHours bool
@@ -67,6 +71,13 @@ func (f Filter) nodes(tagField string, tagValue func(parley.Tag) string) []query
 	}
 	if len(f.Folders) > 0 {
 		out = append(out, anyNumber("folderId", f.Folders))
+	}
+	if len(f.Types) > 0 {
+		var types []query.Node
+		for _, t := range f.Types {
+			types = append(types, query.Keyword{Field: "type", Value: t})
+		}
+		out = append(out, query.Or{Nodes: types})
 	}
 	return out
 }
@@ -138,4 +149,33 @@ func facets(ctx context.Context, e Engine, r index.FacetRequest) (index.FacetRes
 		return res, fmt.Errorf("reports: %w", err)
 	}
 	return res, nil
+}
+
+// eachUserRow calls row, in id order, for every user with figures in the
+// current period or (when there is one) the previous: its name, its
+// figures now, and its figures before (nil without a previous period).
+func eachUserRow[F any](users []parley.User, cur, prev map[int64]F, hasPrevious bool, row func(id int64, name string, now F, then *F)) {
+	names := map[int64]string{}
+	for _, u := range users {
+		names[u.ID] = u.Name()
+	}
+	seen := map[int64]bool{}
+	var ids []int64
+	for _, m := range []map[int64]F{cur, prev} {
+		for id := range m {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		var then *F
+		if hasPrevious {
+			p := prev[id]
+			then = &p
+		}
+		row(id, names[id], cur[id], then)
+	}
 }

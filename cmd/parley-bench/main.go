@@ -172,7 +172,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	queries := referenceQueries(w, now, convID)
+	queries := append(referenceQueries(w, now, convID), reportQueries(w, now)...)
 	fmt.Fprintln(out, "running queries on bleve...")
 	stopProfile := func() {}
 	if o.QueryProfile != "" {

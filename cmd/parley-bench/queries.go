@@ -53,6 +53,29 @@ func referenceQueries(w *world, now time.Time, convID int64) []Query {
 	}
 }
 
+// reportQueries are the reports over conversations (issue 21), each over
+// the last 30 days with the 30 days before as the previous period.
+func reportQueries(w *world, now time.Time) []Query {
+	token := w.tokens[w.companies[0]]
+	day := func(d int) string { return url.QueryEscape(now.AddDate(0, 0, -d).Format(time.RFC3339)) }
+	period := "start=" + day(30) + "&end=" + day(0)
+	both := period + "&previousStart=" + day(60) + "&previousEnd=" + day(30)
+	var out []Query
+	for _, path := range []string{
+		"happiness?" + both, "happiness/ratings?" + period,
+		"conversations?" + both, "conversations/busy-times?" + period, "conversations/new?" + both,
+		"conversations/received-messages?" + both, "conversations/volume-by-channel?" + both,
+		"conversations/drilldown?" + period, "conversations/new-drilldown?" + period,
+		"productivity?" + both, "productivity/first-response-time?" + both, "productivity/replies-sent?" + both,
+		"productivity/resolution-time?" + both, "productivity/resolved?" + both, "productivity/response-time?" + both,
+		"company?" + both, "company/customers-helped?" + both, "company/drilldown?range=resolved&" + period,
+	} {
+		name := "R " + path[:strings.IndexByte(path, '?')]
+		out = append(out, Query{Name: name, Path: "/v2/reports/" + path, Token: token})
+	}
+	return out
+}
+
 // runQueries times each query repeat times (after one warm-up run).
 func runQueries(base string, queries []Query, repeat int) ([]QueryResult, error) {
 	client := &http.Client{}

@@ -1,0 +1,182 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/query"
+	"github.com/parley/parley/reports"
+	"github.com/parley/parley/storage"
+)
+
+// Parameters of the series reports and of the conversation drill-downs.
+var (
+	seriesReportParams = append([]string{"viewBy"}, conversationReportParams...)
+	drillParams        = []string{"start", "end", "mailboxes", "tags", "types", "folders", "page", "rows"}
+	fieldDrillParams   = append([]string{"field", "fieldid"}, drillParams...)
+)
+
+// drillPageSize is a drill-down page's default size.
+const drillPageSize = 25
+
+// reportWith reads a report request and the engine; every report over
+// conversations starts so.
+func (s *Server) reportWith(c *gin.Context, p *params) (reports.Request, reports.Engine, error) {
+	r, err := s.reportRequest(c, p)
+	if err != nil {
+		return r, nil, err
+	}
+	e, err := s.reportEngine()
+	return r, e, err
+}
+
+// conversationsReport handles GET /v2/reports/conversations.
+func (s *Server) conversationsReport(c *gin.Context) {
+	r, e, err := s.reportWith(c, readParams(c, conversationReportParams...))
+	var tags []parley.Tag
+	if err == nil {
+		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+			tags, err = tx.Tags(r.Company)
+			return err
+		})
+	}
+	var rep *reports.ConversationsReport
+	if err == nil {
+		rep, err = reports.Conversations(c.Request.Context(), e, r, tags, func(ids []int64) (map[int64]string, error) {
+			names := map[int64]string{}
+			return names, s.cfg.DB.View(func(tx *storage.Tx) error {
+				for _, id := range ids {
+					if cu, err := tx.Customer(r.Company, id); err == nil {
+						names[id] = cu.Name()
+						if names[id] == "" {
+							names[id] = cu.PrimaryEmail()
+						}
+					}
+				}
+				return nil
+			})
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, rep)
+}
+
+// seriesOf handles a report over time (`viewBy`): GET
+// /v2/reports/conversations/new, .../received-messages,
+// .../volume-by-channel, /v2/reports/company/customers-helped and the
+// productivity series.
+func seriesOf[T any](s *Server, known []string, compute func(context.Context, reports.Engine, reports.Request, string) (T, error)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		p := readParams(c, known...)
+		requested := p.enum("viewBy", "", reports.ViewBys)
+		r, e, err := s.reportWith(c, p)
+		var viewBy string
+		if err == nil {
+			viewBy, err = reports.ViewBy(r, requested)
+		}
+		var out T
+		if err == nil {
+			out, err = compute(c.Request.Context(), e, r, viewBy)
+		}
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		render(c, http.StatusOK, out)
+	}
+}
+
+// conversationsDrillDown handles GET /v2/reports/conversations/drilldown
+// (the conversations worked on in the period) and .../new-drilldown (those
+// created in it).
+func (s *Server) conversationsDrillDown(filter func(reports.Period, reports.Filter) query.Node) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		p := readParams(c, drillParams...)
+		s.drillDown(c, p, func(r reports.Request) (query.Node, error) { return filter(r.Current, r.Filter), nil })
+	}
+}
+
+// fieldsDrillDown handles GET /v2/reports/conversations/fields-drilldown:
+// the conversations worked on in the period whose custom field `field`
+// has the dropdown option `fieldid`.
+func (s *Server) fieldsDrillDown(c *gin.Context) {
+	p := readParams(c, fieldDrillParams...)
+	field, option := p.id("field"), p.id("fieldid")
+	for name, v := range map[string]*int64{"field": field, "fieldid": option} {
+		if _, given := p.raw(name); !given && v == nil {
+			p.problems.Add(name, parley.CodeMissingParameter, name+" is required", nil)
+		}
+	}
+	s.drillDown(c, p, func(r reports.Request) (query.Node, error) {
+		return reports.FieldFilter(r, *field, strconv.FormatInt(*option, 10)), nil
+	})
+}
+
+// drillDown answers a page of the conversations a filter selects, as
+// {conversations: {pages, page, count, results}}.
+func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Request) (query.Node, error)) {
+	number, size := p.page(), p.rows(drillPageSize)
+	r, e, err := s.reportWith(c, p)
+	var f query.Node
+	if err == nil {
+		f, err = filter(r)
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	res, err := reports.ConversationList(c.Request.Context(), e, r, f, (number-1)*size, size)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	rows := []gin.H{}
+	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		rr := newRenderer(s, c, tx)
+		for _, id := range res.IDs {
+			n, err := strconv.ParseInt(id, 10, 64)
+			if err != nil {
+				return err
+			}
+			conv, err := tx.Conversation(r.Company, n)
+			if parley.IsNotFound(err) {
+				continue // deleted since it was counted
+			}
+			if err != nil {
+				return err
+			}
+			rows = append(rows, rr.drillRow(conv))
+		}
+		return nil
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, gin.H{"conversations": struct {
+		reportPage
+		Results []gin.H `json:"results"`
+	}{newReportPage(number, size, res.Total), rows}})
+}
+
+// drillRow is a drill-down's abbreviated conversation.
+func (r *renderer) drillRow(conv *parley.Conversation) gin.H {
+	row := gin.H{"id": conv.ID, "number": conv.Number, "type": conv.Type, "mailboxid": conv.MailboxID,
+		"attachments": conv.HasAttachments, "subject": conv.Subject, "status": conv.Status, "threadCount": conv.ThreadCount,
+		"preview": conv.Preview, "customerName": "", "customerEmail": "", "customerIds": []int64{},
+		"createdAt": parley.FormatTime(conv.CreatedAt), "modifiedAt": parley.FormatTime(conv.ModifiedAt)}
+	if conv.CustomerID != 0 {
+		row["customerIds"] = []int64{conv.CustomerID}
+		if cu := r.customer(conv.CustomerID); cu != nil {
+			row["customerName"], row["customerEmail"] = cu.Name(), cu.PrimaryEmail()
+		}
+	}
+	return row
+}

@@ -1,0 +1,178 @@
+package api
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/reports"
+	"github.com/parley/parley/storage"
+)
+
+// Drill-down and report list pages: `rows` per page, at most maxRows.
+const (
+	ratingsPageSize = 10 // the real API's ratings pages hold ten
+	maxRows         = 50
+)
+
+// reportOf handles a report that needs nothing but its request: GET
+// /v2/reports/happiness, .../conversations/busy-times, .../productivity
+// and .../email.
+func reportOf[T any](s *Server, known []string, compute func(context.Context, reports.Engine, reports.Request) (T, error)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		r, e, err := s.reportWith(c, readParams(c, known...))
+		var rep T
+		if err == nil {
+			rep, err = compute(c.Request.Context(), e, r)
+		}
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		render(c, http.StatusOK, rep)
+	}
+}
+
+// ratingValues are the `rating` filter of the ratings lists: the real API
+// says `ok` for okay; `okay` is accepted too.
+var ratingValues = map[string]string{"all": "", "great": "great", "ok": "okay", "okay": "okay", "not-good": "not-good"}
+
+// rows reads the page size of a report list (1 to maxRows).
+func (p *params) rows(def int) int {
+	v, ok := p.raw("rows")
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 || n > maxRows {
+		p.problems.Add("rows", parley.CodeInvalidNumber, "must be an integer from 1 to 50", v)
+		return def
+	}
+	return n
+}
+
+// reportPage is the paging of report lists and drill-downs.
+type reportPage struct {
+	Pages int `json:"pages"`
+	Page  int `json:"page"`
+	Count int `json:"count"`
+}
+
+func newReportPage(number, size, total int) reportPage {
+	return reportPage{Pages: int(math.Ceil(float64(total) / float64(size))), Page: number, Count: total}
+}
+
+// ratingRow is one rating of a ratings list.
+type ratingRow struct {
+	Number             int64  `json:"number"`
+	ThreadID           int64  `json:"threadid"`
+	ThreadCreatedAt    string `json:"threadCreatedAt"`
+	ID                 int64  `json:"id"`
+	Type               string `json:"type"`
+	RatingID           int64  `json:"ratingId"`
+	Rating             string `json:"rating"`
+	RatingCustomerID   int64  `json:"ratingCustomerId"`
+	RatingComments     string `json:"ratingComments"`
+	RatingCreatedAt    string `json:"ratingCreatedAt"`
+	RatingCustomerName string `json:"ratingCustomerName"`
+	RatingUserID       int64  `json:"ratingUserId"`
+	RatingUserName     string `json:"ratingUserName"`
+}
+
+// happinessRatings handles GET /v2/reports/happiness/ratings: the ratings
+// of the period, `rating` (great, ok, not-good, all), sorted by
+// `sortField` (or `sortFieldRatings`: number, modifiedAt, rating) and
+// `sortOrder` (ASC, DESC; default modifiedAt DESC), ten a page.
+func (s *Server) happinessRatings(c *gin.Context) {
+	p := readParams(c, ratingsListParams...)
+	rating := ratingValues[p.enum("rating", "all", []string{"all", "great", "ok", "okay", "not-good"})]
+	sortName := "sortField"
+	if _, ok := p.raw("sortFieldRatings"); ok {
+		sortName = "sortFieldRatings"
+	}
+	sortField := p.enum(sortName, "modifiedAt", []string{"number", "modifiedAt", "rating"})
+	desc := p.enum("sortOrder", "DESC", []string{"ASC", "DESC", "asc", "desc"})
+	number, size := p.page(), p.rows(ratingsPageSize)
+	r, err := s.reportRequest(c, p)
+	var e reports.Engine
+	if err == nil {
+		e, err = s.reportEngine()
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	res, err := reports.RatingsList(c.Request.Context(), e, r, rating, sortField, strings.EqualFold(desc, "DESC"), (number-1)*size, size)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	rows := []ratingRow{}
+	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		rr := newRenderer(s, c, tx)
+		for _, id := range res.IDs {
+			conv, t, err := ratedReply(tx, r.Company, id)
+			if err != nil {
+				return err
+			}
+			if t == nil {
+				continue // deleted or unrated since it was counted
+			}
+			rt := t.Rating
+			row := ratingRow{Number: conv.Number, ThreadID: t.ID, ThreadCreatedAt: parley.FormatTime(t.CreatedAt), ID: conv.ID,
+				Type: string(conv.Type), RatingID: rt.ID, Rating: rt.Rating, RatingCustomerID: rt.CustomerID, RatingComments: rt.Comments,
+				RatingCreatedAt: parley.FormatTime(rt.CreatedAt), RatingUserID: t.CreatedBy.ID}
+			if cu := rr.customer(rt.CustomerID); cu != nil {
+				row.RatingCustomerName = cu.Name()
+				if row.RatingCustomerName == "" {
+					row.RatingCustomerName = cu.PrimaryEmail()
+				}
+			}
+			if u := rr.user(t.CreatedBy.ID); u != nil {
+				row.RatingUserName = u.Name()
+			}
+			rows = append(rows, row)
+		}
+		return nil
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, struct {
+		Results []ratingRow `json:"results"`
+		reportPage
+	}{rows, newReportPage(number, size, res.Total)})
+}
+
+// ratedReply loads the conversation and the rated reply of a reply
+// document; the thread is nil when it is gone or no longer rated.
+func ratedReply(tx *storage.Tx, company int64, docID string) (*parley.Conversation, *parley.Thread, error) {
+	convID, threadID, err := index.ParseMessageID(docID)
+	if err != nil {
+		return nil, nil, err
+	}
+	conv, err := tx.Conversation(company, convID)
+	if parley.IsNotFound(err) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	threads, err := tx.Threads(convID)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range threads {
+		if threads[i].ID == threadID && threads[i].Rating != nil {
+			return conv, &threads[i], nil
+		}
+	}
+	return conv, nil, nil
+}

@@ -1,0 +1,231 @@
+package index
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+)
+
+// addFigures stores a conversation's report figures (parley.Figures) in
+// its document, so every report reads the same number: times in seconds,
+// with office-hours twins when the company keeps office hours; and what
+// the conversations reports count: its customer, its activity times, who
+// created it and the hour of the week it was created in.
+func addFigures(tx *storage.Tx, c *parley.Conversation, threads []parley.Thread, d *Document) {
+	n := d.Numbers
+	f := c.ReportFigures(threads)
+	n["replies"] = []float64{float64(f.Replies)}
+	if c.CustomerID != 0 {
+		n["primaryCustomerId"] = []float64{float64(c.CustomerID)}
+	}
+	for _, at := range c.Activity(threads) {
+		n["activityAt"] = append(n["activityAt"], Millis(at))
+	}
+	for _, t := range threads {
+		if t.IsUserReply() {
+			n["replyAt"] = append(n["replyAt"], Millis(t.CreatedAt))
+		}
+	}
+	d.Keywords["createdBy"] = []string{string(c.CreatedBy.Type)}
+	if c.Status == parley.StatusClosed && c.ClosedAt != nil {
+		n["closedAt"] = []float64{Millis(*c.ClosedAt)}
+	}
+	loc, office := reportClock(tx, c.CompanyID)
+	for _, t := range threads { // thread order, so documents are deterministic
+		r, ok := f.Responses[t.ID]
+		if !ok {
+			continue
+		}
+		n["responseSeconds"] = append(n["responseSeconds"], r.Seconds())
+		if office != nil {
+			n["responseOfficeSeconds"] = append(n["responseOfficeSeconds"], office.duration(f.Waiting[t.ID], t.CreatedAt).Seconds())
+		}
+	}
+	day, hour := parley.WeekHour(c.CreatedAt, loc)
+	d.Keywords["createdWeekHour"] = []string{WeekHourKey(day, hour)}
+	if f.FirstResponseAt != nil {
+		n["firstResponseAt"] = []float64{Millis(*f.FirstResponseAt)}
+		n["firstResponseSeconds"] = []float64{f.FirstResponse.Seconds()}
+		if office != nil {
+			n["firstResponseOfficeSeconds"] = []float64{office.duration(*f.FirstCustomerAt, *f.FirstResponseAt).Seconds()}
+		}
+	}
+	if f.ResolvedAt != nil {
+		n["resolvedAt"] = []float64{Millis(*f.ResolvedAt)}
+		n["resolutionSeconds"] = []float64{f.Resolution.Seconds()}
+		n["resolvedByUserId"] = []float64{float64(c.ClosedBy)}
+		if office != nil {
+			n["resolutionOfficeSeconds"] = []float64{office.duration(c.CreatedAt, *f.ResolvedAt).Seconds()}
+		}
+	}
+}
+
+// RatingRanks orders the ratings for sorting: great first.
+var RatingRanks = map[string]float64{"great": 1, "okay": 2, "not-good": 3}
+
+// MessageDocuments builds the message documents of a conversation's user
+// replies and customer messages, and lists the ids of its threads that
+// must not have one (the conversation is deleted, or the thread is
+// neither).
+func MessageDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes []string, err error) {
+	c, threads, tags, err := threadsOf(tx, convID)
+	if c == nil || err != nil {
+		return nil, nil, err
+	}
+	if c.MergedInto != 0 {
+		// Its threads moved to the merge target, where they are indexed
+		// under the target's id: forget them under this one.
+		moved, err := mergedThreads(tx, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, t := range moved {
+			deletes = append(deletes, MessageID(c.ID, t.ID))
+		}
+	}
+	figures := c.ReportFigures(threads)
+	_, office := reportClock(tx, c.CompanyID)
+	for _, t := range threads {
+		from := "user"
+		if t.IsCustomerMessage() {
+			from = "customer"
+		}
+		if c.State == parley.StateDeleted || !t.IsUserReply() && from != "customer" {
+			deletes = append(deletes, MessageID(c.ID, t.ID))
+			continue
+		}
+		d := NewDocument(MessageID(c.ID, t.ID), c.CompanyID)
+		n, k := d.Numbers, d.Keywords
+		k["from"] = []string{from}
+		n["id"] = []float64{float64(t.ID)}
+		n["createdAt"] = []float64{Millis(t.CreatedAt)}
+		n["mailboxId"] = []float64{float64(c.MailboxID)}
+		n["folderId"] = []float64{float64(c.FolderID)}
+		k["type"] = []string{string(c.Type)}
+		if len(tags) > 0 {
+			k["tag"] = tags
+		}
+		if from == "customer" {
+			// Received messages only count: the document stays small.
+			upserts = append(upserts, d)
+			continue
+		}
+		n["userId"] = []float64{float64(t.CreatedBy.ID)}
+		n["conversationId"] = []float64{float64(c.ID)}
+		if c.CustomerID != 0 {
+			n["customerId"] = []float64{float64(c.CustomerID)}
+		}
+		if r, ok := figures.Responses[t.ID]; ok {
+			n["responseSeconds"] = []float64{r.Seconds()}
+			if office != nil {
+				n["responseOfficeSeconds"] = []float64{office.duration(figures.Waiting[t.ID], t.CreatedAt).Seconds()}
+			}
+		}
+		if r := t.Rating; r != nil {
+			k["rating"] = []string{r.Rating}
+			n["number"] = []float64{float64(c.Number)} // the ratings list sorts by it
+			n["ratedAt"] = []float64{Millis(r.CreatedAt)}
+			n["ratingRank"] = []float64{RatingRanks[r.Rating]}
+			if r.CustomerID != 0 {
+				n["ratingCustomerId"] = []float64{float64(r.CustomerID)}
+			}
+		}
+		upserts = append(upserts, d)
+	}
+	return upserts, deletes, nil
+}
+
+// MessageID is a message document's id: its conversation's and its
+// thread's, so a list of messages loads its threads without another
+// look-up.
+func MessageID(conversationID, threadID int64) string {
+	return FormatID(conversationID) + "-" + FormatID(threadID)
+}
+
+// ParseMessageID splits a message document's id.
+func ParseMessageID(id string) (conversationID, threadID int64, err error) {
+	conv, thread, ok := strings.Cut(id, "-")
+	if ok {
+		if conversationID, err = strconv.ParseInt(conv, 10, 64); err == nil {
+			threadID, err = strconv.ParseInt(thread, 10, 64)
+		}
+	}
+	if !ok || err != nil {
+		return 0, 0, fmt.Errorf("index: %q is not a message id", id)
+	}
+	return conversationID, threadID, nil
+}
+
+// WeekHourKey is the createdWeekHour value of a day (1-7) and an hour.
+func WeekHourKey(day, hour int) string { return fmt.Sprintf("%d-%d", day, hour) }
+
+// officeClock measures office time with the schedule's zone loaded once.
+type officeClock struct {
+	hours *parley.OfficeHours
+	loc   *time.Location
+}
+
+func (o *officeClock) duration(from, to time.Time) time.Duration {
+	return o.hours.DurationIn(o.loc, from, to)
+}
+
+// reportClock loads the company once: the zone reports count days and
+// hours in, and its office hours when it keeps them (nil otherwise).
+func reportClock(tx *storage.Tx, companyID int64) (*time.Location, *officeClock) {
+	company, err := tx.Company(companyID)
+	if err != nil {
+		return time.UTC, nil
+	}
+	loc := company.ReportLocation()
+	if !company.OfficeHours.Enabled {
+		return loc, nil
+	}
+	return loc, &officeClock{hours: &company.OfficeHours, loc: company.OfficeHours.Location()}
+}
+
+// threadsOf loads a conversation, its threads and its tag names, for the
+// documents built per thread; the conversation is nil when it is gone.
+func threadsOf(tx *storage.Tx, convID int64) (*parley.Conversation, []parley.Thread, []string, error) {
+	c, err := tx.ConversationByID(convID)
+	if parley.IsNotFound(err) {
+		return nil, nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	threads, err := tx.Threads(c.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var tags []string
+	for _, id := range c.TagIDs {
+		if t, err := tx.Tag(c.CompanyID, id); err == nil {
+			tags = append(tags, t.Name)
+		}
+	}
+	return c, threads, tags, nil
+}
+
+// maxMergeHops bounds following a chain of merges.
+const maxMergeHops = 100
+
+// mergedThreads lists the threads of the conversation a merged one ended
+// up in (following later merges of the target).
+func mergedThreads(tx *storage.Tx, c *parley.Conversation) ([]parley.Thread, error) {
+	target := c
+	for hops := 0; target.MergedInto != 0 && hops < maxMergeHops; hops++ {
+		next, err := tx.ConversationByID(target.MergedInto)
+		if parley.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		target = next
+	}
+	return tx.Threads(target.ID)
+}

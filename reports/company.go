@@ -1,0 +1,232 @@
+package reports
+
+import (
+	"context"
+	"strconv"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+)
+
+// CompanyFigures are the company's figures of one period.
+type CompanyFigures struct {
+	StartDate       string   `json:"startDate"`
+	EndDate         string   `json:"endDate"`
+	CustomersHelped int      `json:"customersHelped"`
+	Closed          int      `json:"closed"`
+	Resolved        int      `json:"resolved"`
+	TotalReplies    int      `json:"totalReplies"`
+	TotalUsers      int      `json:"totalUsers"`
+	TotalDays       int      `json:"totalDays"`
+	RepliesPerDay   float64  `json:"repliesPerDay"`
+	HappinessScore  *float64 `json:"happinessScore"`
+}
+
+// CompanyDeltas are the percentage changes of the company's figures.
+type CompanyDeltas struct {
+	CustomersHelped float64  `json:"customersHelped"`
+	Closed          float64  `json:"closed"`
+	Resolved        float64  `json:"resolved"`
+	TotalReplies    float64  `json:"totalReplies"`
+	TotalUsers      float64  `json:"totalUsers"`
+	RepliesPerDay   float64  `json:"repliesPerDay"`
+	HappinessScore  *float64 `json:"happinessScore"`
+}
+
+// CompanyUserFigures are one user's figures of a period.
+type CompanyUserFigures struct {
+	Replies         int      `json:"replies"`
+	CustomersHelped int      `json:"customersHelped"`
+	Resolved        int      `json:"resolved"`
+	RepliesPerDay   float64  `json:"repliesPerDay"`
+	HappinessScore  *float64 `json:"happinessScore"`
+}
+
+// CompanyUser is one user's row.
+type CompanyUser struct {
+	ID       int64               `json:"id"`
+	Name     string              `json:"name"`
+	Current  CompanyUserFigures  `json:"current"`
+	Previous *CompanyUserFigures `json:"previous,omitempty"`
+}
+
+// CompanyReport is the company overall report.
+type CompanyReport struct {
+	Current  CompanyFigures  `json:"current"`
+	Previous *CompanyFigures `json:"previous,omitempty"`
+	Deltas   *CompanyDeltas  `json:"deltas,omitempty"`
+	Users    []CompanyUser   `json:"users"`
+}
+
+type companyPeriod struct {
+	figures CompanyFigures
+	users   map[int64]CompanyUserFigures
+}
+
+// Company computes the company report; users names the company's users.
+func Company(ctx context.Context, e Engine, r Request, users []parley.User) (*CompanyReport, error) {
+	cur, err := companyFigures(ctx, e, r, r.Current)
+	if err != nil {
+		return nil, err
+	}
+	rep := &CompanyReport{Current: cur.figures, Users: []CompanyUser{}}
+	var prev *companyPeriod
+	if r.Previous != nil {
+		if prev, err = companyFigures(ctx, e, r, *r.Previous); err != nil {
+			return nil, err
+		}
+		rep.Previous = &prev.figures
+		c, p := cur.figures, prev.figures
+		d := func(a, b int) float64 { return Delta(float64(a), float64(b)) }
+		rep.Deltas = &CompanyDeltas{CustomersHelped: d(c.CustomersHelped, p.CustomersHelped), Closed: d(c.Closed, p.Closed),
+			Resolved: d(c.Resolved, p.Resolved), TotalReplies: d(c.TotalReplies, p.TotalReplies), TotalUsers: d(c.TotalUsers, p.TotalUsers),
+			RepliesPerDay: Delta(c.RepliesPerDay, p.RepliesPerDay), HappinessScore: deltaOf(c.HappinessScore, p.HappinessScore)}
+	}
+	var before map[int64]CompanyUserFigures
+	if prev != nil {
+		before = prev.users
+	}
+	eachUserRow(users, cur.users, before, prev != nil, func(id int64, name string, now CompanyUserFigures, then *CompanyUserFigures) {
+		rep.Users = append(rep.Users, CompanyUser{ID: id, Name: name, Current: now, Previous: then})
+	})
+	return rep, nil
+}
+
+// byUser restricts a filter to one user's messages.
+func byUser(filter query.Node, id int64) query.Node {
+	v := float64(id)
+	return query.And{Nodes: []query.Node{filter, query.NumberRange{Field: "userId", Min: &v, Max: &v, MinInclusive: true, MaxInclusive: true}}}
+}
+
+// happinessScore is great minus not-good percent of a rating facet.
+func happinessScore(ratings map[string]int, total int) *float64 {
+	great, notGood := share(ratings["great"], total), share(ratings["not-good"], total)
+	if great == nil {
+		return nil
+	}
+	v := *great - *notGood
+	return &v
+}
+
+func companyFigures(ctx context.Context, e Engine, r Request, p Period) (*companyPeriod, error) {
+	replies, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: ReplyFilter(p, r.Filter),
+		Values: map[string]string{"users": "userId", "customers": "customerId"}})
+	if err != nil {
+		return nil, err
+	}
+	resolved, err := facets(ctx, e, index.FacetRequest{Kind: index.Conversations, Company: r.Company, Filter: ResolvedFilter(p, r.Filter),
+		Values: map[string]string{"users": "resolvedByUserId"}})
+	if err != nil {
+		return nil, err
+	}
+	closed, err := facets(ctx, e, index.FacetRequest{Kind: index.Conversations, Company: r.Company, Filter: ClosedFilter(p, r.Filter)})
+	if err != nil {
+		return nil, err
+	}
+	rated, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: RatingFilter(p, r.Filter),
+		Values: map[string]string{"rating": "rating"}})
+	if err != nil {
+		return nil, err
+	}
+	days := p.days()
+	out := &companyPeriod{users: map[int64]CompanyUserFigures{}}
+	out.figures = CompanyFigures{StartDate: Date(p.Start), EndDate: Date(p.End), CustomersHelped: len(replies.Values["customers"]),
+		Closed: closed.Total, Resolved: resolved.Total, TotalReplies: replies.Total, TotalUsers: len(replies.Values["users"]),
+		TotalDays: int(days), RepliesPerDay: float64(replies.Total) / days, HappinessScore: happinessScore(rated.Values["rating"], rated.Total)}
+	ids := map[int64]bool{}
+	for _, values := range []map[string]int{replies.Values["users"], resolved.Values["users"]} {
+		for key := range values {
+			id, err := strconv.ParseInt(key, 10, 64)
+			if err != nil {
+				return nil, err
+			}
+			ids[id] = true
+		}
+	}
+	for id := range ids {
+		mine, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: byUser(ReplyFilter(p, r.Filter), id),
+			Values: map[string]string{"customers": "customerId"}})
+		if err != nil {
+			return nil, err
+		}
+		ratings, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: byUser(RatingFilter(p, r.Filter), id),
+			Values: map[string]string{"rating": "rating"}})
+		if err != nil {
+			return nil, err
+		}
+		key := index.ValueKey(float64(id))
+		out.users[id] = CompanyUserFigures{Replies: replies.Values["users"][key], CustomersHelped: len(mine.Values["customers"]),
+			Resolved: resolved.Values["users"][key], RepliesPerDay: float64(replies.Values["users"][key]) / days,
+			HappinessScore: happinessScore(ratings.Values["rating"], ratings.Total)}
+	}
+	return out, nil
+}
+
+// CustomersPoint is one step of the customers helped series.
+type CustomersPoint struct {
+	Date      string `json:"date"`
+	Customers int    `json:"customers"`
+}
+
+// CustomersSeries is the customers helped per step, now and before.
+type CustomersSeries struct {
+	Current  []CustomersPoint `json:"current"`
+	Previous []CustomersPoint `json:"previous,omitempty"`
+}
+
+// CustomersHelped counts the customers helped per step of each period.
+func CustomersHelped(ctx context.Context, e Engine, r Request, viewBy string) (*CustomersSeries, error) {
+	cur, prev, err := bothPeriods(r, func(p Period) ([]CustomersPoint, error) {
+		return perStep(p, viewBy, func(s Period) (CustomersPoint, error) {
+			n, err := customersHelped(ctx, e, r, s, nil)
+			return CustomersPoint{Date: Date(s.Start), Customers: n}, err
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &CustomersSeries{Current: cur, Previous: prev}, nil
+}
+
+// CompanyRanges are the company drill-down's ranges; those with buckets
+// take a rangeId.
+var CompanyRanges = []string{"replies", "firstReplyResolved", "resolved", "responseTime", "firstResponseTime", "handleTime"}
+
+// CompanyRangeIDs is how many range ids a company drill-down range has (0:
+// it takes none).
+var CompanyRangeIDs = map[string]int{"replies": len(repliesBounds) + 1, "responseTime": len(timeBounds) + 1, "firstResponseTime": len(timeBounds) + 1}
+
+// inBucket selects the documents whose field is in a bucket.
+func inBucket(field string, b index.Bucket) query.Node {
+	zero := 0.0
+	n := query.NumberRange{Field: field, Min: b.Min, Max: b.Max, MinInclusive: true}
+	if n.Min == nil {
+		n.Min = &zero // values are never negative; an open lower bound is "has a value"
+	}
+	return n
+}
+
+// CompanyDrillFilter selects the conversations behind one figure of the
+// company report: replied to in the period with a number of replies
+// (replies), resolved on the first reply, resolved, replied to in the
+// period with a response time in a range (responseTime), or first
+// responded to in the period in a range (firstResponseTime).
+func CompanyDrillFilter(r Request, rangeName string, rangeID int) (query.Node, error) {
+	rest := r.Filter.nodes("tag", tagName)
+	and := func(nodes ...query.Node) query.Node { return query.And{Nodes: append(nodes, rest...)} }
+	switch rangeName {
+	case "replies":
+		return and(during("replyAt", r.Current), inBucket("replies", bucketsOf(repliesBounds)[rangeID-1])), nil
+	case "firstReplyResolved":
+		one := 1.0
+		return and(during("resolvedAt", r.Current), query.NumberRange{Field: "replies", Min: &one, Max: &one, MinInclusive: true, MaxInclusive: true}), nil
+	case "resolved":
+		return and(during("resolvedAt", r.Current)), nil
+	case "responseTime":
+		return and(during("replyAt", r.Current), inBucket(timeField("responseSeconds", r.Filter.OfficeHours), bucketsOf(timeBounds)[rangeID-1])), nil
+	case "firstResponseTime":
+		return and(during("firstResponseAt", r.Current), inBucket(timeField("firstResponseSeconds", r.Filter.OfficeHours), bucketsOf(timeBounds)[rangeID-1])), nil
+	}
+	return nil, parley.Invalid("query", "range", parley.CodeValueNotSupported, "Parley does not record handle time", rangeName)
+}

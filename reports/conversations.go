@@ -1,0 +1,317 @@
+package reports
+
+import (
+	"context"
+	"sort"
+	"strconv"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+)
+
+// TotalFilter selects the conversations worked on in a period: created,
+// written to by the customer, or replied to by a user in it.
+func TotalFilter(p Period, f Filter) query.Node {
+	return query.And{Nodes: append([]query.Node{during("activityAt", p)}, f.nodes("tag", tagName)...)}
+}
+
+// NewFilter selects the conversations created in a period.
+func NewFilter(p Period, f Filter) query.Node {
+	return query.And{Nodes: append([]query.Node{during("createdAt", p)}, f.nodes("tag", tagName)...)}
+}
+
+// ConversationsFigures are the volume figures of one period.
+type ConversationsFigures struct {
+	StartDate            string  `json:"startDate"`
+	EndDate              string  `json:"endDate"`
+	TotalConversations   int     `json:"totalConversations"`
+	NewConversations     int     `json:"newConversations"`
+	ConversationsCreated int     `json:"conversationsCreated"`
+	Customers            int     `json:"customers"`
+	ConversationsPerDay  float64 `json:"conversationsPerDay"`
+}
+
+// ConversationsDeltas are the percentage changes of the volume figures.
+type ConversationsDeltas struct {
+	TotalConversations   float64 `json:"totalConversations"`
+	NewConversations     float64 `json:"newConversations"`
+	ConversationsCreated float64 `json:"conversationsCreated"`
+	Customers            float64 `json:"customers"`
+	ConversationsPerDay  float64 `json:"conversationsPerDay"`
+}
+
+// FilterTag is a tag a report may be filtered on.
+type FilterTag struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// BusyTime is the new conversations of one hour of the week.
+type BusyTime struct {
+	Day   int `json:"day"`
+	Hour  int `json:"hour"`
+	Count int `json:"count"`
+}
+
+// Top is the leading values of a breakdown of the total conversations.
+type Top struct {
+	Count int       `json:"count"`
+	Top   []TopItem `json:"top"`
+}
+
+// TopItem is one value: its conversations now and before, and their share
+// of the total conversations (exact; null over none).
+type TopItem struct {
+	ID              int64    `json:"id"`
+	Name            string   `json:"name"`
+	Count           int      `json:"count"`
+	PreviousCount   int      `json:"previousCount"`
+	Percent         *float64 `json:"percent"`
+	PreviousPercent *float64 `json:"previousPercent"`
+}
+
+// TopSize is how many values a Top lists.
+const TopSize = 10
+
+// ConversationsReport is the conversations overall report.
+type ConversationsReport struct {
+	FilterTags    []FilterTag           `json:"filterTags"`
+	BusiestDay    *BusyTime             `json:"busiestDay"`
+	BusyTimeStart *int                  `json:"busyTimeStart"`
+	BusyTimeEnd   *int                  `json:"busyTimeEnd"`
+	Current       ConversationsFigures  `json:"current"`
+	Previous      *ConversationsFigures `json:"previous,omitempty"`
+	Deltas        *ConversationsDeltas  `json:"deltas,omitempty"`
+	Tags          Top                   `json:"tags"`
+	Customers     Top                   `json:"customers"`
+}
+
+// conversationsPeriod is one period's figures and breakdowns.
+type conversationsPeriod struct {
+	figures   ConversationsFigures
+	tags      map[string]int // by tag name
+	customers map[int64]int
+}
+
+// Conversations computes the conversations overall report. tags are the
+// company's tags; customerNames names customers by id.
+func Conversations(ctx context.Context, e Engine, r Request, tags []parley.Tag, customerNames func([]int64) (map[int64]string, error)) (*ConversationsReport, error) {
+	cur, err := conversationsFigures(ctx, e, r, r.Current)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ConversationsReport{Current: cur.figures, FilterTags: []FilterTag{}}
+	for _, t := range tags {
+		rep.FilterTags = append(rep.FilterTags, FilterTag{ID: t.ID, Name: t.Name})
+	}
+	prev := &conversationsPeriod{}
+	if r.Previous != nil {
+		if prev, err = conversationsFigures(ctx, e, r, *r.Previous); err != nil {
+			return nil, err
+		}
+		rep.Previous = &prev.figures
+		c, p := cur.figures, prev.figures
+		rep.Deltas = &ConversationsDeltas{
+			TotalConversations:   Delta(float64(c.TotalConversations), float64(p.TotalConversations)),
+			NewConversations:     Delta(float64(c.NewConversations), float64(p.NewConversations)),
+			ConversationsCreated: Delta(float64(c.ConversationsCreated), float64(p.ConversationsCreated)),
+			Customers:            Delta(float64(c.Customers), float64(p.Customers)),
+			ConversationsPerDay:  Delta(c.ConversationsPerDay, p.ConversationsPerDay),
+		}
+	}
+	busy, err := BusyTimes(ctx, e, r)
+	if err != nil {
+		return nil, err
+	}
+	rep.BusiestDay, rep.BusyTimeStart, rep.BusyTimeEnd = busiest(busy)
+
+	byName := map[string]parley.Tag{}
+	for _, t := range tags {
+		byName[t.Name] = t
+	}
+	var tagItems []TopItem
+	for name, n := range cur.tags {
+		t := byName[name]
+		tagItems = append(tagItems, TopItem{ID: t.ID, Name: name, Count: n, PreviousCount: prev.tags[name]})
+	}
+	rep.Tags = top(tagItems, cur.figures.TotalConversations, prev.figures.TotalConversations)
+
+	var customerItems []TopItem
+	for id, n := range cur.customers {
+		customerItems = append(customerItems, TopItem{ID: id, Count: n, PreviousCount: prev.customers[id]})
+	}
+	rep.Customers = top(customerItems, cur.figures.TotalConversations, prev.figures.TotalConversations)
+	var ids []int64
+	for _, it := range rep.Customers.Top {
+		ids = append(ids, it.ID)
+	}
+	names, err := customerNames(ids)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rep.Customers.Top {
+		rep.Customers.Top[i].Name = names[rep.Customers.Top[i].ID]
+	}
+	return rep, nil
+}
+
+// top keeps the TopSize items with the most conversations (ties by id,
+// then name), with their shares; Count is how many values there were.
+func top(items []TopItem, total, previousTotal int) Top {
+	sort.Slice(items, func(i, j int) bool {
+		a, b := items[i], items[j]
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.Name < b.Name
+	})
+	out := Top{Count: len(items), Top: []TopItem{}}
+	for i, it := range items {
+		if i == TopSize {
+			break
+		}
+		it.Percent, it.PreviousPercent = share(it.Count, total), share(it.PreviousCount, previousTotal)
+		out.Top = append(out.Top, it)
+	}
+	return out
+}
+
+func conversationsFigures(ctx context.Context, e Engine, r Request, p Period) (*conversationsPeriod, error) {
+	total, err := facets(ctx, e, index.FacetRequest{Kind: index.Conversations, Company: r.Company, Filter: TotalFilter(p, r.Filter),
+		Values: map[string]string{"tags": "tag", "customers": "primaryCustomerId"}})
+	if err != nil {
+		return nil, err
+	}
+	created, err := facets(ctx, e, index.FacetRequest{Kind: index.Conversations, Company: r.Company, Filter: NewFilter(p, r.Filter),
+		Values: map[string]string{"by": "createdBy"}})
+	if err != nil {
+		return nil, err
+	}
+	out := &conversationsPeriod{tags: total.Values["tags"], customers: map[int64]int{}}
+	for key, n := range total.Values["customers"] {
+		id, err := strconv.ParseInt(key, 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		out.customers[id] = n
+	}
+	out.figures = ConversationsFigures{StartDate: Date(p.Start), EndDate: Date(p.End),
+		TotalConversations: total.Total, NewConversations: created.Total,
+		ConversationsCreated: created.Values["by"][string(parley.PartyUser)],
+		Customers:            len(total.Values["customers"]),
+		ConversationsPerDay:  float64(total.Total) / p.days()}
+	return out, nil
+}
+
+// BusyTimes counts the conversations created in the current period per
+// hour of the week (Monday 1 to Sunday 7, hours 0-23, in the company's
+// report time zone): all 168 cells, in order.
+func BusyTimes(ctx context.Context, e Engine, r Request) ([]BusyTime, error) {
+	res, err := facets(ctx, e, index.FacetRequest{Kind: index.Conversations, Company: r.Company, Filter: NewFilter(r.Current, r.Filter),
+		Values: map[string]string{"hours": "createdWeekHour"}})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BusyTime, 0, 7*24)
+	for day := 1; day <= 7; day++ {
+		for hour := 0; hour < 24; hour++ {
+			out = append(out, BusyTime{Day: day, Hour: hour, Count: res.Values["hours"][index.WeekHourKey(day, hour)]})
+		}
+	}
+	return out, nil
+}
+
+// busiest finds the busiest hour of the week and the busiest two
+// consecutive hours of the day (summed over the days); nil without any
+// conversation. Ties go to the earliest.
+func busiest(cells []BusyTime) (day *BusyTime, start, end *int) {
+	var hours [24]int
+	for i := range cells {
+		c := cells[i]
+		hours[c.Hour] += c.Count
+		if c.Count > 0 && (day == nil || c.Count > day.Count) {
+			day = &c
+		}
+	}
+	if day == nil {
+		return nil, nil, nil
+	}
+	best := 0
+	for h := 1; h < 23; h++ {
+		if hours[h]+hours[h+1] > hours[best]+hours[best+1] {
+			best = h
+		}
+	}
+	last := best + 2
+	return day, &best, &last
+}
+
+// NewConversations is the series of conversations created.
+func NewConversations(ctx context.Context, e Engine, r Request, viewBy string) (*Series, error) {
+	return countSeries(ctx, e, r, viewBy, index.Conversations, "createdAt", func(p Period) query.Node { return NewFilter(p, r.Filter) })
+}
+
+// ReceivedMessages is the series of customer messages received.
+func ReceivedMessages(ctx context.Context, e Engine, r Request, viewBy string) (*Series, error) {
+	return countSeries(ctx, e, r, viewBy, index.Messages, "createdAt", func(p Period) query.Node { return MessageFilter("customer", p, r.Filter) })
+}
+
+// ChannelPoint is one bucket of the volume by channel: new conversations
+// of each type.
+type ChannelPoint struct {
+	Start string `json:"start"`
+	Email int    `json:"email"`
+	Chat  int    `json:"chat"`
+	Phone int    `json:"phone"`
+}
+
+// ChannelSeries is the volume by channel of the current period and of the
+// previous one when given.
+type ChannelSeries struct {
+	Current  []ChannelPoint `json:"current"`
+	Previous []ChannelPoint `json:"previous,omitempty"`
+}
+
+// VolumeByChannel is the series of conversations created, per type.
+func VolumeByChannel(ctx context.Context, e Engine, r Request, viewBy string) (*ChannelSeries, error) {
+	per := map[string]*Series{}
+	for _, typ := range parley.ConversationTypes {
+		s, err := countSeries(ctx, e, r, viewBy, index.Conversations, "createdAt", func(p Period) query.Node {
+			return query.And{Nodes: []query.Node{NewFilter(p, r.Filter), query.Keyword{Field: "type", Value: typ}}}
+		})
+		if err != nil {
+			return nil, err
+		}
+		per[typ] = s
+	}
+	merge := func(get func(*Series) []Point) []ChannelPoint {
+		var out []ChannelPoint
+		for i, pt := range get(per["email"]) {
+			out = append(out, ChannelPoint{Start: pt.Start, Email: pt.Count, Chat: get(per["chat"])[i].Count, Phone: get(per["phone"])[i].Count})
+		}
+		return out
+	}
+	out := &ChannelSeries{Current: merge(func(s *Series) []Point { return s.Current })}
+	if r.Previous != nil {
+		out.Previous = merge(func(s *Series) []Point { return s.Previous })
+	}
+	return out, nil
+}
+
+// ConversationList lists, newest first, the conversations a filter selects
+// (a drill-down's page).
+func ConversationList(ctx context.Context, e Engine, r Request, filter query.Node, offset, limit int) (index.Result, error) {
+	return e.Search(ctx, index.Request{Kind: index.Conversations, Company: r.Company, Filter: filter,
+		Sort: []index.Sort{{Field: "createdAt", Desc: true}}, Offset: offset, Limit: limit})
+}
+
+// FieldFilter selects the total conversations of the current period whose
+// custom field has a value (a dropdown's option id).
+func FieldFilter(r Request, fieldID int64, value string) query.Node {
+	return query.And{Nodes: []query.Node{TotalFilter(r.Current, r.Filter),
+		query.Keyword{Field: index.CustomKeywordPrefix + index.FormatID(fieldID), Value: value}}}
+}

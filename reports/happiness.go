@@ -1,0 +1,166 @@
+package reports
+
+import (
+	"context"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+)
+
+// HappinessFigures are the ratings customers gave the replies of a period:
+// counts per rating, each rating's share of them in percent, the
+// happiness score (great minus not-good percent), and the share of the
+// customers helped who rated. Percentages are exact, and null when there
+// is nothing to divide by.
+type HappinessFigures struct {
+	StartDate                 string   `json:"startDate"`
+	EndDate                   string   `json:"endDate"`
+	RatingsCount              int      `json:"ratingsCount"`
+	GreatCount                int      `json:"greatCount"`
+	OkayCount                 int      `json:"okayCount"`
+	NotGoodCount              int      `json:"notGoodCount"`
+	Great                     *float64 `json:"great"`
+	Okay                      *float64 `json:"okay"`
+	NotGood                   *float64 `json:"notGood"`
+	HappinessScore            *float64 `json:"happinessScore"`
+	TotalCustomersWithRatings int      `json:"totalCustomersWithRatings"`
+	RatingsPercent            *float64 `json:"ratingsPercent"`
+}
+
+// HappinessDeltas are the percentage changes of the happiness figures; a
+// change from or to an empty figure is null.
+type HappinessDeltas struct {
+	RatingsCount   float64  `json:"ratingsCount"`
+	Great          *float64 `json:"great"`
+	Okay           *float64 `json:"okay"`
+	NotGood        *float64 `json:"notGood"`
+	HappinessScore *float64 `json:"happinessScore"`
+	RatingsPercent *float64 `json:"ratingsPercent"`
+}
+
+// HappinessReport is the company's happiness report.
+type HappinessReport struct {
+	Current  HappinessFigures  `json:"current"`
+	Previous *HappinessFigures `json:"previous,omitempty"`
+	Deltas   *HappinessDeltas  `json:"deltas,omitempty"`
+}
+
+// Ratings are the rating values, in report order.
+var Ratings = []string{"great", "okay", "not-good"}
+
+// RatingFilter selects the rated replies whose current rating was given in
+// a period, in the filter's mailboxes, tags, folders and types.
+func RatingFilter(p Period, f Filter) query.Node {
+	nodes := append([]query.Node{during("ratedAt", p)}, f.nodes("tag", tagName)...)
+	return query.And{Nodes: nodes}
+}
+
+// ReplyFilter selects the user replies sent in a period.
+func ReplyFilter(p Period, f Filter) query.Node {
+	return MessageFilter("user", p, f)
+}
+
+// MessageFilter selects the messages from users (replies) or from
+// customers sent in a period.
+func MessageFilter(from string, p Period, f Filter) query.Node {
+	nodes := append([]query.Node{query.Keyword{Field: "from", Value: from}, during("createdAt", p)}, f.nodes("tag", tagName)...)
+	return query.And{Nodes: nodes}
+}
+
+func tagName(t parley.Tag) string { return t.Name }
+
+// Happiness computes the happiness report.
+func Happiness(ctx context.Context, e Engine, r Request) (*HappinessReport, error) {
+	cur, err := happinessFigures(ctx, e, r, r.Current)
+	if err != nil {
+		return nil, err
+	}
+	rep := &HappinessReport{Current: *cur}
+	if r.Previous != nil {
+		prev, err := happinessFigures(ctx, e, r, *r.Previous)
+		if err != nil {
+			return nil, err
+		}
+		rep.Previous = prev
+		rep.Deltas = &HappinessDeltas{
+			RatingsCount:   Delta(float64(cur.RatingsCount), float64(prev.RatingsCount)),
+			Great:          deltaOf(cur.Great, prev.Great),
+			Okay:           deltaOf(cur.Okay, prev.Okay),
+			NotGood:        deltaOf(cur.NotGood, prev.NotGood),
+			HappinessScore: deltaOf(cur.HappinessScore, prev.HappinessScore),
+			RatingsPercent: deltaOf(cur.RatingsPercent, prev.RatingsPercent),
+		}
+	}
+	return rep, nil
+}
+
+func happinessFigures(ctx context.Context, e Engine, r Request, p Period) (*HappinessFigures, error) {
+	rated, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: RatingFilter(p, r.Filter),
+		Values: map[string]string{"rating": "rating", "customers": "ratingCustomerId"}})
+	if err != nil {
+		return nil, err
+	}
+	helped, err := customersHelped(ctx, e, r, p, nil)
+	if err != nil {
+		return nil, err
+	}
+	counts := rated.Values["rating"]
+	f := &HappinessFigures{StartDate: Date(p.Start), EndDate: Date(p.End), RatingsCount: rated.Total,
+		GreatCount: counts["great"], OkayCount: counts["okay"], NotGoodCount: counts["not-good"],
+		TotalCustomersWithRatings: len(rated.Values["customers"])}
+	f.Great, f.Okay, f.NotGood = share(f.GreatCount, f.RatingsCount), share(f.OkayCount, f.RatingsCount), share(f.NotGoodCount, f.RatingsCount)
+	if f.Great != nil {
+		score := *f.Great - *f.NotGood
+		f.HappinessScore = &score
+	}
+	f.RatingsPercent = share(f.TotalCustomersWithRatings, helped)
+	return f, nil
+}
+
+// customersHelped counts the distinct customers of the conversations that
+// received a user reply in the period (of one user when by is set).
+func customersHelped(ctx context.Context, e Engine, r Request, p Period, by query.Node) (int, error) {
+	filter := ReplyFilter(p, r.Filter)
+	if by != nil {
+		filter = query.And{Nodes: []query.Node{filter, by}}
+	}
+	res, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: filter,
+		Values: map[string]string{"customers": "customerId"}})
+	if err != nil {
+		return 0, err
+	}
+	return len(res.Values["customers"]), nil
+}
+
+// share is part of whole in percent, exact; nil when whole is zero.
+func share(part, whole int) *float64 {
+	if whole == 0 {
+		return nil
+	}
+	v := float64(part) / float64(whole) * 100
+	return &v
+}
+
+// deltaOf is Delta of two optional figures; nil when either is.
+func deltaOf(current, previous *float64) *float64 {
+	if current == nil || previous == nil {
+		return nil
+	}
+	d := Delta(*current, *previous)
+	return &d
+}
+
+// RatingSorts maps the ratings list's sort fields to reply fields.
+var RatingSorts = map[string]string{"number": "number", "modifiedAt": "ratedAt", "rating": "ratingRank"}
+
+// RatingsList lists the ratings the happiness report counts in the current
+// period, those of one rating unless rating is empty, in the order asked.
+func RatingsList(ctx context.Context, e Engine, r Request, rating, sortField string, desc bool, offset, limit int) (index.Result, error) {
+	filter := RatingFilter(r.Current, r.Filter)
+	if rating != "" {
+		filter = query.And{Nodes: []query.Node{filter, query.Keyword{Field: "rating", Value: rating}}}
+	}
+	return e.Search(ctx, index.Request{Kind: index.Messages, Company: r.Company, Filter: filter,
+		Sort: []index.Sort{{Field: RatingSorts[sortField], Desc: desc}}, Offset: offset, Limit: limit})
+}

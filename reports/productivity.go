@@ -1,0 +1,278 @@
+package reports
+
+import (
+	"context"
+
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+)
+
+// Time ranges of the productivity distributions, in seconds: <15 min,
+// 15-30 min, 30-60 min, 1-2 h, 2-3 h, 3-6 h, 6-12 h, 12-24 h, 1-2 days,
+// >2 days. Replies to resolve: 1, 2, 3, 4, 5 or more.
+var (
+	timeBounds    = []float64{900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800}
+	repliesBounds = []float64{2, 3, 4, 5}
+)
+
+// ProductivityFigures are the productivity figures of one period. Times
+// are average seconds, null when nothing has the figure.
+type ProductivityFigures struct {
+	StartDate                   string   `json:"startDate"`
+	EndDate                     string   `json:"endDate"`
+	TotalConversations          int      `json:"totalConversations"`
+	RepliesSent                 int      `json:"repliesSent"`
+	ResponseTime                *float64 `json:"responseTime"`
+	FirstResponseTime           *float64 `json:"firstResponseTime"`
+	Resolved                    int      `json:"resolved"`
+	ResolutionTime              *float64 `json:"resolutionTime"`
+	RepliesToResolve            *float64 `json:"repliesToResolve"`
+	ResolvedOnFirstReply        int      `json:"resolvedOnFirstReply"`
+	PercentResolvedOnFirstReply *float64 `json:"percentResolvedOnFirstReply"`
+	Closed                      int      `json:"closed"`
+	dist                        map[string][]int
+	distCount                   map[string]int
+}
+
+// ProductivityDeltas are the percentage changes of the figures; null when
+// either figure is.
+type ProductivityDeltas struct {
+	TotalConversations          float64  `json:"totalConversations"`
+	RepliesSent                 float64  `json:"repliesSent"`
+	ResponseTime                *float64 `json:"responseTime"`
+	FirstResponseTime           *float64 `json:"firstResponseTime"`
+	Resolved                    float64  `json:"resolved"`
+	ResolutionTime              *float64 `json:"resolutionTime"`
+	RepliesToResolve            *float64 `json:"repliesToResolve"`
+	ResolvedOnFirstReply        float64  `json:"resolvedOnFirstReply"`
+	PercentResolvedOnFirstReply *float64 `json:"percentResolvedOnFirstReply"`
+	Closed                      float64  `json:"closed"`
+}
+
+// Shares is a distribution with exact shares: counts per range now and
+// before, each range's percent of the period's count (null over none).
+type Shares struct {
+	Count         int          `json:"count"`
+	PreviousCount int          `json:"previousCount"`
+	Ranges        []RangeShare `json:"ranges"`
+}
+
+// RangeShare is one range of a Shares distribution.
+type RangeShare struct {
+	ID              int      `json:"id"`
+	Count           int      `json:"count"`
+	Percent         *float64 `json:"percent"`
+	PreviousCount   int      `json:"previousCount"`
+	PreviousPercent *float64 `json:"previousPercent"`
+}
+
+// ProductivityReport is the productivity overall report.
+type ProductivityReport struct {
+	Current           ProductivityFigures  `json:"current"`
+	Previous          *ProductivityFigures `json:"previous,omitempty"`
+	Deltas            *ProductivityDeltas  `json:"deltas,omitempty"`
+	ResponseTime      Shares               `json:"responseTime"`
+	FirstResponseTime Shares               `json:"firstResponseTime"`
+	ResolutionTime    Shares               `json:"resolutionTime"`
+	RepliesToResolve  Shares               `json:"repliesToResolve"`
+}
+
+// FirstResponseFilter selects the conversations first responded to in a
+// period.
+func FirstResponseFilter(p Period, f Filter) query.Node {
+	return query.And{Nodes: append([]query.Node{during("firstResponseAt", p)}, f.nodes("tag", tagName)...)}
+}
+
+// ResolvedFilter selects the conversations resolved in a period.
+func ResolvedFilter(p Period, f Filter) query.Node {
+	return query.And{Nodes: append([]query.Node{during("resolvedAt", p)}, f.nodes("tag", tagName)...)}
+}
+
+// ClosedFilter selects the conversations closed in a period (by anyone).
+func ClosedFilter(p Period, f Filter) query.Node {
+	return query.And{Nodes: append([]query.Node{during("closedAt", p)}, f.nodes("tag", tagName)...)}
+}
+
+// timeField is a figure's field, or its office-hours twin.
+func timeField(name string, office bool) string {
+	if office {
+		return name[:len(name)-len("Seconds")] + "OfficeSeconds"
+	}
+	return name
+}
+
+// bucketsOf are the ranges between bounds: below the first, between each
+// two, at or above the last.
+func bucketsOf(bounds []float64) []index.Bucket {
+	return RangeSpec{Bounds: bounds}.Buckets()
+}
+
+// Productivity computes the productivity overall report.
+func Productivity(ctx context.Context, e Engine, r Request) (*ProductivityReport, error) {
+	cur, err := productivityFigures(ctx, e, r, r.Current)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ProductivityReport{Current: *cur}
+	prev := &ProductivityFigures{}
+	if r.Previous != nil {
+		if prev, err = productivityFigures(ctx, e, r, *r.Previous); err != nil {
+			return nil, err
+		}
+		rep.Previous = prev
+		d := func(a, b int) float64 { return Delta(float64(a), float64(b)) }
+		rep.Deltas = &ProductivityDeltas{
+			TotalConversations: d(cur.TotalConversations, prev.TotalConversations), RepliesSent: d(cur.RepliesSent, prev.RepliesSent),
+			ResponseTime: deltaOf(cur.ResponseTime, prev.ResponseTime), FirstResponseTime: deltaOf(cur.FirstResponseTime, prev.FirstResponseTime),
+			Resolved: d(cur.Resolved, prev.Resolved), ResolutionTime: deltaOf(cur.ResolutionTime, prev.ResolutionTime),
+			RepliesToResolve: deltaOf(cur.RepliesToResolve, prev.RepliesToResolve), ResolvedOnFirstReply: d(cur.ResolvedOnFirstReply, prev.ResolvedOnFirstReply),
+			PercentResolvedOnFirstReply: deltaOf(cur.PercentResolvedOnFirstReply, prev.PercentResolvedOnFirstReply),
+			Closed:                      d(cur.Closed, prev.Closed),
+		}
+	}
+	for name, out := range map[string]*Shares{"responseTime": &rep.ResponseTime, "firstResponseTime": &rep.FirstResponseTime,
+		"resolutionTime": &rep.ResolutionTime, "repliesToResolve": &rep.RepliesToResolve} {
+		*out = shares(cur.dist[name], cur.distCount[name], prev.dist[name], prev.distCount[name])
+	}
+	return rep, nil
+}
+
+func shares(cur []int, count int, prev []int, previousCount int) Shares {
+	out := Shares{Count: count, PreviousCount: previousCount, Ranges: []RangeShare{}}
+	for i, n := range cur {
+		before := 0
+		if i < len(prev) {
+			before = prev[i]
+		}
+		out.Ranges = append(out.Ranges, RangeShare{ID: i + 1, Count: n, Percent: share(n, count),
+			PreviousCount: before, PreviousPercent: share(before, previousCount)})
+	}
+	return out
+}
+
+// meanOf is the exact average of a Values facet of numbers; nil over none.
+func meanOf(values map[string]int) (*float64, int, error) {
+	n, sum, err := valueStats(values)
+	if err != nil || n == 0 {
+		return nil, n, err
+	}
+	v := sum / float64(n)
+	return &v, n, nil
+}
+
+func productivityFigures(ctx context.Context, e Engine, r Request, p Period) (*ProductivityFigures, error) {
+	office := r.Filter.OfficeHours
+	f := &ProductivityFigures{StartDate: Date(p.Start), EndDate: Date(p.End), dist: map[string][]int{}, distCount: map[string]int{}}
+	response := timeField("responseSeconds", office)
+	replies, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: ReplyFilter(p, r.Filter),
+		Values: map[string]string{"conversations": "conversationId", "time": response},
+		Ranges: map[string]index.RangeFacet{"time": {Field: response, Buckets: bucketsOf(timeBounds)}}})
+	if err != nil {
+		return nil, err
+	}
+	f.RepliesSent, f.TotalConversations = replies.Total, len(replies.Values["conversations"])
+	if f.ResponseTime, f.distCount["responseTime"], err = meanOf(replies.Values["time"]); err != nil {
+		return nil, err
+	}
+	f.dist["responseTime"] = replies.Ranges["time"]
+
+	first := timeField("firstResponseSeconds", office)
+	firsts, err := facets(ctx, e, index.FacetRequest{Kind: index.Conversations, Company: r.Company, Filter: FirstResponseFilter(p, r.Filter),
+		Values: map[string]string{"time": first}, Ranges: map[string]index.RangeFacet{"time": {Field: first, Buckets: bucketsOf(timeBounds)}}})
+	if err != nil {
+		return nil, err
+	}
+	if f.FirstResponseTime, f.distCount["firstResponseTime"], err = meanOf(firsts.Values["time"]); err != nil {
+		return nil, err
+	}
+	f.dist["firstResponseTime"] = firsts.Ranges["time"]
+
+	resolution := timeField("resolutionSeconds", office)
+	resolved, err := facets(ctx, e, index.FacetRequest{Kind: index.Conversations, Company: r.Company, Filter: ResolvedFilter(p, r.Filter),
+		Values: map[string]string{"time": resolution, "replies": "replies"},
+		Ranges: map[string]index.RangeFacet{"time": {Field: resolution, Buckets: bucketsOf(timeBounds)},
+			"replies": {Field: "replies", Buckets: bucketsOf(repliesBounds)}}})
+	if err != nil {
+		return nil, err
+	}
+	f.Resolved = resolved.Total
+	if f.ResolutionTime, f.distCount["resolutionTime"], err = meanOf(resolved.Values["time"]); err != nil {
+		return nil, err
+	}
+	if f.RepliesToResolve, f.distCount["repliesToResolve"], err = meanOf(resolved.Values["replies"]); err != nil {
+		return nil, err
+	}
+	f.dist["resolutionTime"], f.dist["repliesToResolve"] = resolved.Ranges["time"], resolved.Ranges["replies"]
+	f.ResolvedOnFirstReply = resolved.Values["replies"]["1"]
+	f.PercentResolvedOnFirstReply = share(f.ResolvedOnFirstReply, f.Resolved)
+
+	closed, err := facets(ctx, e, index.FacetRequest{Kind: index.Conversations, Company: r.Company, Filter: ClosedFilter(p, r.Filter)})
+	if err != nil {
+		return nil, err
+	}
+	f.Closed = closed.Total
+	return f, nil
+}
+
+// TimePoint is one step of a time series: its start, and the average
+// seconds of its figure (null when nothing in the step has it).
+type TimePoint struct {
+	Date string   `json:"date"`
+	Time *float64 `json:"time"`
+}
+
+// TimeSeries is an average time over steps, now and before.
+type TimeSeries struct {
+	Current  []TimePoint `json:"current"`
+	Previous []TimePoint `json:"previous,omitempty"`
+}
+
+// averageSeries averages a figure per step of each period; filter selects
+// what a step holds (its time field in the step).
+func averageSeries(ctx context.Context, e Engine, r Request, viewBy string, kind index.Kind, field string,
+	filter func(Period) query.Node) (*TimeSeries, error) {
+	cur, prev, err := bothPeriods(r, func(p Period) ([]TimePoint, error) {
+		return perStep(p, viewBy, func(s Period) (TimePoint, error) {
+			res, err := facets(ctx, e, index.FacetRequest{Kind: kind, Company: r.Company, Filter: filter(s), Values: map[string]string{"v": field}})
+			if err != nil {
+				return TimePoint{}, err
+			}
+			mean, _, err := meanOf(res.Values["v"])
+			return TimePoint{Date: Date(s.Start), Time: mean}, err
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &TimeSeries{Current: cur, Previous: prev}, nil
+}
+
+// FirstResponseTimes averages the first response time per step, by when
+// the first response was sent.
+func FirstResponseTimes(ctx context.Context, e Engine, r Request, viewBy string) (*TimeSeries, error) {
+	return averageSeries(ctx, e, r, viewBy, index.Conversations, timeField("firstResponseSeconds", r.Filter.OfficeHours),
+		func(p Period) query.Node { return FirstResponseFilter(p, r.Filter) })
+}
+
+// ResponseTimes averages the response time of the replies sent per step.
+func ResponseTimes(ctx context.Context, e Engine, r Request, viewBy string) (*TimeSeries, error) {
+	return averageSeries(ctx, e, r, viewBy, index.Messages, timeField("responseSeconds", r.Filter.OfficeHours),
+		func(p Period) query.Node { return ReplyFilter(p, r.Filter) })
+}
+
+// ResolutionTimes averages the resolution time per step, by when the
+// conversation was resolved.
+func ResolutionTimes(ctx context.Context, e Engine, r Request, viewBy string) (*TimeSeries, error) {
+	return averageSeries(ctx, e, r, viewBy, index.Conversations, timeField("resolutionSeconds", r.Filter.OfficeHours),
+		func(p Period) query.Node { return ResolvedFilter(p, r.Filter) })
+}
+
+// RepliesSent counts the replies sent per step.
+func RepliesSent(ctx context.Context, e Engine, r Request, viewBy string) (*Series, error) {
+	return countSeries(ctx, e, r, viewBy, index.Messages, "createdAt", func(p Period) query.Node { return ReplyFilter(p, r.Filter) })
+}
+
+// ResolvedSeries counts the conversations resolved per step.
+func ResolvedSeries(ctx context.Context, e Engine, r Request, viewBy string) (*Series, error) {
+	return countSeries(ctx, e, r, viewBy, index.Conversations, "resolvedAt", func(p Period) query.Node { return ResolvedFilter(p, r.Filter) })
+}

@@ -1,0 +1,149 @@
+package reports
+
+import (
+	"context"
+	"time"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+)
+
+// ViewBys are the values of viewBy: the resolution of a report's series.
+var ViewBys = []string{"day", "week", "month"}
+
+// Limits of viewBy: days up to 120 days, weeks up to a year, months from
+// 61 days.
+const (
+	maxDays      = 120 * 24 * time.Hour
+	maxWeeks     = 365 * 24 * time.Hour
+	minMonths    = 61 * 24 * time.Hour
+	maxSeriesLen = 240 // months: twenty years
+)
+
+// ViewBy checks a requested resolution against the period (both periods
+// when a previous one is given), or chooses one when none is requested:
+// day up to 120 days, week up to a year, month beyond.
+func ViewBy(r Request, requested string) (string, error) {
+	span := r.Current.End.Sub(r.Current.Start)
+	if r.Previous != nil {
+		span = max(span, r.Previous.End.Sub(r.Previous.Start))
+	}
+	if requested == "" {
+		switch {
+		case span <= maxDays:
+			return "day", nil
+		case span <= maxWeeks:
+			return "week", nil
+		}
+		requested = "month"
+	}
+	var ok bool
+	switch requested {
+	case "day":
+		ok = span <= maxDays
+	case "week":
+		ok = span <= maxWeeks
+	case "month":
+		ok = span >= minMonths && span <= maxSeriesLen*31*24*time.Hour
+	}
+	if !ok {
+		return "", parley.Invalid("query", "viewBy", parley.CodeValueNotSupported,
+			"day is for periods up to 120 days, week up to a year, month from 61 days (at most 20 years)", requested)
+	}
+	return requested, nil
+}
+
+// steps cuts a period into the buckets of a resolution, from its start;
+// the last bucket ends with the period.
+func steps(p Period, viewBy string) []Period {
+	var out []Period
+	for start := p.Start; start.Before(p.End); {
+		var end time.Time
+		switch viewBy {
+		case "day":
+			end = start.AddDate(0, 0, 1)
+		case "week":
+			end = start.AddDate(0, 0, 7)
+		default:
+			end = start.AddDate(0, 1, 0)
+		}
+		if end.After(p.End) {
+			end = p.End
+		}
+		out = append(out, Period{Start: start, End: end})
+		start = end
+	}
+	return out
+}
+
+// Point is one bucket of a series: its start and its count.
+type Point struct {
+	Start string `json:"start"`
+	Count int    `json:"count"`
+}
+
+// Series is a report over time: the current period's buckets, and the
+// previous period's when one was given.
+type Series struct {
+	Current  []Point `json:"current"`
+	Previous []Point `json:"previous,omitempty"`
+}
+
+// timeBuckets are the range buckets of a period's steps, in milliseconds.
+func timeBuckets(p Period, viewBy string) (index.RangeFacet, []Period) {
+	parts := steps(p, viewBy)
+	rf := index.RangeFacet{}
+	for _, s := range parts {
+		from, to := index.Millis(s.Start), index.Millis(s.End)
+		rf.Buckets = append(rf.Buckets, index.Bucket{Min: &from, Max: &to})
+	}
+	return rf, parts
+}
+
+// countSeries counts, per step of each period, the documents of a kind
+// that a filter selects, bucketed by a time field.
+func countSeries(ctx context.Context, e Engine, r Request, viewBy string, kind index.Kind, field string,
+	filter func(Period) query.Node) (*Series, error) {
+	cur, prev, err := bothPeriods(r, func(p Period) ([]Point, error) {
+		rf, parts := timeBuckets(p, viewBy)
+		rf.Field = field
+		res, err := facets(ctx, e, index.FacetRequest{Kind: kind, Company: r.Company, Filter: filter(p),
+			Ranges: map[string]index.RangeFacet{"series": rf}})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Point, len(parts))
+		for i, s := range parts {
+			out[i] = Point{Start: Date(s.Start), Count: res.Ranges["series"][i]}
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Series{Current: cur, Previous: prev}, nil
+}
+
+// bothPeriods computes a series for the current period, and for the
+// previous one when the request has one (nil otherwise).
+func bothPeriods[P any](r Request, one func(Period) ([]P, error)) (cur, prev []P, err error) {
+	if cur, err = one(r.Current); err != nil || r.Previous == nil {
+		return cur, nil, err
+	}
+	prev, err = one(*r.Previous)
+	return cur, prev, err
+}
+
+// perStep computes one point per step of a period.
+func perStep[P any](p Period, viewBy string, point func(Period) (P, error)) ([]P, error) {
+	var out []P
+	for _, s := range steps(p, viewBy) {
+		v, err := point(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
