@@ -3,8 +3,9 @@
 // company, query nodes translated to SQL (tsvector and GIN for words,
 // phrases and prefixes, trigrams for fragments, btree for filters and
 // sorts), and facets as SQL aggregates. It answers exactly what the scan
-// oracle answers: text is analysed in Go with index.Tokens, never by
-// PostgreSQL's dictionaries, so both sides agree on what a word is.
+// oracle answers: text is analysed in Go with index.Tokens and index.Stem,
+// never by PostgreSQL's dictionaries, so both sides agree on what a word
+// is and on its forms.
 //
 // The schema is created by versioned migrations (goose, embedded SQL),
 // applied when the engine opens.
@@ -48,7 +49,8 @@ type Options struct {
 	Tracer pgx.QueryTracer
 }
 
-// Engine is the PostgreSQL implementation of index.Engine and index.Faceter.
+// Engine is the PostgreSQL implementation of index.Engine, index.Faceter and
+// index.Suggester.
 type Engine struct {
 	pool *pgxpool.Pool
 }
