@@ -12,12 +12,12 @@ import (
 	"github.com/parley/parley/query"
 )
 
-// TestSuggestionsAgree misspells the fixtures' words and requires Bleve
-// and the oracle to offer the same corrections, every one of them made of
+// TestSuggestionsAgree misspells the fixtures' words and requires Bleve,
+// PostgreSQL and the oracle to offer the same corrections, every one of them made of
 // the searching company's words.
 func TestSuggestionsAgree(t *testing.T) {
 	e := loadEngines(t)
-	bleve := e.open(t, "bleve")
+	bleve, postgres := e.open(t, "bleve"), e.open(t, "postgres")
 	g := newQueryGen(t, e.db)
 	offered := 0
 	for i := 0; i < 300; i++ {
@@ -52,7 +52,8 @@ func TestSuggestionsAgree(t *testing.T) {
 			return out
 		}
 		want := run(e.oracle)
-		assert.Equal(t, want, run(bleve), "suggestions for %q (company %d)", text, company)
+		assert.Equal(t, want, run(bleve), "bleve's suggestions for %q (company %d)", text, company)
+		assert.Equal(t, want, run(postgres), "postgres's suggestions for %q (company %d)", text, company)
 		for _, s := range want {
 			offered++
 			for _, word := range index.Tokens(s) {
@@ -69,13 +70,13 @@ func TestSuggestionsAgree(t *testing.T) {
 }
 
 // TestSuggestionsStayInTheCompany: a word only another company uses is
-// never offered, by either engine.
+// never offered, by any engine.
 func TestSuggestionsStayInTheCompany(t *testing.T) {
 	e := loadEngines(t)
-	bleve := e.open(t, "bleve")
+	bleve, postgres := e.open(t, "bleve"), e.open(t, "postgres")
 	other := index.NewDocument("900001", 2)
 	other.Texts["subject"] = []string{"Xylophone recital"}
-	for _, engine := range []index.Engine{bleve, e.oracle} {
+	for _, engine := range []index.Engine{bleve, postgres, e.oracle} {
 		require.NoError(t, engine.Apply(context.Background(), index.Conversations, []index.Document{other}, nil, nil))
 		for company, want := range map[int64][]string{1: nil, 2: {"xylophone"}} {
 			q := query.Match{Field: "subject", Text: "xylofone"}

@@ -52,10 +52,10 @@ func quote(lexeme string) string {
 const separators = " \n"
 
 // analyse turns the values of a text field into the tsvector input of its
-// lexemes and its runs: each value's tokens between spaces, one value per
-// line.
-func analyse(values []string) (lexemes, runs string, err error) {
-	var lex, run strings.Builder
+// exact forms and of its stemmed forms, and its runs: each value's exact
+// forms between spaces, one value per line.
+func analyse(values []string) (lexemes, stems, runs string, err error) {
+	var lex, stem, run strings.Builder
 	for i, v := range values {
 		if i > 0 {
 			run.WriteByte('\n')
@@ -63,17 +63,19 @@ func analyse(values []string) (lexemes, runs string, err error) {
 		run.WriteByte(' ')
 		for _, t := range index.Tokens(v) {
 			if strings.ContainsAny(t, separators) || strings.ContainsRune(t, 0) {
-				return "", "", fmt.Errorf("pgindex: token %q holds a separator", t)
+				return "", "", "", fmt.Errorf("pgindex: token %q holds a separator", t)
 			}
 			if lex.Len() > 0 {
 				lex.WriteByte(' ')
+				stem.WriteByte(' ')
 			}
 			lex.WriteString(quote(lexeme(t)))
+			stem.WriteString(quote(lexeme(index.Stem(t))))
 			run.WriteString(t)
 			run.WriteByte(' ')
 		}
 	}
-	return lex.String(), run.String(), nil
+	return lex.String(), stem.String(), run.String(), nil
 }
 
 // allOf is the tsquery of documents holding every token.

@@ -3,8 +3,9 @@
 // company, query nodes translated to SQL (tsvector and GIN for words,
 // phrases and prefixes, trigrams for fragments, btree for filters and
 // sorts), and facets as SQL aggregates. It answers exactly what the scan
-// oracle answers: text is analysed in Go with index.Tokens, never by
-// PostgreSQL's dictionaries, so both sides agree on what a word is.
+// oracle answers: text is analysed in Go with index.Tokens and index.Stem,
+// never by PostgreSQL's dictionaries, so both sides agree on what a word
+// is and on its forms.
 //
 // The schema is created by versioned migrations (goose, embedded SQL),
 // applied when the engine opens.
@@ -48,7 +49,8 @@ type Options struct {
 	Tracer pgx.QueryTracer
 }
 
-// Engine is the PostgreSQL implementation of index.Engine and index.Faceter.
+// Engine is the PostgreSQL implementation of index.Engine, index.Faceter and
+// index.Suggester.
 type Engine struct {
 	pool *pgxpool.Pool
 }
@@ -201,17 +203,18 @@ const AnyCompany = "/* any company: deletes carry no company */"
 // rows are the table rows of a company's documents, column by column, for
 // INSERT ... SELECT FROM unnest: one statement per table.
 type rows struct {
-	docIDs, fieldLists []string
-	sorts              []string
-	numIDs             []*float64
-	kwDoc, kwField     []string
-	kwOrd              []int32
-	kwValue            []string
-	kwSubstrings       []bool
-	numDoc, numField   []string
-	numValue           []float64
-	txtDoc, txtField   []string
-	txtLexemes, txtRun []string
+	docIDs, fieldLists   []string
+	sorts                []string
+	numIDs               []*float64
+	kwDoc, kwField       []string
+	kwOrd                []int32
+	kwValue              []string
+	kwSubstrings         []bool
+	numDoc, numField     []string
+	numValue             []float64
+	txtDoc, txtField     []string
+	txtLexemes, txtStems []string
+	txtRun               []string
 }
 
 func newRows(kind index.Kind, docs map[string]index.Document) (*rows, error) {
@@ -262,12 +265,12 @@ func newRows(kind index.Kind, docs map[string]index.Document) (*rows, error) {
 			if len(values) == 0 {
 				continue
 			}
-			lexemes, runs, err := analyse(values)
+			lexemes, stems, runs, err := analyse(values)
 			if err != nil {
 				return nil, fmt.Errorf("document %s field %s: %w", id, field, err)
 			}
 			r.txtDoc, r.txtField = append(r.txtDoc, id), append(r.txtField, field)
-			r.txtLexemes, r.txtRun = append(r.txtLexemes, lexemes), append(r.txtRun, runs)
+			r.txtLexemes, r.txtStems, r.txtRun = append(r.txtLexemes, lexemes), append(r.txtStems, stems), append(r.txtRun, runs)
 		}
 	}
 	return r, nil
@@ -289,9 +292,9 @@ SELECT $1, $2, u.doc_id, u.field, u.value FROM unnest($3::text[], $4::text[], $5
 			company, k, r.numDoc, r.numField, r.numValue)
 	}
 	if len(r.txtDoc) > 0 {
-		b.Queue(`INSERT INTO search_texts (company_id, kind, doc_id, field, lexemes, runs)
-SELECT $1, $2, u.doc_id, u.field, u.lexemes::tsvector, u.runs FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS u(doc_id, field, lexemes, runs)`,
-			company, k, r.txtDoc, r.txtField, r.txtLexemes, r.txtRun)
+		b.Queue(`INSERT INTO search_texts (company_id, kind, doc_id, field, lexemes, stems, runs)
+SELECT $1, $2, u.doc_id, u.field, u.lexemes::tsvector, u.stems::tsvector, u.runs FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS u(doc_id, field, lexemes, stems, runs)`,
+			company, k, r.txtDoc, r.txtField, r.txtLexemes, r.txtStems, r.txtRun)
 	}
 }
 

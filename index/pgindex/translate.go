@@ -62,12 +62,16 @@ func (s *statement) where(n query.Node) (string, error) {
 		}
 		return "NOT (" + inner + ")", nil
 	case query.Match:
-		tokens := index.Tokens(n.Text)
+		// Unquoted words match stemmed forms, quoted ones exact forms.
+		tokens, column := index.Stems(n.Text), "stems"
+		if n.Exact {
+			tokens, column = index.Tokens(n.Text), "lexemes"
+		}
 		if len(tokens) == 0 {
 			return "FALSE", nil
 		}
 		q := s.arg(allOf(tokens))
-		return s.in("search_texts", "t", n.Field, func(a string) string { return a + ".lexemes @@ " + q + "::tsquery" }), nil
+		return s.in("search_texts", "t", n.Field, func(a string) string { return a + "." + column + " @@ " + q + "::tsquery" }), nil
 	case query.Phrase:
 		tokens := index.Tokens(n.Text)
 		if len(tokens) == 0 {
@@ -147,14 +151,17 @@ func (s *statement) prefix(n query.Prefix) string {
 	return "(" + strings.Join(parts, " OR ") + ")"
 }
 
+// textPrefix matches a prefix of an exact form, folded as the analysis
+// folds.
 func (s *statement) textPrefix(n query.Prefix) string {
+	folded := index.Fold(n.Value)
 	switch {
-	case n.Value == "":
+	case folded == "":
 		return s.in("search_texts", "t", n.Field, func(a string) string { return "length(" + a + ".lexemes) > 0" })
-	case strings.ContainsAny(n.Value, separators):
+	case strings.ContainsAny(folded, separators):
 		return "FALSE" // no token holds a separator
 	}
-	p := text(n.Value) // no token changes (see text), so a changed prefix matches none
+	p := text(folded) // no token changes (see text), so a changed prefix matches none
 	q, r := s.arg(prefixOf(p)), s.arg(" "+p)
 	return s.in("search_texts", "t", n.Field, func(a string) string {
 		return fmt.Sprintf("%[1]s.lexemes @@ %[2]s::tsquery AND strpos(%[1]s.runs, %[3]s) > 0", a, q, r)

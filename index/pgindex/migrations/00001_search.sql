@@ -50,20 +50,24 @@ CREATE TABLE search_numbers (
 );
 CREATE INDEX search_numbers_value ON search_numbers (company_id, kind, field, value, doc_id);
 
--- Text fields, one row per document and field: the lexemes of all its
--- values (Parley's own analysis, done in Go) for words and prefixes, and
--- the token runs of each value, space-separated and one value per line,
--- which phrases and long prefixes are checked against exactly.
+-- Text fields, one row per document and field, analysed by Parley's own
+-- analysis in Go (index.Tokens, index.Stem): the exact forms of all its
+-- values as lexemes, for quoted words and prefixes; their stemmed forms,
+-- for unquoted words; and the exact token runs of each value,
+-- space-separated and one value per line, which phrases and long prefixes
+-- are checked against exactly.
 CREATE TABLE search_texts (
     company_id bigint NOT NULL,
     kind       text NOT NULL,
     doc_id     text COLLATE "C" NOT NULL,
     field      text NOT NULL,
     lexemes    tsvector NOT NULL,
+    stems      tsvector NOT NULL,
     runs       text NOT NULL,
     PRIMARY KEY (company_id, kind, doc_id, field)
 );
 CREATE INDEX search_texts_lexemes ON search_texts USING gin (lexemes);
+CREATE INDEX search_texts_stems ON search_texts USING gin (stems);
 
 -- +goose Down
 DROP TABLE search_texts;
