@@ -162,14 +162,22 @@ func TestCrashLoop(t *testing.T) {
 	require.True(t, ok)
 	writes = append(writes, &acked{conversation: last, subject: "crash final", threads: 1})
 	require.Eventually(t, func() bool { return hooks.missing(writes) == 0 }, 60*time.Second, 100*time.Millisecond)
-	metricsReq, _ := http.NewRequest(http.MethodGet, base+"/metrics", nil)
-	metricsReq.Header.Set("Authorization", "Bearer "+crashAdminToken)
-	metrics, err := http.DefaultClient.Do(metricsReq)
-	require.NoError(t, err)
-	exposition, _ := io.ReadAll(metrics.Body)
-	metrics.Body.Close()
-	assert.Regexp(t, `parley_webhook_deliveries_total\{outcome="delivered"\} [1-9]`, string(exposition),
-		"deliveries of the last run are counted")
+	// The receiver has the last delivery before the dispatcher records its
+	// outcome, so the counter is read until it shows (or the wait ends).
+	delivered := regexp.MustCompile(`parley_webhook_deliveries_total\{outcome="delivered"\} [1-9]`)
+	var exposition []byte
+	counted := func() bool {
+		metricsReq, _ := http.NewRequest(http.MethodGet, base+"/metrics", nil)
+		metricsReq.Header.Set("Authorization", "Bearer "+crashAdminToken)
+		metrics, err := http.DefaultClient.Do(metricsReq)
+		if err != nil {
+			return false
+		}
+		defer metrics.Body.Close()
+		exposition, _ = io.ReadAll(metrics.Body)
+		return delivered.Match(exposition)
+	}
+	assert.Eventually(t, counted, 30*time.Second, 100*time.Millisecond, "deliveries of the last run are counted: %s", exposition)
 	require.NoError(t, proc.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, proc.Wait(), "a clean shutdown after the crashes")
 	patchStatuses.Range(func(k, v any) bool { t.Logf("customer patches refused with %s: %d", k, *v.(*int)); return true })
