@@ -26,7 +26,7 @@ var allowedImports = map[string][]string{
 	"reports":          {"", "index", "query", "storage"},
 	"workflow":         {"", "index", "index/scan", "query", "storage"},
 	"api":              {"", "index", "query", "storage", "reports", "workflow"},
-	"fixtures":         {"", "storage"},
+	"fixtures":         {"", "storage", "workflow"}, // demo workflows' conditions go through the checker
 	"webhooks":         {"", "storage"},
 	"importer":         {"", "storage"},
 	"email":            {"", "storage"},

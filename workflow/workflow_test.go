@@ -117,7 +117,11 @@ func TestAutomaticChainStops(t *testing.T) {
 		for _, w := range workflows {
 			runs, err := tx.WorkflowRuns(1, w.ID)
 			require.NoError(t, err)
-			assert.Len(t, runs, 1, "workflow %s", w.Name)
+			if w.Name == "A" || w.Name == "B" {
+				assert.Len(t, runs, 1, "workflow %s", w.Name)
+			} else {
+				assert.Empty(t, runs, "demo workflow %s", w.Name)
+			}
 		}
 		return nil
 	}))
@@ -174,3 +178,32 @@ func TestManualRunActions(t *testing.T) {
 }
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestDemoWorkflows checks the demo's workflows are stored and that its
+// manual ones have conversations to act on.
+func TestDemoWorkflows(t *testing.T) {
+	db, _ := setup(t)
+	require.NoError(t, db.View(func(tx *storage.Tx) error {
+		workflows, err := tx.Workflows(1)
+		require.NoError(t, err)
+		var names []string
+		for i, w := range workflows {
+			names = append(names, w.Name+" ("+w.Type+", "+w.Status+")")
+			if w.Type != parley.WorkflowManual {
+				continue
+			}
+			matched := 0
+			require.NoError(t, tx.EachConversation(func(c *parley.Conversation) error {
+				ok, err := workflow.Matches(tx, &workflows[i], c.ID, now)
+				if ok && c.MailboxID == w.MailboxID {
+					matched++
+				}
+				return err
+			}))
+			assert.Positive(t, matched, "demo workflow %q matches nothing", w.Name)
+		}
+		assert.Equal(t, []string{"Escalate refunds (manual, active)", "Close stale pending (manual, active)",
+			"Tag urgent (automatic, active)", "Unassign spam (automatic, inactive)"}, names)
+		return nil
+	}))
+}
