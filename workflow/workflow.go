@@ -45,8 +45,17 @@ func compile(m *parley.Mailbox, condition string, now time.Time) (query.Node, er
 // that no longer checks (a custom field since removed from the mailbox).
 func Matches(tx *storage.Tx, w *parley.Workflow, convID int64, now time.Time) (bool, error) {
 	doc, ok, err := index.ConversationDocument(tx, convID)
-	if err != nil || !ok || doc.Company != w.CompanyID {
+	if err != nil || !ok {
 		return false, err
+	}
+	return matchDocument(tx, w, doc, now)
+}
+
+// matchDocument is Matches over a conversation's document, built once for
+// the workflows tried on it.
+func matchDocument(tx *storage.Tx, w *parley.Workflow, doc index.Document, now time.Time) (bool, error) {
+	if doc.Company != w.CompanyID {
+		return false, nil
 	}
 	m, err := tx.Mailbox(w.CompanyID, w.MailboxID)
 	if err != nil {
@@ -72,30 +81,26 @@ func Matches(tx *storage.Tx, w *parley.Workflow, convID int64, now time.Time) (b
 // and a line item; every conversation gets a line in the run log.
 func Run(tx *storage.Tx, caller parley.Caller, w *parley.Workflow, ids []int64, now time.Time) error {
 	for _, id := range ids {
-		if _, err := runOne(tx, caller, w, id, parley.WorkflowManual, true, now); err != nil {
+		ok, err := Matches(tx, w, id, now)
+		if err != nil {
+			return err
+		}
+		if err := record(tx, caller, w, id, ok, parley.WorkflowManual, now); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// runOne matches and, on a match, applies w; the run log gets matched runs,
-// and misses too when logMisses (manual runs, where the caller asked).
-func runOne(tx *storage.Tx, caller parley.Caller, w *parley.Workflow, convID int64, trigger string, logMisses bool, now time.Time) (bool, error) {
-	ok, err := Matches(tx, w, convID, now)
-	if err != nil {
-		return false, err
-	}
-	if ok {
+// record applies w when it matched and logs the run.
+func record(tx *storage.Tx, caller parley.Caller, w *parley.Workflow, convID int64, matched bool, trigger string, now time.Time) error {
+	if matched {
 		if err := parley.ApplyWorkflow(tx, caller, w, convID, now); err != nil {
-			return false, err
+			return err
 		}
 	}
-	if !ok && !logMisses {
-		return false, nil
-	}
-	return ok, tx.PutWorkflowRun(&parley.WorkflowRun{CompanyID: w.CompanyID, WorkflowID: w.ID,
-		ConversationID: convID, Trigger: trigger, Matched: ok, At: now})
+	return tx.PutWorkflowRun(&parley.WorkflowRun{CompanyID: w.CompanyID, WorkflowID: w.ID,
+		ConversationID: convID, Trigger: trigger, Matched: matched, At: now})
 }
 
 // Triggers are the events that run automatic workflows: a conversation
@@ -182,16 +187,23 @@ func runAutomatic(tx *storage.Tx, companyID, convID int64, trigger string, now t
 		if err != nil {
 			return err
 		}
+		doc, ok, err := index.ConversationDocument(tx, convID)
+		if err != nil || !ok {
+			return err
+		}
 		for i := range auto {
 			w := &auto[i]
 			if ran[w.ID] || w.MailboxID != c.MailboxID {
 				continue
 			}
-			ok, err := runOne(tx, caller, w, convID, trigger, false, now)
+			matched, err := matchDocument(tx, w, doc, now)
 			if err != nil {
 				return err
 			}
-			if ok {
+			if matched {
+				if err := record(tx, caller, w, convID, true, trigger, now); err != nil {
+					return err
+				}
 				ran[w.ID], progressed = true, true
 				break // the conversation changed: try the workflows again from the first
 			}

@@ -19,7 +19,7 @@ var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 // setup loads the demo into a fresh database with automatic workflows
 // wired as cmd/parley wires them, and returns the owner of company 1.
-func setup(t *testing.T) (*storage.DB, parley.Caller) {
+func setup(t testing.TB) (*storage.DB, parley.Caller) {
 	t.Helper()
 	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
 	require.NoError(t, err)
@@ -45,7 +45,7 @@ func setup(t *testing.T) (*storage.DB, parley.Caller) {
 }
 
 // firstConversation returns a published conversation of company 1.
-func firstConversation(t *testing.T, db *storage.DB) *parley.Conversation {
+func firstConversation(t testing.TB, db *storage.DB) *parley.Conversation {
 	var conv *parley.Conversation
 	require.NoError(t, db.View(func(tx *storage.Tx) error {
 		return tx.EachConversation(func(c *parley.Conversation) error {
@@ -60,7 +60,7 @@ func firstConversation(t *testing.T, db *storage.DB) *parley.Conversation {
 	return conv
 }
 
-func create(t *testing.T, db *storage.DB, caller parley.Caller, in parley.WorkflowInput) *parley.Workflow {
+func create(t testing.TB, db *storage.DB, caller parley.Caller, in parley.WorkflowInput) *parley.Workflow {
 	t.Helper()
 	var w *parley.Workflow
 	_, err := db.Update(func(tx *storage.Tx) (err error) {
