@@ -76,6 +76,11 @@ func (p page) offset() int { return (p.number - 1) * p.size }
 // empty), the page object, and self/first/last/page/next/previous links
 // carrying the request's other parameters.
 func (s *Server) renderPage(c *gin.Context, name string, items []gin.H, p page) {
+	render(c, http.StatusOK, s.pageBody(c, name, items, p))
+}
+
+// pageBody is the body renderPage writes, for lists that add to it.
+func (s *Server) pageBody(c *gin.Context, name string, items []gin.H, p page) gin.H {
 	if items == nil {
 		items = []gin.H{}
 	}
@@ -102,11 +107,11 @@ func (s *Server) renderPage(c *gin.Context, name string, items []gin.H, p page) 
 	if p.number > 1 && p.number-1 <= last {
 		links["previous"] = link(pageURL(strconv.Itoa(p.number - 1)))
 	}
-	render(c, http.StatusOK, gin.H{
+	return gin.H{
 		"_embedded": gin.H{name: items},
 		"_links":    links,
 		"page":      gin.H{"size": p.size, "totalElements": p.total, "totalPages": pages, "number": p.number},
-	})
+	}
 }
 
 // pageOf slices an in-memory list for a page.
