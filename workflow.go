@@ -1,6 +1,7 @@
 package parley
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -175,9 +176,15 @@ func (in *WorkflowInput) validate(tx WorkflowStore, caller Caller, check Conditi
 	return m, p.Err()
 }
 
+// targetStore is what checking an action's target reads.
+type targetStore interface {
+	Mailbox(companyID, id int64) (*Mailbox, error)
+	User(companyID, id int64) (*User, error)
+}
+
 // validate checks one action and its target: the user exists and may use
 // the mailbox, the mailbox exists, the field belongs to the mailbox.
-func (a *WorkflowAction) validate(p *Problems, path string, tx WorkflowStore, caller Caller, m *Mailbox) {
+func (a *WorkflowAction) validate(p *Problems, path string, tx targetStore, caller Caller, m *Mailbox) {
 	switch a.Type {
 	case ActionAssign:
 		if a.UserID != nil && *a.UserID != 0 {
@@ -260,10 +267,7 @@ func WorkflowsOf(tx WorkflowStore, caller Caller, f WorkflowFilter) ([]Workflow,
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Workflow) int {
-		if a.MailboxID != b.MailboxID {
-			return int(a.MailboxID - b.MailboxID)
-		}
-		return a.Order - b.Order
+		return cmp.Or(cmp.Compare(a.MailboxID, b.MailboxID), cmp.Compare(a.Order, b.Order))
 	})
 	return out, nil
 }
@@ -372,9 +376,24 @@ func CheckWorkflowRun(tx Tx, wf WorkflowStore, caller Caller, id int64, r *Workf
 
 // ApplyWorkflow applies a matched workflow's actions to a conversation, in
 // order, through the same domain rules as the API's own writes, then
-// records the run as a line item "Workflow <name> ran".
+// records the run as a line item "Workflow <name> ran". An action whose
+// target went stale since the workflow was saved (a user deactivated, a
+// mailbox or field removed) is skipped rather than failing the write that
+// ran the workflow.
 func ApplyWorkflow(tx Tx, caller Caller, w *Workflow, convID int64, now time.Time) error {
 	for _, a := range w.Actions {
+		c, err := tx.Conversation(caller.Company.ID, convID)
+		if err != nil {
+			return err
+		}
+		m, err := tx.Mailbox(c.CompanyID, c.MailboxID)
+		if err != nil {
+			return err
+		}
+		stale := &Problems{}
+		if a.validate(stale, "", tx, caller, m); !stale.Empty() {
+			continue
+		}
 		if err := a.apply(tx, caller, convID, now); err != nil {
 			return err
 		}
@@ -454,10 +473,15 @@ func (a *WorkflowAction) apply(tx Tx, caller Caller, convID int64, now time.Time
 			id, value := a.FieldID, a.Value
 			in = append(in, FieldValueInput{ID: &id, Value: &value})
 		}
-		if m, err := tx.Mailbox(c.CompanyID, c.MailboxID); err != nil {
+		m, err := tx.Mailbox(c.CompanyID, c.MailboxID)
+		if err != nil {
 			return err
-		} else if _, ok := m.Field(a.FieldID); !ok {
-			return nil // moved to a mailbox without the field by an earlier action
+		}
+		for _, def := range m.Fields {
+			given := slices.ContainsFunc(in, func(v FieldValueInput) bool { return *v.ID == def.ID && *v.Value != "" })
+			if def.Required && !given {
+				return nil // ReplaceFields would refuse: a required field has no value yet
+			}
 		}
 		return ReplaceFields(tx, caller, convID, in, now)
 	case ActionNote:

@@ -207,3 +207,40 @@ func TestDemoWorkflows(t *testing.T) {
 		return nil
 	}))
 }
+
+// TestStaleTargetSkipped deactivates the user a workflow assigns to: the
+// run skips that action, applies the others and does not fail the write.
+func TestStaleTargetSkipped(t *testing.T) {
+	db, caller := setup(t)
+	conv := firstConversation(t, db)
+	var agent *parley.User
+	require.NoError(t, db.View(func(tx *storage.Tx) error {
+		users, err := tx.Users(1)
+		for i := range users {
+			if agent == nil && users[i].Active && users[i].ID != caller.User.ID && users[i].CanAccessMailbox(conv.MailboxID) &&
+				(conv.Assignee == nil || conv.Assignee.ID != users[i].ID) {
+				agent = &users[i]
+			}
+		}
+		return err
+	}))
+	require.NotNil(t, agent)
+	w := create(t, db, caller, parley.WorkflowInput{MailboxID: &conv.MailboxID, Name: ptr("Hand over"), Type: ptr(parley.WorkflowManual),
+		Actions: []parley.WorkflowAction{{Type: parley.ActionAssign, UserID: &agent.ID}, {Type: parley.ActionStatus, Status: "spam"}}})
+	agent.Active = false
+	_, err := db.Update(func(tx *storage.Tx) error {
+		if err := tx.PutUser(agent); err != nil {
+			return err
+		}
+		return workflow.Run(tx, caller, w, []int64{conv.ID}, now)
+	})
+	require.NoError(t, err)
+	require.NoError(t, db.View(func(tx *storage.Tx) error {
+		c, err := tx.Conversation(1, conv.ID)
+		require.NoError(t, err)
+		assert.Equal(t, parley.Status("spam"), c.Status)
+		assert.Equal(t, conv.Assignee, c.Assignee)
+		return nil
+	}))
+	assert.Equal(t, []string{"Workflow Hand over ran"}, lineItems(t, db, conv.ID))
+}
