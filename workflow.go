@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Workflow is a mailbox's automation: when every condition (a Parley
@@ -71,6 +72,7 @@ var (
 const (
 	MaxWorkflowName       = 255
 	MaxWorkflowConditions = 20
+	MaxWorkflowCondition  = 2000 // characters of one condition
 	MaxWorkflowActions    = 20
 	MaxWorkflowRun        = 50 // conversations per POST /v2/workflows/{id}/run
 )
@@ -158,6 +160,8 @@ func (in *WorkflowInput) validate(tx WorkflowStore, caller Caller, check Conditi
 		switch {
 		case strings.TrimSpace(cond) == "":
 			p.Add(path, CodeEmptyValue, "may not be empty", cond)
+		case utf8.RuneCountInString(cond) > MaxWorkflowCondition:
+			p.Add(path, CodeSize, sizeMessage(1, MaxWorkflowCondition), nil)
 		case m != nil:
 			if err := check(m, cond); err != nil {
 				p.Add(path, CodeInvalidCondition, err.Error(), cond)
