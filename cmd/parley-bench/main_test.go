@@ -24,7 +24,7 @@ func TestBenchRunsSmall(t *testing.T) {
 	var res Results
 	require.NoError(t, json.Unmarshal(data, &res))
 	assert.Equal(t, 300, res.N)
-	assert.Len(t, res.Queries, 13)
+	assert.Len(t, res.Queries, 16) // issue 10's 13, and issue 22's lists with and without facets
 	assert.Positive(t, res.HTTPPerSecond)
 	assert.Positive(t, res.InternalPerSecond)
 	for _, q := range res.Queries {
