@@ -24,14 +24,15 @@ var allowedImports = map[string][]string{
 	"index/enginetest": {"index", "index/bleveindex", "index/pgindex", "internal/pgtest", "storage"},
 	"index/lists":      {"", "index", "query", "storage"},
 	"reports":          {"", "index", "query", "storage"},
-	"api":              {"", "index", "query", "storage", "reports"},
-	"fixtures":         {"", "storage"},
+	"workflow":         {"", "index", "index/scan", "query", "storage"},
+	"api":              {"", "index", "query", "storage", "reports", "workflow"},
+	"fixtures":         {"", "storage", "workflow"}, // demo workflows' conditions go through the checker
 	"webhooks":         {"", "storage"},
 	"importer":         {"", "storage"},
 	"email":            {"", "storage"},
 	"email/smtptest":   {},
 	"cmd/parley-bench": {"", "api", "index", "index/bleveindex", "index/lists", "index/scan", "storage", "query"},
-	"cmd/parley":       {"", "api", "fixtures", "index", "index/bleveindex", "index/lists", "storage", "query", "reports", "webhooks", "importer", "email"},
+	"cmd/parley":       {"", "api", "fixtures", "index", "index/bleveindex", "index/lists", "storage", "query", "reports", "webhooks", "importer", "email", "workflow"},
 }
 
 func TestImportDirection(t *testing.T) {

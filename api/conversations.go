@@ -14,7 +14,7 @@ import (
 
 var (
 	conversationListParams = []string{"embed", "mailbox", "folder", "status", "tag", "assigned_to",
-		"modifiedSince", "number", "sortField", "sortOrder", "page", "query", "customFieldsByIds"}
+		"modifiedSince", "number", "sortField", "sortOrder", "page", "query", "customFieldsByIds", "facets"}
 	conversationSortFields = []string{"createdAt", "customerEmail", "customerName", "mailboxid", "modifiedAt",
 		"number", "score", "status", "subject", "waitingSince"}
 	sortOrders = []string{"desc", "asc"}
@@ -38,6 +38,7 @@ func (s *Server) listConversations(c *gin.Context) {
 	if custom := customFieldFilters(p, mailboxes, mailboxIDs); len(custom) > 0 {
 		filter = query.And{Nodes: append([]query.Node{filter}, custom...)}
 	}
+	facets := readFacets(p)
 	if err := p.err(); err != nil {
 		s.fail(c, err)
 		return
@@ -49,11 +50,15 @@ func (s *Server) listConversations(c *gin.Context) {
 	}
 	items, err := s.conversationPage(c, index.Request{Filter: filter, Query: search,
 		Sort: []index.Sort{{Field: index.SortFields[index.Conversations][sortField], Desc: desc}}}, &pg, embed)
+	body := s.pageBody(c, "conversations", items, pg)
+	if err == nil && facets != nil {
+		body["facets"], err = s.conversationFacets(c, facets, filter, search)
+	}
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	s.renderPage(c, "conversations", items, pg)
+	render(c, http.StatusOK, body)
 }
 
 // embedThreads reads `embed`, sent once or repeated (COMPAT.md).

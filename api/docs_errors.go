@@ -29,6 +29,7 @@ var errorDocs = []errorDoc{
 	{parley.CodeInvalidID, "Not a valid identifier (e.g. negative), or no such record.", 400},
 	{parley.CodeInvalidJSON, "The body is not well-formed JSON, or its structure does not match.", 400},
 	{CodeInvalidQuery, "The advanced query does not parse or names an unknown field; the message gives the column.", 400},
+	{parley.CodeCannotRunWorkflow, "Only active manual workflows run through the API, on 1 to 50 conversations of the workflow's mailbox.", 400},
 	{parley.CodeEnumValue, "The value is not among the allowed ones; the message lists them.", 400},
 	{parley.CodeListOfEnumValues, "A comma-separated list holds a disallowed value.", 400},
 	{parley.CodeRejectedRequest, "The request does not conform to the rules (e.g. an unknown parameter).", 400},

@@ -79,6 +79,11 @@ func (p page) offset() int { return (p.number - 1) * p.size }
 // empty), the page object, and self/first/last/page/next/previous links
 // carrying the request's other parameters.
 func (s *Server) renderPage(c *gin.Context, name string, items []gin.H, p page) {
+	render(c, http.StatusOK, s.pageBody(c, name, items, p))
+}
+
+// pageBody is the body renderPage writes, for lists that add to it.
+func (s *Server) pageBody(c *gin.Context, name string, items []gin.H, p page) gin.H {
 	if items == nil {
 		items = []gin.H{}
 	}
@@ -113,7 +118,7 @@ func (s *Server) renderPage(c *gin.Context, name string, items []gin.H, p page) 
 	if len(p.suggestions) > 0 {
 		body["suggestions"] = p.suggestions
 	}
-	render(c, http.StatusOK, body)
+	return body
 }
 
 // pageOf slices an in-memory list for a page.

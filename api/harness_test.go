@@ -25,6 +25,7 @@ import (
 	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/internal/golden"
 	"github.com/parley/parley/storage"
+	"github.com/parley/parley/workflow"
 )
 
 // epoch is the fixed start of every test clock.
@@ -99,6 +100,8 @@ func newWorld(t *testing.T, opts ...func(*api.Config)) *world {
 	done := make(chan struct{})
 	go func() { syncer.Run(ctx); close(done) }()
 	w := &world{t: t, db: db, engine: engine, syncer: syncer, clock: &testClock{now: epoch}, logs: logs}
+	// As in production (cmd/parley): automatic workflows run in writes.
+	db.SetBeforeCommit((&workflow.Engine{Clock: w.clock}).BeforeCommit)
 	t.Cleanup(func() {
 		cancel()
 		<-done

@@ -16,8 +16,9 @@ import (
 )
 
 // CodeInvalidQuery is Parley's code for a `query` that does not parse or
-// check; SPEC's table has no closer one.
-const CodeInvalidQuery = "Invalid query"
+// check; SPEC's table has no closer one. A workflow condition that does
+// not check answers the same code.
+const CodeInvalidQuery = parley.CodeInvalidCondition
 
 // rawQueryParam reads a parameter keeping a literal `+` where the client
 // meant one. Form-style clients send spaces as `+` (and a real plus as

@@ -267,6 +267,7 @@ func (s *Server) routes() {
 	v2.GET("/mailboxes/:mailboxId/routing", s.getRouting)
 	v2.PUT("/mailboxes/:mailboxId/routing", s.updateRouting)
 	s.savedReplyRoutes(v2)
+	s.workflowRoutes(v2) // workflows and their run log
 	v2.GET("/ratings/:ratingId", s.getRating)
 	v2.GET("/tags", s.listTags)
 	v2.GET("/tags/:tagId", s.getTag)

@@ -66,6 +66,9 @@ type DB struct {
 	// later and webhooks are signalled after a commit that stored a
 	// wake-up, or a domain event or webhook delivery: see LaterChanged.
 	later, webhooks chan struct{}
+	// beforeCommit, when set, runs at the end of every write that recorded
+	// domain events, in its transaction (automatic workflows).
+	beforeCommit atomic.Pointer[func(*Tx) error]
 }
 
 // Options tune Open.
@@ -157,6 +160,11 @@ func (db *DB) Update(fn func(*Tx) error) (uint64, error) {
 		if err := fn(tx); err != nil {
 			return err
 		}
+		if hook := db.beforeCommit.Load(); hook != nil && len(tx.events) > 0 {
+			if err := (*hook)(tx); err != nil {
+				return err
+			}
+		}
 		seq = tx.outboxSeq
 		later, webhooks = tx.laterChanged, tx.webhookWork
 		return nil
@@ -184,6 +192,8 @@ type Tx struct {
 	// laterChanged and webhookWork record that the transaction stored a
 	// wake-up, or an event or delivery, for the signals of Update.
 	laterChanged, webhookWork bool
+	// events are the domain events recorded so far, for beforeCommit.
+	events []parley.Event
 }
 
 var _ parley.Tx = (*Tx)(nil)

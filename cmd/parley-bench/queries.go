@@ -25,7 +25,8 @@ type QueryResult struct {
 	ScanP50 time.Duration `json:"scanP50,omitempty"`
 }
 
-// referenceQueries are issue 10's twelve queries, on company 1.
+// referenceQueries are issue 10's twelve queries, on company 1, and issue
+// 22's lists with facets beside the same lists without.
 func referenceQueries(w *world, now time.Time, convID int64) []Query {
 	co := w.companies[0]
 	token := w.tokens[co]
@@ -40,12 +41,15 @@ func referenceQueries(w *world, now time.Time, convID int64) []Query {
 		{"1 ranked body term", "/v2/conversations?status=all&sortField=score&query=" + q("body:refund"), token},
 		{"2 two body terms AND status AND mailbox", fmt.Sprintf("/v2/conversations?status=active&mailbox=%d&query=%s", box.ID, q("body:refund AND body:order")), token},
 		{"3 list: status, last 7 days", "/v2/conversations?status=active&modifiedSince=" + q(day(7)), token},
+		{"3f the same list with every facet (issue 22)", "/v2/conversations?status=active&facets=status,tag,assignee,mailbox,type,createdAt:month&modifiedSince=" + q(day(7)), token},
 		{"4 customFieldsByIds and tag", fmt.Sprintf("/v2/conversations?status=all&mailbox=%d&tag=vip&customFieldsByIds=%d:%s", box.ID, w.numberFld[box.ID], "250"), token},
 		{"5 prefix subject:refun*", "/v2/conversations?status=all&query=" + q("subject:refun*"), token},
 		{"6 body phrase by createdAt", "/v2/conversations?status=all&query=" + q(`body:"tracking number"`), token},
 		{"7 status AND NOT tag AND subject OR", "/v2/conversations?status=all&query=" + q("status:active AND NOT tag:spam AND subject:(invoice OR password)"), token},
 		{"8 last 30 days for one customer", "/v2/conversations?status=all&query=" + q(fmt.Sprintf("createdAt:[NOW-30DAYS TO NOW] AND email:%s", email)), token},
 		{"9 page 200 of a broad list", "/v2/conversations?status=all&page=200", token},
+		{"9f a broad list with every facet (issue 22)", "/v2/conversations?status=all&facets=status,tag,assignee,mailbox,type,createdAt:month", token},
+		{"9b the same broad list without facets", "/v2/conversations?status=all", token},
 		{"10 one conversation with threads", fmt.Sprintf("/v2/conversations/%d?embed=threads", convID), token},
 		{"11a chat report, 30 days", "/v2/reports/chat?start=" + q(day(30)) + "&end=" + q(day(0)), token},
 		{"11b chat report, whole range", "/v2/reports/chat?start=" + q(day(730)) + "&end=" + q(day(0)), token},

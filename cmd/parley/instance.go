@@ -14,6 +14,7 @@ import (
 	"github.com/parley/parley/index/bleveindex"
 	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/storage"
+	"github.com/parley/parley/workflow"
 )
 
 // instance is an opened data directory: storage, engines and syncer.
@@ -46,6 +47,9 @@ func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *s
 			return nil, err
 		}
 	}
+	// Automatic workflows run in every write's transaction from here on
+	// (after the demo load, which is recorded as it was generated).
+	db.SetBeforeCommit((&workflow.Engine{Clock: clock}).BeforeCommit)
 	engine, err := bleveindex.Open(indexPath(dir))
 	if err != nil {
 		db.Close()

@@ -1,0 +1,179 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+	"github.com/parley/parley/workflow"
+)
+
+// workflowRoutes registers workflows: the real API's list, status PATCH
+// and run, and Parley's own create, read, replace and delete, and run log.
+func (s *Server) workflowRoutes(v2 *gin.RouterGroup) {
+	v2.GET("/workflows", s.listWorkflows)
+	v2.POST("/workflows", s.createWorkflow)
+	v2.GET("/workflows/:workflowId", s.getWorkflow)
+	v2.PUT("/workflows/:workflowId", s.updateWorkflow)
+	v2.PATCH("/workflows/:workflowId", s.patchWorkflow)
+	v2.DELETE("/workflows/:workflowId", s.deleteWorkflow)
+	v2.POST("/workflows/:workflowId/run", s.runWorkflow)
+	v2.GET("/workflows/:workflowId/runs", s.listWorkflowRuns)
+}
+
+// workflowItem is a workflow as the real API lists it; full adds Parley's
+// conditions and actions.
+func workflowItem(w *parley.Workflow, full bool) gin.H {
+	item := gin.H{"id": w.ID, "mailboxId": w.MailboxID, "type": w.Type, "status": w.Status, "order": w.Order,
+		"name": w.Name, "createdAt": parley.FormatTime(w.CreatedAt), "modifiedAt": parley.FormatTime(w.ModifiedAt)}
+	if full {
+		item["conditions"], item["actions"] = w.Conditions, w.Actions
+	}
+	return item
+}
+
+// listWorkflows handles GET /v2/workflows: paged, filtered by mailboxId and
+// type, in the real API's shape.
+func (s *Server) listWorkflows(c *gin.Context) {
+	p := readParams(c, "page", "mailboxId", "type")
+	var f parley.WorkflowFilter
+	if id := p.id("mailboxId"); id != nil {
+		f.MailboxID = *id
+	}
+	f.Type = p.enum("type", "", parley.WorkflowTypes)
+	listRecords(s, c, p, "workflows",
+		func(tx *storage.Tx, _ int64) ([]parley.Workflow, error) { return parley.WorkflowsOf(tx, caller(c), f) }, nil,
+		func(w *parley.Workflow) (gin.H, error) { return workflowItem(w, false), nil })
+}
+
+// getWorkflow handles GET /v2/workflows/{id} (Parley's own).
+func (s *Server) getWorkflow(c *gin.Context) {
+	id, err := pathID(c, "workflowId")
+	if err == nil {
+		err = readParams(c).err()
+	}
+	var w *parley.Workflow
+	if err == nil {
+		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+			w, err = parley.LoadWorkflow(tx, caller(c), id)
+			return err
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	render(c, http.StatusOK, workflowItem(w, true))
+}
+
+// createWorkflow handles POST /v2/workflows (Parley's own): 201 with
+// Resource-ID and Location.
+func (s *Server) createWorkflow(c *gin.Context) {
+	var in parley.WorkflowInput
+	err := decodeJSON(c, &in)
+	var w *parley.Workflow
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) (err error) {
+			w, err = parley.CreateWorkflow(tx, caller(c), &in, workflow.Check, s.now())
+			return err
+		})
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.created(c, w.ID, s.url(c, "v2", "workflows", w.ID))
+}
+
+// updateWorkflow handles PUT /v2/workflows/{id} (Parley's own): 204.
+func (s *Server) updateWorkflow(c *gin.Context) {
+	id, err := pathID(c, "workflowId")
+	var in parley.WorkflowInput
+	if err == nil {
+		err = decodeJSON(c, &in)
+	}
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error {
+			return parley.UpdateWorkflow(tx, caller(c), id, &in, workflow.Check, s.now())
+		})
+	}
+	s.noContent(c, err)
+}
+
+// patchWorkflow handles PATCH /v2/workflows/{id}: `replace /status`.
+func (s *Server) patchWorkflow(c *gin.Context) {
+	id, err := pathID(c, "workflowId")
+	var body []byte
+	if err == nil {
+		body, err = readJSON(c, MaxBodyBytes)
+	}
+	var ops []parley.PatchOp
+	if err == nil {
+		ops, err = parley.ParsePatch(body)
+	}
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error { return parley.PatchWorkflow(tx, caller(c), id, ops, s.now()) })
+	}
+	s.noContent(c, err)
+}
+
+// deleteWorkflow handles DELETE /v2/workflows/{id} (Parley's own): 204.
+func (s *Server) deleteWorkflow(c *gin.Context) {
+	id, err := pathID(c, "workflowId")
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error { return parley.DeleteWorkflow(tx, caller(c), id) })
+	}
+	s.noContent(c, err)
+}
+
+// runWorkflow handles POST /v2/workflows/{id}/run with {conversationIds}:
+// a manual workflow on at most 50 conversations of its mailbox; 204.
+func (s *Server) runWorkflow(c *gin.Context) {
+	id, err := pathID(c, "workflowId")
+	var in parley.WorkflowRunRequest
+	if err == nil {
+		err = decodeJSON(c, &in)
+	}
+	if err == nil {
+		err = s.write(c, func(tx *storage.Tx) error {
+			w, err := parley.CheckWorkflowRun(tx, tx, caller(c), id, &in, s.now())
+			if err != nil {
+				return err
+			}
+			return workflow.Run(tx, caller(c), w, in.ConversationIDs, s.now())
+		})
+	}
+	s.noContent(c, err)
+}
+
+// listWorkflowRuns handles GET /v2/workflows/{id}/runs (Parley's own): the
+// run log, oldest first, paged.
+func (s *Server) listWorkflowRuns(c *gin.Context) {
+	id, err := pathID(c, "workflowId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	listRecords(s, c, readParams(c, "page"), "runs",
+		func(tx *storage.Tx, companyID int64) ([]parley.WorkflowRun, error) {
+			if _, err := parley.LoadWorkflow(tx, caller(c), id); err != nil {
+				return nil, err
+			}
+			return tx.WorkflowRuns(companyID, id)
+		}, nil,
+		func(r *parley.WorkflowRun) (gin.H, error) {
+			return gin.H{"id": r.ID, "conversationId": r.ConversationID, "trigger": r.Trigger, "matched": r.Matched,
+				"at": parley.FormatTime(r.At)}, nil
+		})
+}
+
+// noContent answers 204, or the error.
+func (s *Server) noContent(c *gin.Context, err error) {
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

@@ -1,0 +1,497 @@
+package parley
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Workflow is a mailbox's automation: when every condition (a Parley
+// query, ANDed in order) matches a conversation, the actions apply in
+// order. Manual workflows run when asked (POST /v2/workflows/{id}/run);
+// automatic ones run on conversation writes. The conditions are checked
+// by the query checker before a workflow is stored; the domain cannot
+// import it, so the caller passes it in as a ConditionChecker.
+type Workflow struct {
+	ID         int64            `json:"id"`
+	CompanyID  int64            `json:"companyId"`
+	MailboxID  int64            `json:"mailboxId"`
+	Name       string           `json:"name"`
+	Type       string           `json:"type"`
+	Status     string           `json:"status"`
+	Order      int              `json:"order"`
+	Conditions []string         `json:"conditions"`
+	Actions    []WorkflowAction `json:"actions"`
+	CreatedAt  time.Time        `json:"createdAt"`
+	ModifiedAt time.Time        `json:"modifiedAt"`
+}
+
+// WorkflowAction is one action of a workflow; which fields it uses depends
+// on its type (see WorkflowActionTypes).
+type WorkflowAction struct {
+	Type      string   `json:"type"`
+	UserID    *int64   `json:"userId,omitempty"`
+	Status    string   `json:"status,omitempty"`
+	Tags      []string `json:"tags,omitempty"`
+	MailboxID int64    `json:"mailboxId,omitempty"`
+	FieldID   int64    `json:"fieldId,omitempty"`
+	Value     string   `json:"value,omitempty"`
+	Text      string   `json:"text,omitempty"`
+}
+
+// Workflow types, statuses and action types.
+const (
+	WorkflowManual    = "manual"
+	WorkflowAutomatic = "automatic"
+	WorkflowActive    = "active"
+	WorkflowInactive  = "inactive"
+
+	ActionAssign     = "assign"      // userId; absent or 0 unassigns
+	ActionStatus     = "status"      // status: active, pending, closed, spam
+	ActionAddTags    = "add-tags"    // tags
+	ActionRemoveTags = "remove-tags" // tags
+	ActionMove       = "move"        // mailboxId
+	ActionSetField   = "set-field"   // fieldId, value
+	ActionNote       = "note"        // text
+)
+
+// WorkflowTypes, WorkflowStatuses and WorkflowActionTypes are the allowed
+// values, for validation messages.
+var (
+	WorkflowTypes       = []string{WorkflowManual, WorkflowAutomatic}
+	WorkflowStatuses    = []string{WorkflowActive, WorkflowInactive}
+	WorkflowActionTypes = []string{ActionAssign, ActionStatus, ActionAddTags, ActionRemoveTags, ActionMove, ActionSetField, ActionNote}
+)
+
+// Limits of a workflow.
+const (
+	MaxWorkflowName       = 255
+	MaxWorkflowConditions = 20
+	MaxWorkflowCondition  = 2000 // characters of one condition
+	MaxWorkflowActions    = 20
+	MaxWorkflowRun        = 50 // conversations per POST /v2/workflows/{id}/run
+)
+
+// CodeCannotRunWorkflow is SPEC's error code for a run the API refuses.
+const CodeCannotRunWorkflow = "Cannot Run Workflow"
+
+// CodeInvalidCondition is the code of a condition the query checker
+// refuses; the same code as an invalid `query=` on a list.
+const CodeInvalidCondition = "Invalid query"
+
+// WorkflowInput is the body of creating or replacing a workflow.
+type WorkflowInput struct {
+	MailboxID  *int64           `json:"mailboxId"`
+	Name       *string          `json:"name"`
+	Type       *string          `json:"type"`
+	Status     *string          `json:"status"`
+	Order      *int             `json:"order"`
+	Conditions []string         `json:"conditions"`
+	Actions    []WorkflowAction `json:"actions"`
+}
+
+// ConditionChecker checks one condition (a Parley query) for a mailbox's
+// conversations; its error message names the column.
+type ConditionChecker func(mailbox *Mailbox, condition string) error
+
+// WorkflowRun is one line of a workflow's run log: a workflow evaluated
+// against a conversation, and whether it matched (and so acted).
+type WorkflowRun struct {
+	ID             int64     `json:"id"`
+	CompanyID      int64     `json:"companyId"`
+	WorkflowID     int64     `json:"workflowId"`
+	ConversationID int64     `json:"conversationId"`
+	Trigger        string    `json:"trigger"` // "manual" or the event kind that ran it
+	Matched        bool      `json:"matched"`
+	At             time.Time `json:"at"`
+}
+
+// WorkflowStore stores workflows and their run log.
+type WorkflowStore interface {
+	Mailbox(companyID, id int64) (*Mailbox, error)
+	User(companyID, id int64) (*User, error)
+	Workflow(companyID, id int64) (*Workflow, error)
+	// Workflows lists a company's workflows in id order.
+	Workflows(companyID int64) ([]Workflow, error)
+	// PutWorkflow stores a workflow, assigning an id when ID is 0.
+	PutWorkflow(w *Workflow) error
+	DeleteWorkflow(w *Workflow) error
+	// PutWorkflowRun appends to the run log, assigning an id.
+	PutWorkflowRun(r *WorkflowRun) error
+	// WorkflowRuns lists a workflow's runs, oldest first.
+	WorkflowRuns(companyID, workflowID int64) ([]WorkflowRun, error)
+}
+
+// validate checks the input and every action's target; the conditions go
+// through check. It returns the mailbox the workflow belongs to.
+func (in *WorkflowInput) validate(tx WorkflowStore, caller Caller, check ConditionChecker) (*Mailbox, error) {
+	p := &Problems{Source: "JSON"}
+	var m *Mailbox
+	if in.MailboxID == nil {
+		p.Add("mailboxId", CodeNullValue, "may not be null", nil)
+	} else {
+		var err error
+		if m, err = tx.Mailbox(caller.Company.ID, *in.MailboxID); err != nil || !caller.User.CanAccessMailbox(m.ID) {
+			p.Add("mailboxId", CodeInvalidID, "no mailbox with this id", *in.MailboxID)
+			m = nil
+		}
+	}
+	requireString(p, "name", in.Name, MaxWorkflowName)
+	requireEnum(p, "type", in.Type, WorkflowTypes)
+	if in.Status != nil && !slices.Contains(WorkflowStatuses, *in.Status) {
+		p.Add("status", CodeEnumValue, "must be one of: "+strings.Join(WorkflowStatuses, ", "), *in.Status)
+	}
+	if in.Order != nil && *in.Order < 0 {
+		p.Add("order", CodeInvalidNumber, "must be a non-negative integer", *in.Order)
+	}
+	if len(in.Conditions) > MaxWorkflowConditions {
+		p.Add("conditions", CodeSize, sizeMessage(0, MaxWorkflowConditions), nil)
+	}
+	if in.Type != nil && *in.Type == WorkflowAutomatic && len(in.Conditions) == 0 {
+		p.Add("conditions", CodeEmptyValue, "an automatic workflow needs at least one condition", nil)
+	}
+	for i, cond := range in.Conditions {
+		path := fmt.Sprintf("conditions[%d]", i)
+		switch {
+		case strings.TrimSpace(cond) == "":
+			p.Add(path, CodeEmptyValue, "may not be empty", cond)
+		case utf8.RuneCountInString(cond) > MaxWorkflowCondition:
+			p.Add(path, CodeSize, sizeMessage(1, MaxWorkflowCondition), nil)
+		case m != nil:
+			if err := check(m, cond); err != nil {
+				p.Add(path, CodeInvalidCondition, err.Error(), cond)
+			}
+		}
+	}
+	switch {
+	case len(in.Actions) == 0:
+		p.Add("actions", CodeEmptyValue, "a workflow needs at least one action", nil)
+	case len(in.Actions) > MaxWorkflowActions:
+		p.Add("actions", CodeSize, sizeMessage(1, MaxWorkflowActions), nil)
+	}
+	for i := range in.Actions {
+		in.Actions[i].validate(p, fmt.Sprintf("actions[%d]", i), tx, caller, m)
+	}
+	return m, p.Err()
+}
+
+// targetStore is what checking an action's target reads.
+type targetStore interface {
+	Mailbox(companyID, id int64) (*Mailbox, error)
+	User(companyID, id int64) (*User, error)
+}
+
+// validate checks one action and its target: the user exists and may use
+// the mailbox, the mailbox exists, the field belongs to the mailbox.
+func (a *WorkflowAction) validate(p *Problems, path string, tx targetStore, caller Caller, m *Mailbox) {
+	switch a.Type {
+	case ActionAssign:
+		if a.UserID != nil && *a.UserID != 0 {
+			u, err := tx.User(caller.Company.ID, *a.UserID)
+			if err != nil || !u.Active || (m != nil && !u.CanAccessMailbox(m.ID)) {
+				p.Add(path+".userId", CodeConversationOwner, "is not a user of the account with access to the mailbox", *a.UserID)
+			}
+		}
+	case ActionStatus:
+		if !slices.Contains(ThreadStatuses, a.Status) {
+			p.Add(path+".status", CodeEnumValue, "must be one of: "+strings.Join(ThreadStatuses, ", "), a.Status)
+		}
+	case ActionAddTags, ActionRemoveTags:
+		if len(a.Tags) == 0 {
+			p.Add(path+".tags", CodeEmptyValue, "at least one tag is needed", nil)
+		}
+		sub := &Problems{Source: "JSON"}
+		checkTagNames(sub, a.Tags)
+		for _, item := range sub.items {
+			p.Add(path+"."+item.Path, item.Code, item.Message, item.RejectedValue)
+		}
+	case ActionMove:
+		target, err := tx.Mailbox(caller.Company.ID, a.MailboxID)
+		if err != nil || !caller.User.CanAccessMailbox(target.ID) {
+			p.Add(path+".mailboxId", CodeInvalidID, "no mailbox with this id", a.MailboxID)
+		}
+	case ActionSetField:
+		if m == nil {
+			return
+		}
+		id, value := a.FieldID, a.Value
+		if _, ok := m.Field(id); !ok {
+			p.Add(path+".fieldId", CodeInvalidID, "no custom field with this id in the mailbox", id)
+			return
+		}
+		if _, err := ValidateFieldValues(m, []FieldValueInput{{ID: &id, Value: &value}}); err != nil {
+			p.Add(path+".value", CodeValueNotSupported, "not a valid value for the field: "+err.Error(), value)
+		}
+	case ActionNote:
+		if strings.TrimSpace(a.Text) == "" {
+			p.Add(path+".text", CodeEmptyValue, "may not be empty", a.Text)
+		}
+	default:
+		p.Add(path+".type", CodeEnumValue, "must be one of: "+strings.Join(WorkflowActionTypes, ", "), a.Type)
+	}
+}
+
+// LoadWorkflow loads a workflow of a mailbox the caller may use.
+func LoadWorkflow(tx WorkflowStore, caller Caller, id int64) (*Workflow, error) {
+	w, err := tx.Workflow(caller.Company.ID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !caller.User.CanAccessMailbox(w.MailboxID) {
+		return nil, NotFound("workflow")
+	}
+	return w, nil
+}
+
+// WorkflowFilter narrows a list of workflows; zero values keep all.
+type WorkflowFilter struct {
+	MailboxID int64
+	Type      string
+}
+
+// WorkflowsOf lists the workflows of the mailboxes the caller may use, by
+// mailbox, then order, then id.
+func WorkflowsOf(tx WorkflowStore, caller Caller, f WorkflowFilter) ([]Workflow, error) {
+	if f.Type != "" && !slices.Contains(WorkflowTypes, f.Type) {
+		return nil, Invalid("QUERY", "type", CodeEnumValue, "must be one of: "+strings.Join(WorkflowTypes, ", "), f.Type)
+	}
+	all, err := tx.Workflows(caller.Company.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, w := range all {
+		if caller.User.CanAccessMailbox(w.MailboxID) && (f.MailboxID == 0 || w.MailboxID == f.MailboxID) && (f.Type == "" || w.Type == f.Type) {
+			out = append(out, w)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Workflow) int {
+		return cmp.Or(cmp.Compare(a.MailboxID, b.MailboxID), cmp.Compare(a.Order, b.Order))
+	})
+	return out, nil
+}
+
+// CreateWorkflow validates and stores a new workflow; it starts active
+// unless the input says otherwise.
+func CreateWorkflow(tx WorkflowStore, caller Caller, in *WorkflowInput, check ConditionChecker, now time.Time) (*Workflow, error) {
+	w := &Workflow{CompanyID: caller.Company.ID, CreatedAt: now}
+	return w, w.apply(tx, caller, in, check, now)
+}
+
+// UpdateWorkflow replaces a workflow's definition, as PUT replaces.
+func UpdateWorkflow(tx WorkflowStore, caller Caller, id int64, in *WorkflowInput, check ConditionChecker, now time.Time) error {
+	w, err := LoadWorkflow(tx, caller, id)
+	if err != nil {
+		return err
+	}
+	return w.apply(tx, caller, in, check, now)
+}
+
+func (w *Workflow) apply(tx WorkflowStore, caller Caller, in *WorkflowInput, check ConditionChecker, now time.Time) error {
+	if _, err := in.validate(tx, caller, check); err != nil {
+		return err
+	}
+	w.MailboxID, w.Name, w.Type = *in.MailboxID, strings.TrimSpace(*in.Name), *in.Type
+	w.Status, w.Order = WorkflowActive, 0
+	if in.Status != nil {
+		w.Status = *in.Status
+	}
+	if in.Order != nil {
+		w.Order = *in.Order
+	}
+	w.Conditions = make([]string, len(in.Conditions))
+	for i, c := range in.Conditions {
+		w.Conditions[i] = strings.TrimSpace(c)
+	}
+	w.Actions, w.ModifiedAt = in.Actions, now
+	return tx.PutWorkflow(w)
+}
+
+// DeleteWorkflow removes a workflow; its runs stay in conversations'
+// histories.
+func DeleteWorkflow(tx WorkflowStore, caller Caller, id int64) error {
+	w, err := LoadWorkflow(tx, caller, id)
+	if err != nil {
+		return err
+	}
+	return tx.DeleteWorkflow(w)
+}
+
+// PatchWorkflow applies PATCH /v2/workflows/{id}: only `replace /status`
+// with active or inactive, as the real API allows.
+func PatchWorkflow(tx WorkflowStore, caller Caller, id int64, ops []PatchOp, now time.Time) error {
+	w, err := LoadWorkflow(tx, caller, id)
+	if err != nil {
+		return err
+	}
+	for i, op := range ops {
+		if op.Op != "replace" || op.Path != "/status" {
+			return patchRefused(i, op, "replace /status")
+		}
+		var s string
+		if err := UnmarshalValue(op.Value, &s); err != nil || !slices.Contains(WorkflowStatuses, s) {
+			return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeEnumValue, "must be one of: "+strings.Join(WorkflowStatuses, ", "), string(op.Value))
+		}
+		w.Status = s
+	}
+	w.ModifiedAt = now
+	return tx.PutWorkflow(w)
+}
+
+// WorkflowRunRequest is the body of POST /v2/workflows/{id}/run.
+type WorkflowRunRequest struct {
+	ConversationIDs []int64 `json:"conversationIds"`
+}
+
+// CheckWorkflowRun loads a workflow the API may run on the conversations:
+// a manual, active workflow, 1 to 50 conversations, every one in the
+// workflow's mailbox. Anything else is SPEC's Cannot Run Workflow.
+func CheckWorkflowRun(tx Tx, wf WorkflowStore, caller Caller, id int64, r *WorkflowRunRequest, now time.Time) (*Workflow, error) {
+	w, err := LoadWorkflow(wf, caller, id)
+	if err != nil {
+		return nil, err
+	}
+	refuse := func(path, msg string, rejected any) (*Workflow, error) {
+		return nil, Invalid("JSON", path, CodeCannotRunWorkflow, msg, rejected)
+	}
+	switch {
+	case w.Type != WorkflowManual:
+		return refuse("", "only manual workflows can run via the API", w.Type)
+	case w.Status != WorkflowActive:
+		return refuse("", "the workflow is inactive", w.Status)
+	case len(r.ConversationIDs) == 0:
+		return refuse("conversationIds", "at least one conversation id is needed", nil)
+	case len(r.ConversationIDs) > MaxWorkflowRun:
+		return refuse("conversationIds", "at most "+strconv.Itoa(MaxWorkflowRun)+" conversations per run", len(r.ConversationIDs))
+	}
+	for i, cid := range r.ConversationIDs {
+		c, err := LoadConversation(tx, caller, cid, now)
+		if err != nil || c.MailboxID != w.MailboxID {
+			return refuse(fmt.Sprintf("conversationIds[%d]", i), "all conversation ids must belong to the workflow's inbox", cid)
+		}
+	}
+	return w, nil
+}
+
+// ApplyWorkflow applies a matched workflow's actions to a conversation, in
+// order, through the same domain rules as the API's own writes, then
+// records the run as a line item "Workflow <name> ran". An action whose
+// target went stale since the workflow was saved (a user deactivated, a
+// mailbox or field removed) is skipped rather than failing the write that
+// ran the workflow.
+func ApplyWorkflow(tx Tx, caller Caller, w *Workflow, convID int64, now time.Time) error {
+	for _, a := range w.Actions {
+		c, err := tx.Conversation(caller.Company.ID, convID)
+		if err != nil {
+			return err
+		}
+		m, err := tx.Mailbox(c.CompanyID, c.MailboxID)
+		if err != nil {
+			return err
+		}
+		stale := &Problems{}
+		if a.validate(stale, "", tx, caller, m); !stale.Empty() {
+			continue
+		}
+		if err := a.apply(tx, caller, convID, now); err != nil {
+			return err
+		}
+	}
+	c, err := tx.Conversation(caller.Company.ID, convID)
+	if err != nil {
+		return err
+	}
+	item := Thread{ConversationID: c.ID, CompanyID: c.CompanyID, Type: ThreadLineItem, State: ThreadPublished, Status: StatusNoChange,
+		CreatedBy: Party{ID: caller.User.ID, Type: PartyUser}, CreatedAt: now,
+		Action: &Action{Type: "workflow", Text: "Workflow " + w.Name + " ran"}}
+	return tx.PutThread(&item)
+}
+
+func (a *WorkflowAction) apply(tx Tx, caller Caller, convID int64, now time.Time) error {
+	patch := func(op, path string, v any) error {
+		raw, _ := json.Marshal(v)
+		return PatchConversation(tx, caller, convID, []PatchOp{{Op: op, Path: path, Value: raw}}, now)
+	}
+	switch a.Type {
+	case ActionAssign:
+		c, err := tx.Conversation(caller.Company.ID, convID)
+		if err != nil {
+			return err
+		}
+		if a.UserID == nil || *a.UserID == 0 {
+			return patch("remove", "/assignTo", nil)
+		}
+		if c.Assignee != nil && c.Assignee.ID == *a.UserID {
+			return nil
+		}
+		return patch("replace", "/assignTo", *a.UserID)
+	case ActionStatus:
+		return patch("replace", "/status", a.Status)
+	case ActionMove:
+		return patch("move", "/mailboxId", a.MailboxID)
+	case ActionAddTags, ActionRemoveTags:
+		c, err := tx.Conversation(caller.Company.ID, convID)
+		if err != nil {
+			return err
+		}
+		var names []string
+		for _, id := range c.TagIDs {
+			if t, err := tx.Tag(c.CompanyID, id); err == nil {
+				names = append(names, t.Name)
+			}
+		}
+		for _, name := range a.Tags {
+			name = strings.ToLower(strings.TrimSpace(name))
+			i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, name) })
+			switch {
+			case a.Type == ActionAddTags && i < 0:
+				names = append(names, name)
+			case a.Type == ActionRemoveTags && i >= 0:
+				names = slices.Delete(names, i, i+1)
+			}
+		}
+		if names == nil {
+			names = []string{}
+		}
+		return ReplaceTags(tx, caller, convID, names, now)
+	case ActionSetField:
+		c, err := tx.Conversation(caller.Company.ID, convID)
+		if err != nil {
+			return err
+		}
+		var in []FieldValueInput
+		set := false
+		for _, v := range c.CustomFields {
+			id, value := v.ID, v.Value
+			if id == a.FieldID {
+				value, set = a.Value, true
+			}
+			in = append(in, FieldValueInput{ID: &id, Value: &value})
+		}
+		if !set {
+			id, value := a.FieldID, a.Value
+			in = append(in, FieldValueInput{ID: &id, Value: &value})
+		}
+		m, err := tx.Mailbox(c.CompanyID, c.MailboxID)
+		if err != nil {
+			return err
+		}
+		for _, def := range m.Fields {
+			given := slices.ContainsFunc(in, func(v FieldValueInput) bool { return *v.ID == def.ID && *v.Value != "" })
+			if def.Required && !given {
+				return nil // ReplaceFields would refuse: a required field has no value yet
+			}
+		}
+		return ReplaceFields(tx, caller, convID, in, now)
+	case ActionNote:
+		text := a.Text
+		_, err := AddThread(tx, caller, convID, ThreadNote, &ThreadRequest{Text: &text}, nil, now)
+		return err
+	}
+	return nil
+}

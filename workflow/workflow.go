@@ -1,0 +1,233 @@
+// Package workflow runs Parley's workflows: it checks their conditions
+// with the query checker, matches them against one conversation with the
+// scan oracle's evaluation over the conversation's index document (so a
+// condition matches exactly what the same search finds), and applies
+// their actions through the domain. Manual runs come from the API;
+// automatic runs come from the domain events of each write, in the write's
+// own transaction (see Engine.BeforeCommit).
+package workflow
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"time"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/query"
+	"github.com/parley/parley/storage"
+)
+
+// Check is the parley.ConditionChecker: the condition must parse and check
+// against the conversation schema of the workflow's mailbox (its custom
+// fields included). The error message names the column.
+func Check(m *parley.Mailbox, condition string) error {
+	_, err := compile(m, condition, time.Now())
+	return err
+}
+
+var _ parley.ConditionChecker = Check
+
+// compile parses and checks a condition, resolving date math at now.
+func compile(m *parley.Mailbox, condition string, now time.Time) (query.Node, error) {
+	n, err := query.Parse(condition)
+	if err != nil {
+		return nil, err
+	}
+	return query.Check(n, index.ConversationSchemaFor([]parley.Mailbox{*m}), now)
+}
+
+// Matches reports whether every condition of w holds for the conversation,
+// evaluated as the scan oracle evaluates a search at now. A conversation
+// that is not searchable (deleted) matches nothing; so does a condition
+// that no longer checks (a custom field since removed from the mailbox).
+func Matches(tx *storage.Tx, w *parley.Workflow, convID int64, now time.Time) (bool, error) {
+	doc, ok, err := index.ConversationDocument(tx, convID)
+	if err != nil || !ok {
+		return false, err
+	}
+	return matchDocument(tx, w, doc, now)
+}
+
+// matchDocument is Matches over a conversation's document, built once for
+// the workflows tried on it.
+func matchDocument(tx *storage.Tx, w *parley.Workflow, doc index.Document, now time.Time) (bool, error) {
+	if doc.Company != w.CompanyID {
+		return false, nil
+	}
+	m, err := tx.Mailbox(w.CompanyID, w.MailboxID)
+	if err != nil {
+		return false, err
+	}
+	nodes := make([]query.Node, 0, len(w.Conditions))
+	for _, cond := range w.Conditions {
+		n, err := compile(m, cond, now)
+		var qe *query.Error
+		if errors.As(err, &qe) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		nodes = append(nodes, n)
+	}
+	return scan.Match(doc, nodes...)
+}
+
+// Run runs a manual workflow on conversations the API already allowed
+// (parley.CheckWorkflowRun): each matching conversation gets the actions
+// and a line item; every conversation gets a line in the run log.
+func Run(tx *storage.Tx, caller parley.Caller, w *parley.Workflow, ids []int64, now time.Time) error {
+	for _, id := range ids {
+		ok, err := Matches(tx, w, id, now)
+		if err != nil {
+			return err
+		}
+		if err := record(tx, caller, w, id, ok, parley.WorkflowManual, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record applies w when it matched and logs the run.
+func record(tx *storage.Tx, caller parley.Caller, w *parley.Workflow, convID int64, matched bool, trigger string, now time.Time) error {
+	if matched {
+		if err := parley.ApplyWorkflow(tx, caller, w, convID, now); err != nil {
+			return err
+		}
+	}
+	return tx.PutWorkflowRun(&parley.WorkflowRun{CompanyID: w.CompanyID, WorkflowID: w.ID,
+		ConversationID: convID, Trigger: trigger, Matched: matched, At: now})
+}
+
+// Triggers are the events that run automatic workflows: a conversation
+// created, a customer or user reply, a change of status, assignee or tags.
+var Triggers = []string{parley.EventConvoCreated, parley.EventConvoCustomerReply, parley.EventConvoAgentReply,
+	parley.EventConvoStatus, parley.EventConvoAssigned, parley.EventConvoTags}
+
+// triggered is a conversation a write's events concern, with the first
+// triggering event's kind.
+type triggered struct {
+	company, id int64
+	trigger     string
+}
+
+// Engine runs automatic workflows inside write transactions.
+type Engine struct {
+	// Clock dates the runs; Now is read once per transaction.
+	Clock parley.Clock
+}
+
+// BeforeCommit runs, in the transaction of a write, the automatic
+// workflows the write's events trigger (storage.DB.SetBeforeCommit). For
+// each conversation concerned, the active automatic workflows of its
+// mailbox are tried in order until none that has not run yet matches: a
+// workflow runs at most once per write, so workflows whose actions
+// trigger each other stop instead of looping. Events the workflows'
+// actions record go to webhooks as usual but do not trigger again.
+func (e *Engine) BeforeCommit(tx *storage.Tx) error {
+	events := tx.TakeEvents()
+	var convs []triggered
+	for _, ev := range events {
+		if !slices.Contains(Triggers, ev.Kind) {
+			continue
+		}
+		id, err := strconv.ParseInt(ev.ResourceID, 10, 64)
+		if err != nil {
+			continue
+		}
+		if !slices.ContainsFunc(convs, func(c triggered) bool { return c.company == ev.CompanyID && c.id == id }) {
+			convs = append(convs, triggered{ev.CompanyID, id, ev.Kind})
+		}
+	}
+	if len(convs) == 0 {
+		return nil
+	}
+	now := e.Clock.Now()
+	for _, c := range convs {
+		if err := runAutomatic(tx, c.company, c.id, c.trigger, now); err != nil {
+			return err
+		}
+	}
+	tx.TakeEvents()
+	return nil
+}
+
+// runAutomatic runs a conversation's automatic workflows to a fixpoint,
+// each at most once.
+func runAutomatic(tx *storage.Tx, companyID, convID int64, trigger string, now time.Time) error {
+	all, err := tx.Workflows(companyID)
+	if err != nil {
+		return err
+	}
+	var auto []parley.Workflow
+	for _, w := range all {
+		if w.Type == parley.WorkflowAutomatic && w.Status == parley.WorkflowActive {
+			auto = append(auto, w)
+		}
+	}
+	if len(auto) == 0 {
+		return nil
+	}
+	caller, err := automaticCaller(tx, companyID)
+	if err != nil || caller.User == nil {
+		return err
+	}
+	slices.SortStableFunc(auto, func(a, b parley.Workflow) int { return a.Order - b.Order })
+	ran := map[int64]bool{}
+	for progressed := true; progressed; {
+		progressed = false
+		c, err := tx.Conversation(companyID, convID)
+		if parley.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		doc, ok, err := index.ConversationDocument(tx, convID)
+		if err != nil || !ok {
+			return err
+		}
+		for i := range auto {
+			w := &auto[i]
+			if ran[w.ID] || w.MailboxID != c.MailboxID {
+				continue
+			}
+			matched, err := matchDocument(tx, w, doc, now)
+			if err != nil {
+				return err
+			}
+			if matched {
+				if err := record(tx, caller, w, convID, true, trigger, now); err != nil {
+					return err
+				}
+				ran[w.ID], progressed = true, true
+				break // the conversation changed: try the workflows again from the first
+			}
+		}
+	}
+	return nil
+}
+
+// automaticCaller is who automatic workflows act as: the account owner,
+// who may use every mailbox, so their line items and notes have an author
+// clients can resolve.
+func automaticCaller(tx *storage.Tx, companyID int64) (parley.Caller, error) {
+	company, err := tx.Company(companyID)
+	if err != nil {
+		return parley.Caller{}, err
+	}
+	users, err := tx.Users(companyID)
+	if err != nil {
+		return parley.Caller{}, err
+	}
+	for i := range users {
+		if users[i].Role == parley.RoleOwner {
+			return parley.Caller{Company: company, User: &users[i]}, nil
+		}
+	}
+	return parley.Caller{Company: company}, nil
+}
