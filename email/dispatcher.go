@@ -33,7 +33,9 @@ type Config struct {
 	// Rand draws retry jitter; default seeded randomly. Tests seed it.
 	Rand *rand.Rand
 	Log  *slog.Logger
-	// Tick is how often Run looks for work; default one second.
+	// Tick is the longest Run sleeps between read-only looks for work when
+	// nothing is due; default one minute. Run also wakes when a commit
+	// stores an e-mail to send (storage.DB.MailWork).
 	Tick time.Duration
 }
 
@@ -52,7 +54,7 @@ func NewDispatcher(cfg Config) *Dispatcher {
 		cfg.Log = slog.Default()
 	}
 	if cfg.Tick == 0 {
-		cfg.Tick = time.Second
+		cfg.Tick = time.Minute
 	}
 	if cfg.Rand == nil {
 		cfg.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
@@ -60,20 +62,46 @@ func NewDispatcher(cfg Config) *Dispatcher {
 	return &Dispatcher{cfg: cfg}
 }
 
-// Run sends due e-mails until ctx ends, every Tick.
+// retryWait is how long Run waits after a failed round.
+const retryWait = time.Second
+
+// Run sends due e-mails until ctx ends. Between rounds it sleeps until the
+// next e-mail is due, a commit signals a new one, or Tick passes, as the
+// webhook dispatcher does: with nothing to send it only reads.
 func (d *Dispatcher) Run(ctx context.Context) {
-	tick := time.NewTicker(d.cfg.Tick)
-	defer tick.Stop()
 	for {
-		if _, err := d.SendDue(ctx, d.cfg.Clock.Now()); err != nil && ctx.Err() == nil {
+		wait := d.cfg.Tick
+		if _, err := d.SendDue(ctx, d.cfg.Clock.Now()); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
 			d.cfg.Log.Error("email: sending failed; will retry", "err", err)
+			wait = retryWait
+		} else if next, ok, err := d.NextDue(); err != nil {
+			d.cfg.Log.Error("email: reading the next due e-mail failed; will retry", "err", err)
+			wait = retryWait
+		} else if ok {
+			wait = min(wait, max(next.Sub(d.cfg.Clock.Now()), 0))
 		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
-		case <-tick.C:
+		case <-d.cfg.DB.MailWork():
+		case <-t.C:
 		}
+		t.Stop()
 	}
+}
+
+// NextDue is when the earliest e-mail waiting is due; false when none waits.
+func (d *Dispatcher) NextDue() (next time.Time, ok bool, err error) {
+	err = d.cfg.DB.View(func(tx *storage.Tx) error {
+		next, ok = tx.NextMailAt()
+		return nil
+	})
+	return next, ok, err
 }
 
 // dueBatch bounds the e-mails attempted per round.

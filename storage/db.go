@@ -63,9 +63,10 @@ type DB struct {
 	onCommit func(seq uint64)
 	// onTx is told the duration of each View and Update (metrics).
 	onTx atomic.Pointer[func(write bool, took time.Duration)]
-	// later and webhooks are signalled after a commit that stored a
-	// wake-up, or a domain event or webhook delivery: see LaterChanged.
-	later, webhooks chan struct{}
+	// later, webhooks and mail are signalled after a commit that stored a
+	// wake-up, a domain event or webhook delivery, or an e-mail to send:
+	// see LaterChanged.
+	later, webhooks, mail chan struct{}
 	// beforeCommit, when set, runs at the end of every write that recorded
 	// domain events, in its transaction (automatic workflows).
 	beforeCommit atomic.Pointer[func(*Tx) error]
@@ -104,7 +105,7 @@ func Open(path string, opt Options) (*DB, error) {
 		b.Close()
 		return nil, fmt.Errorf("storage: create buckets: %w", err)
 	}
-	return &DB{bolt: b, later: make(chan struct{}, 1), webhooks: make(chan struct{}, 1)}, nil
+	return &DB{bolt: b, later: make(chan struct{}, 1), webhooks: make(chan struct{}, 1), mail: make(chan struct{}, 1)}, nil
 }
 
 // Close closes the file.
@@ -154,7 +155,7 @@ func (db *DB) View(fn func(*Tx) error) error {
 func (db *DB) Update(fn func(*Tx) error) (uint64, error) {
 	defer db.observeTx(true, time.Now())
 	var seq uint64
-	var later, webhooks bool
+	var later, webhooks, mail bool
 	err := db.bolt.Batch(func(btx *bbolt.Tx) error {
 		tx := &Tx{tx: btx, writable: true}
 		if err := fn(tx); err != nil {
@@ -166,7 +167,7 @@ func (db *DB) Update(fn func(*Tx) error) (uint64, error) {
 			}
 		}
 		seq = tx.outboxSeq
-		later, webhooks = tx.laterChanged, tx.webhookWork
+		later, webhooks, mail = tx.laterChanged, tx.webhookWork, tx.mailWork
 		return nil
 	})
 	if err != nil {
@@ -177,6 +178,9 @@ func (db *DB) Update(fn func(*Tx) error) (uint64, error) {
 	}
 	if webhooks {
 		signal(db.webhooks)
+	}
+	if mail {
+		signal(db.mail)
 	}
 	if seq != 0 && db.onCommit != nil {
 		db.onCommit(seq)
@@ -189,9 +193,10 @@ type Tx struct {
 	tx        *bbolt.Tx
 	writable  bool
 	outboxSeq uint64
-	// laterChanged and webhookWork record that the transaction stored a
-	// wake-up, or an event or delivery, for the signals of Update.
-	laterChanged, webhookWork bool
+	// laterChanged, webhookWork and mailWork record that the transaction
+	// stored a wake-up, an event or delivery, or an e-mail to send, for the
+	// signals of Update.
+	laterChanged, webhookWork, mailWork bool
 	// events are the domain events recorded so far, for beforeCommit.
 	events []parley.Event
 }

@@ -57,8 +57,19 @@ func (t *Tx) PutMail(m *parley.Mail) error {
 		if err := t.tx.Bucket(bucketMailDue).Put(timeIDKey(m.NextAttemptAt, m.ID), nil); err != nil {
 			return err
 		}
+		t.mailWork = true
 	}
 	return t.put(bucketMail, key(m.ID), m)
+}
+
+// NextMailAt is when the earliest e-mail waiting in the outbox is due, and
+// false when none waits.
+func (t *Tx) NextMailAt() (time.Time, bool) {
+	k, _ := t.tx.Bucket(bucketMailDue).Cursor().First()
+	if k == nil {
+		return time.Time{}, false
+	}
+	return time.Unix(0, int64(binary.BigEndian.Uint64(k))).UTC(), true
 }
 
 // Mail loads an outgoing e-mail.

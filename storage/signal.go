@@ -10,6 +10,10 @@ func (db *DB) LaterChanged() <-chan struct{} { return db.later }
 // or stored a webhook delivery, so the dispatcher looks for work.
 func (db *DB) WebhookWork() <-chan struct{} { return db.webhooks }
 
+// MailWork is signalled after each commit that stored an e-mail still to
+// send, so the e-mail dispatcher looks for work.
+func (db *DB) MailWork() <-chan struct{} { return db.mail }
+
 // signal leaves a value in a one-slot channel without blocking.
 func signal(c chan struct{}) {
 	select {
