@@ -1,0 +1,82 @@
+package reports
+
+import (
+	"context"
+	"time"
+
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+)
+
+// MonthFacet names the date facet beside conversation lists: conversations
+// per month of creation, over the twelve UTC months up to the current one
+// (later dates count in it), and "earlier".
+const MonthFacet = "createdAt:month"
+
+// listFacetFields maps the value facets beside conversation lists to
+// keyword fields of the index.
+var listFacetFields = map[string]string{
+	"status": "status", "tag": "tag", "type": "type", "mailbox": "mailboxName", "assignee": "assigned",
+}
+
+// ListFacetNames lists the facets a conversation list may ask for.
+var ListFacetNames = []string{"assignee", MonthFacet, "mailbox", "status", "tag", "type"}
+
+// IsListFacet reports whether name is one of ListFacetNames.
+func IsListFacet(name string) bool {
+	_, value := listFacetFields[name]
+	return value || name == MonthFacet
+}
+
+// ListFacets counts, over a list's filter (its query included), the
+// conversations of a company per value of each named facet, from the
+// engine's facets: no record is loaded.
+func ListFacets(ctx context.Context, e Engine, company int64, filter query.Node, names []string, now time.Time) (map[string]map[string]int, error) {
+	r := index.FacetRequest{Kind: index.Conversations, Company: company, Filter: filter,
+		Values: map[string]string{}, Ranges: map[string]index.RangeFacet{}}
+	var months []string
+	for _, name := range names {
+		if name == MonthFacet {
+			var rf index.RangeFacet
+			months, rf = monthBuckets(now)
+			r.Ranges[name] = rf
+			continue
+		}
+		r.Values[name] = listFacetFields[name]
+	}
+	res, err := e.Facets(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[string]int{}
+	for name, counts := range res.Values {
+		out[name] = counts
+	}
+	if counts, ok := res.Ranges[MonthFacet]; ok {
+		byMonth := map[string]int{}
+		for i, n := range counts {
+			byMonth[months[i]] = n
+		}
+		out[MonthFacet] = byMonth
+	}
+	return out, nil
+}
+
+// monthBuckets are the buckets of MonthFacet: "earlier", then the report
+// series' month steps over the twelve months up to the one holding now,
+// the last left open.
+func monthBuckets(now time.Time) ([]string, index.RangeFacet) {
+	now = now.UTC()
+	thisMonth := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	start := thisMonth.AddDate(0, -11, 0)
+	rf, parts := timeBuckets(Period{Start: start, End: thisMonth.AddDate(0, 1, 0)}, "month")
+	rf.Field = "createdAt"
+	rf.Buckets[len(rf.Buckets)-1].Max = nil
+	first := index.Millis(start)
+	rf.Buckets = append([]index.Bucket{{Max: &first}}, rf.Buckets...)
+	names := []string{"earlier"}
+	for _, p := range parts {
+		names = append(names, p.Start.Format("2006-01"))
+	}
+	return names, rf
+}
