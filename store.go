@@ -53,11 +53,14 @@ type Tx interface {
 	EventStore
 	MailStore
 	WebhookStore
+	WorkflowStore
 }
 
 // CompanyStore holds companies (accounts).
 type CompanyStore interface {
 	Company(id int64) (*Company, error)
+	// Companies lists every company (the operator's backup and admin views).
+	Companies() ([]Company, error)
 	PutCompany(c *Company) error
 }
 
@@ -74,6 +77,8 @@ type UserStore interface {
 // TeamStore holds teams.
 type TeamStore interface {
 	Team(companyID, id int64) (*Team, error)
+	// Teams lists a company's teams in id order.
+	Teams(companyID int64) ([]Team, error)
 }
 
 // AuthStore holds what authenticates a caller: OAuth applications,
@@ -136,6 +141,16 @@ type CustomerStore interface {
 	CustomerConversationIDs(customerID int64) []int64
 	// EachCustomer calls fn with every customer of every company.
 	EachCustomer(fn func(*Customer) error) error
+	// CursorKey returns the key that signs customer list cursors, or nil
+	// when none was made yet; MakeCursorKey stores a random one unless one
+	// exists, and returns the stored one.
+	CursorKey() []byte
+	MakeCursorKey() ([]byte, error)
+	// CustomerByID loads a customer whatever its company, for the indexer,
+	// which learns the company from the record.
+	CustomerByID(id int64) (*Customer, error)
+	// CustomerMailboxes lists the mailboxes a customer has conversations in.
+	CustomerMailboxes(customerID int64) []int64
 }
 
 // PropertyStore holds the customer property definitions.
@@ -150,6 +165,8 @@ type PropertyStore interface {
 type OrganizationStore interface {
 	Organization(companyID, id int64) (*Organization, error)
 	Organizations(companyID int64) ([]Organization, error)
+	// OrganizationCustomerIDs lists the customers of an organization in id order.
+	OrganizationCustomerIDs(orgID int64) []int64
 	// OrganizationsByName finds a company's organizations with this name,
 	// compared case-insensitively, in id order.
 	OrganizationsByName(companyID int64, name string) ([]Organization, error)
@@ -182,6 +199,9 @@ type TagStore interface {
 // ConversationStore holds conversations and their threads.
 type ConversationStore interface {
 	Conversation(companyID, id int64) (*Conversation, error)
+	// ConversationByID loads a conversation whatever its company, for the
+	// indexer, which learns the company from the record.
+	ConversationByID(id int64) (*Conversation, error)
 	// PutConversation stores a conversation, assigning an id and a number
 	// when they are 0, and queues it for indexing. A new conversation may
 	// come with its id and number (an import): they must be free.
@@ -230,6 +250,9 @@ type LaterStore interface {
 // ChatStore holds chats.
 type ChatStore interface {
 	Chat(companyID int64, id string) (*Chat, error)
+	// ChatByID loads a chat whatever its company, for callers that learn
+	// the company from the chat (the indexer, the visitor widget).
+	ChatByID(id string) (*Chat, error)
 	// PutChat stores a chat and queues it for indexing.
 	PutChat(c *Chat) error
 }
@@ -261,7 +284,12 @@ type WebhookStore interface {
 	PutWebhook(w *Webhook) error
 	// DeleteWebhook removes a webhook and its deliveries.
 	DeleteWebhook(w *Webhook) error
+	// Webhooks lists a company's webhooks in id order.
+	Webhooks(companyID int64) ([]Webhook, error)
 	Delivery(webhookID, id int64) (*Delivery, error)
+	// Deliveries pages through a webhook's deliveries, newest first, and
+	// counts them all.
+	Deliveries(webhookID int64, offset, limit int) ([]Delivery, int, error)
 	// PutDelivery stores a delivery and keeps it queued while it is
 	// pending.
 	PutDelivery(d *Delivery) error

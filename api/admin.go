@@ -12,7 +12,6 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // isOperator reports whether the request carries the operator's admin
@@ -84,7 +83,7 @@ func (s *Server) adminCreateCompany(c *gin.Context) {
 		return
 	}
 	var a *parley.NewAccount
-	err := s.write(c, func(tx *storage.Tx) (err error) {
+	err := s.write(c, func(tx parley.Tx) (err error) {
 		a, err = parley.CreateCompany(tx, req, HashSecret, s.now())
 		return err
 	})
@@ -117,7 +116,7 @@ func adminIDs(c *gin.Context) (company, mailbox int64, err error) {
 // adminMailboxWrite parses a body into req and runs a mailbox change of the
 // company and mailbox of the path, then renders the mailbox with status.
 func adminMailboxWrite[T any](s *Server, c *gin.Context, status int,
-	change func(tx *storage.Tx, company, mailbox int64, req T) (*parley.Mailbox, gin.H, error)) {
+	change func(tx parley.Tx, company, mailbox int64, req T) (*parley.Mailbox, gin.H, error)) {
 	company, mailbox, err := adminIDs(c)
 	if err != nil {
 		s.fail(c, err)
@@ -130,7 +129,7 @@ func adminMailboxWrite[T any](s *Server, c *gin.Context, status int,
 	}
 	var m *parley.Mailbox
 	var created gin.H
-	err = s.write(c, func(tx *storage.Tx) (err error) {
+	err = s.write(c, func(tx parley.Tx) (err error) {
 		if _, err := tx.Company(company); err != nil {
 			return err
 		}
@@ -156,7 +155,7 @@ func adminMailboxWrite[T any](s *Server, c *gin.Context, status int,
 // adminCreateMailbox handles POST /admin/companies/{companyId}/mailboxes:
 // a mailbox with its system folders.
 func (s *Server) adminCreateMailbox(c *gin.Context) {
-	adminMailboxWrite(s, c, http.StatusCreated, func(tx *storage.Tx, company, _ int64, req parley.NewMailbox) (*parley.Mailbox, gin.H, error) {
+	adminMailboxWrite(s, c, http.StatusCreated, func(tx parley.Tx, company, _ int64, req parley.NewMailbox) (*parley.Mailbox, gin.H, error) {
 		m, err := parley.CreateMailbox(tx, company, req, s.now())
 		return m, nil, err
 	})
@@ -165,7 +164,7 @@ func (s *Server) adminCreateMailbox(c *gin.Context) {
 // adminUpdateMailbox handles PATCH /admin/companies/{companyId}/mailboxes/{mailboxId}:
 // renames a mailbox or changes its address.
 func (s *Server) adminUpdateMailbox(c *gin.Context) {
-	adminMailboxWrite(s, c, http.StatusOK, func(tx *storage.Tx, company, mailbox int64, req parley.MailboxPatch) (*parley.Mailbox, gin.H, error) {
+	adminMailboxWrite(s, c, http.StatusOK, func(tx parley.Tx, company, mailbox int64, req parley.MailboxPatch) (*parley.Mailbox, gin.H, error) {
 		m, err := parley.UpdateMailbox(tx, company, mailbox, req, s.now())
 		return m, nil, err
 	})
@@ -174,7 +173,7 @@ func (s *Server) adminUpdateMailbox(c *gin.Context) {
 // adminAddField handles POST /admin/companies/{companyId}/mailboxes/{mailboxId}/fields:
 // a custom field at the end of the mailbox's fields.
 func (s *Server) adminAddField(c *gin.Context) {
-	adminMailboxWrite(s, c, http.StatusCreated, func(tx *storage.Tx, company, mailbox int64, req parley.NewField) (*parley.Mailbox, gin.H, error) {
+	adminMailboxWrite(s, c, http.StatusCreated, func(tx parley.Tx, company, mailbox int64, req parley.NewField) (*parley.Mailbox, gin.H, error) {
 		m, f, err := parley.AddField(tx, company, mailbox, req, s.now())
 		if err != nil {
 			return nil, nil, err
@@ -190,7 +189,7 @@ func (s *Server) adminAddField(c *gin.Context) {
 // adminAddWidget handles POST /admin/companies/{companyId}/mailboxes/{mailboxId}/widgets:
 // a public chat widget whose id the embeddable widget sends.
 func (s *Server) adminAddWidget(c *gin.Context) {
-	adminMailboxWrite(s, c, http.StatusCreated, func(tx *storage.Tx, company, mailbox int64, req parley.NewWidget) (*parley.Mailbox, gin.H, error) {
+	adminMailboxWrite(s, c, http.StatusCreated, func(tx parley.Tx, company, mailbox int64, req parley.NewWidget) (*parley.Mailbox, gin.H, error) {
 		m, id, err := parley.AddWidget(tx, company, mailbox, req, s.now())
 		if err != nil {
 			return nil, nil, err

@@ -14,7 +14,6 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // newToken draws a random token (URL-safe Base64 of 32 bytes).
@@ -103,7 +102,7 @@ func (s *Server) token(c *gin.Context) {
 	}
 	now := s.now()
 	var issued parley.Issued
-	err := s.writeCommittingRefusal(c, func(tx *storage.Tx) error {
+	err := s.writeCommittingRefusal(c, func(tx parley.Tx) error {
 		var err error
 		switch grant {
 		case "client_credentials":
@@ -177,7 +176,7 @@ func (s *Server) allowedClient(c *gin.Context, clientID, secret string) (*parley
 // unknown, revoked or wrongly authenticated client is 401 invalid_client.
 func (s *Server) authenticateClient(clientID, secret string) (*parley.App, error) {
 	var app *parley.App
-	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+	err := s.store.View(func(tx parley.Tx) (err error) {
 		app, err = tx.App(clientID)
 		return err
 	})
@@ -207,7 +206,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		return
 	}
 	var who parley.Caller
-	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+	err := s.store.View(func(tx parley.Tx) (err error) {
 		who, err = parley.Authenticate(tx, parley.HashToken(strings.TrimSpace(token)), s.now())
 		return err
 	})
@@ -229,9 +228,9 @@ func (s *Server) authenticate(c *gin.Context) {
 // request (any error but an internal one) what fn wrote is committed all
 // the same: revoking the chain of a replayed refresh token must stick even
 // though the request is refused. The refusal is returned.
-func (s *Server) writeCommittingRefusal(c *gin.Context, fn func(*storage.Tx) error) error {
+func (s *Server) writeCommittingRefusal(c *gin.Context, fn func(parley.Tx) error) error {
 	var refusal error
-	err := s.write(c, func(tx *storage.Tx) error {
+	err := s.write(c, func(tx parley.Tx) error {
 		refusal = nil // fn may run again in a retried batch
 		err := fn(tx)
 		if err != nil && parley.KindOf(err) != parley.KindInternal {
@@ -248,8 +247,8 @@ func (s *Server) writeCommittingRefusal(c *gin.Context, fn func(*storage.Tx) err
 // write runs fn in a write transaction and waits (bounded) until what it
 // queued for indexing is searchable, so a client that writes then lists
 // sees its write.
-func (s *Server) write(c *gin.Context, fn func(*storage.Tx) error) error {
-	seq, err := s.cfg.DB.Update(fn)
+func (s *Server) write(c *gin.Context, fn func(parley.Tx) error) error {
+	seq, err := s.store.Update(fn)
 	if err != nil {
 		return err
 	}

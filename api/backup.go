@@ -7,7 +7,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 const keyOperator = "parley.operator"
@@ -36,7 +35,7 @@ func (s *Server) backup(c *gin.Context) {
 			return
 		}
 		var companies int
-		err := s.cfg.DB.View(func(tx *storage.Tx) error {
+		err := s.store.View(func(tx parley.Tx) error {
 			all, err := tx.Companies()
 			companies = len(all)
 			return err

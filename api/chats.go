@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // chatKeepAlive is the Keep-Alive SPEC gives Get Chat.
@@ -26,7 +25,7 @@ func (s *Server) chatEnv() parley.ChatEnv {
 // chatResponse writes the Chat after a chat write or read.
 func (s *Server) chatResponse(c *gin.Context, chatID string) {
 	var body gin.H
-	err := s.cfg.DB.View(func(tx *storage.Tx) error {
+	err := s.store.View(func(tx parley.Tx) error {
 		chat, err := parley.ReadChat(tx, caller(c), chatID)
 		if err != nil {
 			return err
@@ -53,9 +52,9 @@ func (s *Server) getChat(c *gin.Context) {
 
 // chatWrite runs a chat rule in one write, tells waiting visitors, and
 // answers the Chat.
-func (s *Server) chatWrite(c *gin.Context, fn func(tx *storage.Tx, env parley.ChatEnv) error) {
+func (s *Server) chatWrite(c *gin.Context, fn func(tx parley.Tx, env parley.ChatEnv) error) {
 	chatID := c.Param("chatId")
-	err := s.write(c, func(tx *storage.Tx) error { return fn(tx, s.chatEnv()) })
+	err := s.write(c, func(tx parley.Tx) error { return fn(tx, s.chatEnv()) })
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -76,7 +75,7 @@ func (s *Server) addChatMessage(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.chatWrite(c, func(tx *storage.Tx, env parley.ChatEnv) error {
+	s.chatWrite(c, func(tx parley.Tx, env parley.ChatEnv) error {
 		_, err := parley.AgentMessage(tx, caller(c), c.Param("chatId"), messageID, &in, env)
 		return err
 	})
@@ -89,7 +88,7 @@ func (s *Server) endChat(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.chatWrite(c, func(tx *storage.Tx, env parley.ChatEnv) error {
+	s.chatWrite(c, func(tx parley.Tx, env parley.ChatEnv) error {
 		_, err := parley.EndChat(tx, caller(c), c.Param("chatId"), &in, env)
 		return err
 	})
@@ -106,14 +105,14 @@ func (s *Server) updateChatTags(c *gin.Context) {
 	}
 	var names []string
 	present := len(in.Tags) > 0 && json.Unmarshal(in.Tags, &names) == nil && names != nil
-	s.chatWrite(c, func(tx *storage.Tx, env parley.ChatEnv) error {
+	s.chatWrite(c, func(tx parley.Tx, env parley.ChatEnv) error {
 		_, err := parley.UpdateChatTags(tx, caller(c), c.Param("chatId"), names, present, env)
 		return err
 	})
 }
 
 // chatResource renders SPEC's Chat with its history.
-func (s *Server) chatResource(c *gin.Context, tx *storage.Tx, chat *parley.Chat) gin.H {
+func (s *Server) chatResource(c *gin.Context, tx parley.Tx, chat *parley.Chat) gin.H {
 	r := newRenderer(s, c, tx)
 	self := s.url(c, "v2", "chats", chat.ID)
 	links := gin.H{"self": link(self), "customer": link(s.url(c, "v2", "customers", chat.CustomerID))}

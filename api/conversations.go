@@ -9,7 +9,6 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
-	"github.com/parley/parley/storage"
 )
 
 var (
@@ -99,7 +98,7 @@ func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, emb
 		return nil, err
 	}
 	var items []gin.H
-	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+	err = s.store.View(func(tx parley.Tx) error {
 		rd := newRenderer(s, c, tx)
 		for _, id := range index.ParseIDs(res.IDs) {
 			conv, err := tx.Conversation(who.Company.ID, id)
@@ -196,7 +195,7 @@ func (s *Server) getConversation(c *gin.Context) {
 		return
 	}
 	var body gin.H
-	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+	err = s.store.View(func(tx parley.Tx) error {
 		conv, err := parley.LoadConversation(tx, who, id, s.now())
 		if err != nil {
 			return err
@@ -223,7 +222,7 @@ func (s *Server) createConversation(c *gin.Context) {
 		return
 	}
 	var conv *parley.Conversation
-	err := s.write(c, func(tx *storage.Tx) error {
+	err := s.write(c, func(tx parley.Tx) error {
 		var err error
 		conv, err = parley.CreateConversation(tx, caller(c), &in, s.cfg.Scanner, s.now())
 		return err

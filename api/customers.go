@@ -9,7 +9,6 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
-	"github.com/parley/parley/storage"
 )
 
 var (
@@ -90,7 +89,7 @@ func (s *Server) getCustomer(c *gin.Context) {
 		return
 	}
 	var body gin.H
-	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+	err = s.store.View(func(tx parley.Tx) error {
 		cu, err := tx.Customer(who.Company.ID, id)
 		if err != nil {
 			return err
@@ -109,7 +108,7 @@ func (s *Server) getCustomer(c *gin.Context) {
 // any deleted since the search.
 func (s *Server) customerItems(c *gin.Context, companyID int64, ids []int64) ([]gin.H, error) {
 	var items []gin.H
-	err := s.cfg.DB.View(func(tx *storage.Tx) error {
+	err := s.store.View(func(tx parley.Tx) error {
 		v := s.newCustomerView(c, tx, companyID)
 		for _, id := range ids {
 			cu, err := tx.Customer(companyID, id)
@@ -135,13 +134,13 @@ func (s *Server) customerItems(c *gin.Context, companyID int64, ids []int64) ([]
 type customerView struct {
 	s    *Server
 	c    *gin.Context
-	tx   *storage.Tx
+	tx   parley.Tx
 	defs []parley.PropertyDef
 	err  error
 }
 
 // newCustomerView prepares the rendering of a company's customers.
-func (s *Server) newCustomerView(c *gin.Context, tx *storage.Tx, companyID int64) *customerView {
+func (s *Server) newCustomerView(c *gin.Context, tx parley.Tx, companyID int64) *customerView {
 	defs, err := tx.PropertyDefs(companyID)
 	return &customerView{s: s, c: c, tx: tx, defs: defs, err: err}
 }

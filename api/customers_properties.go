@@ -6,25 +6,24 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // listCustomerProperties handles GET /v2/customer-properties: the
 // company's definitions in slug order (one page holds them all).
 func (s *Server) listCustomerProperties(c *gin.Context) {
-	s.listPropertyDefs(c, "customer-properties", s.url(c, "v2", "customer-properties"), (*storage.Tx).PropertyDefs, s.propertyResource)
+	s.listPropertyDefs(c, "customer-properties", s.url(c, "v2", "customer-properties"), (parley.Tx).PropertyDefs, s.propertyResource)
 }
 
 // listPropertyDefs renders every definition of the caller's company, as
 // loaded by defs, under _embedded.<rel> (one page holds them all).
-func (s *Server) listPropertyDefs(c *gin.Context, rel, self string, defs func(*storage.Tx, int64) ([]parley.PropertyDef, error),
+func (s *Server) listPropertyDefs(c *gin.Context, rel, self string, defs func(parley.Tx, int64) ([]parley.PropertyDef, error),
 	resource func(*gin.Context, *parley.PropertyDef) gin.H) {
 	if err := readParams(c).err(); err != nil {
 		s.fail(c, err)
 		return
 	}
 	var list []parley.PropertyDef
-	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+	err := s.store.View(func(tx parley.Tx) (err error) {
 		list, err = defs(tx, caller(c).Company.ID)
 		return err
 	})
@@ -48,7 +47,7 @@ func (s *Server) createCustomerProperty(c *gin.Context) {
 		return
 	}
 	var d *parley.PropertyDef
-	err := s.write(c, func(tx *storage.Tx) (err error) {
+	err := s.write(c, func(tx parley.Tx) (err error) {
 		d, err = parley.DefineProperty(tx, caller(c), &in, s.now())
 		return err
 	})
@@ -63,7 +62,7 @@ func (s *Server) createCustomerProperty(c *gin.Context) {
 // numeric reference that is no slug is read as the definition's id.
 func (s *Server) getCustomerProperty(c *gin.Context) {
 	var found *parley.PropertyDef
-	err := s.cfg.DB.View(func(tx *storage.Tx) error {
+	err := s.store.View(func(tx parley.Tx) error {
 		defs, err := tx.PropertyDefs(caller(c).Company.ID)
 		if err == nil {
 			found, err = parley.FindPropertyDef(defs, c.Param("slug"))
@@ -80,7 +79,7 @@ func (s *Server) getCustomerProperty(c *gin.Context) {
 // deleteCustomerProperty handles DELETE /v2/customer-properties/{slug}:
 // the definition and every customer's value go, freeing the slug.
 func (s *Server) deleteCustomerProperty(c *gin.Context) {
-	err := s.write(c, func(tx *storage.Tx) error {
+	err := s.write(c, func(tx parley.Tx) error {
 		return parley.DeleteProperty(tx, caller(c), c.Param("slug"))
 	})
 	if err != nil {

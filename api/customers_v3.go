@@ -18,7 +18,6 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
-	"github.com/parley/parley/storage"
 )
 
 // customerFilterParams are the filters of GET /v3/customers; a cursor is
@@ -84,7 +83,7 @@ func (s *Server) listCustomersV3(c *gin.Context) {
 	var last *parley.Customer
 	items, err := s.customerItems(c, who.Company.ID, ids)
 	if err == nil && more && len(ids) > 0 {
-		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		err = s.store.View(func(tx parley.Tx) (err error) {
 			last, err = tx.Customer(who.Company.ID, ids[len(ids)-1])
 			return err
 		})
@@ -170,11 +169,11 @@ func cursorMAC(key, binding, payload []byte) []byte {
 // lives in storage so cursors survive restarts.
 func (s *Server) cursorKey() ([]byte, error) {
 	var key []byte
-	err := s.cfg.DB.View(func(tx *storage.Tx) error { key = tx.CursorKey(); return nil })
+	err := s.store.View(func(tx parley.Tx) error { key = tx.CursorKey(); return nil })
 	if err != nil || key != nil {
 		return key, err
 	}
-	_, err = s.cfg.DB.Update(func(tx *storage.Tx) (err error) {
+	_, err = s.store.Update(func(tx parley.Tx) (err error) {
 		key, err = tx.MakeCursorKey()
 		return err
 	})

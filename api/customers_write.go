@@ -7,7 +7,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // createCustomer handles POST /v2/customers.
@@ -22,7 +21,7 @@ func (s *Server) createCustomer(c *gin.Context) {
 		return
 	}
 	var cu *parley.Customer
-	err = s.write(c, func(tx *storage.Tx) error {
+	err = s.write(c, func(tx parley.Tx) error {
 		cu, err = parley.CreateCustomer(tx, caller(c).Company.ID, &in, s.now())
 		return err
 	})
@@ -42,10 +41,10 @@ func (s *Server) created(c *gin.Context, id int64, location string) {
 
 // customerWrite runs a write on the customer of the path: it reads the id,
 // runs fn in a write transaction and answers 204.
-func (s *Server) customerWrite(c *gin.Context, fn func(tx *storage.Tx, companyID, id int64) error) {
+func (s *Server) customerWrite(c *gin.Context, fn func(tx parley.Tx, companyID, id int64) error) {
 	id, err := pathID(c, "customerId")
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error { return fn(tx, caller(c).Company.ID, id) })
+		err = s.write(c, func(tx parley.Tx) error { return fn(tx, caller(c).Company.ID, id) })
 	}
 	if err != nil {
 		s.fail(c, err)
@@ -61,7 +60,7 @@ func (s *Server) overwriteCustomer(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.OverwriteCustomer(tx, companyID, id, &in, s.now())
 	})
 }
@@ -74,7 +73,7 @@ func (s *Server) patchCustomer(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.PatchCustomer(tx, companyID, id, ops, s.now())
 	})
 }
@@ -95,7 +94,7 @@ func decodePatchArray(c *gin.Context) ([]parley.PatchOp, error) {
 
 // deleteCustomer handles DELETE /v2/customers/{customerId}.
 func (s *Server) deleteCustomer(c *gin.Context) {
-	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.DeleteCustomer(tx, companyID, id, s.now())
 	})
 }
@@ -122,7 +121,7 @@ func (s *Server) addEntry(c *gin.Context) {
 	}
 	var e *parley.Entry
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error {
+		err = s.write(c, func(tx parley.Tx) error {
 			e, err = parley.AddEntry(tx, caller(c).Company.ID, id, entryKind(c), &in, s.now())
 			return err
 		})
@@ -145,7 +144,7 @@ func (s *Server) replaceEntry(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.ReplaceEntry(tx, companyID, id, entryKind(c), entryID, &in, s.now())
 	})
 }
@@ -157,7 +156,7 @@ func (s *Server) deleteEntry(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.RemoveEntry(tx, companyID, id, entryKind(c), entryID, s.now())
 	})
 }
@@ -172,7 +171,7 @@ func (s *Server) listEntries(c *gin.Context) {
 	}
 	var list []parley.Entry
 	if err == nil {
-		err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		err = s.store.View(func(tx parley.Tx) error {
 			cu, err := tx.Customer(caller(c).Company.ID, id)
 			if err == nil {
 				list = *cu.Entries(k)
@@ -201,7 +200,7 @@ func (s *Server) getAddress(c *gin.Context) {
 	id, err := pathID(c, "customerId")
 	var body gin.H
 	if err == nil {
-		err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		err = s.store.View(func(tx parley.Tx) error {
 			cu, err := tx.Customer(caller(c).Company.ID, id)
 			if err == nil && cu.Address == nil {
 				err = parley.NotFound("address")
@@ -230,7 +229,7 @@ func (s *Server) createAddress(c *gin.Context) {
 		err = decodeJSON(c, &in)
 	}
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error {
+		err = s.write(c, func(tx parley.Tx) error {
 			return parley.CreateAddress(tx, caller(c).Company.ID, id, &in, s.now())
 		})
 	}
@@ -249,14 +248,14 @@ func (s *Server) putAddress(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.SetAddress(tx, companyID, id, &in, s.now())
 	})
 }
 
 // deleteAddress handles DELETE /v2/customers/{customerId}/address.
 func (s *Server) deleteAddress(c *gin.Context) {
-	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.RemoveAddress(tx, companyID, id, s.now())
 	})
 }
@@ -268,7 +267,7 @@ func (s *Server) patchProperties(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.customerWrite(c, func(tx *storage.Tx, companyID, id int64) error {
+	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.PatchProperties(tx, companyID, id, ops, s.now())
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // threadSource handles GET
@@ -26,7 +25,7 @@ func (s *Server) threadSource(c *gin.Context) {
 		return
 	}
 	var raw []byte
-	err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+	err = s.store.View(func(tx parley.Tx) (err error) {
 		raw, err = parley.ReadThreadSource(tx, caller(c), convID, threadID, s.now())
 		return err
 	})

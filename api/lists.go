@@ -2,8 +2,7 @@ package api
 
 import (
 	"github.com/gin-gonic/gin"
-
-	"github.com/parley/parley/storage"
+	parley "github.com/parley/parley"
 )
 
 // listRecords answers a paged list (50 a page) of records a company holds
@@ -11,14 +10,14 @@ import (
 // transaction, keep filters them (nil keeps all), render makes one item.
 // Lists of many records are served by the search engine instead.
 func listRecords[T any](s *Server, c *gin.Context, p *params, name string,
-	load func(tx *storage.Tx, companyID int64) ([]T, error), keep func(*T) bool, render func(*T) (gin.H, error)) {
+	load func(tx parley.Tx, companyID int64) ([]T, error), keep func(*T) bool, render func(*T) (gin.H, error)) {
 	pg := page{size: DefaultPageSize, number: p.page()}
 	if err := p.err(); err != nil {
 		s.fail(c, err)
 		return
 	}
 	var records []T
-	err := s.cfg.DB.View(func(tx *storage.Tx) error {
+	err := s.store.View(func(tx parley.Tx) error {
 		all, err := load(tx, caller(c).Company.ID)
 		for i := range all {
 			if keep == nil || keep(&all[i]) {

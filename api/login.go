@@ -13,7 +13,6 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // Paths and cookies of the authorization-code flow's pages.
@@ -60,7 +59,7 @@ func (s *Server) setCookie(c *gin.Context, name, value string, maxAge int) {
 // redirect (its redirect URL cannot be trusted).
 func (s *Server) flowApp(c *gin.Context, clientID string) (*parley.App, bool) {
 	var app *parley.App
-	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+	err := s.store.View(func(tx parley.Tx) (err error) {
 		app, err = tx.App(clientID)
 		return err
 	})
@@ -84,7 +83,7 @@ func (s *Server) sessionUser(c *gin.Context) (*parley.User, string) {
 		return nil, ""
 	}
 	var u *parley.User
-	if s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+	if s.store.View(func(tx parley.Tx) (err error) {
 		u, err = parley.SessionUser(tx, token, s.now())
 		return err
 	}) != nil {
@@ -159,7 +158,7 @@ func (s *Server) login(c *gin.Context) {
 		return
 	}
 	var u *parley.User
-	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+	err := s.store.View(func(tx parley.Tx) (err error) {
 		u, err = tx.UserByEmail(email)
 		return err
 	})
@@ -173,7 +172,7 @@ func (s *Server) login(c *gin.Context) {
 	}
 	now := s.now()
 	var session string
-	err = s.write(c, func(tx *storage.Tx) (err error) {
+	err = s.write(c, func(tx parley.Tx) (err error) {
 		session, err = parley.SignIn(tx, u, now)
 		return err
 	})
@@ -215,7 +214,7 @@ func (s *Server) authorizeDecision(c *gin.Context) {
 		q.Set("error", "access_denied")
 	} else {
 		var code string
-		err := s.write(c, func(tx *storage.Tx) (err error) {
+		err := s.write(c, func(tx parley.Tx) (err error) {
 			code, err = parley.IssueAuthCode(tx, app, u, s.now())
 			return err
 		})

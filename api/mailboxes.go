@@ -8,7 +8,6 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
-	"github.com/parley/parley/storage"
 )
 
 func (s *Server) mailboxResource(c *gin.Context, m *parley.Mailbox) gin.H {
@@ -27,7 +26,7 @@ func (s *Server) mailboxResource(c *gin.Context, m *parley.Mailbox) gin.H {
 // access, 50 a page.
 func (s *Server) listMailboxes(c *gin.Context) {
 	who := caller(c)
-	listRecords(s, c, readParams(c, "page"), "mailboxes", (*storage.Tx).Mailboxes,
+	listRecords(s, c, readParams(c, "page"), "mailboxes", (parley.Tx).Mailboxes,
 		func(m *parley.Mailbox) bool { return who.User.CanAccessMailbox(m.ID) },
 		func(m *parley.Mailbox) (gin.H, error) { return s.mailboxResource(c, m), nil })
 }
@@ -40,7 +39,7 @@ func (s *Server) loadMailbox(c *gin.Context) (*parley.Mailbox, error) {
 		return nil, err
 	}
 	var m *parley.Mailbox
-	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+	err = s.store.View(func(tx parley.Tx) error {
 		m, err = tx.Mailbox(who.Company.ID, id)
 		return err
 	})
@@ -120,7 +119,7 @@ func (s *Server) listMailboxFolders(c *gin.Context) {
 
 // listTags handles GET /v2/tags, 50 a page, with each tag's conversation count.
 func (s *Server) listTags(c *gin.Context) {
-	listRecords(s, c, readParams(c, "page"), "tags", (*storage.Tx).Tags, nil, func(t *parley.Tag) (gin.H, error) {
+	listRecords(s, c, readParams(c, "page"), "tags", (parley.Tx).Tags, nil, func(t *parley.Tag) (gin.H, error) {
 		return s.tagResource(c, t)
 	})
 }
@@ -134,7 +133,7 @@ func (s *Server) getTag(c *gin.Context) {
 	}
 	var t *parley.Tag
 	if err == nil {
-		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		err = s.store.View(func(tx parley.Tx) (err error) {
 			t, err = tx.Tag(caller(c).Company.ID, id)
 			return err
 		})
@@ -169,7 +168,7 @@ func (s *Server) updateTag(c *gin.Context) {
 		err = decodeJSON(c, &in)
 	}
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error { return parley.UpdateTag(tx, caller(c), id, &in, s.now()) })
+		err = s.write(c, func(tx parley.Tx) error { return parley.UpdateTag(tx, caller(c), id, &in, s.now()) })
 	}
 	if err != nil {
 		s.fail(c, err)
@@ -183,7 +182,7 @@ func (s *Server) updateTag(c *gin.Context) {
 func (s *Server) deleteTag(c *gin.Context) {
 	id, err := pathID(c, "tagId")
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error { return parley.DeleteTag(tx, caller(c), id, s.now()) })
+		err = s.write(c, func(tx parley.Tx) error { return parley.DeleteTag(tx, caller(c), id, s.now()) })
 	}
 	if err != nil {
 		s.fail(c, err)

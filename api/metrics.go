@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/parley/parley/index"
-	"github.com/parley/parley/storage"
 )
 
 // Metrics are Parley's Prometheus metrics, in a registry of their own (not
@@ -95,7 +94,7 @@ func (m *Metrics) Handler() http.Handler {
 
 // watch registers the gauges read from storage and the syncer, and hooks
 // the transaction and batch timings. Called once by New.
-func (m *Metrics) watch(db *storage.DB, syncer *index.Syncer) {
+func (m *Metrics) watch(db Database, syncer *index.Syncer) {
 	if db != nil {
 		db.OnTx(func(write bool, took time.Duration) {
 			kind := "read"

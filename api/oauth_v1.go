@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // transition handles POST /transition (Config.TransitionPath): the
@@ -37,7 +36,7 @@ func (s *Server) transition(c *gin.Context) {
 		return
 	}
 	var issued parley.Issued
-	err := s.writeCommittingRefusal(c, func(tx *storage.Tx) error {
+	err := s.writeCommittingRefusal(c, func(tx parley.Tx) error {
 		var err error
 		issued, err = parley.ExchangeV1Key(tx, req.APIKey, req.ClientID, now)
 		return err

@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // organizationPropertyRoutes registers the organization property
@@ -26,7 +25,7 @@ func (s *Server) organizationPropertyRoutes(v2 *gin.RouterGroup) {
 // company's definitions in slug order (at most 50: one page).
 func (s *Server) listOrganizationProperties(c *gin.Context) {
 	s.listPropertyDefs(c, "organization-properties", s.url(c, "v2", "organizations", "properties"),
-		(*storage.Tx).OrganizationPropertyDefs, s.organizationPropertyResource)
+		(parley.Tx).OrganizationPropertyDefs, s.organizationPropertyResource)
 }
 
 // createOrganizationProperty handles POST /v2/organizations/properties:
@@ -38,7 +37,7 @@ func (s *Server) createOrganizationProperty(c *gin.Context) {
 		return
 	}
 	var d *parley.PropertyDef
-	err := s.write(c, func(tx *storage.Tx) (err error) {
+	err := s.write(c, func(tx parley.Tx) (err error) {
 		d, err = parley.DefineOrganizationProperty(tx, caller(c), &in, s.now())
 		return err
 	})
@@ -52,7 +51,7 @@ func (s *Server) createOrganizationProperty(c *gin.Context) {
 // getOrganizationProperty handles GET /v2/organizations/properties/{slug}.
 func (s *Server) getOrganizationProperty(c *gin.Context) {
 	var d *parley.PropertyDef
-	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+	err := s.store.View(func(tx parley.Tx) (err error) {
 		d, err = parley.FindOrganizationPropertyDef(tx, caller(c).Company.ID, c.Param("slug"))
 		return err
 	})
@@ -69,7 +68,7 @@ func (s *Server) updateOrganizationProperty(c *gin.Context) {
 	var in parley.PropertyDefInput
 	err := decodeJSON(c, &in)
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error {
+		err = s.write(c, func(tx parley.Tx) error {
 			return parley.ReviseOrganizationProperty(tx, caller(c), c.Param("slug"), &in, s.now())
 		})
 	}
@@ -82,7 +81,7 @@ func (s *Server) updateOrganizationProperty(c *gin.Context) {
 
 // deleteOrganizationProperty handles DELETE /v2/organizations/properties/{slug}.
 func (s *Server) deleteOrganizationProperty(c *gin.Context) {
-	err := s.write(c, func(tx *storage.Tx) error {
+	err := s.write(c, func(tx parley.Tx) error {
 		return parley.DeleteOrganizationProperty(tx, caller(c), c.Param("slug"), s.now())
 	})
 	if err != nil {
@@ -100,7 +99,7 @@ func (s *Server) setOrganizationProperty(c *gin.Context) {
 		err = decodeJSON(c, &in)
 	}
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error {
+		err = s.write(c, func(tx parley.Tx) error {
 			return parley.SetOrganizationProperty(tx, caller(c).Company.ID, id, c.Param("slug"), &in, s.now())
 		})
 	}
@@ -115,7 +114,7 @@ func (s *Server) setOrganizationProperty(c *gin.Context) {
 func (s *Server) removeOrganizationProperty(c *gin.Context) {
 	id, err := pathID(c, "organizationId")
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error {
+		err = s.write(c, func(tx parley.Tx) error {
 			return parley.RemoveOrganizationProperty(tx, caller(c).Company.ID, id, c.Param("slug"), s.now())
 		})
 	}

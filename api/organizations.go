@@ -10,7 +10,6 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
-	"github.com/parley/parley/storage"
 )
 
 var (
@@ -34,7 +33,7 @@ func (s *Server) listOrganizations(c *gin.Context) {
 		return
 	}
 	var orgs []parley.Organization
-	err := s.cfg.DB.View(func(tx *storage.Tx) error {
+	err := s.store.View(func(tx parley.Tx) error {
 		all, err := tx.Organizations(who.Company.ID)
 		for _, o := range all {
 			if needle == "" || organizationMatches(&o, needle) {
@@ -89,7 +88,7 @@ func (s *Server) createOrganization(c *gin.Context) {
 		return
 	}
 	var o *parley.Organization
-	err := s.write(c, func(tx *storage.Tx) (err error) {
+	err := s.write(c, func(tx parley.Tx) (err error) {
 		o, err = parley.CreateOrganization(tx, caller(c).Company.ID, &in, s.now())
 		return err
 	})
@@ -113,7 +112,7 @@ func (s *Server) getOrganization(c *gin.Context) {
 	}
 	var body gin.H
 	if err == nil {
-		err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		err = s.store.View(func(tx parley.Tx) error {
 			o, err := tx.Organization(who.Company.ID, id)
 			if err != nil {
 				return err
@@ -157,7 +156,7 @@ func (s *Server) updateOrganization(c *gin.Context) {
 		err = decodeJSON(c, &in)
 	}
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error {
+		err = s.write(c, func(tx parley.Tx) error {
 			return parley.ReplaceOrganization(tx, caller(c).Company.ID, id, &in, s.now())
 		})
 	}
@@ -172,7 +171,7 @@ func (s *Server) updateOrganization(c *gin.Context) {
 func (s *Server) deleteOrganization(c *gin.Context) {
 	id, err := pathID(c, "organizationId")
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error {
+		err = s.write(c, func(tx parley.Tx) error {
 			return parley.RemoveOrganization(tx, caller(c).Company.ID, id, s.now())
 		})
 	}
@@ -191,7 +190,7 @@ func (s *Server) organizationCustomers(c *gin.Context) ([]int64, error) {
 		return nil, err
 	}
 	var ids []int64
-	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+	err = s.store.View(func(tx parley.Tx) error {
 		o, err := tx.Organization(caller(c).Company.ID, id)
 		if err == nil {
 			ids = tx.OrganizationCustomerIDs(o.ID)

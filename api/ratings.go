@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // getRating handles GET /v2/ratings/{ratingId}: a customer's rating of a
@@ -18,7 +17,7 @@ func (s *Server) getRating(c *gin.Context) {
 	}
 	var body gin.H
 	if err == nil {
-		err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		err = s.store.View(func(tx parley.Tx) error {
 			conv, t, err := parley.LoadRating(tx, caller(c), id)
 			if err == nil {
 				body = newRenderer(s, c, tx).rating(conv, t)

@@ -8,7 +8,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // renderer turns records into HAL resources within one read transaction,
@@ -16,14 +15,14 @@ import (
 type renderer struct {
 	s         *Server
 	c         *gin.Context
-	tx        *storage.Tx
+	tx        parley.Tx
 	company   int64
 	mailboxes map[int64]*parley.Mailbox
 	users     map[int64]*parley.User
 	customers map[int64]*parley.Customer
 }
 
-func newRenderer(s *Server, c *gin.Context, tx *storage.Tx) *renderer {
+func newRenderer(s *Server, c *gin.Context, tx parley.Tx) *renderer {
 	return &renderer{s: s, c: c, tx: tx, company: caller(c).Company.ID,
 		mailboxes: map[int64]*parley.Mailbox{}, users: map[int64]*parley.User{}, customers: map[int64]*parley.Customer{}}
 }

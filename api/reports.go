@@ -11,7 +11,6 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/reports"
-	"github.com/parley/parley/storage"
 )
 
 var (
@@ -82,7 +81,7 @@ func (s *Server) reportRequest(c *gin.Context, p *params) (reports.Request, erro
 	if err := p.err(); err != nil {
 		return r, err
 	}
-	err := s.cfg.DB.View(func(tx *storage.Tx) error {
+	err := s.store.View(func(tx parley.Tx) error {
 		for _, id := range tagIDs {
 			t, err := tx.Tag(who.Company.ID, id)
 			if err != nil {
@@ -137,7 +136,7 @@ func (s *Server) phoneReport(c *gin.Context) {
 	}
 	var users []parley.User
 	if err == nil {
-		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		err = s.store.View(func(tx parley.Tx) (err error) {
 			users, err = tx.Users(caller(c).Company.ID)
 			return err
 		})
@@ -186,7 +185,7 @@ func (s *Server) chatDrillDown(c *gin.Context) {
 	}
 	pg.total = res.Total
 	var items []gin.H
-	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+	err = s.store.View(func(tx parley.Tx) error {
 		for _, id := range res.IDs {
 			chat, err := tx.Chat(r.Company, id)
 			if err != nil {

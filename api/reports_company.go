@@ -9,7 +9,6 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/query"
 	"github.com/parley/parley/reports"
-	"github.com/parley/parley/storage"
 )
 
 // companyDrillParams are the company drill-down's parameters.
@@ -20,7 +19,7 @@ func (s *Server) companyReport(c *gin.Context) {
 	r, e, err := s.reportWith(c, readParams(c, conversationReportParams...))
 	var users []parley.User
 	if err == nil {
-		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		err = s.store.View(func(tx parley.Tx) (err error) {
 			users, err = tx.Users(r.Company)
 			return err
 		})

@@ -10,7 +10,6 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/query"
 	"github.com/parley/parley/reports"
-	"github.com/parley/parley/storage"
 )
 
 // Parameters of the series reports and of the conversation drill-downs.
@@ -39,7 +38,7 @@ func (s *Server) conversationsReport(c *gin.Context) {
 	r, e, err := s.reportWith(c, readParams(c, conversationReportParams...))
 	var tags []parley.Tag
 	if err == nil {
-		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		err = s.store.View(func(tx parley.Tx) (err error) {
 			tags, err = tx.Tags(r.Company)
 			return err
 		})
@@ -48,7 +47,7 @@ func (s *Server) conversationsReport(c *gin.Context) {
 	if err == nil {
 		rep, err = reports.Conversations(c.Request.Context(), e, r, tags, func(ids []int64) (map[int64]string, error) {
 			names := map[int64]string{}
-			return names, s.cfg.DB.View(func(tx *storage.Tx) error {
+			return names, s.store.View(func(tx parley.Tx) error {
 				for _, id := range ids {
 					if cu, err := tx.Customer(r.Company, id); err == nil {
 						names[id] = cu.Name()
@@ -138,7 +137,7 @@ func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Reques
 		return
 	}
 	rows := []gin.H{}
-	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+	err = s.store.View(func(tx parley.Tx) error {
 		rr := newRenderer(s, c, tx)
 		for _, id := range res.IDs {
 			n, err := strconv.ParseInt(id, 10, 64)

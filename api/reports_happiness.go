@@ -12,7 +12,6 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/reports"
-	"github.com/parley/parley/storage"
 )
 
 // Drill-down and report list pages: `rows` per page, at most maxRows.
@@ -114,7 +113,7 @@ func (s *Server) happinessRatings(c *gin.Context) {
 		return
 	}
 	rows := []ratingRow{}
-	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+	err = s.store.View(func(tx parley.Tx) error {
 		rr := newRenderer(s, c, tx)
 		for _, id := range res.IDs {
 			conv, t, err := ratedReply(tx, r.Company, id)
@@ -153,7 +152,7 @@ func (s *Server) happinessRatings(c *gin.Context) {
 
 // ratedReply loads the conversation and the rated reply of a reply
 // document; the thread is nil when it is gone or no longer rated.
-func ratedReply(tx *storage.Tx, company int64, docID string) (*parley.Conversation, *parley.Thread, error) {
+func ratedReply(tx parley.Tx, company int64, docID string) (*parley.Conversation, *parley.Thread, error) {
 	convID, threadID, err := index.ParseMessageID(docID)
 	if err != nil {
 		return nil, nil, err

@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // getRouting handles GET /v2/mailboxes/{mailboxId}/routing: the routing
@@ -19,7 +18,7 @@ func (s *Server) getRouting(c *gin.Context) {
 	}
 	var rotation []parley.RotationEntry
 	if err == nil {
-		err = s.cfg.DB.View(func(tx *storage.Tx) error {
+		err = s.store.View(func(tx parley.Tx) error {
 			users, err := tx.Users(m.CompanyID)
 			if err == nil {
 				rotation = m.Routing.Rotation(parley.RoutingMembers(tx, users, m))
@@ -67,7 +66,7 @@ func (s *Server) updateRouting(c *gin.Context) {
 		err = decodeJSON(c, &in)
 	}
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error {
+		err = s.write(c, func(tx parley.Tx) error {
 			return parley.ConfigureRouting(tx, caller(c), m.ID, &in)
 		})
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // savedReplyRoutes registers a mailbox's saved replies under v2.
@@ -31,7 +30,7 @@ func (s *Server) listSavedReplies(c *gin.Context) {
 	}
 	var replies []parley.SavedReply
 	if err == nil {
-		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		err = s.store.View(func(tx parley.Tx) (err error) {
 			replies, err = parley.SavedRepliesOf(tx, caller(c), mailboxID, includeChat)
 			return err
 		})
@@ -59,7 +58,7 @@ func (s *Server) getSavedReply(c *gin.Context) {
 	}
 	var r *parley.SavedReply
 	if err == nil {
-		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		err = s.store.View(func(tx parley.Tx) (err error) {
 			r, err = parley.LoadSavedReply(tx, caller(c), mailboxID, id)
 			return err
 		})
@@ -80,7 +79,7 @@ func (s *Server) createSavedReply(c *gin.Context) {
 	}
 	var r *parley.SavedReply
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) (err error) {
+		err = s.write(c, func(tx parley.Tx) (err error) {
 			r, err = parley.CreateSavedReply(tx, caller(c), mailboxID, &in, s.now())
 			return err
 		})
@@ -100,7 +99,7 @@ func (s *Server) updateSavedReply(c *gin.Context) {
 		err = decodeJSON(c, &in)
 	}
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error {
+		err = s.write(c, func(tx parley.Tx) error {
 			return parley.UpdateSavedReply(tx, caller(c), mailboxID, id, &in, s.now())
 		})
 	}
@@ -115,7 +114,7 @@ func (s *Server) updateSavedReply(c *gin.Context) {
 func (s *Server) deleteSavedReply(c *gin.Context) {
 	mailboxID, id, err := savedReplyPath(c)
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error {
+		err = s.write(c, func(tx parley.Tx) error {
 			return parley.DeleteSavedReply(tx, caller(c), mailboxID, id)
 		})
 	}

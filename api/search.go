@@ -12,7 +12,6 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
-	"github.com/parley/parley/storage"
 )
 
 // CodeInvalidQuery is Parley's code for a `query` that does not parse or
@@ -125,7 +124,7 @@ func customFieldFilters(p *params, mailboxes []parley.Mailbox, mailboxIDs []int6
 // companyMailboxes loads the caller's company's mailboxes.
 func (s *Server) companyMailboxes(companyID int64) ([]parley.Mailbox, error) {
 	var boxes []parley.Mailbox
-	err := s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+	err := s.store.View(func(tx parley.Tx) (err error) {
 		boxes, err = tx.Mailboxes(companyID)
 		return err
 	})

@@ -5,6 +5,7 @@
 package api
 
 import (
+	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -15,12 +16,28 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
-	"github.com/parley/parley/storage"
 )
+
+// Database is what the API needs of a storage backend: its transactions
+// through the domain's seam, and the figures and copy an operator asks for.
+// *storage.DB is one; a second backend implements the same.
+type Database interface {
+	// Store hands out the backend's transactions as parley.Tx.
+	Store() parley.Store
+	// OutboxDepth counts the writes the search index has not taken yet;
+	// LastOutboxSeq is the sequence of the newest.
+	OutboxDepth() (int, error)
+	LastOutboxSeq() (uint64, error)
+	// OnTx registers the function told the kind and duration of each
+	// transaction (metrics).
+	OnTx(f func(write bool, took time.Duration))
+	// WriteTo writes a consistent copy of the database (backups).
+	WriteTo(w io.Writer) (int64, error)
+}
 
 // Config wires a server.
 type Config struct {
-	DB     *storage.DB
+	DB     Database
 	Engine index.Engine
 	Syncer *index.Syncer
 	Clock  parley.Clock
@@ -95,6 +112,7 @@ type Config struct {
 // Server holds the dependencies of the handlers.
 type Server struct {
 	cfg    Config
+	store  parley.Store // cfg.DB's transactions, as the domain's seam
 	router *gin.Engine
 	chats  chatWaiters
 	limits *limiter // every per-minute budget, by key (see ratelimit.go)
@@ -179,6 +197,9 @@ func New(cfg Config) *Server {
 		panic(err) // unreachable: every netip.Prefix prints as a valid CIDR
 	}
 	s := &Server{cfg: cfg, router: r, limits: newLimiter()}
+	if cfg.DB != nil { // tests of the edge alone run without a database
+		s.store = cfg.DB.Store()
+	}
 	r.Use(s.requestID, s.logRequests, s.recoverPanic, s.edge)
 	r.NoRoute(func(c *gin.Context) { s.fail(c, parley.NotFound("resource")) })
 	r.NoMethod(s.methodNotAllowed)

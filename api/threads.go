@@ -9,7 +9,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // ThreadPageSize is the page size of a conversation's thread list.
@@ -31,7 +30,7 @@ func (s *Server) listThreads(c *gin.Context) {
 		return
 	}
 	var items []gin.H
-	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+	err = s.store.View(func(tx parley.Tx) error {
 		conv, err := parley.LoadConversation(tx, who, id, s.now())
 		if err != nil {
 			return err
@@ -70,7 +69,7 @@ func (s *Server) addThread(kind parley.ThreadType) gin.HandlerFunc {
 			return
 		}
 		var t *parley.Thread
-		err = s.write(c, func(tx *storage.Tx) error {
+		err = s.write(c, func(tx parley.Tx) error {
 			var err error
 			t, err = parley.AddThread(tx, caller(c), id, kind, &in, s.cfg.Scanner, s.now())
 			return err
@@ -87,7 +86,7 @@ func (s *Server) addThread(kind parley.ThreadType) gin.HandlerFunc {
 
 // patchThread handles PATCH /v2/conversations/{conversationId}/threads/{threadId}.
 func (s *Server) patchThread(c *gin.Context) {
-	s.conversationWrite(c, func(tx *storage.Tx, convID int64, ops []parley.PatchOp) error {
+	s.conversationWrite(c, func(tx parley.Tx, convID int64, ops []parley.PatchOp) error {
 		threadID, err := pathID(c, "threadId")
 		if err != nil {
 			return err
@@ -99,7 +98,7 @@ func (s *Server) patchThread(c *gin.Context) {
 // scheduleThread handles PUT .../threads/{threadId}/schedule.
 func (s *Server) scheduleThread(c *gin.Context) {
 	var in parley.ScheduleRequest
-	s.conversationJSONWrite(c, &in, func(tx *storage.Tx, convID int64) error {
+	s.conversationJSONWrite(c, &in, func(tx parley.Tx, convID int64) error {
 		threadID, err := pathID(c, "threadId")
 		if err != nil {
 			return err
@@ -111,7 +110,7 @@ func (s *Server) scheduleThread(c *gin.Context) {
 // publishSchedule handles PATCH .../threads/{threadId}/schedule: send a
 // scheduled reply now.
 func (s *Server) publishSchedule(c *gin.Context) {
-	s.conversationWrite(c, func(tx *storage.Tx, convID int64, ops []parley.PatchOp) error {
+	s.conversationWrite(c, func(tx parley.Tx, convID int64, ops []parley.PatchOp) error {
 		threadID, err := pathID(c, "threadId")
 		if err != nil {
 			return err
@@ -122,7 +121,7 @@ func (s *Server) publishSchedule(c *gin.Context) {
 
 // unscheduleThread handles DELETE .../threads/{threadId}/schedule.
 func (s *Server) unscheduleThread(c *gin.Context) {
-	s.conversationDelete(c, func(tx *storage.Tx, convID int64) error {
+	s.conversationDelete(c, func(tx parley.Tx, convID int64) error {
 		threadID, err := pathID(c, "threadId")
 		if err != nil {
 			return err
@@ -148,7 +147,7 @@ func (s *Server) addAttachment(c *gin.Context) {
 		return
 	}
 	var ids []int64
-	err = s.write(c, func(tx *storage.Tx) error {
+	err = s.write(c, func(tx parley.Tx) error {
 		var err error
 		ids, err = parley.AddAttachments(tx, caller(c), convID, threadID, []parley.AttachmentInput{in}, s.cfg.Scanner, s.now())
 		return err
@@ -174,7 +173,7 @@ func (s *Server) readAttachment(c *gin.Context) (*parley.Attachment, []byte, err
 	}
 	var a *parley.Attachment
 	var data []byte
-	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+	err = s.store.View(func(tx parley.Tx) error {
 		a, data, err = parley.ReadAttachment(tx, caller(c), convID, attachmentID, s.now())
 		return err
 	})
@@ -206,7 +205,7 @@ func (s *Server) attachmentDownload(c *gin.Context) {
 
 // deleteAttachment handles DELETE /v2/conversations/{conversationId}/attachments/{attachmentId}.
 func (s *Server) deleteAttachment(c *gin.Context) {
-	s.conversationDelete(c, func(tx *storage.Tx, convID int64) error {
+	s.conversationDelete(c, func(tx parley.Tx, convID int64) error {
 		attachmentID, err := pathID(c, "attachmentId")
 		if err != nil {
 			return err
@@ -219,7 +218,7 @@ func (s *Server) deleteAttachment(c *gin.Context) {
 // satisfaction rating of a reply, relayed by an integration.
 func (s *Server) rateThread(c *gin.Context) {
 	var in parley.RatingInput
-	s.conversationJSONWrite(c, &in, func(tx *storage.Tx, convID int64) error {
+	s.conversationJSONWrite(c, &in, func(tx parley.Tx, convID int64) error {
 		threadID, err := pathID(c, "threadId")
 		if err != nil {
 			return err

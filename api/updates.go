@@ -6,13 +6,12 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // conversationWrite runs a PATCH of a conversation path: it reads the
 // patch (one operation object or an array), applies fn in one write, and
 // answers 204.
-func (s *Server) conversationWrite(c *gin.Context, fn func(tx *storage.Tx, convID int64, ops []parley.PatchOp) error) {
+func (s *Server) conversationWrite(c *gin.Context, fn func(tx parley.Tx, convID int64, ops []parley.PatchOp) error) {
 	id, err := pathID(c, "conversationId")
 	var body []byte
 	if err == nil {
@@ -26,7 +25,7 @@ func (s *Server) conversationWrite(c *gin.Context, fn func(tx *storage.Tx, convI
 		ops, err = parley.ParsePatch(body)
 	}
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error { return fn(tx, id, ops) })
+		err = s.write(c, func(tx parley.Tx) error { return fn(tx, id, ops) })
 	}
 	if err != nil {
 		s.fail(c, err)
@@ -37,13 +36,13 @@ func (s *Server) conversationWrite(c *gin.Context, fn func(tx *storage.Tx, convI
 
 // conversationJSONWrite runs a PUT or POST with a JSON body on a
 // conversation path and answers 204.
-func (s *Server) conversationJSONWrite(c *gin.Context, in any, fn func(tx *storage.Tx, convID int64) error) {
+func (s *Server) conversationJSONWrite(c *gin.Context, in any, fn func(tx parley.Tx, convID int64) error) {
 	id, err := pathID(c, "conversationId")
 	if err == nil {
 		err = decodeJSON(c, in)
 	}
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error { return fn(tx, id) })
+		err = s.write(c, func(tx parley.Tx) error { return fn(tx, id) })
 	}
 	if err != nil {
 		s.fail(c, err)
@@ -53,10 +52,10 @@ func (s *Server) conversationJSONWrite(c *gin.Context, in any, fn func(tx *stora
 }
 
 // conversationDelete runs a DELETE on a conversation path and answers 204.
-func (s *Server) conversationDelete(c *gin.Context, fn func(tx *storage.Tx, convID int64) error) {
+func (s *Server) conversationDelete(c *gin.Context, fn func(tx parley.Tx, convID int64) error) {
 	id, err := pathID(c, "conversationId")
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error { return fn(tx, id) })
+		err = s.write(c, func(tx parley.Tx) error { return fn(tx, id) })
 	}
 	if err != nil {
 		s.fail(c, err)
@@ -67,7 +66,7 @@ func (s *Server) conversationDelete(c *gin.Context, fn func(tx *storage.Tx, conv
 
 // patchConversation handles PATCH /v2/conversations/{conversationId}.
 func (s *Server) patchConversation(c *gin.Context) {
-	s.conversationWrite(c, func(tx *storage.Tx, id int64, ops []parley.PatchOp) error {
+	s.conversationWrite(c, func(tx parley.Tx, id int64, ops []parley.PatchOp) error {
 		return parley.PatchConversation(tx, caller(c), id, ops, s.now())
 	})
 }
@@ -77,7 +76,7 @@ func (s *Server) replaceTags(c *gin.Context) {
 	var in struct {
 		Tags []string `json:"tags"`
 	}
-	s.conversationJSONWrite(c, &in, func(tx *storage.Tx, id int64) error {
+	s.conversationJSONWrite(c, &in, func(tx parley.Tx, id int64) error {
 		return parley.ReplaceTags(tx, caller(c), id, in.Tags, s.now())
 	})
 }
@@ -87,14 +86,14 @@ func (s *Server) replaceFields(c *gin.Context) {
 	var in struct {
 		Fields []parley.FieldValueInput `json:"fields"`
 	}
-	s.conversationJSONWrite(c, &in, func(tx *storage.Tx, id int64) error {
+	s.conversationJSONWrite(c, &in, func(tx parley.Tx, id int64) error {
 		return parley.ReplaceFields(tx, caller(c), id, in.Fields, s.now())
 	})
 }
 
 // deleteConversation handles DELETE /v2/conversations/{conversationId}.
 func (s *Server) deleteConversation(c *gin.Context) {
-	s.conversationDelete(c, func(tx *storage.Tx, id int64) error {
+	s.conversationDelete(c, func(tx parley.Tx, id int64) error {
 		return parley.DeleteConversation(tx, caller(c), id, s.now())
 	})
 }
@@ -102,14 +101,14 @@ func (s *Server) deleteConversation(c *gin.Context) {
 // snooze handles PUT /v2/conversations/{conversationId}/snooze.
 func (s *Server) snooze(c *gin.Context) {
 	var in parley.SnoozeRequest
-	s.conversationJSONWrite(c, &in, func(tx *storage.Tx, id int64) error {
+	s.conversationJSONWrite(c, &in, func(tx parley.Tx, id int64) error {
 		return parley.SnoozeConversation(tx, caller(c), id, &in, s.now())
 	})
 }
 
 // unsnooze handles DELETE /v2/conversations/{conversationId}/snooze.
 func (s *Server) unsnooze(c *gin.Context) {
-	s.conversationDelete(c, func(tx *storage.Tx, id int64) error {
+	s.conversationDelete(c, func(tx parley.Tx, id int64) error {
 		return parley.UnsnoozeConversation(tx, caller(c), id, s.now())
 	})
 }
@@ -119,7 +118,7 @@ func (s *Server) unsnooze(c *gin.Context) {
 func (s *Server) merge(c *gin.Context) {
 	var in parley.MergeRequest
 	var target *parley.Conversation
-	s.conversationJSONWrite(c, &in, func(tx *storage.Tx, id int64) error {
+	s.conversationJSONWrite(c, &in, func(tx parley.Tx, id int64) error {
 		var err error
 		target, err = parley.Merge(tx, caller(c), id, &in, s.now())
 		return err

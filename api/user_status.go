@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // userStatusResource renders a user's status (the family's shape: e-mail
@@ -32,7 +31,7 @@ func (s *Server) getUserStatus(c *gin.Context) {
 		return
 	}
 	var u *parley.User
-	err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+	err = s.store.View(func(tx parley.Tx) (err error) {
 		u, err = tx.User(who.Company.ID, id)
 		return err
 	})
@@ -45,7 +44,7 @@ func (s *Server) getUserStatus(c *gin.Context) {
 
 // listUserStatuses handles GET /v2/users/status, 50 a page.
 func (s *Server) listUserStatuses(c *gin.Context) {
-	listRecords(s, c, readParams(c, "page"), "userStatuses", (*storage.Tx).Users, nil,
+	listRecords(s, c, readParams(c, "page"), "userStatuses", (parley.Tx).Users, nil,
 		func(u *parley.User) (gin.H, error) { return s.userStatusResource(c, u), nil })
 }
 
@@ -65,7 +64,7 @@ func (s *Server) setUserStatus(c *gin.Context) {
 		return
 	}
 	now := s.now()
-	err = s.write(c, func(tx *storage.Tx) error {
+	err = s.write(c, func(tx parley.Tx) error {
 		u, err := tx.User(who.Company.ID, id)
 		if err != nil {
 			return err

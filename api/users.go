@@ -7,7 +7,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // userResource renders the User resource of SPEC.
@@ -35,7 +34,7 @@ func (s *Server) getUser(c *gin.Context) {
 		return
 	}
 	var u *parley.User
-	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+	err = s.store.View(func(tx parley.Tx) error {
 		u, err = tx.User(who.Company.ID, id)
 		return err
 	})
@@ -56,7 +55,7 @@ func (s *Server) listUsers(c *gin.Context) {
 		return (email == "" || parley.NormalizeEmail(u.Email) == parley.NormalizeEmail(email)) &&
 			(mailbox == nil || u.CanAccessMailbox(*mailbox))
 	}
-	listRecords(s, c, p, "users", (*storage.Tx).Users, keep,
+	listRecords(s, c, p, "users", (parley.Tx).Users, keep,
 		func(u *parley.User) (gin.H, error) { return s.userResource(c, u), nil })
 }
 
@@ -71,7 +70,7 @@ func (s *Server) renderUsers(c *gin.Context, users []parley.User, pg page) {
 
 // listTeams handles GET /v2/teams, 50 a page.
 func (s *Server) listTeams(c *gin.Context) {
-	listRecords(s, c, readParams(c, "page"), "teams", (*storage.Tx).Teams, nil, func(t *parley.Team) (gin.H, error) {
+	listRecords(s, c, readParams(c, "page"), "teams", (parley.Tx).Teams, nil, func(t *parley.Team) (gin.H, error) {
 		return gin.H{
 			"id": t.ID, "name": t.Name, "type": "team", "memberCount": len(t.MemberIDs),
 			"createdAt": parley.FormatTime(t.CreatedAt), "updatedAt": parley.FormatTime(t.UpdatedAt),
@@ -95,7 +94,7 @@ func (s *Server) listTeamMembers(c *gin.Context) {
 		return
 	}
 	var members []parley.User
-	err = s.cfg.DB.View(func(tx *storage.Tx) error {
+	err = s.store.View(func(tx parley.Tx) error {
 		team, err := tx.Team(who.Company.ID, id)
 		if err != nil {
 			return err
@@ -125,7 +124,7 @@ func (s *Server) createUser(c *gin.Context) {
 	}
 	now := s.now()
 	var u *parley.User
-	err := s.write(c, func(tx *storage.Tx) (err error) {
+	err := s.write(c, func(tx parley.Tx) (err error) {
 		u, err = parley.CreateUser(tx, who, req, now)
 		return err
 	})

@@ -7,7 +7,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // webhookRoutes registers the webhook configuration and delivery log.
@@ -50,7 +49,7 @@ func (s *Server) listWebhooks(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	listRecords(s, c, readParams(c, "page"), "webhooks", (*storage.Tx).Webhooks, nil,
+	listRecords(s, c, readParams(c, "page"), "webhooks", (parley.Tx).Webhooks, nil,
 		func(w *parley.Webhook) (gin.H, error) { return s.webhookResource(c, w), nil })
 }
 
@@ -61,7 +60,7 @@ func (s *Server) createWebhook(c *gin.Context) {
 	var w *parley.Webhook
 	err := decodeJSON(c, &in)
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) (err error) {
+		err = s.write(c, func(tx parley.Tx) (err error) {
 			w, err = parley.CreateWebhook(tx, caller(c), &in, s.webhookPolicy(), s.now())
 			return err
 		})
@@ -76,7 +75,7 @@ func (s *Server) createWebhook(c *gin.Context) {
 // getWebhook handles GET /v2/webhooks/{webhookId}.
 func (s *Server) getWebhook(c *gin.Context) {
 	var body gin.H
-	err := s.webhookRead(c, func(tx *storage.Tx, w *parley.Webhook) error {
+	err := s.webhookRead(c, func(tx parley.Tx, w *parley.Webhook) error {
 		body = s.webhookResource(c, w)
 		return nil
 	})
@@ -88,12 +87,12 @@ func (s *Server) getWebhook(c *gin.Context) {
 }
 
 // webhookRead loads the webhook of the path in a read transaction.
-func (s *Server) webhookRead(c *gin.Context, fn func(tx *storage.Tx, w *parley.Webhook) error) error {
+func (s *Server) webhookRead(c *gin.Context, fn func(tx parley.Tx, w *parley.Webhook) error) error {
 	id, err := pathID(c, "webhookId")
 	if err != nil {
 		return err
 	}
-	return s.cfg.DB.View(func(tx *storage.Tx) error {
+	return s.store.View(func(tx parley.Tx) error {
 		w, err := parley.LoadWebhook(tx, caller(c), id)
 		if err != nil {
 			return err
@@ -111,7 +110,7 @@ func (s *Server) updateWebhook(c *gin.Context) {
 		err = decodeJSON(c, &in)
 	}
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error {
+		err = s.write(c, func(tx parley.Tx) error {
 			return parley.UpdateWebhook(tx, caller(c), id, &in, s.webhookPolicy(), s.now())
 		})
 	}
@@ -127,7 +126,7 @@ func (s *Server) updateWebhook(c *gin.Context) {
 func (s *Server) deleteWebhook(c *gin.Context) {
 	id, err := pathID(c, "webhookId")
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error { return parley.RemoveWebhook(tx, caller(c), id) })
+		err = s.write(c, func(tx parley.Tx) error { return parley.RemoveWebhook(tx, caller(c), id) })
 	}
 	if err != nil {
 		s.fail(c, err)
@@ -179,7 +178,7 @@ func (s *Server) listDeliveries(c *gin.Context) {
 	var items []gin.H
 	err := p.err()
 	if err == nil {
-		err = s.webhookRead(c, func(tx *storage.Tx, w *parley.Webhook) error {
+		err = s.webhookRead(c, func(tx parley.Tx, w *parley.Webhook) error {
 			list, total, err := tx.Deliveries(w.ID, pg.offset(), pg.size)
 			pg.total = total
 			for i := range list {
@@ -198,7 +197,7 @@ func (s *Server) listDeliveries(c *gin.Context) {
 // getDelivery handles GET /v2/webhooks/{webhookId}/deliveries/{deliveryId}.
 func (s *Server) getDelivery(c *gin.Context) {
 	var body gin.H
-	err := s.webhookRead(c, func(tx *storage.Tx, w *parley.Webhook) error {
+	err := s.webhookRead(c, func(tx parley.Tx, w *parley.Webhook) error {
 		id, err := pathID(c, "deliveryId")
 		if err != nil {
 			return err
@@ -227,7 +226,7 @@ func (s *Server) retryDelivery(c *gin.Context) {
 	}
 	var d *parley.Delivery
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) (err error) {
+		err = s.write(c, func(tx parley.Tx) (err error) {
 			d, err = parley.ReplayDelivery(tx, caller(c), webhookID, deliveryID, s.now())
 			return err
 		})

@@ -9,7 +9,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // EventRenderer renders webhook payloads: the resource an event concerns,
@@ -48,7 +47,7 @@ func (r *EventRenderer) context(companyID int64) *gin.Context {
 // RenderEvent answers an event's payload and the resource's URI. A
 // deletion, or a record gone by the time the event is expanded, is only
 // `{"id"}` with no URI.
-func (r *EventRenderer) RenderEvent(tx *storage.Tx, e parley.Event) ([]byte, string, error) {
+func (r *EventRenderer) RenderEvent(tx parley.Tx, e parley.Event) ([]byte, string, error) {
 	s, c := r.s, r.context(e.CompanyID)
 	id, _ := strconv.ParseInt(e.ResourceID, 10, 64)
 	var body any

@@ -8,7 +8,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // The visitor side of live chat is Parley's own design (SPEC does not
@@ -63,7 +62,7 @@ func (s *Server) startChat(c *gin.Context) {
 	}
 	token := newToken()
 	var chat *parley.Chat
-	err := s.write(c, func(tx *storage.Tx) error {
+	err := s.write(c, func(tx parley.Tx) error {
 		var err error
 		chat, err = parley.StartChat(tx, c.Param("widgetId"), &in, token, s.chatEnv())
 		return err
@@ -78,7 +77,7 @@ func (s *Server) startChat(c *gin.Context) {
 }
 
 // visitorChat loads the chat of a widget path for its visitor.
-func (s *Server) visitorChat(tx *storage.Tx, c *gin.Context) (*parley.Chat, error) {
+func (s *Server) visitorChat(tx parley.Tx, c *gin.Context) (*parley.Chat, error) {
 	chat, err := tx.ChatByID(c.Param("chatId"))
 	if err != nil || chat.WidgetID != c.Param("widgetId") {
 		return nil, parley.NotFound("chat")
@@ -90,8 +89,8 @@ func (s *Server) visitorChat(tx *storage.Tx, c *gin.Context) (*parley.Chat, erro
 }
 
 // visitorWrite runs a visitor write and wakes waiting readers.
-func (s *Server) visitorWrite(c *gin.Context, fn func(tx *storage.Tx, chat *parley.Chat) error) {
-	err := s.write(c, func(tx *storage.Tx) error {
+func (s *Server) visitorWrite(c *gin.Context, fn func(tx parley.Tx, chat *parley.Chat) error) {
+	err := s.write(c, func(tx parley.Tx) error {
 		chat, err := s.visitorChat(tx, c)
 		if err != nil {
 			return err
@@ -118,7 +117,7 @@ func (s *Server) visitorMessage(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.visitorWrite(c, func(tx *storage.Tx, chat *parley.Chat) error {
+	s.visitorWrite(c, func(tx parley.Tx, chat *parley.Chat) error {
 		e, err := parley.VisitorMessage(tx, chat, in.Body, s.chatEnv())
 		c.Header("Resource-ID", e.ID)
 		return err
@@ -132,7 +131,7 @@ func (s *Server) visitorPageView(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.visitorWrite(c, func(tx *storage.Tx, chat *parley.Chat) error {
+	s.visitorWrite(c, func(tx parley.Tx, chat *parley.Chat) error {
 		return parley.VisitorPageView(tx, chat, &in, s.chatEnv())
 	})
 }
@@ -153,7 +152,7 @@ func (s *Server) visitorEvents(c *gin.Context) {
 		changed := s.chats.wait(c.Param("chatId"))
 		var events []gin.H
 		var ended bool
-		err := s.cfg.DB.View(func(tx *storage.Tx) error {
+		err := s.store.View(func(tx parley.Tx) error {
 			chat, err := s.visitorChat(tx, c)
 			if err != nil {
 				return err
@@ -189,7 +188,7 @@ func (s *Server) visitorEvents(c *gin.Context) {
 
 // visitorEvent renders an event for the visitor: an agent appears by first
 // name and last initial (SPEC Add Message rule 3).
-func visitorEvent(tx *storage.Tx, chat *parley.Chat, e parley.ChatEvent) gin.H {
+func visitorEvent(tx parley.Tx, chat *parley.Chat, e parley.ChatEvent) gin.H {
 	author := gin.H{"type": e.Author.Type}
 	if e.Author.Type == parley.PartyUser {
 		if u, err := tx.User(chat.CompanyID, e.Author.ID); err == nil {

@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 	"github.com/parley/parley/workflow"
 )
 
@@ -44,7 +43,7 @@ func (s *Server) listWorkflows(c *gin.Context) {
 	}
 	f.Type = p.enum("type", "", parley.WorkflowTypes)
 	listRecords(s, c, p, "workflows",
-		func(tx *storage.Tx, _ int64) ([]parley.Workflow, error) { return parley.WorkflowsOf(tx, caller(c), f) }, nil,
+		func(tx parley.Tx, _ int64) ([]parley.Workflow, error) { return parley.WorkflowsOf(tx, caller(c), f) }, nil,
 		func(w *parley.Workflow) (gin.H, error) { return workflowItem(w, false), nil })
 }
 
@@ -56,7 +55,7 @@ func (s *Server) getWorkflow(c *gin.Context) {
 	}
 	var w *parley.Workflow
 	if err == nil {
-		err = s.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		err = s.store.View(func(tx parley.Tx) (err error) {
 			w, err = parley.LoadWorkflow(tx, caller(c), id)
 			return err
 		})
@@ -75,7 +74,7 @@ func (s *Server) createWorkflow(c *gin.Context) {
 	err := decodeJSON(c, &in)
 	var w *parley.Workflow
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) (err error) {
+		err = s.write(c, func(tx parley.Tx) (err error) {
 			w, err = parley.CreateWorkflow(tx, caller(c), &in, workflow.Check, s.now())
 			return err
 		})
@@ -95,7 +94,7 @@ func (s *Server) updateWorkflow(c *gin.Context) {
 		err = decodeJSON(c, &in)
 	}
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error {
+		err = s.write(c, func(tx parley.Tx) error {
 			return parley.UpdateWorkflow(tx, caller(c), id, &in, workflow.Check, s.now())
 		})
 	}
@@ -114,7 +113,7 @@ func (s *Server) patchWorkflow(c *gin.Context) {
 		ops, err = parley.ParsePatch(body)
 	}
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error { return parley.PatchWorkflow(tx, caller(c), id, ops, s.now()) })
+		err = s.write(c, func(tx parley.Tx) error { return parley.PatchWorkflow(tx, caller(c), id, ops, s.now()) })
 	}
 	s.noContent(c, err)
 }
@@ -123,7 +122,7 @@ func (s *Server) patchWorkflow(c *gin.Context) {
 func (s *Server) deleteWorkflow(c *gin.Context) {
 	id, err := pathID(c, "workflowId")
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error { return parley.DeleteWorkflow(tx, caller(c), id) })
+		err = s.write(c, func(tx parley.Tx) error { return parley.DeleteWorkflow(tx, caller(c), id) })
 	}
 	s.noContent(c, err)
 }
@@ -137,7 +136,7 @@ func (s *Server) runWorkflow(c *gin.Context) {
 		err = decodeJSON(c, &in)
 	}
 	if err == nil {
-		err = s.write(c, func(tx *storage.Tx) error {
+		err = s.write(c, func(tx parley.Tx) error {
 			w, err := parley.CheckWorkflowRun(tx, tx, caller(c), id, &in, s.now())
 			if err != nil {
 				return err
@@ -157,7 +156,7 @@ func (s *Server) listWorkflowRuns(c *gin.Context) {
 		return
 	}
 	listRecords(s, c, readParams(c, "page"), "runs",
-		func(tx *storage.Tx, companyID int64) ([]parley.WorkflowRun, error) {
+		func(tx parley.Tx, companyID int64) ([]parley.WorkflowRun, error) {
 			if _, err := parley.LoadWorkflow(tx, caller(c), id); err != nil {
 				return nil, err
 			}

@@ -2,11 +2,10 @@ package index
 
 import (
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // ChatDocument builds the document of a chat: what the chat report needs.
-func ChatDocument(tx *storage.Tx, id string) (doc Document, ok bool, err error) {
+func ChatDocument(tx parley.Tx, id string) (doc Document, ok bool, err error) {
 	c, err := tx.ChatByID(id)
 	if parley.IsNotFound(err) {
 		return doc, false, nil
@@ -53,7 +52,7 @@ func ChatDocument(tx *storage.Tx, id string) (doc Document, ok bool, err error) 
 
 // addOfficeTimes stores the chat's times counted in the company's office
 // hours, when the company has them.
-func addOfficeTimes(tx *storage.Tx, c *parley.Chat, n map[string][]float64) {
+func addOfficeTimes(tx parley.Tx, c *parley.Chat, n map[string][]float64) {
 	company, err := tx.Company(c.CompanyID)
 	if err != nil || !company.OfficeHours.Enabled {
 		return

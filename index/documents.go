@@ -6,7 +6,6 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/query"
-	"github.com/parley/parley/storage"
 )
 
 // Millis is how dates are stored in documents.
@@ -29,7 +28,7 @@ func MillisBounds(r query.TimeRange) (from, to *float64) {
 // ConversationDocument builds the document of a conversation from storage.
 // It returns ok=false when the conversation must not be searchable
 // (deleted or gone).
-func ConversationDocument(tx *storage.Tx, id int64) (doc Document, ok bool, err error) {
+func ConversationDocument(tx parley.Tx, id int64) (doc Document, ok bool, err error) {
 	c, err := tx.ConversationByID(id)
 	if parley.IsNotFound(err) {
 		return doc, false, nil
@@ -136,7 +135,7 @@ func ConversationDocument(tx *storage.Tx, id int64) (doc Document, ok bool, err 
 // addCustomFields indexes custom field values by the type of their
 // definition: dropdowns and single-line text as keywords (and text), numbers
 // and dates as numbers, multi-line text as text.
-func addCustomFields(d *Document, tx *storage.Tx, c *parley.Conversation) {
+func addCustomFields(d *Document, tx parley.Tx, c *parley.Conversation) {
 	if len(c.CustomFields) == 0 {
 		return
 	}
@@ -168,7 +167,7 @@ func addCustomFields(d *Document, tx *storage.Tx, c *parley.Conversation) {
 	}
 }
 
-func assigneeName(tx *storage.Tx, c *parley.Conversation) string {
+func assigneeName(tx parley.Tx, c *parley.Conversation) string {
 	if c.Assignee.Type == parley.PartyTeam {
 		if t, err := tx.Team(c.CompanyID, c.Assignee.ID); err == nil {
 			return t.Name
@@ -182,7 +181,7 @@ func assigneeName(tx *storage.Tx, c *parley.Conversation) string {
 }
 
 // CustomerDocument builds the document of a customer.
-func CustomerDocument(tx *storage.Tx, id int64) (doc Document, ok bool, err error) {
+func CustomerDocument(tx parley.Tx, id int64) (doc Document, ok bool, err error) {
 	cu, err := tx.CustomerByID(id)
 	if parley.IsNotFound(err) {
 		return doc, false, nil
@@ -233,7 +232,7 @@ func boolString(b bool) string {
 // CallDocuments builds the call documents of a conversation's phone
 // threads, and lists the ids of its threads that must not have one (the
 // conversation is deleted, or the thread is not a published phone call).
-func CallDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes []string, err error) {
+func CallDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes []string, err error) {
 	c, threads, tags, err := threadsOf(tx, convID)
 	if c == nil || err != nil {
 		return nil, nil, err

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // addFigures stores a conversation's report figures (parley.Figures) in
@@ -15,7 +14,7 @@ import (
 // with office-hours twins when the company keeps office hours; and what
 // the conversations reports count: its customer, its activity times, who
 // created it and the hour of the week it was created in.
-func addFigures(tx *storage.Tx, c *parley.Conversation, threads []parley.Thread, d *Document) {
+func addFigures(tx parley.Tx, c *parley.Conversation, threads []parley.Thread, d *Document) {
 	n := d.Numbers
 	f := c.ReportFigures(threads)
 	n["replies"] = []float64{float64(f.Replies)}
@@ -71,7 +70,7 @@ var RatingRanks = map[string]float64{"great": 1, "okay": 2, "not-good": 3}
 // replies and customer messages, and lists the ids of its threads that
 // must not have one (the conversation is deleted, or the thread is
 // neither).
-func MessageDocuments(tx *storage.Tx, convID int64) (upserts []Document, deletes []string, err error) {
+func MessageDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes []string, err error) {
 	c, threads, tags, err := threadsOf(tx, convID)
 	if c == nil || err != nil {
 		return nil, nil, err
@@ -175,7 +174,7 @@ func (o *officeClock) duration(from, to time.Time) time.Duration {
 
 // reportClock loads the company once: the zone reports count days and
 // hours in, and its office hours when it keeps them (nil otherwise).
-func reportClock(tx *storage.Tx, companyID int64) (*time.Location, *officeClock) {
+func reportClock(tx parley.Tx, companyID int64) (*time.Location, *officeClock) {
 	company, err := tx.Company(companyID)
 	if err != nil {
 		return time.UTC, nil
@@ -189,7 +188,7 @@ func reportClock(tx *storage.Tx, companyID int64) (*time.Location, *officeClock)
 
 // threadsOf loads a conversation, its threads and its tag names, for the
 // documents built per thread; the conversation is nil when it is gone.
-func threadsOf(tx *storage.Tx, convID int64) (*parley.Conversation, []parley.Thread, []string, error) {
+func threadsOf(tx parley.Tx, convID int64) (*parley.Conversation, []parley.Thread, []string, error) {
 	c, err := tx.ConversationByID(convID)
 	if parley.IsNotFound(err) {
 		return nil, nil, nil, nil
@@ -215,7 +214,7 @@ const maxMergeHops = 100
 
 // mergedThreads lists the threads of the conversation a merged one ended
 // up in (following later merges of the target).
-func mergedThreads(tx *storage.Tx, c *parley.Conversation) ([]parley.Thread, error) {
+func mergedThreads(tx parley.Tx, c *parley.Conversation) ([]parley.Thread, error) {
 	target := c
 	for hops := 0; target.MergedInto != 0 && hops < maxMergeHops; hops++ {
 		next, err := tx.ConversationByID(target.MergedInto)

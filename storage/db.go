@@ -69,7 +69,7 @@ type DB struct {
 	later, webhooks, mail chan struct{}
 	// beforeCommit, when set, runs at the end of every write that recorded
 	// domain events, in its transaction (automatic workflows).
-	beforeCommit atomic.Pointer[func(*Tx) error]
+	beforeCommit atomic.Pointer[func(parley.Tx, []parley.Event) error]
 }
 
 // Options tune Open.
@@ -162,7 +162,7 @@ func (db *DB) Update(fn func(*Tx) error) (uint64, error) {
 			return err
 		}
 		if hook := db.beforeCommit.Load(); hook != nil && len(tx.events) > 0 {
-			if err := (*hook)(tx); err != nil {
+			if err := (*hook)(tx, tx.takeEvents()); err != nil {
 				return err
 			}
 		}

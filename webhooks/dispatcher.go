@@ -35,7 +35,7 @@ type Renderer interface {
 	// RenderEvent answers the payload of an event, and the resource's URI
 	// for webhooks in notification mode ("" when there is none, as for
 	// deletions, whose payload is only {"id"}).
-	RenderEvent(tx *storage.Tx, e parley.Event) (body []byte, uri string, err error)
+	RenderEvent(tx parley.Tx, e parley.Event) (body []byte, uri string, err error)
 }
 
 // Config wires a Dispatcher.

@@ -17,7 +17,6 @@ import (
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/scan"
 	"github.com/parley/parley/query"
-	"github.com/parley/parley/storage"
 )
 
 // Check is the parley.ConditionChecker: the condition must parse and check
@@ -43,7 +42,7 @@ func compile(m *parley.Mailbox, condition string, now time.Time) (query.Node, er
 // evaluated as the scan oracle evaluates a search at now. A conversation
 // that is not searchable (deleted) matches nothing; so does a condition
 // that no longer checks (a custom field since removed from the mailbox).
-func Matches(tx *storage.Tx, w *parley.Workflow, convID int64, now time.Time) (bool, error) {
+func Matches(tx parley.Tx, w *parley.Workflow, convID int64, now time.Time) (bool, error) {
 	doc, ok, err := index.ConversationDocument(tx, convID)
 	if err != nil || !ok {
 		return false, err
@@ -53,7 +52,7 @@ func Matches(tx *storage.Tx, w *parley.Workflow, convID int64, now time.Time) (b
 
 // matchDocument is Matches over a conversation's document, built once for
 // the workflows tried on it.
-func matchDocument(tx *storage.Tx, w *parley.Workflow, doc index.Document, now time.Time) (bool, error) {
+func matchDocument(tx parley.Tx, w *parley.Workflow, doc index.Document, now time.Time) (bool, error) {
 	if doc.Company != w.CompanyID {
 		return false, nil
 	}
@@ -79,7 +78,7 @@ func matchDocument(tx *storage.Tx, w *parley.Workflow, doc index.Document, now t
 // Run runs a manual workflow on conversations the API already allowed
 // (parley.CheckWorkflowRun): each matching conversation gets the actions
 // and a line item; every conversation gets a line in the run log.
-func Run(tx *storage.Tx, caller parley.Caller, w *parley.Workflow, ids []int64, now time.Time) error {
+func Run(tx parley.Tx, caller parley.Caller, w *parley.Workflow, ids []int64, now time.Time) error {
 	for _, id := range ids {
 		ok, err := Matches(tx, w, id, now)
 		if err != nil {
@@ -93,7 +92,7 @@ func Run(tx *storage.Tx, caller parley.Caller, w *parley.Workflow, ids []int64, 
 }
 
 // record applies w when it matched and logs the run.
-func record(tx *storage.Tx, caller parley.Caller, w *parley.Workflow, convID int64, matched bool, trigger string, now time.Time) error {
+func record(tx parley.Tx, caller parley.Caller, w *parley.Workflow, convID int64, matched bool, trigger string, now time.Time) error {
 	if matched {
 		if err := parley.ApplyWorkflow(tx, caller, w, convID, now); err != nil {
 			return err
@@ -127,9 +126,9 @@ type Engine struct {
 // mailbox are tried in order until none that has not run yet matches: a
 // workflow runs at most once per write, so workflows whose actions
 // trigger each other stop instead of looping. Events the workflows'
-// actions record go to webhooks as usual but do not trigger again.
-func (e *Engine) BeforeCommit(tx *storage.Tx) error {
-	events := tx.TakeEvents()
+// actions record go to webhooks as usual but do not trigger again: the
+// hook is handed only the events the write recorded before it ran.
+func (e *Engine) BeforeCommit(tx parley.Tx, events []parley.Event) error {
 	var convs []triggered
 	for _, ev := range events {
 		if !slices.Contains(Triggers, ev.Kind) {
@@ -152,13 +151,12 @@ func (e *Engine) BeforeCommit(tx *storage.Tx) error {
 			return err
 		}
 	}
-	tx.TakeEvents()
 	return nil
 }
 
 // runAutomatic runs a conversation's automatic workflows to a fixpoint,
 // each at most once.
-func runAutomatic(tx *storage.Tx, companyID, convID int64, trigger string, now time.Time) error {
+func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, now time.Time) error {
 	all, err := tx.Workflows(companyID)
 	if err != nil {
 		return err
@@ -215,7 +213,7 @@ func runAutomatic(tx *storage.Tx, companyID, convID int64, trigger string, now t
 // automaticCaller is who automatic workflows act as: the account owner,
 // who may use every mailbox, so their line items and notes have an author
 // clients can resolve.
-func automaticCaller(tx *storage.Tx, companyID int64) (parley.Caller, error) {
+func automaticCaller(tx parley.Tx, companyID int64) (parley.Caller, error) {
 	company, err := tx.Company(companyID)
 	if err != nil {
 		return parley.Caller{}, err
