@@ -79,7 +79,7 @@ func embedThreads(p *params) bool {
 func visibleConversations(who parley.Caller) []query.Node {
 	nodes := []query.Node{query.All{}}
 	if ids, all := who.User.VisibleMailboxes(); !all {
-		nodes = append(nodes, anyID("mailboxId", ids))
+		nodes = append(nodes, query.AnyID("mailboxId", ids))
 	}
 	return nodes
 }
@@ -129,55 +129,30 @@ func conversationFilter(p *params, who parley.Caller, mailboxIDs []int64) query.
 		for _, st := range selected {
 			statuses = append(statuses, query.Keyword{Field: "status", Value: string(st)})
 		}
-		nodes = append(nodes, anyOf(statuses))
+		nodes = append(nodes, query.AnyOf(statuses...))
 	}
 	if len(mailboxIDs) > 0 {
-		nodes = append(nodes, anyID("mailboxId", mailboxIDs))
+		nodes = append(nodes, query.AnyID("mailboxId", mailboxIDs))
 	}
 	if id := p.id("folder"); id != nil {
-		nodes = append(nodes, equal("folderId", *id))
+		nodes = append(nodes, query.EqualID("folderId", *id))
 	}
 	if tags := p.list("tag"); len(tags) > 0 {
-		var any []query.Node
-		for _, t := range tags {
-			any = append(any, query.Keyword{Field: "tag", Value: parley.NormalizeTagName(t)})
+		for i, t := range tags {
+			tags[i] = parley.NormalizeTagName(t)
 		}
-		nodes = append(nodes, anyOf(any))
+		nodes = append(nodes, query.AnyKeyword("tag", tags))
 	}
 	if id := p.id("assigned_to"); id != nil {
-		nodes = append(nodes, equal("assigneeId", *id))
+		nodes = append(nodes, query.EqualID("assigneeId", *id))
 	}
 	if t := p.time("modifiedSince"); t != nil {
 		nodes = append(nodes, query.TimeRange{Field: "modifiedAt", From: t, FromInclusive: true})
 	}
 	if n := p.number("number"); n != nil {
-		nodes = append(nodes, equal("number", *n))
+		nodes = append(nodes, query.EqualID("number", *n))
 	}
 	return query.And{Nodes: nodes}
-}
-
-func equal(field string, v int64) query.Node {
-	f := float64(v)
-	return query.NumberRange{Field: field, Min: &f, Max: &f, MinInclusive: true, MaxInclusive: true}
-}
-
-func anyID(field string, ids []int64) query.Node {
-	var nodes []query.Node
-	for _, id := range ids {
-		nodes = append(nodes, equal(field, id))
-	}
-	return anyOf(nodes)
-}
-
-// anyOf ORs nodes; none matches nothing.
-func anyOf(nodes []query.Node) query.Node {
-	switch len(nodes) {
-	case 0:
-		return query.Not{Node: query.All{}}
-	case 1:
-		return nodes[0]
-	}
-	return query.Or{Nodes: nodes}
 }
 
 // getConversation handles GET /v2/conversations/{conversationId}.

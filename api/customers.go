@@ -22,7 +22,7 @@ func (s *Server) listCustomers(c *gin.Context) {
 	p := readParams(c, customerListParams...)
 	nodes := []query.Node{query.All{}}
 	if id := p.id("mailbox"); id != nil {
-		nodes = append(nodes, equal("mailboxId", *id))
+		nodes = append(nodes, query.EqualID("mailboxId", *id))
 	}
 	nodes = append(nodes, customerFieldFilters(p, "modifiedSince")...)
 	sortField := p.enum("sortField", "createdAt", customerSortFields)

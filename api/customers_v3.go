@@ -111,7 +111,7 @@ func (p position) before() query.Node {
 	return query.Or{Nodes: []query.Node{
 		query.NumberRange{Field: "createdAt", Max: &t},
 		query.And{Nodes: []query.Node{
-			query.NumberRange{Field: "createdAt", Min: &t, Max: &t, MinInclusive: true, MaxInclusive: true},
+			query.Equal("createdAt", t),
 			query.NumberRange{Field: "id", Max: &id},
 		}},
 	}}

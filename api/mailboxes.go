@@ -100,7 +100,7 @@ func (s *Server) listMailboxFolders(c *gin.Context) {
 	}
 	items := make([]gin.H, 0, len(m.Folders))
 	for _, f := range m.Folders {
-		inFolder := equal("folderId", f.ID)
+		inFolder := query.EqualID("folderId", f.ID)
 		total, err := count(inFolder)
 		if err != nil {
 			s.fail(c, err)

@@ -236,7 +236,7 @@ func (s *Server) listOrganizationConversations(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	nodes := append(visibleConversations(who), anyID("customerId", ids))
+	nodes := append(visibleConversations(who), query.AnyID("customerId", ids))
 	items, err := s.conversationPage(c, index.Request{Filter: query.And{Nodes: nodes},
 		Sort: []index.Sort{{Field: "createdAt", Desc: true}}}, &pg, false)
 	if err != nil {

@@ -105,14 +105,14 @@ func CustomFieldFilter(def parley.FieldDef, value string) (query.Node, error) {
 		if err != nil {
 			return nil, bad(parley.CodeInvalidNumber, "must be a number")
 		}
-		return query.NumberRange{Field: CustomNumberPrefix + id, Min: &f, Max: &f, MinInclusive: true, MaxInclusive: true}, nil
+		return query.Equal(CustomNumberPrefix+id, f), nil
 	case parley.FieldDate:
 		t, err := time.Parse("2006-01-02", value)
 		if err != nil {
 			return nil, bad(parley.CodeMalformedDate, "must be a date YYYY-MM-DD")
 		}
 		ms := Millis(t)
-		return query.NumberRange{Field: CustomNumberPrefix + id, Min: &ms, Max: &ms, MinInclusive: true, MaxInclusive: true}, nil
+		return query.Equal(CustomNumberPrefix+id, ms), nil
 	}
 	return nil, bad(parley.CodeValueNotSupported, "unknown field type")
 }

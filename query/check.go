@@ -159,7 +159,7 @@ func (c checker) value(spec FieldSpec, f Field) (q Node, fits bool, err *Error) 
 			return nil, false, newError(f.Column, "invalid number "+quoteInput(f)+" for field "+strconv.Quote(f.Field), "")
 		}
 		return perTarget(spec, func(t string) Node {
-			return NumberRange{Field: t, Min: &v, Max: &v, MinInclusive: true, MaxInclusive: true}
+			return Equal(t, v)
 		}), true, nil
 	case Date:
 		d, derr := parseDate(f.Value, c.now)

@@ -95,8 +95,7 @@ func Company(ctx context.Context, e Engine, r Request, users []parley.User) (*Co
 
 // byUser restricts a filter to one user's messages.
 func byUser(filter query.Node, id int64) query.Node {
-	v := float64(id)
-	return query.And{Nodes: []query.Node{filter, query.NumberRange{Field: "userId", Min: &v, Max: &v, MinInclusive: true, MaxInclusive: true}}}
+	return query.And{Nodes: []query.Node{filter, query.EqualID("userId", id)}}
 }
 
 // happinessScore is great minus not-good percent of a rating facet.
@@ -219,8 +218,7 @@ func CompanyDrillFilter(r Request, rangeName string, rangeID int) (query.Node, e
 	case "replies":
 		return and(during("replyAt", r.Current), inBucket("replies", bucketsOf(repliesBounds)[rangeID-1])), nil
 	case "firstReplyResolved":
-		one := 1.0
-		return and(during("resolvedAt", r.Current), query.NumberRange{Field: "replies", Min: &one, Max: &one, MinInclusive: true, MaxInclusive: true}), nil
+		return and(during("resolvedAt", r.Current), query.Equal("replies", 1)), nil
 	case "resolved":
 		return and(during("resolvedAt", r.Current)), nil
 	case "responseTime":

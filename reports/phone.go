@@ -118,10 +118,9 @@ func phoneFigures(ctx context.Context, e Engine, r Request, p Period) (*phonePer
 	for key, n := range calls.Values["users"] {
 		id, _ := strconv.ParseInt(key, 10, 64)
 		// Distinct customers of this user's calls.
-		v := float64(id)
 		mine, err := facets(ctx, e, index.FacetRequest{Kind: index.Calls, Company: r.Company,
 			Filter: query.And{Nodes: []query.Node{CallFilter(p, r.Filter),
-				query.NumberRange{Field: "userId", Min: &v, Max: &v, MinInclusive: true, MaxInclusive: true}}},
+				query.EqualID("userId", id)}},
 			Values: map[string]string{"customers": "customerId"}})
 		if err != nil {
 			return nil, err

@@ -60,35 +60,22 @@ type Engine interface {
 func (f Filter) nodes(tagField string, tagValue func(parley.Tag) string) []query.Node {
 	var out []query.Node
 	if len(f.Mailboxes) > 0 {
-		out = append(out, anyNumber("mailboxId", f.Mailboxes))
+		out = append(out, query.AnyID("mailboxId", f.Mailboxes))
 	}
 	if len(f.Tags) > 0 {
-		var tags []query.Node
-		for _, t := range f.Tags {
-			tags = append(tags, query.Keyword{Field: tagField, Value: tagValue(t)})
+		tags := make([]string, len(f.Tags))
+		for i, t := range f.Tags {
+			tags[i] = tagValue(t)
 		}
-		out = append(out, query.Or{Nodes: tags})
+		out = append(out, query.AnyKeyword(tagField, tags))
 	}
 	if len(f.Folders) > 0 {
-		out = append(out, anyNumber("folderId", f.Folders))
+		out = append(out, query.AnyID("folderId", f.Folders))
 	}
 	if len(f.Types) > 0 {
-		var types []query.Node
-		for _, t := range f.Types {
-			types = append(types, query.Keyword{Field: "type", Value: t})
-		}
-		out = append(out, query.Or{Nodes: types})
+		out = append(out, query.AnyKeyword("type", f.Types))
 	}
 	return out
-}
-
-func anyNumber(field string, ids []int64) query.Node {
-	var nodes []query.Node
-	for _, id := range ids {
-		v := float64(id)
-		nodes = append(nodes, query.NumberRange{Field: field, Min: &v, Max: &v, MinInclusive: true, MaxInclusive: true})
-	}
-	return query.Or{Nodes: nodes}
 }
 
 func during(field string, p Period) query.Node {
