@@ -171,14 +171,11 @@ var Catalog = map[Kind][]Field{
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "10"
+const MappingVersion = "11"
 
-// CompanyField and PresentField are fields every document has: its company
-// and the names of its non-empty fields.
-const (
-	CompanyField = "_company"
-	PresentField = "_fields"
-)
+// PresentField is a field every document has: the names of its non-empty
+// fields, for `field:*` queries.
+const PresentField = "_fields"
 
 // SortFields maps the list endpoints' sortField values to index fields.
 var SortFields = map[Kind]map[string]string{

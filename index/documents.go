@@ -231,11 +231,12 @@ func boolString(b bool) string {
 
 // CallDocuments builds the call documents of a conversation's phone
 // threads, and lists the ids of its threads that must not have one (the
-// conversation is deleted, or the thread is not a published phone call).
-func CallDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes []string, err error) {
+// conversation is deleted, or the thread is not a published phone call),
+// with the conversation's company.
+func CallDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes []string, company int64, err error) {
 	c, threads, tags, err := threadsOf(tx, convID)
 	if c == nil || err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	for _, t := range threads {
 		if c.State == parley.StateDeleted || t.Type != parley.ThreadPhone || t.State != parley.ThreadPublished {
@@ -259,5 +260,5 @@ func CallDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes []st
 		}
 		upserts = append(upserts, d)
 	}
-	return upserts, deletes, nil
+	return upserts, deletes, c.CompanyID, nil
 }

@@ -69,18 +69,18 @@ var RatingRanks = map[string]float64{"great": 1, "okay": 2, "not-good": 3}
 // MessageDocuments builds the message documents of a conversation's user
 // replies and customer messages, and lists the ids of its threads that
 // must not have one (the conversation is deleted, or the thread is
-// neither).
-func MessageDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes []string, err error) {
+// neither), with the conversation's company.
+func MessageDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes []string, company int64, err error) {
 	c, threads, tags, err := threadsOf(tx, convID)
 	if c == nil || err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	if c.MergedInto != 0 {
 		// Its threads moved to the merge target, where they are indexed
 		// under the target's id: forget them under this one.
 		moved, err := mergedThreads(tx, c)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		for _, t := range moved {
 			deletes = append(deletes, MessageID(c.ID, t.ID))
@@ -135,7 +135,7 @@ func MessageDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes [
 		}
 		upserts = append(upserts, d)
 	}
-	return upserts, deletes, nil
+	return upserts, deletes, c.CompanyID, nil
 }
 
 // MessageID is a message document's id: its conversation's and its

@@ -121,14 +121,29 @@ type Result struct {
 	Total int
 }
 
+// Batch is one write to an engine: documents of one kind and one company
+// to index, and ids of that kind and company to remove. Engines may keep
+// each company apart (bleveindex keeps a partition per company), which is
+// why a batch never mixes companies. Company is 0 only for deletions whose
+// company is unknown (an outbox entry written before entries named their
+// company, for a record since gone): engines then remove the ids from
+// every company.
+type Batch struct {
+	Kind    Kind
+	Company int64
+	Upserts []Document
+	Deletes []string
+}
+
 // Engine is a search engine over documents.
 type Engine interface {
-	// Apply indexes upserts and removes deletes, for one kind, atomically
-	// per call where the engine can. The batch is searchable when Apply
-	// returns. durable, when not nil, is called once the batch would
-	// survive a crash (possibly before Apply returns, or with the error
-	// that prevented it); the syncer acknowledges the outbox only then.
-	Apply(ctx context.Context, kind Kind, upserts []Document, deletes []string, durable func(error)) error
+	// Apply indexes the batch's upserts and removes its deletes,
+	// atomically per call where the engine can. The batch is searchable
+	// when Apply returns. durable, when not nil, is called once the batch
+	// would survive a crash (possibly before Apply returns, or with the
+	// error that prevented it); the syncer acknowledges the outbox only
+	// then.
+	Apply(ctx context.Context, b Batch, durable func(error)) error
 	// Search runs a request.
 	Search(ctx context.Context, r Request) (Result, error)
 	// Close releases the engine.

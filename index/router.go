@@ -23,11 +23,11 @@ type Router struct {
 var _ Faceter = Router{}
 
 // Apply hands the batch to Fast, then to Full.
-func (r Router) Apply(ctx context.Context, kind Kind, upserts []Document, deletes []string, durable func(error)) error {
-	if err := r.Fast.Apply(ctx, kind, upserts, deletes, nil); err != nil {
+func (r Router) Apply(ctx context.Context, b Batch, durable func(error)) error {
+	if err := r.Fast.Apply(ctx, b, nil); err != nil {
 		return err
 	}
-	return r.Full.Apply(ctx, kind, upserts, deletes, durable)
+	return r.Full.Apply(ctx, b, durable)
 }
 
 // Search runs the request on the cheapest engine that can answer it.

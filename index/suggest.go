@@ -17,12 +17,6 @@ import (
 // hold words close to it; the corrected query must find something under
 // the same filters, or it is not offered.
 
-// WordsField holds, in every document with text, "<company>:<word>" for
-// each distinct exact form of its text fields that can be corrected to
-// (SuggestableWord). Engines look words up by the company's prefix only,
-// so a company is never offered another's words.
-const WordsField = "_words"
-
 // MaxSuggestions is the most corrected queries Suggest returns.
 const MaxSuggestions = 3
 
@@ -56,30 +50,6 @@ func MaxEdits(w string) int {
 		return 1
 	}
 	return 2
-}
-
-// WordsPrefix starts every term of WordsField of a company.
-func WordsPrefix(company int64) string { return FormatID(company) + ":" }
-
-// CompanyWords lists the distinct WordsField terms of a document, sorted.
-func CompanyWords(d Document) []string {
-	seen := map[string]bool{}
-	for _, values := range d.Texts {
-		for _, v := range values {
-			for _, t := range Tokens(v) {
-				if SuggestableWord(t) {
-					seen[t] = true
-				}
-			}
-		}
-	}
-	prefix := WordsPrefix(d.Company)
-	out := make([]string, 0, len(seen))
-	for w := range seen {
-		out = append(out, prefix+w)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // Suggester is an engine that can list a company's words near a word.

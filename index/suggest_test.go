@@ -77,7 +77,7 @@ func TestSuggestionsStayInTheCompany(t *testing.T) {
 	other := index.NewDocument("900001", 2)
 	other.Texts["subject"] = []string{"Xylophone recital"}
 	for _, engine := range []index.Engine{bleve, postgres, e.oracle} {
-		require.NoError(t, engine.Apply(context.Background(), index.Conversations, []index.Document{other}, nil, nil))
+		require.NoError(t, engine.Apply(context.Background(), index.Batch{Kind: index.Conversations, Company: 2, Upserts: []index.Document{other}}, nil))
 		for company, want := range map[int64][]string{1: nil, 2: {"xylophone"}} {
 			q := query.Match{Field: "subject", Text: "xylofone"}
 			got, err := index.Suggest(context.Background(), engine, index.Request{Kind: index.Conversations, Company: company, Query: q}, "xylofone")

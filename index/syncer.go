@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	parley "github.com/parley/parley"
 	"github.com/parley/parley/storage"
 )
 
@@ -89,7 +91,7 @@ func (s *Syncer) Drain(ctx context.Context) error {
 			s.advance(last)
 			return nil
 		}
-		if err := s.apply(ctx, entries, s.acknowledge(entries)); err != nil {
+		if err := s.apply(ctx, entries, false, s.acknowledge(entries)); err != nil {
 			return err
 		}
 		s.advance(entries[len(entries)-1].Seq)
@@ -131,12 +133,13 @@ func (s *Syncer) acknowledge(entries []storage.OutboxEntry) func(batches int) fu
 func (s *Syncer) Settle() { s.pending.Wait() }
 
 // apply builds the documents of the entries (deduplicated) and hands them
-// to the engine, one call per kind. ack, when not nil, is told how many
-// engine calls there are and gives the durability callback of each.
-func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry, ack func(batches int) func(error)) error {
+// to the engine, one batch per kind and company. ack, when not nil, is
+// told how many engine batches there are and gives the durability
+// callback of each. A rebuild fills an empty engine, so it sends no
+// deletions.
+func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry, rebuild bool, ack func(batches int) func(error)) error {
 	seen := map[storage.OutboxEntry]bool{}
-	upserts := map[Kind][]Document{}
-	deletes := map[Kind][]string{}
+	batches := batches{}
 	err := s.db.View(func(tx *storage.Tx) error {
 		for _, e := range entries {
 			e.Seq = 0
@@ -144,7 +147,7 @@ func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry, ack f
 				continue
 			}
 			seen[e] = true
-			if err := collect(tx, e, upserts, deletes); err != nil {
+			if err := batches.collect(tx, e); err != nil {
 				return err
 			}
 		}
@@ -153,39 +156,90 @@ func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry, ack f
 	if err != nil {
 		return fmt.Errorf("index: build documents: %w", err)
 	}
-	var kinds []Kind
-	for _, kind := range Kinds {
-		if len(upserts[kind]) > 0 || len(deletes[kind]) > 0 {
-			kinds = append(kinds, kind)
-		}
-	}
+	todo := batches.inOrder(rebuild)
 	var durable func(error)
 	if ack != nil {
-		durable = ack(len(kinds))
+		durable = ack(len(todo))
 	}
-	for i, kind := range kinds {
+	for i, b := range todo {
 		start := time.Now()
-		if err := s.engine.Apply(ctx, kind, upserts[kind], deletes[kind], durable); err != nil {
+		if err := s.engine.Apply(ctx, b, durable); err != nil {
 			if durable != nil {
-				for range kinds[i:] { // the batches that will never report
+				for range todo[i:] { // the batches that will never report
 					durable(err)
 				}
 			}
-			return fmt.Errorf("index: apply %s batch: %w", kind, err)
+			return fmt.Errorf("index: apply %s batch: %w", b.Kind, err)
 		}
 		if f := s.onBatch.Load(); f != nil {
-			(*f)(kind, len(upserts[kind])+len(deletes[kind]), time.Since(start))
+			(*f)(b.Kind, len(b.Upserts)+len(b.Deletes), time.Since(start))
 		}
 	}
 	return nil
 }
 
-// collect adds to upserts and deletes what the outbox entry e changes in
-// the index: its record's document, or the document's deletion when the
-// record is gone; a conversation also writes the call documents of its
-// phone threads and the message documents of its replies and customer
-// messages.
-func collect(tx *storage.Tx, e storage.OutboxEntry, upserts map[Kind][]Document, deletes map[Kind][]string) error {
+// batchKey names the engine batch of one kind and company.
+type batchKey struct {
+	kind    Kind
+	company int64
+}
+
+// batches gathers what outbox entries change, batch by batch.
+type batches map[batchKey]*Batch
+
+func (bs batches) of(kind Kind, company int64) *Batch {
+	k := batchKey{kind, company}
+	b := bs[k]
+	if b == nil {
+		b = &Batch{Kind: kind, Company: company}
+		bs[k] = b
+	}
+	return b
+}
+
+func (bs batches) upsert(kind Kind, docs ...Document) {
+	for _, d := range docs {
+		b := bs.of(kind, d.Company)
+		b.Upserts = append(b.Upserts, d)
+	}
+}
+
+func (bs batches) delete(kind Kind, company int64, ids ...string) {
+	if len(ids) > 0 {
+		b := bs.of(kind, company)
+		b.Deletes = append(b.Deletes, ids...)
+	}
+}
+
+// inOrder lists the batches in kind order (Kinds), then by company, so
+// engines see one order on every run; without deletions for a rebuild.
+func (bs batches) inOrder(rebuild bool) []Batch {
+	var out []Batch
+	for _, b := range bs {
+		if rebuild {
+			b.Deletes = nil
+		}
+		if len(b.Upserts) > 0 || len(b.Deletes) > 0 {
+			out = append(out, *b)
+		}
+	}
+	rank := map[Kind]int{}
+	for i, k := range Kinds {
+		rank[k] = i
+	}
+	slices.SortFunc(out, func(a, b Batch) int {
+		return cmp.Or(cmp.Compare(rank[a.Kind], rank[b.Kind]), cmp.Compare(a.Company, b.Company))
+	})
+	return out
+}
+
+// collect adds what the outbox entry e changes in the index: its record's
+// document, or the document's deletion when the record is gone or not
+// searchable; a conversation also writes the call documents of its phone
+// threads and the message documents of its replies and customer messages.
+// A deletion goes to the entry's company (0 when the entry is older than
+// entries that name it: engines then look in every company).
+func (bs batches) collect(tx *storage.Tx, e storage.OutboxEntry) error {
 	var (
 		kind Kind
 		doc  Document
@@ -195,19 +249,19 @@ func collect(tx *storage.Tx, e storage.OutboxEntry, upserts map[Kind][]Document,
 	switch e.Kind {
 	case storage.KindConversation:
 		kind = Conversations
-		if doc, ok, err = ConversationDocument(tx, e.ID); err == nil {
-			var calls []Document
-			var gone []string
-			calls, gone, err = CallDocuments(tx, e.ID)
-			upserts[Calls] = append(upserts[Calls], calls...)
-			deletes[Calls] = append(deletes[Calls], gone...)
+		if doc, ok, err = ConversationDocument(tx, e.ID); err != nil {
+			return err
 		}
-		if err == nil {
-			var messages []Document
-			var gone []string
-			messages, gone, err = MessageDocuments(tx, e.ID)
-			upserts[Messages] = append(upserts[Messages], messages...)
-			deletes[Messages] = append(deletes[Messages], gone...)
+		for _, related := range []struct {
+			kind  Kind
+			build func(parley.Tx, int64) ([]Document, []string, int64, error)
+		}{{Calls, CallDocuments}, {Messages, MessageDocuments}} {
+			docs, gone, company, err := related.build(tx, e.ID)
+			if err != nil {
+				return err
+			}
+			bs.upsert(related.kind, docs...)
+			bs.delete(related.kind, company, gone...)
 		}
 	case storage.KindCustomer:
 		kind = Customers
@@ -222,9 +276,9 @@ func collect(tx *storage.Tx, e storage.OutboxEntry, upserts map[Kind][]Document,
 		return err
 	}
 	if ok {
-		upserts[kind] = append(upserts[kind], doc)
+		bs.upsert(kind, doc)
 	} else {
-		deletes[kind] = append(deletes[kind], docID(e))
+		bs.delete(kind, e.Company, docID(e))
 	}
 	return nil
 }
@@ -273,8 +327,9 @@ func (s *Syncer) Wait(ctx context.Context, seq uint64, timeout time.Duration) bo
 	}
 }
 
-// Rebuild indexes every record of storage again, reporting progress, and
-// returns once the engine holds it durably. The outbox is drained after.
+// Rebuild indexes every searchable record of storage into an empty engine,
+// reporting progress, and returns once the engine holds it durably. The
+// outbox is drained after.
 func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) error {
 	var refs []storage.OutboxEntry
 	err := s.db.View(func(tx *storage.Tx) error {
@@ -305,7 +360,7 @@ func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) er
 	}
 	for start := 0; start < len(refs); start += DrainBatch {
 		end := min(start+DrainBatch, len(refs))
-		if err := s.apply(ctx, refs[start:end], track); err != nil {
+		if err := s.apply(ctx, refs[start:end], true, track); err != nil {
 			return err
 		}
 		if progress != nil {

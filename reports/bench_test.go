@@ -42,7 +42,7 @@ func BenchmarkChatReport(b *testing.B) {
 		d.Keywords["tag"] = []string{fmt.Sprint("tag", r.IntN(10))}
 		batch = append(batch, d)
 		if len(batch) == 5000 {
-			if err := e.Apply(context.Background(), index.Chats, batch, nil, nil); err != nil {
+			if err := e.Apply(context.Background(), index.Batch{Kind: index.Chats, Company: 1, Upserts: batch}, nil); err != nil {
 				b.Fatal(err)
 			}
 			batch = batch[:0]

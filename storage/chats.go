@@ -49,7 +49,7 @@ func (t *Tx) PutChat(c *parley.Chat) error {
 	if err := t.put(bucketChats, []byte(c.ID), c); err != nil {
 		return err
 	}
-	return t.queueRef(KindChat, c.ID)
+	return t.queueRef(KindChat, c.CompanyID, c.ID)
 }
 
 // EachChatID calls fn with every chat id.

@@ -96,12 +96,12 @@ func (t *Tx) PutCustomer(c *parley.Customer) error {
 	}
 	if found && (old.Name() != c.Name() || !sameEmails(old.Emails, c.Emails)) {
 		for _, id := range t.CustomerConversationIDs(c.ID) {
-			if err := t.queue(KindConversation, id); err != nil {
+			if err := t.queue(KindConversation, c.CompanyID, id); err != nil {
 				return err
 			}
 		}
 	}
-	return t.queue(KindCustomer, c.ID)
+	return t.queue(KindCustomer, c.CompanyID, c.ID)
 }
 
 // unkeyCustomer removes a stored customer's secondary keys.
@@ -155,7 +155,7 @@ func (t *Tx) DeleteCustomer(c *parley.Customer) error {
 	if err := t.tx.Bucket(bucketCustomers).Delete(key(c.ID)); err != nil {
 		return err
 	}
-	return t.queue(KindCustomer, c.ID)
+	return t.queue(KindCustomer, c.CompanyID, c.ID)
 }
 
 // CustomerConversationIDs lists a customer's conversations (deleted

@@ -20,20 +20,23 @@ const (
 // (write it, or delete it when the record is gone or deleted). Records
 // with numeric ids use ID; chats (UUIDs) use Ref.
 type OutboxEntry struct {
-	Seq  uint64 `json:"-"`
-	Kind Kind   `json:"kind"`
-	ID   int64  `json:"id,omitempty"`
-	Ref  string `json:"ref,omitempty"`
+	Seq     uint64 `json:"-"`
+	Kind    Kind   `json:"kind"`
+	Company int64  `json:"company,omitempty"` // 0 in entries written before entries named their company
+	ID      int64  `json:"id,omitempty"`
+	Ref     string `json:"ref,omitempty"`
 }
 
-// queue appends an outbox entry in the current write transaction.
-func (t *Tx) queue(kind Kind, id int64) error {
-	return t.enqueue(OutboxEntry{Kind: kind, ID: id})
+// queue appends an outbox entry in the current write transaction. The
+// company goes with it: the index keeps companies apart, and a deleted
+// record can no longer say whose it was.
+func (t *Tx) queue(kind Kind, company, id int64) error {
+	return t.enqueue(OutboxEntry{Kind: kind, Company: company, ID: id})
 }
 
 // queueRef appends an outbox entry for a record with a string id.
-func (t *Tx) queueRef(kind Kind, ref string) error {
-	return t.enqueue(OutboxEntry{Kind: kind, Ref: ref})
+func (t *Tx) queueRef(kind Kind, company int64, ref string) error {
+	return t.enqueue(OutboxEntry{Kind: kind, Company: company, Ref: ref})
 }
 
 func (t *Tx) enqueue(e OutboxEntry) error {

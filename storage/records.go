@@ -221,14 +221,14 @@ func (t *Tx) PutConversation(c *parley.Conversation) error {
 		if err := byCustomer.Delete(key2(old.CustomerID, c.ID)); err != nil {
 			return err
 		}
-		if err := t.queue(KindCustomer, old.CustomerID); err != nil {
+		if err := t.queue(KindCustomer, old.CompanyID, old.CustomerID); err != nil {
 			return err
 		}
 	}
 	// The customer's document holds its mailboxes: refresh it when the
 	// conversation is new or moved.
 	if !found || old.CustomerID != c.CustomerID || old.MailboxID != c.MailboxID {
-		if err := t.queue(KindCustomer, c.CustomerID); err != nil {
+		if err := t.queue(KindCustomer, c.CompanyID, c.CustomerID); err != nil {
 			return err
 		}
 	}
@@ -247,7 +247,7 @@ func (t *Tx) PutConversation(c *parley.Conversation) error {
 	if err := t.put(bucketConversations, key(c.ID), c); err != nil {
 		return err
 	}
-	return t.queue(KindConversation, c.ID)
+	return t.queue(KindConversation, c.CompanyID, c.ID)
 }
 
 // EachConversation calls fn for every conversation of every company.

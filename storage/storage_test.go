@@ -89,8 +89,8 @@ func TestWritesQueueOutboxEntries(t *testing.T) {
 	entries, err := db.Outbox(0, 10)
 	require.NoError(t, err)
 	assert.Equal(t, []storage.OutboxEntry{
-		{Seq: 1, Kind: storage.KindCustomer, ID: 7},
-		{Seq: 2, Kind: storage.KindConversation, ID: 1},
+		{Seq: 1, Kind: storage.KindCustomer, Company: 1, ID: 7},
+		{Seq: 2, Kind: storage.KindConversation, Company: 1, ID: 1},
 	}, entries)
 	assert.Equal(t, uint64(2), seq)
 	require.NoError(t, db.AckOutbox(entries))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -27,18 +28,12 @@ func TestUpgradeRebuildsTheIndex(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, in.close())
 
-	// What an older Parley left: every index marked with another version.
-	for _, kind := range index.Kinds {
-		idx, err := bleve.Open(filepath.Join(indexPath(dir), string(kind)+".bleve"))
-		require.NoError(t, err)
-		b := idx.NewBatch()
-		b.SetInternal([]byte("parley_mapping_version"), []byte("8"))
-		persisted := make(chan error, 1)
-		b.SetPersistedCallback(func(err error) { persisted <- err })
-		require.NoError(t, idx.Batch(b))
-		require.NoError(t, <-persisted)
-		require.NoError(t, idx.Close())
-	}
+	// What an older Parley left: the index marked with another version,
+	// and an index of the layout before partitions.
+	require.NoError(t, os.WriteFile(filepath.Join(indexPath(dir), "VERSION"), []byte("10"), 0o600))
+	old, err := bleve.New(filepath.Join(indexPath(dir), "conversation.bleve"), bleve.NewIndexMapping())
+	require.NoError(t, err)
+	require.NoError(t, old.Close())
 
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
@@ -57,6 +52,7 @@ func TestUpgradeRebuildsTheIndex(t *testing.T) {
 		Query: bodyMatch("refunded"), Limit: 1})
 	require.NoError(t, err)
 	assert.Greater(t, res.Total, 100, "refunded finds every form of refund")
+	assert.NoDirExists(t, filepath.Join(indexPath(dir), "conversation.bleve"), "the old layout is gone")
 }
 
 func bodyMatch(text string) query.Match { return query.Match{Field: "body", Text: text} }

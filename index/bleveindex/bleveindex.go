@@ -4,16 +4,18 @@
 package bleveindex
 
 import (
+	"cmp"
+	"container/list"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/registry"
 	bi "github.com/blevesearch/bleve_index_api"
@@ -54,82 +56,96 @@ func (w wordTokenizer) Tokenize(input []byte) analysis.TokenStream {
 	return out
 }
 
-// Engine is the Bleve implementation of index.Engine.
+// Engine is the Bleve implementation of index.Engine: a partition (one
+// Bleve index) per document kind and company, under dir/<kind>/<company>.bleve
+// (see partition.go), and dir/VERSION, the mapping version the partitions
+// were built with.
 type Engine struct {
-	indexes  map[index.Kind]bleve.Index
-	builders map[index.Kind]*builder
+	dir      string
+	maxOpen  int
 	fresh    bool
+	mappings map[index.Kind]mapping.IndexMapping
+	builders map[index.Kind]*builder
+
+	mu       sync.Mutex
+	open     map[partitionKey]*partition
+	recent   *list.List // open partitions, most recently used first
+	closeErr error      // from partitions closed by eviction
 }
 
 var _ index.Engine = (*Engine)(nil)
 
-// Open opens the indexes under dir, creating them when missing. An index
-// built with another mapping version is removed and created empty; Fresh
-// then reports true and the caller must rebuild it from storage.
-func Open(dir string) (*Engine, error) {
-	e := &Engine{indexes: map[index.Kind]bleve.Index{}, builders: map[index.Kind]*builder{}}
+// Options tune an engine.
+type Options struct {
+	// MaxOpen bounds the partitions open at once (DefaultMaxOpen when 0).
+	MaxOpen int
+}
+
+// Open opens the engine under dir with default options.
+func Open(dir string) (*Engine, error) { return OpenWith(dir, Options{}) }
+
+// OpenWith opens the engine under dir, creating it when missing. An engine
+// built with another mapping version (or another layout, or never marked
+// built) is removed and started empty; Fresh then reports true and the
+// caller must rebuild it from storage. Partitions open lazily.
+func OpenWith(dir string, o Options) (*Engine, error) {
+	e := &Engine{dir: dir, maxOpen: cmp.Or(o.MaxOpen, DefaultMaxOpen), mappings: map[index.Kind]mapping.IndexMapping{},
+		builders: map[index.Kind]*builder{}, open: map[partitionKey]*partition{}, recent: list.New()}
 	for _, kind := range index.Kinds {
-		path := filepath.Join(dir, string(kind)+".bleve")
-		idx, fresh, err := openKind(path, kind)
-		if err != nil {
-			e.Close()
-			return nil, err
-		}
-		e.indexes[kind] = idx
-		e.builders[kind] = newBuilder(kind, idx.Mapping())
-		e.fresh = e.fresh || fresh
+		e.mappings[kind] = buildMapping(kind)
+		e.builders[kind] = newBuilder(kind, e.mappings[kind])
 	}
+	v, err := os.ReadFile(e.versionPath())
+	if err == nil && string(v) == index.MappingVersion {
+		return e, nil
+	}
+	// Missing, outdated, never completed or of an older layout: the index
+	// is derived data, so start it afresh and let the caller rebuild it.
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("bleveindex: remove index %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("bleveindex: create %s: %w", dir, err)
+	}
+	e.fresh = true
 	return e, nil
 }
 
-func openKind(path string, kind index.Kind) (bleve.Index, bool, error) {
-	idx, err := bleve.OpenUsing(path, scorchConfig())
-	if err == nil {
-		v, verr := idx.GetInternal([]byte(versionKey))
-		if verr == nil && string(v) == index.MappingVersion {
-			return idx, false, nil
-		}
-		idx.Close()
-	}
-	// Missing, outdated, never completed, or unreadable (a crash before its
-	// first persistence): the index is derived data, so start it afresh
-	// and let the caller rebuild it from storage.
-	if err := os.RemoveAll(path); err != nil {
-		return nil, false, fmt.Errorf("bleveindex: remove index %s: %w", path, err)
-	}
-	idx, err = bleve.NewUsing(path, buildMapping(kind), scorch.Name, scorch.Name, scorchConfig())
-	if err != nil {
-		return nil, false, fmt.Errorf("bleveindex: create %s: %w", path, err)
-	}
-	return idx, true, nil
-}
+func (e *Engine) versionPath() string { return filepath.Join(e.dir, "VERSION") }
 
-// MarkBuilt records the mapping version in every index. Open rebuilds an
-// index without it, so call it only once a rebuild is complete and
-// durable: a crash mid-rebuild then leads to another rebuild, never to an
-// index silently missing documents.
+// MarkBuilt records the mapping version. Open rebuilds an engine without
+// it, so call it only once a rebuild is complete and durable: a crash
+// mid-rebuild then leads to another rebuild, never to an index silently
+// missing documents.
 func (e *Engine) MarkBuilt() error {
-	for kind, idx := range e.indexes {
-		if err := setInternalDurably(idx, versionKey, index.MappingVersion); err != nil {
-			return fmt.Errorf("bleveindex: mark %s built: %w", kind, err)
-		}
+	tmp := e.versionPath() + ".new"
+	if err := writeSynced(tmp, []byte(index.MappingVersion)); err != nil {
+		return fmt.Errorf("bleveindex: mark built: %w", err)
+	}
+	if err := os.Rename(tmp, e.versionPath()); err != nil {
+		return fmt.Errorf("bleveindex: mark built: %w", err)
+	}
+	if err := syncDir(e.dir); err != nil {
+		return fmt.Errorf("bleveindex: mark built: %w", err)
 	}
 	e.fresh = false
 	return nil
 }
 
-// setInternalDurably writes an internal key and waits until it is
-// persisted: with unsafe_batch a plain SetInternal may not survive a close
-// that follows at once.
-func setInternalDurably(idx bleve.Index, key, value string) error {
-	b := idx.NewBatch()
-	b.SetInternal([]byte(key), []byte(value))
-	persisted := make(chan error, 1)
-	b.SetPersistedCallback(func(err error) { persisted <- err })
-	if err := idx.Batch(b); err != nil {
+func writeSynced(path string, data []byte) error {
+	f, err := os.Create(path)
+	if err != nil {
 		return err
 	}
-	return <-persisted
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // scorchConfig makes batches return once searchable rather than once
@@ -160,9 +176,7 @@ func buildMapping(kind index.Kind) mapping.IndexMapping {
 	m.DefaultAnalyzer = keyword.Name
 	doc := bleve.NewDocumentStaticMapping()
 	fields := append([]index.Field{
-		{Name: index.CompanyField, Type: index.KeywordField},
 		{Name: index.PresentField, Type: index.KeywordField},
-		{Name: index.WordsField, Type: index.KeywordField},
 	}, index.Catalog[kind]...)
 	for _, f := range fields {
 		doc.AddFieldMappingsAt(f.Name, fieldMapping(f))
@@ -226,38 +240,121 @@ func dynamicMapping(analyzer string) *mapping.DocumentMapping {
 	return d
 }
 
-// Apply indexes one batch of a kind. The index runs scorch with
-// unsafe_batch: a batch is searchable once introduced, and persisted in the
-// background; durable hears of the persistence, so the caller keeps its
-// own record (the storage outbox) until then.
-func (e *Engine) Apply(ctx context.Context, kind index.Kind, upserts []index.Document, deletes []string, durable func(error)) error {
-	idx, ok := e.indexes[kind]
-	if !ok {
-		return fmt.Errorf("bleveindex: unknown kind %q", kind)
+// Apply indexes one batch in its company's partition (created on its
+// first document). A batch of unknown company (index.Batch) deletes from
+// every partition of its kind. The partitions run scorch with
+// unsafe_batch: a batch is searchable once introduced, and persisted in
+// the background; durable hears of the persistence, so the caller keeps
+// its own record (the storage outbox) until then.
+func (e *Engine) Apply(ctx context.Context, b index.Batch, durable func(error)) error {
+	if _, ok := e.mappings[b.Kind]; !ok {
+		return fmt.Errorf("bleveindex: unknown kind %q", b.Kind)
 	}
-	b := idx.NewBatch()
-	build := e.builders[kind]
-	for _, d := range upserts {
-		if err := b.IndexAdvanced(build.document(d)); err != nil {
+	for _, d := range b.Upserts {
+		if d.Company != b.Company {
+			return fmt.Errorf("bleveindex: document %s of company %d in a batch of company %d", d.ID, d.Company, b.Company)
+		}
+	}
+	companies := []int64{b.Company}
+	if b.Company == 0 {
+		var err error
+		if companies, err = e.companies(b.Kind); err != nil {
 			return fmt.Errorf("bleveindex: %w", err)
 		}
 	}
-	for _, id := range deletes {
-		b.Delete(id)
-	}
-	if durable != nil {
-		b.SetPersistedCallback(durable)
-	}
-	return idx.Batch(b)
-}
-
-// Close closes every index.
-func (e *Engine) Close() error {
-	var first error
-	for _, idx := range e.indexes {
-		if err := idx.Close(); err != nil && first == nil {
-			first = err
+	var parts []*partition
+	defer func() {
+		for _, p := range parts {
+			e.release(p)
+		}
+	}()
+	for _, company := range companies {
+		p, err := e.acquire(partitionKey{b.Kind, company}, len(b.Upserts) > 0)
+		if err != nil {
+			return err
+		}
+		if p != nil {
+			parts = append(parts, p)
 		}
 	}
-	return first
+	done := allDone(len(parts), durable)
+	for i, p := range parts {
+		if err := e.applyTo(p, b, done); err != nil {
+			for range parts[i:] {
+				done(err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// applyTo writes b to one partition.
+func (e *Engine) applyTo(p *partition, b index.Batch, durable func(error)) error {
+	batch := p.idx.NewBatch()
+	for _, d := range b.Upserts {
+		if err := batch.IndexAdvanced(p.build.document(d)); err != nil {
+			return fmt.Errorf("bleveindex: %w", err)
+		}
+	}
+	for _, id := range b.Deletes {
+		batch.Delete(id)
+	}
+	e.mu.Lock()
+	p.dirty++
+	e.mu.Unlock()
+	// Scorch calls back from the partition's own persister: evicting (so
+	// closing) the partition from here would wait on itself, so eviction
+	// is left to the next acquire or release.
+	batch.SetPersistedCallback(func(err error) {
+		e.mu.Lock()
+		p.dirty--
+		e.mu.Unlock()
+		durable(err)
+	})
+	if err := p.idx.Batch(batch); err != nil {
+		e.mu.Lock()
+		p.dirty--
+		e.mu.Unlock()
+		return fmt.Errorf("bleveindex: %w", err)
+	}
+	return nil
+}
+
+// allDone returns a callback to be called n times that calls durable
+// once, after the last call, with the first error; durable may be nil.
+// With n 0 it calls durable at once.
+func allDone(n int, durable func(error)) func(error) {
+	var mu sync.Mutex
+	var first error
+	left := n
+	done := func(err error) {
+		mu.Lock()
+		first = cmp.Or(first, err)
+		left--
+		last := left == 0
+		mu.Unlock()
+		if last && durable != nil {
+			durable(first)
+		}
+	}
+	if n == 0 && durable != nil {
+		durable(nil)
+	}
+	return done
+}
+
+// Close closes every open partition.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	var parts []*partition
+	for _, p := range e.open {
+		parts = append(parts, p)
+	}
+	e.open = nil
+	e.mu.Unlock()
+	e.closeAll(parts)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closeErr
 }

@@ -2,11 +2,12 @@ package bleveindex
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
-	"github.com/blevesearch/bleve/v2"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,16 +16,35 @@ import (
 	"github.com/parley/parley/query"
 )
 
+// apply indexes docs of one company and waits until they are durable.
+func apply(t *testing.T, e *Engine, b index.Batch) {
+	t.Helper()
+	persisted := make(chan error, 1)
+	require.NoError(t, e.Apply(context.Background(), b, func(err error) { persisted <- err }))
+	require.NoError(t, <-persisted, "the batch is reported durable")
+}
+
+func conversation(id string, company int64, subject string) index.Document {
+	d := index.NewDocument(id, company)
+	n, _ := strconv.ParseFloat(id, 64)
+	d.Numbers["id"] = []float64{n}
+	d.Texts["subject"] = []string{subject}
+	return d
+}
+
+func searchIDs(t *testing.T, e *Engine, company int64, q query.Node) []string {
+	t.Helper()
+	res, err := e.Search(context.Background(), index.Request{Kind: index.Conversations, Company: company, Query: q, Limit: 10})
+	require.NoError(t, err)
+	return res.IDs
+}
+
 func TestOpenRebuildsOnMappingVersionChange(t *testing.T) {
 	dir := t.TempDir()
 	e, err := Open(dir)
 	require.NoError(t, err)
 	assert.True(t, e.Fresh(), "a new index needs a build")
-	doc := index.NewDocument("7", 1)
-	doc.Numbers["id"] = []float64{7}
-	persisted := make(chan error, 1)
-	require.NoError(t, e.Apply(context.Background(), index.Conversations, []index.Document{doc}, nil, func(err error) { persisted <- err }))
-	require.NoError(t, <-persisted, "the batch is reported durable")
+	apply(t, e, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{conversation("7", 1, "hello")}})
 	assert.True(t, e.Fresh(), "not built until marked")
 	require.NoError(t, e.MarkBuilt())
 	require.NoError(t, e.Close())
@@ -32,24 +52,16 @@ func TestOpenRebuildsOnMappingVersionChange(t *testing.T) {
 	e, err = Open(dir)
 	require.NoError(t, err)
 	assert.False(t, e.Fresh(), "same mapping version: reused")
-	res, err := e.Search(context.Background(), index.Request{Kind: index.Conversations, Company: 1, Limit: 10})
-	require.NoError(t, err)
-	assert.Equal(t, []string{"7"}, res.IDs)
+	assert.Equal(t, []string{"7"}, searchIDs(t, e, 1, nil))
 	require.NoError(t, e.Close())
 
 	// Pretend the index was built by an older Parley.
-	idx, err := bleve.Open(filepath.Join(dir, "conversation.bleve"))
-	require.NoError(t, err)
-	require.NoError(t, setInternalDurably(idx, versionKey, "0"))
-	require.NoError(t, idx.Close())
-
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "VERSION"), []byte("0"), 0o600))
 	e, err = Open(dir)
 	require.NoError(t, err)
 	defer e.Close()
 	assert.True(t, e.Fresh(), "outdated mapping: recreated empty, to be rebuilt")
-	res, err = e.Search(context.Background(), index.Request{Kind: index.Conversations, Company: 1, Limit: 10})
-	require.NoError(t, err)
-	assert.Equal(t, 0, res.Total)
+	assert.Empty(t, searchIDs(t, e, 1, nil))
 }
 
 func TestUnmarkedIndexIsRebuilt(t *testing.T) {
@@ -63,16 +75,74 @@ func TestUnmarkedIndexIsRebuilt(t *testing.T) {
 	assert.True(t, e.Fresh(), "an index never marked built is built again")
 }
 
-func TestUnreadableIndexIsRebuilt(t *testing.T) {
+// TestUnreadablePartitionIsRebuiltAtNextStart: a partition that cannot be
+// read answers an error that says what happens, and the next start
+// rebuilds the index rather than serving it without that company.
+func TestUnreadablePartitionIsRebuiltAtNextStart(t *testing.T) {
 	dir := t.TempDir()
 	e, err := Open(dir)
 	require.NoError(t, err)
+	apply(t, e, index.Batch{Kind: index.Conversations, Company: 3, Upserts: []index.Document{conversation("1", 3, "hello")}})
+	require.NoError(t, e.MarkBuilt())
 	require.NoError(t, e.Close())
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "conversation.bleve", "index_meta.json"), []byte("{broken"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "conversation", "3.bleve", "index_meta.json"), []byte("{broken"), 0o600))
+
 	e, err = Open(dir)
-	require.NoError(t, err, "an unreadable index is replaced, not fatal")
+	require.NoError(t, err)
+	assert.False(t, e.Fresh(), "partitions open lazily")
+	_, err = e.Search(context.Background(), index.Request{Kind: index.Conversations, Company: 3, Limit: 10})
+	require.ErrorContains(t, err, "rebuilt at the next start")
+	require.NoError(t, e.Close())
+
+	e, err = Open(dir)
+	require.NoError(t, err)
 	defer e.Close()
 	assert.True(t, e.Fresh())
+}
+
+// TestPartitionsKeepCompaniesApart: a thousand companies share words but
+// never documents or suggestions; no more partitions stay open than the
+// limit, and a closed one reopens on demand with its documents.
+func TestPartitionsKeepCompaniesApart(t *testing.T) {
+	const companies, maxOpen = 1000, 8
+	dir := t.TempDir()
+	e, err := OpenWith(dir, Options{MaxOpen: maxOpen})
+	require.NoError(t, err)
+	for c := int64(1); c <= companies; c++ {
+		id := strconv.FormatInt(c*10, 10)
+		apply(t, e, index.Batch{Kind: index.Conversations, Company: c, Upserts: []index.Document{conversation(id, c, fmt.Sprintf("refund order%d", c))}})
+		assert.LessOrEqual(t, e.OpenPartitions(), maxOpen+1, "company %d", c)
+	}
+	refund := query.Match{Field: "subject", Text: "refund"}
+	for _, c := range []int64{1, 2, 500, 999, 1000, 3} {
+		assert.Equal(t, []string{strconv.FormatInt(c*10, 10)}, searchIDs(t, e, c, refund), "company %d", c)
+		words, err := e.Words(context.Background(), index.Conversations, c, "order1", 1)
+		require.NoError(t, err)
+		for _, w := range words {
+			assert.Equal(t, fmt.Sprintf("order%d", c), w, "company %d is offered only its own words", c)
+		}
+	}
+	assert.Empty(t, searchIDs(t, e, companies+1, refund), "a company with no partition has no documents")
+	assert.LessOrEqual(t, e.OpenPartitions(), maxOpen)
+
+	// A deletion of unknown company (an outbox entry from before entries
+	// named theirs) finds the document in whichever partition holds it.
+	apply(t, e, index.Batch{Kind: index.Conversations, Deletes: []string{"5000"}})
+	assert.Empty(t, searchIDs(t, e, 500, refund))
+	assert.Equal(t, []string{"5010"}, searchIDs(t, e, 501, refund))
+
+	err = e.Apply(context.Background(), index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{conversation("1", 2, "x")}}, nil)
+	require.ErrorContains(t, err, "in a batch of company 1", "a batch never mixes companies")
+	require.NoError(t, e.MarkBuilt())
+	require.NoError(t, e.Close())
+
+	e, err = OpenWith(dir, Options{MaxOpen: maxOpen})
+	require.NoError(t, err)
+	defer e.Close()
+	assert.False(t, e.Fresh())
+	assert.Equal(t, 0, e.OpenPartitions(), "nothing opens until asked")
+	assert.Equal(t, []string{"7770"}, searchIDs(t, e, 777, refund))
+	assert.Equal(t, 1, e.OpenPartitions())
 }
 
 func TestTokenizersMatchAnalysis(t *testing.T) {
@@ -102,12 +172,11 @@ func TestSortKeyOrdersLikeNumbers(t *testing.T) {
 	}
 }
 
-// TestTrivialFilterIsTheCompanyAlone: a filter that restricts nothing must
-// not put a match-all (a walk over every document) beside the company.
-func TestTrivialFilterIsTheCompanyAlone(t *testing.T) {
-	q, err := filterQuery(index.Conversations, 7, query.And{Nodes: []query.Node{query.All{}}})
+// TestTrivialFilterMatchesThePartition: a filter that restricts nothing is
+// a match-all over the company's own partition, not a conjunction.
+func TestTrivialFilterMatchesThePartition(t *testing.T) {
+	q, err := filterQuery(index.Conversations, query.And{Nodes: []query.Node{query.All{}}})
 	require.NoError(t, err)
-	term, ok := q.(*bq.TermQuery)
-	require.True(t, ok, "got %T", q)
-	assert.Equal(t, "7", term.Term)
+	_, ok := q.(*bq.MatchAllQuery)
+	assert.True(t, ok, "got %T", q)
 }

@@ -109,7 +109,6 @@ func (b *builder) document(d index.Document) *document.Document {
 	addWords := func(f index.Field, values []string, analyzer analysis.Analyzer) {
 		addValues(f.Name, options(f), values, analyzer)
 	}
-	addWords(index.Field{Name: index.CompanyField}, []string{index.FormatID(d.Company)}, b.keywords)
 	addWords(index.Field{Name: index.PresentField}, d.Present(), b.keywords)
 	for name, values := range d.Keywords {
 		f := b.fieldOf(name)
@@ -128,9 +127,6 @@ func (b *builder) document(d index.Document) *document.Document {
 			exact |= bi.IncludeTermVectors
 		}
 		addValues(index.ExactField(name), exact, values, b.exact)
-	}
-	if words := index.CompanyWords(d); len(words) > 0 {
-		addWords(index.Field{Name: index.WordsField}, words, b.keywords)
 	}
 	for name, values := range d.Numbers {
 		f := b.fieldOf(name)

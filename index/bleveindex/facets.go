@@ -22,14 +22,21 @@ var _ index.Faceter = (*Engine)(nil)
 // numeric bucket and per distinct value, with Bleve's facets: no document
 // is loaded.
 func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetResult, error) {
-	idx, ok := e.indexes[r.Kind]
-	if !ok {
+	if _, ok := e.mappings[r.Kind]; !ok {
 		return index.FacetResult{}, fmt.Errorf("bleveindex: unknown kind %q", r.Kind)
 	}
-	q, err := filterQuery(r.Kind, r.Company, r.Filter)
+	q, err := filterQuery(r.Kind, r.Filter)
 	if err != nil {
 		return index.FacetResult{}, err
 	}
+	p, err := e.acquire(partitionKey{r.Kind, r.Company}, false)
+	if err != nil {
+		return index.FacetResult{}, err
+	}
+	if p == nil {
+		return emptyFacets(r), nil
+	}
+	defer e.release(p)
 	req := bleve.NewSearchRequestOptions(q, 0, 0, false)
 	for name, rf := range r.Ranges {
 		fr := bleve.NewFacetRequest(rf.Field, len(rf.Buckets))
@@ -47,7 +54,7 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 		}
 		req.AddFacet("v:"+name, bleve.NewFacetRequest(field, maxFacetValues))
 	}
-	res, err := idx.SearchInContext(ctx, req)
+	res, err := p.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return index.FacetResult{}, fmt.Errorf("bleveindex: facets: %w", err)
 	}
@@ -78,22 +85,24 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 	return out, nil
 }
 
-// filterQuery is the company ANDed with a filter, for searches and facets.
-func filterQuery(kind index.Kind, company int64, filter query.Node) (bq.Query, error) {
-	c := bleve.NewTermQuery(index.FormatID(company))
-	c.SetField(index.CompanyField)
+// emptyFacets is the answer for a company with no documents of a kind:
+// every asked bucket and value list, empty.
+func emptyFacets(r index.FacetRequest) index.FacetResult {
+	out := index.FacetResult{Ranges: map[string][]int{}, Values: map[string]map[string]int{}}
+	for name, rf := range r.Ranges {
+		out.Ranges[name] = make([]int, len(rf.Buckets))
+	}
+	for name := range r.Values {
+		out.Values[name] = map[string]int{}
+	}
+	return out
+}
+
+// filterQuery translates a filter for searches and facets; no filter
+// matches every document of the partition (the company's).
+func filterQuery(kind index.Kind, filter query.Node) (bq.Query, error) {
 	if filter == nil {
-		return c, nil
+		return bleve.NewMatchAllQuery(), nil
 	}
-	f, err := translate(kind, filter)
-	if err != nil {
-		return nil, err
-	}
-	if _, all := f.(*bq.MatchAllQuery); all {
-		// A filter that restricts nothing (an owner's list of every
-		// status): a match-all beside the company would walk every
-		// document of the index.
-		return c, nil
-	}
-	return bleve.NewConjunctionQuery(c, f), nil
+	return translate(kind, filter)
 }

@@ -12,19 +12,23 @@ import (
 
 var _ index.Suggester = (*Engine)(nil)
 
-// Words walks the fuzzy term dictionary of index.WordsField, restricted to
-// the company's prefix: the Levenshtein automaton (with transpositions)
-// runs over "<company>:<word>", and only terms that start with the
-// company's prefix are visited, so no other company's word can come back.
+// Words walks, with a Levenshtein automaton (transpositions included), the
+// term dictionaries of the exact forms of every text field of the
+// company's partition: its own words only, since the partition holds only
+// its documents.
 func (e *Engine) Words(ctx context.Context, kind index.Kind, company int64, word string, maxEdits int) ([]string, error) {
-	idx, ok := e.indexes[kind]
-	if !ok {
+	if _, ok := e.mappings[kind]; !ok {
 		return nil, fmt.Errorf("bleveindex: unknown kind %q", kind)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	in, err := idx.Advanced()
+	p, err := e.acquire(partitionKey{kind, company}, false)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	defer e.release(p)
+	in, err := p.idx.Advanced()
 	if err != nil {
 		return nil, fmt.Errorf("bleveindex: words: %w", err)
 	}
@@ -37,23 +41,43 @@ func (e *Engine) Words(ctx context.Context, kind index.Kind, company int64, word
 	if !ok {
 		return nil, fmt.Errorf("bleveindex: the index cannot search its dictionary by edit distance")
 	}
-	prefix := index.WordsPrefix(company)
-	dict, err := fuzzy.FieldDictFuzzy(index.WordsField, prefix+word, maxEdits, prefix)
+	fields, err := r.Fields()
 	if err != nil {
 		return nil, fmt.Errorf("bleveindex: words: %w", err)
 	}
-	defer dict.Close()
+	seen := map[string]bool{}
 	var out []string
+	for _, field := range fields {
+		if !strings.HasPrefix(field, index.ExactPrefix) {
+			continue
+		}
+		if err := fuzzyTerms(fuzzy, field, word, maxEdits, func(term string) {
+			if !seen[term] && index.SuggestableWord(term) {
+				seen[term] = true
+				out = append(out, term)
+			}
+		}); err != nil {
+			return nil, fmt.Errorf("bleveindex: words: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// fuzzyTerms calls fn with every term of field within maxEdits of word.
+func fuzzyTerms(r bi.IndexReaderFuzzy, field, word string, maxEdits int, fn func(string)) error {
+	dict, err := r.FieldDictFuzzy(field, word, maxEdits, "")
+	if err != nil {
+		return err
+	}
+	defer dict.Close()
 	for {
 		entry, err := dict.Next()
 		if err != nil {
-			return nil, fmt.Errorf("bleveindex: words: %w", err)
+			return err
 		}
 		if entry == nil {
-			return out, nil
+			return nil
 		}
-		if w, ok := strings.CutPrefix(entry.Term, prefix); ok {
-			out = append(out, w)
-		}
+		fn(entry.Term)
 	}
 }

@@ -13,22 +13,25 @@ import (
 	"github.com/parley/parley/query"
 )
 
-// Search runs a request: the query ANDed with the company, sorted with the
-// id as the final tie-break.
+// Search runs a request in its company's partition, sorted with the id as
+// the final tie-break. A company without a partition has no documents.
 func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, error) {
-	idx, ok := e.indexes[r.Kind]
-	if !ok {
+	if _, ok := e.mappings[r.Kind]; !ok {
 		return index.Result{}, fmt.Errorf("bleveindex: unknown kind %q", r.Kind)
 	}
-	// The company and the list filters restrict without scoring; only the
-	// user's query ranks results.
-	filter, err := filterQuery(r.Kind, r.Company, r.Filter)
+	p, err := e.acquire(partitionKey{r.Kind, r.Company}, false)
+	if err != nil || p == nil {
+		return index.Result{IDs: []string{}}, err
+	}
+	defer e.release(p)
+	// The list filters restrict without scoring; only the user's query
+	// ranks results.
+	filter, err := filterQuery(r.Kind, r.Filter)
 	if err != nil {
 		return index.Result{}, err
 	}
 	// With no query the filter is the whole search: it drives the matching
-	// itself, unscored, rather than post-filtering a walk over every
-	// document of the index.
+	// itself, unscored.
 	q, score := filter, bleve.ScoreNone
 	if r.Query != nil {
 		scored, err := translate(r.Kind, r.Query)
@@ -36,14 +39,16 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 			return index.Result{}, err
 		}
 		b := bleve.NewBooleanQuery()
-		b.AddFilter(filter)
+		if _, all := filter.(*bq.MatchAllQuery); !all {
+			b.AddFilter(filter)
+		}
 		b.AddMust(scored)
 		q, score = b, ""
 	}
 	req := bleve.NewSearchRequestOptions(q, r.Limit, r.Offset, false)
 	req.Score = score
 	req.SortByCustom(sortOrder(r.Kind, r.Sort))
-	res, err := idx.SearchInContext(ctx, req)
+	res, err := p.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return index.Result{}, fmt.Errorf("bleveindex: search: %w", err)
 	}

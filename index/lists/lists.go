@@ -183,13 +183,13 @@ func (e *Engine) intern(s string) string {
 }
 
 // Apply keeps the rows of conversations; other kinds are not lists'.
-func (e *Engine) Apply(_ context.Context, kind index.Kind, upserts []index.Document, deletes []string, durable func(error)) error {
-	if kind == index.Conversations {
+func (e *Engine) Apply(_ context.Context, b index.Batch, durable func(error)) error {
+	if b.Kind == index.Conversations {
 		e.mu.Lock()
-		for _, d := range upserts {
+		for _, d := range b.Upserts {
 			e.put(d.Company, e.documentRow(d))
 		}
-		for _, id := range deletes {
+		for _, id := range b.Deletes {
 			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
 				e.remove(n)
 			}

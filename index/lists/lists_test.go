@@ -32,10 +32,11 @@ func doc(id, company int64, status string, created float64, waiting float64, tag
 func TestSearch(t *testing.T) {
 	e := lists.New()
 	ctx := context.Background()
-	require.NoError(t, e.Apply(ctx, index.Conversations, []index.Document{
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{
 		doc(1, 1, "active", 100, 0, "vip"), doc(2, 1, "active", 300, 50), doc(3, 1, "closed", 300, 0, "vip"),
-		doc(4, 1, "pending", 200, 70), doc(5, 2, "active", 900, 0), doc(6, 1, "spam", 50, 0),
-	}, nil, nil))
+		doc(4, 1, "pending", 200, 70), doc(6, 1, "spam", 50, 0),
+	}}, nil))
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 2, Upserts: []index.Document{doc(5, 2, "active", 900, 0)}}, nil))
 	status := func(s string) query.Node { return query.Keyword{Field: "status", Value: s} }
 	since := time.UnixMilli(200)
 	cases := []struct {
@@ -67,7 +68,7 @@ func TestSearch(t *testing.T) {
 	}
 
 	// A status change moves the row; a delete removes it.
-	require.NoError(t, e.Apply(ctx, index.Conversations, []index.Document{doc(1, 1, "closed", 100, 0)}, []string{"2"}, nil))
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{doc(1, 1, "closed", 100, 0)}, Deletes: []string{"2"}}, nil))
 	got, err := e.Search(ctx, index.Request{Kind: index.Conversations, Company: 1, Filter: status("active"), Limit: 5})
 	require.NoError(t, err)
 	assert.Equal(t, index.Result{Total: 0, IDs: []string{}}, got)

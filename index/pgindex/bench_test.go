@@ -34,7 +34,7 @@ func BenchmarkSearch(b *testing.B) {
 			d.Texts["body"] = []string{fmt.Sprintf("%s %s %s %d", words[r.IntN(10)], words[r.IntN(10)], words[r.IntN(10)], i)}
 			docs = append(docs, d)
 		}
-		require.NoError(b, e.Apply(ctx, index.Conversations, docs, nil, nil))
+		require.NoError(b, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: docs}, nil))
 	}
 	require.NoError(b, e.Analyze(ctx))
 	byDate := []index.Sort{{Field: "createdAt", Desc: true}}

@@ -113,20 +113,27 @@ func (e *Engine) Close() error {
 var Tables = []string{"search_documents", "search_keywords", "search_numbers", "search_texts"}
 
 // Apply replaces the upserted documents and removes the deleted ones in
-// one transaction, with one statement per table and company. The batch is
-// durable once committed, so durable hears of it before Apply returns.
-func (e *Engine) Apply(ctx context.Context, kind index.Kind, upserts []index.Document, deletes []string, durable func(error)) error {
+// one transaction, with one statement per table. The batch is durable once
+// committed, so durable hears of it before Apply returns.
+func (e *Engine) Apply(ctx context.Context, batch index.Batch, durable func(error)) error {
+	kind := batch.Kind
 	err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
-		byCompany, err := owners(ctx, tx, kind, deletes)
-		if err != nil {
-			return err
+		byCompany := map[int64][]string{}
+		if batch.Company == 0 {
+			owned, err := owners(ctx, tx, kind, batch.Deletes)
+			if err != nil {
+				return err
+			}
+			byCompany = owned
+		} else if len(batch.Deletes) > 0 {
+			byCompany[batch.Company] = append([]string{}, batch.Deletes...)
 		}
 		deleted := map[string]bool{}
-		for _, id := range deletes {
+		for _, id := range batch.Deletes {
 			deleted[id] = true
 		}
 		docs := map[int64]map[string]index.Document{}
-		for _, d := range upserts {
+		for _, d := range batch.Upserts {
 			byCompany[d.Company] = append(byCompany[d.Company], d.ID)
 			if deleted[d.ID] {
 				continue // a batch's deletes win over its upserts, as in the other engines
@@ -171,10 +178,10 @@ func (e *Engine) Apply(ctx context.Context, kind index.Kind, upserts []index.Doc
 	return nil
 }
 
-// owners finds the company of each document to delete. index.Engine names
-// deleted documents by id alone (the record is gone, and with it its
-// company), so this is the one statement that does not filter by company;
-// the tenant test allows it by its marker comment.
+// owners finds the company of each document to delete in a batch whose
+// company is unknown (index.Batch: an outbox entry older than entries that
+// name their company), so this is the one statement that does not filter
+// by company; the tenant test allows it by its marker comment.
 func owners(ctx context.Context, tx pgx.Tx, kind index.Kind, ids []string) (map[int64][]string, error) {
 	out := map[int64][]string{}
 	if len(ids) == 0 {
@@ -198,7 +205,7 @@ func owners(ctx context.Context, tx pgx.Tx, kind index.Kind, ids []string) (map[
 
 // AnyCompany marks the statements that may not filter by company: only
 // the lookup of deleted documents' owners (see owners).
-const AnyCompany = "/* any company: deletes carry no company */"
+const AnyCompany = "/* any company: a legacy delete carries no company */"
 
 // rows are the table rows of a company's documents, column by column, for
 // INSERT ... SELECT FROM unnest: one statement per table.

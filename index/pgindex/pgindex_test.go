@@ -93,18 +93,29 @@ func TestEdgesAgreeWithOracle(t *testing.T) {
 		doc("6", 1, map[string][]string{"emailDomain": {"nul\x00.test", "bad\xff.test"}}, map[string][]string{"lastName": {"nul\x00x bad\xffy"}}, 60),
 	}
 	for _, engine := range []index.Engine{e, oracle} {
-		require.NoError(t, engine.Apply(ctx, index.Customers, docs, nil, nil))
-		// Replaced, then deleted across companies in one batch.
+		for _, company := range []int64{1, 2} {
+			var mine []index.Document
+			for _, d := range docs {
+				if d.Company == company {
+					mine = append(mine, d)
+				}
+			}
+			require.NoError(t, engine.Apply(ctx, index.Batch{Kind: index.Customers, Company: company, Upserts: mine}, nil))
+		}
+		// Replaced, and deleted in the same batch.
 		replaced := doc("5", 1, map[string][]string{"email": {"new@example.com"}}, nil, 50)
 		gone := doc("7", 1, map[string][]string{"email": {"gone@example.com"}}, nil, 70) // upserted and deleted: deleted
 		calls := 0
-		require.NoError(t, engine.Apply(ctx, index.Customers, []index.Document{replaced, gone}, []string{"4", "404", "7"}, func(err error) {
+		require.NoError(t, engine.Apply(ctx, index.Batch{Kind: index.Customers, Company: 1, Upserts: []index.Document{replaced, gone},
+			Deletes: []string{"404", "7"}}, func(err error) {
 			require.NoError(t, err)
 			calls++
 		}))
 		if engine == e {
 			assert.Equal(t, 1, calls, "durable is told once, after the commit")
 		}
+		// A deletion of unknown company (an old outbox entry) finds its owner.
+		require.NoError(t, engine.Apply(ctx, index.Batch{Kind: index.Customers, Deletes: []string{"4"}}, nil))
 	}
 	nodes := []query.Node{
 		query.Match{Field: "firstName", Text: long},
@@ -168,7 +179,7 @@ func TestChatsSortByDocumentID(t *testing.T) {
 		docs = append(docs, d)
 	}
 	for _, engine := range []index.Engine{e, oracle} {
-		require.NoError(t, engine.Apply(ctx, index.Chats, docs, nil, nil))
+		require.NoError(t, engine.Apply(ctx, index.Batch{Kind: index.Chats, Company: 1, Upserts: docs}, nil))
 	}
 	for _, sorts := range [][]index.Sort{nil, {{Field: "createdAt"}}, {{Field: "createdAt", Desc: true}}} {
 		r := index.Request{Kind: index.Chats, Company: 1, Sort: sorts, Limit: 10, Offset: 1}
@@ -200,7 +211,7 @@ func TestScoreRanksMoreMatchesFirst(t *testing.T) {
 		doc("3", 1, nil, map[string][]string{"lastName": {"lee"}}, 3),
 		doc("4", 1, nil, map[string][]string{"lastName": {"ray"}}, 4),
 	}
-	require.NoError(t, e.Apply(ctx, index.Customers, docs, nil, nil))
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Customers, Company: 1, Upserts: docs}, nil))
 	q := query.Or{Nodes: []query.Node{query.Match{Field: "firstName", Text: "ann"}, query.Match{Field: "lastName", Text: "lee"},
 		query.Not{Node: query.Match{Field: "lastName", Text: "ray"}}}}
 	res, err := e.Search(ctx, index.Request{Kind: index.Customers, Company: 1, Query: q, Sort: []index.Sort{{Field: index.ScoreField, Desc: true}}, Limit: 10})

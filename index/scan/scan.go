@@ -52,21 +52,21 @@ func New() *Engine {
 
 // Apply stores and removes documents. The oracle keeps nothing on disk, so
 // a batch is as durable as it will ever be at once.
-func (e *Engine) Apply(_ context.Context, kind index.Kind, upserts []index.Document, deletes []string, durable func(error)) error {
+func (e *Engine) Apply(_ context.Context, b index.Batch, durable func(error)) error {
 	if durable != nil {
 		defer durable(nil)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	m := e.docs[kind]
+	m := e.docs[b.Kind]
 	if m == nil {
 		m = map[string]*doc{}
-		e.docs[kind] = m
+		e.docs[b.Kind] = m
 	}
-	for _, d := range upserts {
+	for _, d := range b.Upserts {
 		m[d.ID] = analyse(d)
 	}
-	for _, id := range deletes {
+	for _, id := range b.Deletes {
 		delete(m, id)
 	}
 	return nil
