@@ -56,6 +56,9 @@ func importCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := inst.syncer.Drain(ctx); err != nil {
 		return fmt.Errorf("index the imported records: %w", err)
 	}
+	if err := inst.compact(ctx); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "\ncustomers: %d created, %d already there\nconversations: %d created (%d threads), %d already there\nfailed: %d\n",
 		sum.CustomersCreated, sum.CustomersSkipped, sum.ConversationsCreated, sum.ThreadsCreated, sum.ConversationsSkipped, len(sum.Failures))
 	for _, f := range sum.Failures {

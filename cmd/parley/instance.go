@@ -66,6 +66,9 @@ func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *s
 	if engine.Fresh() {
 		log.Info("building the search index from storage", "mappingVersion", index.MappingVersion)
 		if err = in.syncer.Rebuild(ctx, progress); err == nil {
+			err = in.compact(ctx)
+		}
+		if err == nil {
 			err = engine.MarkBuilt()
 		}
 	} else {
@@ -76,6 +79,17 @@ func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *s
 		return nil, fmt.Errorf("bring the index up to date: %w", err)
 	}
 	return in, nil
+}
+
+// compact waits until everything applied is durable, then merges the
+// index's segments: after a bulk load (a rebuild, an import) queries
+// would otherwise run over the many small segments it left.
+func (in *instance) compact(ctx context.Context) error {
+	in.syncer.Settle()
+	if err := in.engine.Compact(ctx); err != nil {
+		return fmt.Errorf("compact the search index: %w", err)
+	}
+	return nil
 }
 
 func loadDemoIfEmpty(db *storage.DB, clock parley.Clock) error {

@@ -180,3 +180,30 @@ func TestTrivialFilterMatchesThePartition(t *testing.T) {
 	_, ok := q.(*bq.MatchAllQuery)
 	assert.True(t, ok, "got %T", q)
 }
+
+// TestCompactLeavesOneSegment: after many small batches (a bulk load),
+// Compact merges each partition into one segment, and every document is
+// still found.
+func TestCompactLeavesOneSegment(t *testing.T) {
+	e, err := Open(t.TempDir())
+	require.NoError(t, err)
+	defer e.Close()
+	for i := 1; i <= 40; i++ {
+		apply(t, e, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{conversation(strconv.Itoa(i), 1, "refund")}})
+	}
+	segments := func() uint64 {
+		p, err := e.acquire(partitionKey{index.Conversations, 1}, false)
+		require.NoError(t, err)
+		defer e.release(p)
+		in, err := p.idx.Advanced()
+		require.NoError(t, err)
+		stats := in.StatsMap()
+		return stats["TotFileSegmentsAtRoot"].(uint64) + stats["TotMemorySegmentsAtRoot"].(uint64)
+	}
+	require.Greater(t, segments(), uint64(1), "the load left several segments")
+	require.NoError(t, e.Compact(context.Background()))
+	assert.Equal(t, uint64(1), segments())
+	res, err := e.Search(context.Background(), index.Request{Kind: index.Conversations, Company: 1, Query: query.Match{Field: "subject", Text: "refund"}})
+	require.NoError(t, err)
+	assert.Equal(t, 40, res.Total)
+}
