@@ -31,6 +31,12 @@ type Field struct {
 	// Substrings marks a keyword searched by fragment (query.Contains):
 	// engines may index its suffixes to answer without scanning values.
 	Substrings bool
+	// Key marks a number that refers to another record (a mailbox, a
+	// user, a customer): searched for equality, never range-faceted.
+	// Engines may index it as one exact term instead of a number built
+	// for range searches (Bleve's has sixteen); a range on it still
+	// answers correctly, by walking its terms.
+	Key bool
 	// Weight multiplies the relevance of a text field's matches (0 is 1):
 	// a word in the subject says more about a conversation than one in
 	// its threads.
@@ -59,16 +65,16 @@ var Catalog = map[Kind][]Field{
 	Conversations: {
 		{Name: "id", Type: NumberField, Sortable: true},
 		{Name: "number", Type: NumberField, Sortable: true},
-		{Name: "mailboxId", Type: NumberField, Sortable: true},
+		{Name: "mailboxId", Type: NumberField, Key: true, Sortable: true},
 		{Name: "mailboxName", Type: KeywordField},
-		{Name: "folderId", Type: NumberField},
+		{Name: "folderId", Type: NumberField, Key: true},
 		{Name: "status", Type: KeywordField, Sortable: true},
 		{Name: "state", Type: KeywordField},
 		{Name: "type", Type: KeywordField},
 		{Name: "tag", Type: KeywordField},
-		{Name: "assigneeId", Type: NumberField},
+		{Name: "assigneeId", Type: NumberField, Key: true},
 		{Name: "assigned", Type: KeywordField},
-		{Name: "customerId", Type: NumberField},
+		{Name: "customerId", Type: NumberField, Key: true},
 		{Name: "customerName", Type: TextField, Phrases: true},
 		{Name: "customerNameSort", Type: KeywordField, Sortable: true},
 		{Name: "customerEmail", Type: KeywordField, Sortable: true},
@@ -80,8 +86,8 @@ var Catalog = map[Kind][]Field{
 		{Name: "modifiedAt", Type: NumberField, Sortable: true},
 		{Name: "waitingSince", Type: NumberField, Sortable: true},
 		{Name: "hasAttachments", Type: KeywordField},
-		{Name: "replyUserId", Type: NumberField},
-		{Name: "createdByUserId", Type: NumberField, Valued: true},
+		{Name: "replyUserId", Type: NumberField, Key: true},
+		{Name: "createdByUserId", Type: NumberField, Key: true, Valued: true},
 		// Report figures (parley.Figures); times in seconds.
 		{Name: "replies", Type: NumberField, Valued: true},
 		{Name: "firstResponseAt", Type: NumberField, Sortable: true},
@@ -90,8 +96,8 @@ var Catalog = map[Kind][]Field{
 		{Name: "resolvedAt", Type: NumberField, Sortable: true},
 		{Name: "resolutionSeconds", Type: NumberField, Valued: true},
 		{Name: "resolutionOfficeSeconds", Type: NumberField, Valued: true},
-		{Name: "resolvedByUserId", Type: NumberField, Valued: true},
-		{Name: "primaryCustomerId", Type: NumberField, Valued: true},
+		{Name: "resolvedByUserId", Type: NumberField, Key: true, Valued: true},
+		{Name: "primaryCustomerId", Type: NumberField, Key: true, Valued: true},
 		{Name: "activityAt", Type: NumberField},
 		{Name: "createdBy", Type: KeywordField},
 		{Name: "createdWeekHour", Type: KeywordField},
@@ -107,18 +113,18 @@ var Catalog = map[Kind][]Field{
 		{Name: "from", Type: KeywordField},
 		{Name: "id", Type: NumberField, Sortable: true},
 		{Name: "createdAt", Type: NumberField, Sortable: true},
-		{Name: "userId", Type: NumberField, Valued: true},
-		{Name: "customerId", Type: NumberField, Valued: true},
-		{Name: "conversationId", Type: NumberField, Valued: true},
+		{Name: "userId", Type: NumberField, Key: true, Valued: true},
+		{Name: "customerId", Type: NumberField, Key: true, Valued: true},
+		{Name: "conversationId", Type: NumberField, Key: true, Valued: true},
 		{Name: "number", Type: NumberField, Sortable: true},
-		{Name: "mailboxId", Type: NumberField},
-		{Name: "folderId", Type: NumberField},
+		{Name: "mailboxId", Type: NumberField, Key: true},
+		{Name: "folderId", Type: NumberField, Key: true},
 		{Name: "type", Type: KeywordField},
 		{Name: "tag", Type: KeywordField},
 		{Name: "rating", Type: KeywordField},
 		{Name: "ratedAt", Type: NumberField, Sortable: true},
 		{Name: "ratingRank", Type: NumberField, Sortable: true},
-		{Name: "ratingCustomerId", Type: NumberField, Valued: true},
+		{Name: "ratingCustomerId", Type: NumberField, Key: true, Valued: true},
 		{Name: "responseSeconds", Type: NumberField, Valued: true},
 		{Name: "responseOfficeSeconds", Type: NumberField, Valued: true},
 	},
@@ -126,21 +132,21 @@ var Catalog = map[Kind][]Field{
 	Calls: {
 		{Name: "id", Type: NumberField, Sortable: true},
 		{Name: "createdAt", Type: NumberField, Sortable: true},
-		{Name: "userId", Type: NumberField, Valued: true},
-		{Name: "customerId", Type: NumberField, Valued: true},
-		{Name: "conversationId", Type: NumberField},
-		{Name: "mailboxId", Type: NumberField},
-		{Name: "folderId", Type: NumberField},
+		{Name: "userId", Type: NumberField, Key: true, Valued: true},
+		{Name: "customerId", Type: NumberField, Key: true, Valued: true},
+		{Name: "conversationId", Type: NumberField, Key: true},
+		{Name: "mailboxId", Type: NumberField, Key: true},
+		{Name: "folderId", Type: NumberField, Key: true},
 		{Name: "tag", Type: KeywordField},
 	},
 	// Chats carry what the chat report counts; durations in seconds.
 	Chats: {
 		{Name: "createdAt", Type: NumberField, Sortable: true},
 		{Name: "endedAt", Type: NumberField, Sortable: true},
-		{Name: "mailboxId", Type: NumberField},
-		{Name: "folderId", Type: NumberField},
-		{Name: "assigneeId", Type: NumberField},
-		{Name: "conversationId", Type: NumberField},
+		{Name: "mailboxId", Type: NumberField, Key: true},
+		{Name: "folderId", Type: NumberField, Key: true},
+		{Name: "assigneeId", Type: NumberField, Key: true},
+		{Name: "conversationId", Type: NumberField, Key: true},
 		{Name: "tag", Type: KeywordField},
 		{Name: "ended", Type: KeywordField},
 		{Name: "missed", Type: KeywordField},
@@ -162,16 +168,29 @@ var Catalog = map[Kind][]Field{
 		{Name: "lastNameSort", Type: KeywordField, Sortable: true},
 		{Name: "email", Type: KeywordField, Substrings: true},
 		{Name: "emailDomain", Type: KeywordField},
-		{Name: "mailboxId", Type: NumberField},
-		{Name: "organizationId", Type: NumberField},
+		{Name: "mailboxId", Type: NumberField, Key: true},
+		{Name: "organizationId", Type: NumberField, Key: true},
 		{Name: "createdAt", Type: NumberField, Sortable: true},
 		{Name: "modifiedAt", Type: NumberField, Sortable: true},
 	},
 }
 
+// catalogFields is Catalog by kind and name: document builders look a
+// field up for every value they index.
+var catalogFields = func() map[Kind]map[string]Field {
+	out := map[Kind]map[string]Field{}
+	for kind, fields := range Catalog {
+		out[kind] = map[string]Field{}
+		for _, f := range fields {
+			out[kind][f.Name] = f
+		}
+	}
+	return out
+}()
+
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "11"
+const MappingVersion = "12"
 
 // PresentField is a field every document has: the names of its non-empty
 // fields, for `field:*` queries.
@@ -191,10 +210,8 @@ var SortFields = map[Kind]map[string]string{
 
 // FieldOf finds an index field of a kind, including dynamic custom fields.
 func FieldOf(kind Kind, name string) (Field, bool) {
-	for _, f := range Catalog[kind] {
-		if f.Name == name {
-			return f, true
-		}
+	if f, ok := catalogFields[kind][name]; ok {
+		return f, true
 	}
 	switch {
 	case strings.HasPrefix(name, CustomKeywordPrefix):

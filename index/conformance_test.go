@@ -394,7 +394,11 @@ func (g *queryGen) term() string {
 	case 6:
 		return "mailbox:" + quote(pickOne(r, g.mailboxes))
 	case 7:
-		return fmt.Sprintf("mailboxid:%d", 1+r.IntN(5))
+		// A Key number (index.Field.Key): equality, and now and then a
+		// range, open or closed.
+		a := 1 + r.IntN(5)
+		return pickOne(r, []string{fmt.Sprintf("mailboxid:%d", a), fmt.Sprintf("mailboxid:[%d TO %d}", a, a+r.IntN(3)),
+			fmt.Sprintf("mailboxid:{%d TO *]", a), fmt.Sprintf("folder:[* TO %d]", 1+r.IntN(40))})
 	case 8:
 		return fmt.Sprintf("createdAt:[%s TO %s]", g.day(), pickOne(r, []string{"*", "NOW", g.day(), "NOW/DAY"}))
 	case 9:

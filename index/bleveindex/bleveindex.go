@@ -206,16 +206,20 @@ func buildMapping(kind index.Kind) mapping.IndexMapping {
 
 func fieldMapping(f index.Field) *mapping.FieldMapping {
 	var fm *mapping.FieldMapping
-	switch f.Type {
-	case index.TextField:
+	switch {
+	case f.Type == index.NumberField && f.Key:
+		// One exact term per value (see sortKey), not a number's sixteen.
+		fm = bleve.NewKeywordFieldMapping()
+		fm.IncludeTermVectors = false
+	case f.Type == index.TextField:
 		// Stemmed forms answer unquoted words only: no positions needed.
 		fm = bleve.NewTextFieldMapping()
 		fm.Analyzer = textAnalyzer
 		fm.IncludeTermVectors = false
-	case index.KeywordField:
+	case f.Type == index.KeywordField:
 		fm = bleve.NewKeywordFieldMapping()
 		fm.IncludeTermVectors = false
-	case index.NumberField:
+	case f.Type == index.NumberField:
 		fm = bleve.NewNumericFieldMapping()
 	}
 	fm.Store = false

@@ -22,7 +22,8 @@ const sortPrefix = "s_"
 
 // sortKey encodes a number so that byte order is numeric order: the IEEE
 // bits with the sign flipped for positives and all bits flipped for
-// negatives, in fixed-width hex.
+// negatives, in fixed-width hex. It is also the one term of a Key number
+// (index.Field.Key), so an equality is one term and a range a term range.
 func sortKey(v float64) string {
 	bits := math.Float64bits(v)
 	if bits>>63 == 0 {
@@ -131,8 +132,16 @@ func (b *builder) document(d index.Document) *document.Document {
 	for name, values := range d.Numbers {
 		f := b.fieldOf(name)
 		opts := options(f)
-		for i, v := range values {
-			doc.AddField(document.NewNumericFieldWithIndexingOptions(name, positions(len(values), i), v, opts))
+		if f.Key {
+			keys := make([]string, len(values))
+			for i, v := range values {
+				keys[i] = sortKey(v)
+			}
+			addValues(name, bi.IndexField, keys, b.keywords)
+		} else {
+			for i, v := range values {
+				doc.AddField(document.NewNumericFieldWithIndexingOptions(name, positions(len(values), i), v, opts))
+			}
 		}
 		if f.Sortable && len(values) > 0 {
 			addWords(index.Field{Name: sortPrefix + name, Type: index.KeywordField, Sortable: true},

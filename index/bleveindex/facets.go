@@ -39,6 +39,9 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 	defer e.release(p)
 	req := bleve.NewSearchRequestOptions(q, 0, 0, false)
 	for name, rf := range r.Ranges {
+		if f, ok := index.FieldOf(r.Kind, rf.Field); ok && f.Key {
+			return index.FacetResult{}, fmt.Errorf("bleveindex: field %q is a Key: no range facets", rf.Field)
+		}
 		fr := bleve.NewFacetRequest(rf.Field, len(rf.Buckets))
 		for i, b := range rf.Buckets {
 			fr.AddNumericRange(strconv.Itoa(i), b.Min, b.Max)

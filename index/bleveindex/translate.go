@@ -183,6 +183,9 @@ func translate(kind index.Kind, n query.Node) (bq.Query, error) {
 		if n.Min == nil && n.Max == nil {
 			return exists(n.Field), nil
 		}
+		if f, ok := index.FieldOf(kind, n.Field); ok && f.Key {
+			return keyRange(n), nil
+		}
 		q := bleve.NewNumericRangeInclusiveQuery(n.Min, n.Max, &n.MinInclusive, &n.MaxInclusive)
 		q.SetField(n.Field)
 		return q, nil
@@ -210,6 +213,29 @@ func translateAll(kind index.Kind, nodes []query.Node) ([]bq.Query, error) {
 		out = append(out, q)
 	}
 	return out, nil
+}
+
+// keyRange translates a range on a Key number, indexed as sortKey terms:
+// an equality is one term, any other range a range of terms.
+func keyRange(n query.NumberRange) bq.Query {
+	if n.Min != nil && n.Max != nil && *n.Min == *n.Max {
+		if !n.MinInclusive || !n.MaxInclusive {
+			return bleve.NewMatchNoneQuery()
+		}
+		q := bleve.NewTermQuery(sortKey(*n.Min))
+		q.SetField(n.Field)
+		return q
+	}
+	var min, max string // "" leaves that end open
+	if n.Min != nil {
+		min = sortKey(*n.Min)
+	}
+	if n.Max != nil {
+		max = sortKey(*n.Max)
+	}
+	q := bleve.NewTermRangeInclusiveQuery(min, max, &n.MinInclusive, &n.MaxInclusive)
+	q.SetField(n.Field)
+	return q
 }
 
 func exists(field string) bq.Query {
