@@ -154,11 +154,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if n != nil {
-			n.close()
-		}
-	}()
+	defer func() { n.close() }() // the node of the moment: the first, or the one reopened
 	w, err := setupWorld(n.db, o.Companies, max(o.N/5, 50), now)
 	if err != nil {
 		return err
@@ -234,16 +230,17 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	if err := n.close(); err != nil {
 		return err
 	}
-	if n, res.Restart, err = openNode(ctx, dir, quiet); err != nil {
+	reopened, restart, err := openNode(ctx, dir, quiet)
+	if err != nil {
 		return err
 	}
+	n, res.Restart = reopened, restart
 	res.ListLoad = res.Restart.ListEngine
 
 	if pg != nil {
 		if res.Postgres, err = runPeer(ctx, pg, n, dir, o, res.Queries, w, now, convID, out); err != nil {
 			return err
 		}
-		n = nil // runPeer closed it, to leave PostgreSQL the memory
 	}
 	res.MemoryWholeRun = mem.Stop()
 	printTable(out, res)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/parley/parley/index"
@@ -31,6 +32,8 @@ type node struct {
 	base       string
 	stopServer func()
 	stopSync   func()
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 // StartTimes are what opening a node spent on each step, and in all until
@@ -117,18 +120,17 @@ func waitReady(ctx context.Context, base string) error {
 
 // close stops serving and syncing, waits for what the index applied to be
 // durable, and closes the index and storage, as parley serve does at
-// shutdown.
+// shutdown. Later calls return the first one's error.
 func (n *node) close() error {
-	n.stopServer()
-	n.stopSync()
-	var err error
-	if n.full != nil {
-		err = n.full.Close()
-	}
-	if n.db != nil {
-		if cerr := n.db.Close(); err == nil {
-			err = cerr
+	n.closeOnce.Do(func() {
+		n.stopServer()
+		n.stopSync()
+		if n.full != nil {
+			n.closeErr = n.full.Close()
 		}
-	}
-	return err
+		if n.db != nil {
+			n.closeErr = errors.Join(n.closeErr, n.db.Close())
+		}
+	})
+	return n.closeErr
 }
