@@ -19,7 +19,7 @@ var allowedImports = map[string][]string{
 	"index/bleveindex": {"index", "query"},
 	"index/scan":       {"index", "query"},
 	"index/pgindex":    {"index", "query"},
-	"internal/pgtest":  {},
+	"internal/pgtest":  {"internal/pgtest/pgserver"},
 	// Test support: the table of engines tests hold to the oracle.
 	"index/enginetest": {"index", "index/bleveindex", "index/pgindex", "internal/pgtest", "storage"},
 	"index/lists":      {"", "index", "query", "storage"},
@@ -31,8 +31,10 @@ var allowedImports = map[string][]string{
 	"importer":         {"", "storage"},
 	"email":            {"", "storage"},
 	"email/smtptest":   {},
-	"cmd/parley-bench": {"", "api", "index", "index/bleveindex", "index/lists", "index/scan", "storage", "query"},
+	"cmd/parley-bench": {"", "api", "index", "index/bleveindex", "index/lists", "index/scan", "storage", "query", "internal/pgtest/pgserver"},
 	"cmd/parley":       {"", "api", "fixtures", "index", "index/bleveindex", "index/lists", "storage", "query", "reports", "webhooks", "importer", "email", "workflow"},
+	// Starts PostgreSQL servers for the tests (through pgtest) and the bench's peer.
+	"internal/pgtest/pgserver": {},
 }
 
 func TestImportDirection(t *testing.T) {

@@ -1,16 +1,19 @@
 // Command parley-bench measures Parley the way its users load it: it
 // generates a deterministic data set of N conversations, loads part of it
 // through the HTTP API (32 concurrent importers) and the rest through the
-// internal loader, then runs the twelve reference queries over loopback
-// HTTP against the Bleve engine and against the scan oracle, and prints a
-// table (and JSON) of hits, p50 and p99.
+// internal loader, then runs the reference queries over loopback HTTP
+// against the Bleve engine and against the scan oracle, restarts, and
+// measures the same data and queries on a PostgreSQL server it starts
+// (the peer). It prints one table (and JSON) of hits, p50 and p99 on both,
+// ingest rates, memory, bytes per conversation and time to ready.
 //
-//	parley-bench [-n 100000] [-http 20000] [-repeat 50] [-scan=true] [-out results.json]
+//	parley-bench [-n 100000] [-http 20000] [-repeat 50] [-scan=true] [-pg=true] [-out results.json]
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,15 +23,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"time"
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/index"
-	"github.com/parley/parley/index/bleveindex"
-	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/internal/pgtest/pgserver"
 	"github.com/parley/parley/storage"
 )
 
@@ -44,6 +47,7 @@ type Options struct {
 	Dir          string // data directory ("" for a temporary one)
 	Companies    int
 	QueryProfile string // CPU profile of the Bleve query runs only ("" for none)
+	PG           bool   // also load the data into PostgreSQL and run the queries there
 }
 
 func main() {
@@ -59,6 +63,7 @@ func main() {
 	flag.IntVar(&o.Companies, "companies", 3, "companies")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.StringVar(&o.QueryProfile, "queryprofile", "", "write a CPU profile of the queries on Bleve to this file")
+	flag.BoolVar(&o.PG, "pg", true, "also load the same data into a PostgreSQL server started for the run, and run the queries there")
 	flag.Parse()
 	if *cpuProfile != "" {
 		stop, err := profileTo(*cpuProfile)
@@ -77,13 +82,29 @@ func main() {
 
 // Results is what a run measured.
 type Results struct {
-	N                   int           `json:"n"`
-	HTTPLoaded          int           `json:"httpLoaded"`
-	HTTPPerSecond       float64       `json:"httpConversationsPerSecond"`
-	InternalPerSecond   float64       `json:"internalConversationsPerSecond"`
-	IndexBytesPerConv   float64       `json:"indexBytesPerConversation"`
-	PeakRSSBytes        int64         `json:"peakRSSBytes"`
-	ListLoad            time.Duration `json:"listEngineLoad"` // what loading the list engine adds to a start`
+	N                 int     `json:"n"`
+	HTTPLoaded        int     `json:"httpLoaded"`
+	HTTPPerSecond     float64 `json:"httpConversationsPerSecond"`
+	InternalPerSecond float64 `json:"internalConversationsPerSecond"`
+	// StoredBytesPerConv is the bbolt file's size, IndexBytesPerConv the
+	// index directory's, per conversation; BytesPerConv is their sum.
+	StoredBytesPerConv float64 `json:"storedBytesPerConversation"`
+	IndexBytesPerConv  float64 `json:"indexBytesPerConversation"`
+	BytesPerConv       float64 `json:"bytesPerConversation"`
+	PeakRSSBytes       int64   `json:"peakRSSBytes"` // VmHWM after the queries on Bleve
+	// Memory are the sampled peaks while loading and querying Parley;
+	// MemoryWholeRun adds the scan oracle, the restart and the export to
+	// the peer.
+	Memory         MemoryPeaks `json:"memory"`
+	MemoryWholeRun MemoryPeaks `json:"memoryWholeRun"`
+	// Restart is the reopening of storage and index after a clean close,
+	// until /readyz answered; ListLoad is its list engine step.
+	Restart  StartTimes    `json:"restart"`
+	ListLoad time.Duration `json:"listEngineLoad"`
+	// Postgres is the peer's bulk load; nil when it did not run, and then
+	// PostgresSkipped says why.
+	Postgres            *PeerLoad     `json:"postgres"`
+	PostgresSkipped     string        `json:"postgresSkipped,omitempty"`
 	Queries             []QueryResult `json:"queries"`
 	GoVersion, CPUs, At string
 }
@@ -106,44 +127,48 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	now := time.Now().UTC().Truncate(time.Second)
 	const span = 2 * 365 * 24 * time.Hour
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	mem := sampleMemory(200 * time.Millisecond)
+	defer mem.Stop()
+	res := Results{N: o.N, HTTPLoaded: o.HTTP, GoVersion: runtime.Version(), CPUs: fmt.Sprint(runtime.NumCPU()), At: now.Format(time.RFC3339)}
 
-	db, err := storage.Open(filepath.Join(dir, "parley.db"), storage.Options{})
+	// The peer starts first, so a broken PostgreSQL fails the run before
+	// the long part.
+	var pg *peer
+	if o.PG {
+		var err error
+		pg, err = startPeer(ctx)
+		switch {
+		case errors.Is(err, pgserver.ErrNotInstalled) && !pgserver.Required():
+			res.PostgresSkipped = err.Error()
+			fmt.Fprintf(out, "%v: running without the PostgreSQL peer\n", err)
+		case err != nil:
+			return fmt.Errorf("start the PostgreSQL peer: %w", err)
+		default:
+			defer pg.close()
+		}
+	} else {
+		res.PostgresSkipped = "-pg=false"
+	}
+
+	n, _, err := openNode(ctx, dir, quiet)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	full, err := bleveindex.Open(filepath.Join(dir, "index"))
-	if err != nil {
-		return err
-	}
-	defer full.Close()
-	// Wired as parley serve wires it: lists to the list engine, the rest to Bleve.
-	engine := index.Router{Full: full, Fast: lists.New()}
-	syncer := index.NewSyncer(db, engine, quiet)
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	go syncer.Run(runCtx)
-
-	w, err := setupWorld(db, o.Companies, max(o.N/5, 50), now)
+	defer func() { n.close() }() // the node of the moment: the first, or the one reopened
+	w, err := setupWorld(n.db, o.Companies, max(o.N/5, 50), now)
 	if err != nil {
 		return err
 	}
 	// The customers must be searchable before the clock starts: the HTTP
 	// writers would otherwise wait behind their indexing.
-	if err := waitIndexed(ctx, db, syncer.Applied); err != nil {
+	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
 		return err
 	}
-	base, closeServer, err := serve(db, engine, syncer, quiet)
-	if err != nil {
-		return err
-	}
-	defer closeServer()
-	res := Results{N: o.N, HTTPLoaded: o.HTTP, GoVersion: runtime.Version(), CPUs: fmt.Sprint(runtime.NumCPU()), At: now.Format(time.RFC3339)}
 	c := newCorpus(20261121, 30_000)
 
 	fmt.Fprintf(out, "loading %d conversations through HTTP with %d clients...\n", o.HTTP, o.Clients)
 	start := time.Now()
-	if err := loadHTTP(base, w, c, 0, o.HTTP, o.Clients, now, span); err != nil {
+	if err := loadHTTP(n.base, w, c, 0, o.HTTP, o.Clients, now, span); err != nil {
 		return err
 	}
 	if o.HTTP > 0 {
@@ -151,24 +176,31 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "loading %d conversations and %d chats through the internal loader...\n", o.N-o.HTTP, o.Chats)
 	start = time.Now()
-	if err := loadInternal(db, w, c, o.HTTP, o.N, now, span); err != nil {
+	if err := loadInternal(n.db, w, c, o.HTTP, o.N, now, span); err != nil {
 		return err
 	}
-	if err := waitIndexed(ctx, db, syncer.Applied); err != nil {
+	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
 		return err
 	}
 	if o.N > o.HTTP {
 		res.InternalPerSecond = float64(o.N-o.HTTP) / time.Since(start).Seconds()
 	}
-	if err := loadChats(db, w, o.Chats, now, span, 99); err != nil {
+	if err := loadChats(n.db, w, o.Chats, now, span, 99); err != nil {
 		return err
 	}
-	if err := waitIndexed(ctx, db, syncer.Applied); err != nil {
+	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
 		return err
 	}
+	n.syncer.Settle() // what was applied is on disk, so the index's size is final
+	stored, err := os.Stat(filepath.Join(dir, "parley.db"))
+	if err != nil {
+		return err
+	}
+	res.StoredBytesPerConv = float64(stored.Size()) / float64(o.N)
 	res.IndexBytesPerConv = float64(dirSize(filepath.Join(dir, "index"))) / float64(o.N)
+	res.BytesPerConv = res.StoredBytesPerConv + res.IndexBytesPerConv
 
-	convID, err := firstConversation(base, w.tokens[w.companies[0]])
+	convID, err := firstConversation(n.base, w.tokens[w.companies[0]])
 	if err != nil {
 		return err
 	}
@@ -180,42 +212,37 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 			return err
 		}
 	}
-	bleveRuns, err := runQueries(base, queries, o.Repeat)
+	bleveRuns, err := runQueries(n.base, queries, o.Repeat)
 	stopProfile()
 	if err != nil {
 		return err
 	}
 	res.PeakRSSBytes = peakRSS()
-	start = time.Now() // after the peak is read: a second list engine would raise it
-	if err := lists.New().Load(db); err != nil {
-		return err
-	}
-	res.ListLoad = time.Since(start)
-	var scanRuns []QueryResult
+	res.Memory = mem.Peaks()
 	if o.Scan {
-		fmt.Fprintln(out, "building the scan oracle and running queries on it...")
-		oracle := scan.New()
-		if err := index.NewSyncer(db, oracle, quiet).Rebuild(ctx, nil); err != nil {
+		if err := compareWithScan(ctx, n.db, bleveRuns, queries, max(o.Repeat/10, 1), quiet, out); err != nil {
 			return err
-		}
-		scanBase, closeScan, err := serve(db, oracle, nil, quiet)
-		if err != nil {
-			return err
-		}
-		defer closeScan()
-		if scanRuns, err = runQueries(scanBase, queries, max(o.Repeat/10, 1)); err != nil {
-			return err
-		}
-	}
-	for i := range bleveRuns {
-		if scanRuns != nil {
-			bleveRuns[i].ScanP50 = scanRuns[i].P50
-			if bleveRuns[i].Hits != scanRuns[i].Hits {
-				return fmt.Errorf("query %q: bleve found %d, the scan oracle %d", bleveRuns[i].Name, bleveRuns[i].Hits, scanRuns[i].Hits)
-			}
 		}
 	}
 	res.Queries = bleveRuns
+
+	fmt.Fprintln(out, "restarting: closing storage and index, reopening them as parley serve does...")
+	if err := n.close(); err != nil {
+		return err
+	}
+	reopened, restart, err := openNode(ctx, dir, quiet)
+	if err != nil {
+		return err
+	}
+	n, res.Restart = reopened, restart
+	res.ListLoad = res.Restart.ListEngine
+
+	if pg != nil {
+		if res.Postgres, err = runPeer(ctx, pg, n, dir, o, res.Queries, w, now, convID, out); err != nil {
+			return err
+		}
+	}
+	res.MemoryWholeRun = mem.Stop()
 	printTable(out, res)
 	if o.Out != "" {
 		data, _ := json.MarshalIndent(res, "", "  ")
@@ -224,6 +251,55 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// compareWithScan runs the queries on the scan oracle, which must find
+// what Bleve found, and records its p50 beside Bleve's.
+func compareWithScan(ctx context.Context, db *storage.DB, bleveRuns []QueryResult, queries []Query, repeat int, log *slog.Logger, out io.Writer) error {
+	fmt.Fprintln(out, "building the scan oracle and running queries on it...")
+	oracle := scan.New()
+	if err := index.NewSyncer(db, oracle, log).Rebuild(ctx, nil); err != nil {
+		return err
+	}
+	scanBase, closeScan, err := serve(db, oracle, nil, log)
+	if err != nil {
+		return err
+	}
+	defer closeScan()
+	scanRuns, err := runQueries(scanBase, queries, repeat)
+	if err != nil {
+		return err
+	}
+	for i := range bleveRuns {
+		bleveRuns[i].ScanP50 = scanRuns[i].P50
+		if bleveRuns[i].Hits != scanRuns[i].Hits {
+			return fmt.Errorf("query %q: bleve found %d, the scan oracle %d", bleveRuns[i].Name, bleveRuns[i].Hits, scanRuns[i].Hits)
+		}
+	}
+	return nil
+}
+
+// runPeer exports Parley's data from n, closes n, loads the data into the
+// PostgreSQL peer and runs the reference queries' SQL forms there.
+func runPeer(ctx context.Context, pg *peer, n *node, dir string, o Options, results []QueryResult, w *world, now time.Time, convID int64, out io.Writer) (*PeerLoad, error) {
+	fmt.Fprintln(out, "exporting Parley's data for the PostgreSQL peer...")
+	tables, err := exportTables(n.db, dir)
+	defer removeTables(tables)
+	if err := errors.Join(err, n.close()); err != nil {
+		return nil, err
+	}
+	runtime.GC()
+	debug.FreeOSMemory()
+	fmt.Fprintln(out, "loading the PostgreSQL peer (COPY, tsvectors, indexes, ANALYZE)...")
+	load, err := pg.load(ctx, tables, o.N)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(out, "running queries on PostgreSQL...")
+	if err := runPeerQueries(ctx, pg.conn, results, peerQueries(w, now, convID), o.Repeat); err != nil {
+		return nil, err
+	}
+	return load, nil
 }
 
 // profileTo starts a CPU profile written to path; stop ends it.
@@ -261,22 +337,6 @@ func dirSize(dir string) int64 {
 		return nil
 	})
 	return n
-}
-
-// peakRSS reads the process's high-water resident set (Linux), which here
-// holds the server and the bench's own clients.
-func peakRSS() int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	var kb int64
-	for _, line := range splitLines(string(data)) {
-		if n, _ := fmt.Sscanf(line, "VmHWM: %d kB", &kb); n == 1 {
-			return kb * 1024
-		}
-	}
-	return 0
 }
 
 // benchWriteWait is how long a bench write waits to be searchable; the

@@ -6,18 +6,22 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/parley/parley/internal/pgtest/pgserver"
 )
 
-// TestBenchRunsSmall runs the whole bench at a tiny size so it cannot rot;
-// its figures mean nothing at this size.
+// TestBenchRunsSmall runs the whole bench at a tiny size, PostgreSQL peer
+// included, so it cannot rot; its figures mean nothing at this size. The
+// peer runs wherever PostgreSQL is installed, and must under CI.
 func TestBenchRunsSmall(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "results.json")
 	var table bytes.Buffer
-	err := Run(context.Background(), Options{N: 300, HTTP: 60, Clients: 4, Chats: 30, Repeat: 2, Scan: true, Out: out, Companies: 2}, &table)
+	err := Run(context.Background(), Options{N: 300, HTTP: 60, Clients: 4, Chats: 30, Repeat: 2, Scan: true, PG: true, Out: out, Companies: 2}, &table)
 	require.NoError(t, err, table.String())
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
@@ -30,5 +34,67 @@ func TestBenchRunsSmall(t *testing.T) {
 	for _, q := range res.Queries {
 		assert.Positive(t, q.P50, q.Name)
 	}
+	assert.Positive(t, res.StoredBytesPerConv)
+	assert.Positive(t, res.IndexBytesPerConv)
+	assert.Equal(t, res.StoredBytesPerConv+res.IndexBytesPerConv, res.BytesPerConv)
+	for _, m := range []MemoryPeaks{res.Memory, res.MemoryWholeRun} {
+		assert.Positive(t, m.RSSAnon)
+		assert.Positive(t, m.RSSFile)
+		assert.Positive(t, m.HeapInuse)
+		assert.GreaterOrEqual(t, m.RSS, m.RSSAnon)
+	}
+	assert.GreaterOrEqual(t, res.MemoryWholeRun.RSS, res.Memory.RSS)
+	assert.Positive(t, res.Restart.Ready)
+	assert.GreaterOrEqual(t, res.Restart.Ready, res.Restart.Storage+res.Restart.Index+res.Restart.ListEngine)
 	assert.Contains(t, table.String(), "10 one conversation with threads")
+	assert.Contains(t, table.String(), "time to ready after a restart")
+
+	if res.Postgres == nil {
+		require.False(t, pgserver.Required(), "under CI the PostgreSQL peer must run: %s", res.PostgresSkipped)
+		t.Skipf("the PostgreSQL peer did not run: %s", res.PostgresSkipped)
+	}
+	assert.Positive(t, res.Postgres.RowsPerSecond)
+	assert.GreaterOrEqual(t, res.Postgres.Conversations, 300, "the generated ones, and those the chats became")
+	assert.Greater(t, res.Postgres.Rows, 300, "conversations, threads, customers, chats...")
+	assert.Positive(t, res.Postgres.BytesPerConversation)
+	for _, q := range res.Queries {
+		if strings.HasPrefix(q.Name, "R ") {
+			assert.Nil(t, q.Peer, "%s: the reports have no SQL form", q.Name)
+			continue
+		}
+		require.NotNil(t, q.Peer, "%s has no SQL form", q.Name)
+		assert.Positive(t, q.Peer.P50, q.Name)
+		assert.Positive(t, q.Peer.Ratio, q.Name)
+		if q.Hits > 0 {
+			assert.Positive(t, q.Peer.Hits, "%s: Parley finds %d, PostgreSQL nothing", q.Name, q.Hits)
+		}
+	}
+	assertKeys(t, data)
+}
+
+// assertKeys checks that the JSON results hold every figure the README
+// describes, under its documented name.
+func assertKeys(t *testing.T, data []byte) {
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(data, &doc))
+	memory := []string{"rssBytes", "rssAnonBytes", "rssFileBytes", "heapInuseBytes"}
+	for key, nested := range map[string][]string{
+		"n": nil, "httpLoaded": nil, "httpConversationsPerSecond": nil, "internalConversationsPerSecond": nil,
+		"storedBytesPerConversation": nil, "indexBytesPerConversation": nil, "bytesPerConversation": nil, "peakRSSBytes": nil,
+		"memory": memory, "memoryWholeRun": memory, "listEngineLoad": nil,
+		"restart":  {"storage", "index", "listEngine", "drain", "ready"},
+		"postgres": {"version", "rows", "conversations", "duration", "rowsPerSecond", "conversationsPerSecond", "bytesPerConversation"},
+	} {
+		require.Contains(t, doc, key)
+		for _, k := range nested {
+			assert.Contains(t, doc[key], k, key)
+		}
+	}
+	first := doc["queries"].([]any)[0].(map[string]any)
+	for _, k := range []string{"name", "hits", "p50", "p99", "scanP50", "postgres"} {
+		assert.Contains(t, first, k)
+	}
+	for _, k := range []string{"hits", "p50", "p99", "ratio"} {
+		assert.Contains(t, first["postgres"], k)
+	}
 }

@@ -23,6 +23,9 @@ type QueryResult struct {
 	P50     time.Duration `json:"p50"`
 	P99     time.Duration `json:"p99"`
 	ScanP50 time.Duration `json:"scanP50,omitempty"`
+	// Peer is the same query on PostgreSQL; nil for the reports (no SQL
+	// form) and when the peer did not run.
+	Peer *PeerResult `json:"postgres,omitempty"`
 }
 
 // referenceQueries are issue 10's twelve queries, on company 1, and issue
@@ -32,10 +35,7 @@ func referenceQueries(w *world, now time.Time, convID int64) []Query {
 	token := w.tokens[co]
 	box := w.mailboxes[co][0]
 	q := func(s string) string { return url.QueryEscape(s) }
-	email := w.recent
-	if email == "" { // a data set too small to have one
-		email = w.customers[co][0]
-	}
+	email := recentEmail(w)
 	day := func(d int) string { return now.AddDate(0, 0, -d).Format(time.RFC3339) }
 	return []Query{
 		{"1 ranked body term", "/v2/conversations?status=all&sortField=score&query=" + q("body:refund"), token},
@@ -55,6 +55,15 @@ func referenceQueries(w *world, now time.Time, convID int64) []Query {
 		{"11b chat report, whole range", "/v2/reports/chat?start=" + q(day(730)) + "&end=" + q(day(0)), token},
 		{"12 customer by e-mail fragment", "/v2/customers?query=" + q("email:customer00012"), token},
 	}
+}
+
+// recentEmail is query 8's customer: one with a conversation in the last
+// 30 days, or any in a data set too small to have one.
+func recentEmail(w *world) string {
+	if w.recent != "" {
+		return w.recent
+	}
+	return w.customers[w.companies[0]][0]
 }
 
 // reportQueries are the reports over conversations (issue 21), each over
@@ -147,30 +156,6 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 	i := (len(sorted)*p + 99) / 100
 	return sorted[min(max(i-1, 0), len(sorted)-1)]
 }
-
-func printTable(out io.Writer, r Results) {
-	fmt.Fprintf(out, "\n%d conversations (%d through HTTP) on %s CPUs, %s\n", r.N, r.HTTPLoaded, r.CPUs, r.GoVersion)
-	fmt.Fprintf(out, "ingest: HTTP %.0f conv/s, internal %.0f conv/s; index %.0f bytes/conversation; peak RSS %.0f MB\n",
-		r.HTTPPerSecond, r.InternalPerSecond, r.IndexBytesPerConv, float64(r.PeakRSSBytes)/(1<<20))
-	fmt.Fprintf(out, "list engine load at start: %s\n\n", round(r.ListLoad))
-	fmt.Fprintf(out, "%-42s %9s %10s %10s %10s %8s\n", "query", "hits", "p50", "p99", "scan p50", "scan/bleve")
-	for _, q := range r.Queries {
-		ratio := ""
-		if q.ScanP50 > 0 && q.P50 > 0 {
-			ratio = fmt.Sprintf("%.1fx", float64(q.ScanP50)/float64(q.P50))
-		}
-		fmt.Fprintf(out, "%-42s %9d %10s %10s %10s %8s\n", q.Name, q.Hits, round(q.P50), round(q.P99), round(q.ScanP50), ratio)
-	}
-}
-
-func round(d time.Duration) string {
-	if d == 0 {
-		return "-"
-	}
-	return d.Round(10 * time.Microsecond).String()
-}
-
-func splitLines(s string) []string { return strings.Split(s, "\n") }
 
 // firstConversation finds a conversation of the company, for query 10.
 func firstConversation(base, token string) (int64, error) {

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// printTable writes a run's results as one table: the queries on Parley
+// and on the PostgreSQL peer side by side, then ingest, memory, bytes per
+// conversation and time to ready.
+func printTable(out io.Writer, r Results) {
+	peer := "no PostgreSQL peer (" + r.PostgresSkipped + ")"
+	if r.Postgres != nil {
+		peer = "PostgreSQL " + r.Postgres.Version + " peer"
+	}
+	fmt.Fprintf(out, "\n%d conversations (%d through HTTP) on %s CPUs, %s; %s\n\n", r.N, r.HTTPLoaded, r.CPUs, r.GoVersion, peer)
+	fmt.Fprintf(out, "%-44s %9s %9s %10s %10s %8s %10s %10s %10s\n",
+		"query", "hits", "hits PG", "p50", "p50 PG", "p50/PG", "p99", "p99 PG", "scan p50")
+	for _, q := range r.Queries {
+		pgHits, pgP50, pgP99, ratio := "-", "-", "-", "-"
+		if p := q.Peer; p != nil {
+			pgHits, pgP50, pgP99 = fmt.Sprint(p.Hits), round(p.P50), round(p.P99)
+			if p.Ratio > 0 {
+				ratio = fmt.Sprintf("%.2f", p.Ratio)
+			}
+		}
+		fmt.Fprintf(out, "%-44s %9d %9s %10s %10s %8s %10s %10s %10s\n",
+			q.Name, q.Hits, pgHits, round(q.P50), pgP50, ratio, round(q.P99), pgP99, round(q.ScanP50))
+	}
+	fmt.Fprintf(out, "\ningest: Parley internal %.0f conv/s, HTTP %.0f conv/s", r.InternalPerSecond, r.HTTPPerSecond)
+	if p := r.Postgres; p != nil {
+		fmt.Fprintf(out, "; PostgreSQL bulk load %.0f rows/s (%d rows in %s, indexes and ANALYZE included: %.0f conv/s)",
+			p.RowsPerSecond, p.Rows, round(p.Duration), p.ConversationsPerSecond)
+	}
+	fmt.Fprintln(out)
+	mb := func(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/(1<<20)) }
+	for _, m := range []struct {
+		when  string
+		peaks MemoryPeaks
+	}{{"load and queries", r.Memory}, {"whole run", r.MemoryWholeRun}} {
+		fmt.Fprintf(out, "memory peaks, %s: RSS %s (anonymous %s, file-backed %s), Go heap in use %s\n",
+			m.when, mb(m.peaks.RSS), mb(m.peaks.RSSAnon), mb(m.peaks.RSSFile), mb(m.peaks.HeapInuse))
+	}
+	fmt.Fprintf(out, "peak RSS (VmHWM) after the queries: %s\n", mb(r.PeakRSSBytes))
+	fmt.Fprintf(out, "bytes per conversation: stored %.0f + indexed %.0f = %.0f", r.StoredBytesPerConv, r.IndexBytesPerConv, r.BytesPerConv)
+	if p := r.Postgres; p != nil {
+		fmt.Fprintf(out, " (PostgreSQL database: %.0f)", p.BytesPerConversation)
+	}
+	fmt.Fprintln(out)
+	s := r.Restart
+	fmt.Fprintf(out, "time to ready after a restart: %s (storage %s, index %s, list engine %s, outbox %s)\n",
+		round(s.Ready), round(s.Storage), round(s.Index), round(s.ListEngine), round(s.Drain))
+}
+
+func round(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return d.Round(10 * time.Microsecond).String()
+}
