@@ -86,6 +86,9 @@ type Results struct {
 	HTTPLoaded        int     `json:"httpLoaded"`
 	HTTPPerSecond     float64 `json:"httpConversationsPerSecond"`
 	InternalPerSecond float64 `json:"internalConversationsPerSecond"`
+	// Compact is how long merging the index into one segment per
+	// partition took after the load, as parley import does.
+	Compact time.Duration `json:"compactNanoseconds"`
 	// StoredBytesPerConv is the bbolt file's size, IndexBytesPerConv the
 	// index directory's, per conversation; BytesPerConv is their sum.
 	StoredBytesPerConv float64 `json:"storedBytesPerConversation"`
@@ -192,6 +195,11 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		return err
 	}
 	n.syncer.Settle() // what was applied is on disk, so the index's size is final
+	start = time.Now()
+	if err := n.full.Compact(ctx); err != nil {
+		return err
+	}
+	res.Compact = time.Since(start)
 	stored, err := os.Stat(filepath.Join(dir, "parley.db"))
 	if err != nil {
 		return err

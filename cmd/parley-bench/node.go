@@ -19,12 +19,14 @@ import (
 // node is a Parley data directory opened and served on a loopback port,
 // wired as `parley serve` wires it (cmd/parley/instance.go's open, then
 // serve.go): storage, Bleve (rebuilt and marked built when fresh), the
-// list engine loaded from storage, the syncer drained of what the outbox
+// list engine restored from its snapshot or loaded from storage, the syncer drained of what the outbox
 // holds and then running, then the API. cmd/parley is a main package, so
 // these few lines are copied rather than shared; left out are the
 // workflow engine's commit hook (a setter, free at start) and the
 // scheduler, webhook and mail goroutines, which do not gate readiness.
 type node struct {
+	dir        string
+	fast       *lists.Engine
 	db         *storage.DB
 	full       *bleveindex.Engine
 	engine     index.Router
@@ -67,10 +69,12 @@ func (n *node) open(ctx context.Context, dir string, log *slog.Logger) (t StartT
 		return t, err
 	}
 	lap(&t.Index)
-	fast := lists.New()
-	if err = fast.Load(n.db); err != nil {
+	n.dir = dir
+	fast, _, damaged, err := lists.Open(n.db, filepath.Join(dir, "parley.db"), filepath.Join(dir, "lists.snapshot"))
+	if err = errors.Join(err, damaged); err != nil {
 		return t, fmt.Errorf("load the list engine: %w", err)
 	}
+	n.fast = fast
 	lap(&t.ListEngine)
 	n.engine = index.Router{Full: n.full, Fast: fast}
 	n.syncer = index.NewSyncer(n.db, n.engine, log)
@@ -125,8 +129,11 @@ func (n *node) close() error {
 	n.closeOnce.Do(func() {
 		n.stopServer()
 		n.stopSync()
+		if n.fast != nil { // saved as parley serve saves it, for the restart
+			n.closeErr = n.fast.SaveFor(n.db, filepath.Join(n.dir, "parley.db"), filepath.Join(n.dir, "lists.snapshot"))
+		}
 		if n.full != nil {
-			n.closeErr = n.full.Close()
+			n.closeErr = errors.Join(n.closeErr, n.full.Close())
 		}
 		if n.db != nil {
 			n.closeErr = errors.Join(n.closeErr, n.db.Close())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -20,14 +21,20 @@ import (
 // instance is an opened data directory: storage, engines and syncer.
 // search routes each request to the list engine or to Bleve.
 type instance struct {
+	dir    string
 	db     *storage.DB
 	engine *bleveindex.Engine
+	fast   *lists.Engine
 	search index.Router
 	syncer *index.Syncer
 }
 
 func dbPath(dir string) string    { return filepath.Join(dir, "parley.db") }
 func indexPath(dir string) string { return filepath.Join(dir, "index") }
+
+// listsPath is where the list engine's rows are saved at shutdown, so the
+// next start need not decode every stored conversation.
+func listsPath(dir string) string { return filepath.Join(dir, "lists.snapshot") }
 
 // open opens a data directory, creating it; with demo set, an empty
 // database first receives the demo data. Pending outbox entries (left by a
@@ -55,13 +62,17 @@ func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *s
 		db.Close()
 		return nil, err
 	}
-	fast := lists.New()
-	if err := fast.Load(db); err != nil {
+	fast, restored, damaged, err := lists.Open(db, dbPath(dir), listsPath(dir))
+	if err != nil {
 		engine.Close()
 		db.Close()
 		return nil, fmt.Errorf("load the list engine: %w", err)
 	}
-	in := &instance{db: db, engine: engine, search: index.Router{Full: engine, Fast: fast}}
+	if damaged != nil {
+		log.Warn("list engine snapshot not used; loaded from storage", "err", damaged)
+	}
+	log.Debug("list engine ready", "fromSnapshot", restored)
+	in := &instance{dir: dir, db: db, engine: engine, fast: fast, search: index.Router{Full: engine, Fast: fast}}
 	in.syncer = index.NewSyncer(db, in.search, log)
 	if engine.Fresh() {
 		log.Info("building the search index from storage", "mappingVersion", index.MappingVersion)
@@ -116,9 +127,9 @@ func (in *instance) close() error {
 	case <-settled:
 	case <-time.After(settleWait):
 	}
-	err := in.engine.Close()
-	if cerr := in.db.Close(); err == nil {
-		err = cerr
-	}
+	// Callers have stopped the syncer (serve stops it before closing), so
+	// the rows hold everything applied and the outbox everything not.
+	err := in.fast.SaveFor(in.db, dbPath(in.dir), listsPath(in.dir))
+	err = errors.Join(err, in.engine.Close(), in.db.Close())
 	return err
 }

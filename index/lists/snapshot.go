@@ -1,0 +1,295 @@
+package lists
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"syscall"
+
+	"github.com/parley/parley/storage"
+)
+
+// A snapshot is the engine's rows saved in a file at a clean shutdown, so
+// that the next start reads them instead of decoding every stored
+// conversation (seconds at a million conversations, against minutes).
+//
+// It is valid only for the storage state it was taken from, named by a
+// Mark: the identity of the storage file and its last outbox sequence.
+// Every conversation write queues an outbox entry, so an equal sequence
+// means no conversation changed since. Rows hold every batch the syncer
+// applied before it stopped; the entries it had not applied are still in
+// the outbox (an entry leaves it only once applied), so the start's drain
+// brings the rows up to date, as it does every other engine.
+//
+// The format is binary, little-endian: the magic, the mark, a table of the
+// keyword strings, the rows (company, numbers, presence bits, keyword
+// indexes, tag indexes), and a CRC-32 of all that precedes it.
+
+// Mark identifies the storage state a snapshot belongs to.
+type Mark struct {
+	Store uint64 // the storage file's identity (its inode)
+	Seq   uint64 // its last outbox sequence
+}
+
+var snapshotMagic = [8]byte{'P', 'L', 'I', 'S', 'T', 'S', '0', '1'}
+
+// Save writes the engine's rows to path (through a temporary file renamed
+// into place). Call it only once the syncer has stopped, with the mark of
+// the storage as it is then.
+func (e *Engine) Save(path string, m Mark) error {
+	tmp := path + ".new"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("lists: save: %w", err)
+	}
+	sum := crc32.NewIEEE()
+	w := bufio.NewWriterSize(io.MultiWriter(f, sum), 1<<20)
+	err = e.write(w, m)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = binary.Write(f, binary.LittleEndian, sum.Sum32())
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("lists: save: %w", err)
+	}
+	return nil
+}
+
+func (e *Engine) write(w *bufio.Writer, m Mark) error {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	strings := map[string]uint32{}
+	var table []string
+	index := func(s string) uint32 {
+		i, ok := strings[s]
+		if !ok {
+			i = uint32(len(table))
+			strings[s] = i
+			table = append(table, s)
+		}
+		return i
+	}
+	index("")
+	rows := 0
+	for _, byStatus := range e.parts {
+		for _, p := range byStatus {
+			rows += len(p.rows)
+			for i := range p.rows {
+				for _, s := range p.rows[i].words {
+					index(s)
+				}
+				for _, s := range p.rows[i].tags {
+					index(s)
+				}
+			}
+		}
+	}
+	le := binary.LittleEndian
+	put := func(v any) error { return binary.Write(w, le, v) }
+	if err := errors.Join(put(snapshotMagic), put(m.Store), put(m.Seq), put(uint32(len(table)))); err != nil {
+		return err
+	}
+	for _, s := range table {
+		if err := put(uint32(len(s))); err != nil {
+			return err
+		}
+		if _, err := w.WriteString(s); err != nil {
+			return err
+		}
+	}
+	if err := put(uint64(rows)); err != nil {
+		return err
+	}
+	var buf []byte
+	for company, byStatus := range e.parts {
+		for _, p := range byStatus {
+			for i := range p.rows {
+				r := &p.rows[i]
+				buf = le.AppendUint64(buf[:0], uint64(company))
+				for _, v := range r.nums {
+					buf = le.AppendUint64(buf, math.Float64bits(v))
+				}
+				buf = le.AppendUint16(buf, r.has)
+				for _, s := range r.words {
+					buf = le.AppendUint32(buf, strings[s])
+				}
+				buf = le.AppendUint32(buf, uint32(len(r.tags)))
+				for _, s := range r.tags {
+					buf = le.AppendUint32(buf, strings[s])
+				}
+				if _, err := w.Write(buf); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Restore replaces the engine's rows with the snapshot at path when it
+// belongs to the storage state m, and reports whether it did. A missing
+// snapshot, or one of another state, is not an error: the caller loads
+// from storage instead. A damaged one is an error (and is not used).
+func (e *Engine) Restore(path string, m Mark) (bool, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("lists: restore: %w", err)
+	}
+	r := snapshotReader{data: data}
+	if len(data) < 4 || crc32.ChecksumIEEE(data[:len(data)-4]) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+		return false, errors.New("lists: restore: the snapshot is damaged (checksum)")
+	}
+	r.data = data[:len(data)-4]
+	var magic [8]byte
+	copy(magic[:], r.bytes(8))
+	if magic != snapshotMagic {
+		return false, errors.New("lists: restore: not a list snapshot")
+	}
+	if (Mark{Store: r.u64(), Seq: r.u64()}) != m {
+		return false, nil
+	}
+	fresh := New()
+	count := int(r.u32())
+	if count > len(r.data) {
+		return false, errors.New("lists: restore: the snapshot is damaged (string table)")
+	}
+	table := make([]string, count)
+	for i := range table {
+		table[i] = fresh.intern(string(r.bytes(int(r.u32()))))
+	}
+	word := func() string {
+		i := r.u32()
+		if int(i) >= len(table) {
+			r.err = errors.New("keyword index out of range")
+			return ""
+		}
+		return table[i]
+	}
+	for n := r.u64(); n > 0 && r.err == nil; n-- {
+		var row row
+		company := int64(r.u64())
+		for f := range row.nums {
+			row.nums[f] = math.Float64frombits(r.u64())
+		}
+		row.has = r.u16()
+		for f := range row.words {
+			row.words[f] = word()
+		}
+		switch tags := int(r.u32()); {
+		case tags > len(r.data)/4:
+			r.err = errors.New("tag count out of range")
+		case tags > 0:
+			row.tags = make([]string, tags)
+			for i := range row.tags {
+				row.tags[i] = word()
+			}
+		}
+		if r.err == nil {
+			fresh.put(company, row)
+		}
+	}
+	if r.err == nil && len(r.data) != 0 {
+		r.err = errors.New("trailing bytes")
+	}
+	if r.err != nil {
+		return false, fmt.Errorf("lists: restore: the snapshot is damaged: %w", r.err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.parts, e.where, e.words = fresh.parts, fresh.where, fresh.words
+	return true, nil
+}
+
+// snapshotReader reads little-endian values, remembering the first
+// shortfall instead of failing at every call.
+type snapshotReader struct {
+	data []byte
+	err  error
+}
+
+func (r *snapshotReader) bytes(n int) []byte {
+	if r.err != nil || n < 0 || n > len(r.data) {
+		if r.err == nil {
+			r.err = io.ErrUnexpectedEOF
+		}
+		return make([]byte, 8) // enough for any fixed-size read; r.err tells
+	}
+	b := r.data[:n]
+	r.data = r.data[n:]
+	return b
+}
+
+func (r *snapshotReader) u16() uint16 { return binary.LittleEndian.Uint16(r.bytes(2)) }
+func (r *snapshotReader) u32() uint32 { return binary.LittleEndian.Uint32(r.bytes(4)) }
+func (r *snapshotReader) u64() uint64 { return binary.LittleEndian.Uint64(r.bytes(8)) }
+
+// Open returns the engine of db, whose file is dbFile: restored from the
+// snapshot at path when it was saved from db as db is now, else loaded
+// from storage (a damaged snapshot is reported through damaged and not
+// used). The snapshot is removed either way: once the start's drain has
+// applied and acknowledged the outbox entries the snapshot predates, the
+// same mark would no longer vouch for it, and after a crash the next start
+// must read storage.
+func Open(db *storage.DB, dbFile, path string) (e *Engine, restored bool, damaged error, err error) {
+	m, err := markOf(db, dbFile)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	e = New()
+	restored, damaged = e.Restore(path, m)
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, false, damaged, fmt.Errorf("lists: remove the used snapshot: %w", err)
+	}
+	if !restored {
+		err = e.Load(db)
+	}
+	return e, restored, damaged, err
+}
+
+// SaveFor saves the engine as the snapshot of db (whose file is dbFile)
+// at path. Call it once the syncer has stopped.
+func (e *Engine) SaveFor(db *storage.DB, dbFile, path string) error {
+	m, err := markOf(db, dbFile)
+	if err != nil {
+		return err
+	}
+	return e.Save(path, m)
+}
+
+// markOf is db's mark now: its file's inode (a restored or copied file is
+// another one) and its last outbox sequence.
+func markOf(db *storage.DB, dbFile string) (Mark, error) {
+	info, err := os.Stat(dbFile)
+	if err != nil {
+		return Mark{}, fmt.Errorf("lists: %w", err)
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return Mark{}, errors.New("lists: the storage file has no inode on this system")
+	}
+	seq, err := db.LastOutboxSeq()
+	if err != nil {
+		return Mark{}, err
+	}
+	return Mark{Store: st.Ino, Seq: seq}, nil
+}
