@@ -16,7 +16,10 @@ import (
 )
 
 // DrainBatch bounds how many outbox entries go into one engine batch.
-const DrainBatch = 2000
+// Larger batches make larger segments, which Bleve then merges less often
+// (merging was half of a bulk load's CPU); the price is the memory of the
+// documents of one batch (see the commit that set it).
+const DrainBatch = 5000
 
 // Syncer drains the storage outbox into an engine. Writers call Notify
 // (through storage.DB.OnCommit) and may Wait until their write is
