@@ -55,8 +55,14 @@ func newEncoder() *zstd.Encoder {
 	return enc
 }
 
+// maxDecoded bounds a decompressed value far above any record (a request
+// body is at most 14 MB), so a damaged frame header claiming a huge size
+// is an error rather than an allocation of that size.
+const maxDecoded = 1 << 30
+
 func newDecoder() *zstd.Decoder {
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderDictRaw(zstdDictionary1ID, dictionary1))
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxDecoded),
+		zstd.WithDecoderDictRaw(zstdDictionary1ID, dictionary1))
 	if err != nil {
 		panic(fmt.Sprintf("storage: zstd decoder: %v", err)) // only for invalid options
 	}
