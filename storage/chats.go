@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"encoding/json"
 	"fmt"
 
 	parley "github.com/parley/parley"
@@ -93,7 +92,7 @@ func (t *Tx) PutEvent(e parley.Event) error {
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(e)
+	data, err := encode(bucketEvents, e)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -227,16 +226,16 @@ func (t *Tx) get(bucket, k []byte, v any) (bool, error) {
 	if data == nil {
 		return false, nil
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return false, fmt.Errorf("storage: decode %s: %w", bucket, err)
+	if err := decode(bucket, data, v); err != nil {
+		return false, err
 	}
 	return true, nil
 }
 
 func (t *Tx) put(bucket, k []byte, v any) error {
-	data, err := json.Marshal(v)
+	data, err := encode(bucket, v)
 	if err != nil {
-		return fmt.Errorf("storage: encode %s: %w", bucket, err)
+		return err
 	}
 	b := t.tx.Bucket(bucket)
 	if appendMostly(bucket) {
@@ -266,8 +265,8 @@ func each[T any](t *Tx, bucket []byte, fn func(*T) error) error {
 	c := t.tx.Bucket(bucket).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		rec := new(T)
-		if err := json.Unmarshal(v, rec); err != nil {
-			return fmt.Errorf("storage: decode %s: %w", bucket, err)
+		if err := decode(bucket, v, rec); err != nil {
+			return err
 		}
 		if err := fn(rec); err != nil {
 			if errors.Is(err, parley.ErrStop) {

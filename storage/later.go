@@ -3,8 +3,6 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
-	"fmt"
 	"time"
 
 	parley "github.com/parley/parley"
@@ -72,8 +70,8 @@ func (t *Tx) DueLater(now time.Time) ([]parley.LaterItem, error) {
 	c := t.tx.Bucket(bucketLater).Cursor()
 	for k, v := c.First(); k != nil && int64(binary.BigEndian.Uint64(k[:8])) <= now.Unix(); k, v = c.Next() {
 		var item parley.LaterItem
-		if err := json.Unmarshal(v, &item); err != nil {
-			return nil, fmt.Errorf("storage: decode later item: %w", err)
+		if err := decode(bucketLater, v, &item); err != nil {
+			return nil, err
 		}
 		out = append(out, item)
 	}

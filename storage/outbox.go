@@ -1,11 +1,6 @@
 package storage
 
-import (
-	"encoding/json"
-	"fmt"
-
-	"go.etcd.io/bbolt"
-)
+import "go.etcd.io/bbolt"
 
 // Kind names what an outbox entry asks to reindex.
 type Kind string
@@ -45,7 +40,10 @@ func (t *Tx) enqueue(e OutboxEntry) error {
 	if err != nil {
 		return err
 	}
-	data, _ := json.Marshal(e)
+	data, err := encode(bucketOutbox, e)
+	if err != nil {
+		return err
+	}
 	if err := b.Put(key(int64(seq)), data); err != nil {
 		return err
 	}
@@ -61,8 +59,8 @@ func (db *DB) Outbox(after uint64, max int) ([]OutboxEntry, error) {
 		c := tx.Bucket(bucketOutbox).Cursor()
 		for k, v := c.Seek(key(int64(after + 1))); k != nil && len(out) < max; k, v = c.Next() {
 			var e OutboxEntry
-			if err := json.Unmarshal(v, &e); err != nil {
-				return fmt.Errorf("storage: decode outbox: %w", err)
+			if err := decode(bucketOutbox, v, &e); err != nil {
+				return err
 			}
 			e.Seq = uint64(idOf(k))
 			out = append(out, e)

@@ -2,8 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 
 	"go.etcd.io/bbolt"
 
@@ -262,8 +260,8 @@ func (t *Tx) Threads(conversationID int64) ([]parley.Thread, error) {
 	prefix := key(conversationID)
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		var th parley.Thread
-		if err := json.Unmarshal(v, &th); err != nil {
-			return nil, fmt.Errorf("storage: decode thread: %w", err)
+		if err := decode(bucketThreads, v, &th); err != nil {
+			return nil, err
 		}
 		out = append(out, th)
 	}

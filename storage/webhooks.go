@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -261,8 +260,8 @@ func (t *Tx) PendingEvents(max int) ([]RecordedEvent, error) {
 	c := t.tx.Bucket(bucketEvents).Cursor()
 	for k, v := c.First(); k != nil && len(out) < max; k, v = c.Next() {
 		e := RecordedEvent{Seq: uint64(idOf(k))}
-		if err := json.Unmarshal(v, &e.Event); err != nil {
-			return nil, fmt.Errorf("storage: decode events: %w", err)
+		if err := decode(bucketEvents, v, &e.Event); err != nil {
+			return nil, err
 		}
 		out = append(out, e)
 	}
