@@ -30,30 +30,18 @@ func (s *Server) isOperator(c *gin.Context) bool {
 // operator lets only the operator's admin token through: the admin API
 // and /metrics, which span every company. Without a configured admin token
 // every request is refused, so an installation without one exposes none of it.
-func (s *Server) operator(c *gin.Context) {
+func (s *Server) operator(c *gin.Context) error {
 	if !s.isOperator(c) {
 		c.Header("WWW-Authenticate", `Bearer realm="parley-admin"`)
 		msg := "the operator's admin token is required"
 		if s.cfg.AdminToken == "" {
 			msg += "; start the server with --admin-token (PARLEY_ADMIN_TOKEN)"
 		}
-		s.fail(c, parley.Unauthorized(msg))
-		return
+		return parley.Unauthorized(msg)
 	}
 	c.Set(keyOperator, true)
 	c.Next()
-}
-
-// adminRoutes registers the admin API: what an operator needs to add
-// companies and shape their mailboxes on a running server. Every route
-// takes the operator's admin token alone, and acts on any company.
-func (s *Server) adminRoutes() {
-	a := s.router.Group("/admin", s.operator)
-	a.POST("/companies", s.adminCreateCompany)
-	a.POST("/companies/:companyId/mailboxes", s.adminCreateMailbox)
-	a.PATCH("/companies/:companyId/mailboxes/:mailboxId", s.adminUpdateMailbox)
-	a.POST("/companies/:companyId/mailboxes/:mailboxId/fields", s.adminAddField)
-	a.POST("/companies/:companyId/mailboxes/:mailboxId/widgets", s.adminAddWidget)
+	return nil
 }
 
 // HashSecret is the parley.Hash of passwords and client secrets: bcrypt
@@ -76,11 +64,10 @@ func (s *Server) adminMailbox(c *gin.Context, m *parley.Mailbox) gin.H {
 // a first mailbox and an OAuth application (parley.CreateCompany, as
 // `parley init`). The answer holds the client secret, and the owner's
 // password when it was generated: shown this once.
-func (s *Server) adminCreateCompany(c *gin.Context) {
+func (s *Server) adminCreateCompany(c *gin.Context) error {
 	var req parley.NewCompany
 	if err := decodeJSON(c, &req); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var a *parley.NewAccount
 	err := s.write(c, func(tx parley.Tx) (err error) {
@@ -88,8 +75,7 @@ func (s *Server) adminCreateCompany(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	owner := gin.H{"id": a.Owner.ID, "email": a.Owner.Email, "firstName": a.Owner.FirstName, "lastName": a.Owner.LastName}
 	if a.OwnerPassword != "" {
@@ -100,6 +86,7 @@ func (s *Server) adminCreateCompany(c *gin.Context) {
 	render(c, http.StatusCreated, gin.H{"id": a.Company.ID, "name": a.Company.Name, "plan": a.Company.Plan,
 		"createdAt": parley.FormatTime(a.Company.CreatedAt), "owner": owner, "mailbox": s.adminMailbox(c, a.Mailbox),
 		"app": gin.H{"clientId": a.App.ClientID, "clientSecret": a.ClientSecret, "name": a.App.Name}})
+	return nil
 }
 
 // adminIDs reads the company id, and the mailbox id when the route has one.
@@ -116,16 +103,14 @@ func adminIDs(c *gin.Context) (company, mailbox int64, err error) {
 // adminMailboxWrite parses a body into req and runs a mailbox change of the
 // company and mailbox of the path, then renders the mailbox with status.
 func adminMailboxWrite[T any](s *Server, c *gin.Context, status int,
-	change func(tx parley.Tx, company, mailbox int64, req T) (*parley.Mailbox, gin.H, error)) {
+	change func(tx parley.Tx, company, mailbox int64, req T) (*parley.Mailbox, gin.H, error)) error {
 	company, mailbox, err := adminIDs(c)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var req T
 	if err := decodeJSON(c, &req); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var m *parley.Mailbox
 	var created gin.H
@@ -137,8 +122,7 @@ func adminMailboxWrite[T any](s *Server, c *gin.Context, status int,
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	switch {
 	case created != nil:
@@ -150,12 +134,13 @@ func adminMailboxWrite[T any](s *Server, c *gin.Context, status int,
 	default:
 		render(c, status, s.adminMailbox(c, m))
 	}
+	return nil
 }
 
 // adminCreateMailbox handles POST /admin/companies/{companyId}/mailboxes:
 // a mailbox with its system folders.
-func (s *Server) adminCreateMailbox(c *gin.Context) {
-	adminMailboxWrite(s, c, http.StatusCreated, func(tx parley.Tx, company, _ int64, req parley.NewMailbox) (*parley.Mailbox, gin.H, error) {
+func (s *Server) adminCreateMailbox(c *gin.Context) error {
+	return adminMailboxWrite(s, c, http.StatusCreated, func(tx parley.Tx, company, _ int64, req parley.NewMailbox) (*parley.Mailbox, gin.H, error) {
 		m, err := parley.CreateMailbox(tx, company, req, s.now())
 		return m, nil, err
 	})
@@ -163,8 +148,8 @@ func (s *Server) adminCreateMailbox(c *gin.Context) {
 
 // adminUpdateMailbox handles PATCH /admin/companies/{companyId}/mailboxes/{mailboxId}:
 // renames a mailbox or changes its address.
-func (s *Server) adminUpdateMailbox(c *gin.Context) {
-	adminMailboxWrite(s, c, http.StatusOK, func(tx parley.Tx, company, mailbox int64, req parley.MailboxPatch) (*parley.Mailbox, gin.H, error) {
+func (s *Server) adminUpdateMailbox(c *gin.Context) error {
+	return adminMailboxWrite(s, c, http.StatusOK, func(tx parley.Tx, company, mailbox int64, req parley.MailboxPatch) (*parley.Mailbox, gin.H, error) {
 		m, err := parley.UpdateMailbox(tx, company, mailbox, req, s.now())
 		return m, nil, err
 	})
@@ -172,8 +157,8 @@ func (s *Server) adminUpdateMailbox(c *gin.Context) {
 
 // adminAddField handles POST /admin/companies/{companyId}/mailboxes/{mailboxId}/fields:
 // a custom field at the end of the mailbox's fields.
-func (s *Server) adminAddField(c *gin.Context) {
-	adminMailboxWrite(s, c, http.StatusCreated, func(tx parley.Tx, company, mailbox int64, req parley.NewField) (*parley.Mailbox, gin.H, error) {
+func (s *Server) adminAddField(c *gin.Context) error {
+	return adminMailboxWrite(s, c, http.StatusCreated, func(tx parley.Tx, company, mailbox int64, req parley.NewField) (*parley.Mailbox, gin.H, error) {
 		m, f, err := parley.AddField(tx, company, mailbox, req, s.now())
 		if err != nil {
 			return nil, nil, err
@@ -188,8 +173,8 @@ func (s *Server) adminAddField(c *gin.Context) {
 
 // adminAddWidget handles POST /admin/companies/{companyId}/mailboxes/{mailboxId}/widgets:
 // a public chat widget whose id the embeddable widget sends.
-func (s *Server) adminAddWidget(c *gin.Context) {
-	adminMailboxWrite(s, c, http.StatusCreated, func(tx parley.Tx, company, mailbox int64, req parley.NewWidget) (*parley.Mailbox, gin.H, error) {
+func (s *Server) adminAddWidget(c *gin.Context) error {
+	return adminMailboxWrite(s, c, http.StatusCreated, func(tx parley.Tx, company, mailbox int64, req parley.NewWidget) (*parley.Mailbox, gin.H, error) {
 		m, id, err := parley.AddWidget(tx, company, mailbox, req, s.now())
 		if err != nil {
 			return nil, nil, err

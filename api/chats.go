@@ -23,7 +23,7 @@ func (s *Server) chatEnv() parley.ChatEnv {
 }
 
 // chatResponse writes the Chat after a chat write or read.
-func (s *Server) chatResponse(c *gin.Context, chatID string) {
+func (s *Server) chatResponse(c *gin.Context, chatID string) error {
 	var body gin.H
 	err := s.store.View(func(tx parley.Tx) error {
 		chat, err := parley.ReadChat(tx, caller(c), chatID)
@@ -34,78 +34,72 @@ func (s *Server) chatResponse(c *gin.Context, chatID string) {
 		return nil
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Header("Keep-Alive", chatKeepAlive)
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // getChat handles GET /v2/chats/{chatId}; an ended chat stays readable.
-func (s *Server) getChat(c *gin.Context) {
+func (s *Server) getChat(c *gin.Context) error {
 	if err := readParams(c).err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.chatResponse(c, c.Param("chatId"))
+	return s.chatResponse(c, c.Param("chatId"))
 }
 
 // chatWrite runs a chat rule in one write, tells waiting visitors, and
 // answers the Chat.
-func (s *Server) chatWrite(c *gin.Context, fn func(tx parley.Tx, env parley.ChatEnv) error) {
+func (s *Server) chatWrite(c *gin.Context, fn func(tx parley.Tx, env parley.ChatEnv) error) error {
 	chatID := c.Param("chatId")
 	err := s.write(c, func(tx parley.Tx) error { return fn(tx, s.chatEnv()) })
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.chats.notify(chatID)
-	s.chatResponse(c, chatID)
+	return s.chatResponse(c, chatID)
 }
 
 // addChatMessage handles PUT /v2/chats/{chatId}/messages/{messageId}.
-func (s *Server) addChatMessage(c *gin.Context) {
+func (s *Server) addChatMessage(c *gin.Context) error {
 	messageID := c.Param("messageId")
 	if _, err := uuid.Parse(messageID); err != nil {
-		s.fail(c, parley.Invalid("path", "messageId", parley.CodeInvalidID, "must be a UUID chosen by the caller", messageID))
-		return
+		return parley.Invalid("path", "messageId", parley.CodeInvalidID, "must be a UUID chosen by the caller", messageID)
 	}
 	var in parley.AgentMessageRequest
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.chatWrite(c, func(tx parley.Tx, env parley.ChatEnv) error {
+	return s.chatWrite(c, func(tx parley.Tx, env parley.ChatEnv) error {
 		_, err := parley.AgentMessage(tx, caller(c), c.Param("chatId"), messageID, &in, env)
 		return err
 	})
 }
 
 // endChat handles PUT /v2/chats/{chatId}/end.
-func (s *Server) endChat(c *gin.Context) {
+func (s *Server) endChat(c *gin.Context) error {
 	var in parley.EndChatRequest
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.chatWrite(c, func(tx parley.Tx, env parley.ChatEnv) error {
+	return s.chatWrite(c, func(tx parley.Tx, env parley.ChatEnv) error {
 		_, err := parley.EndChat(tx, caller(c), c.Param("chatId"), &in, env)
 		return err
 	})
 }
 
 // updateChatTags handles PUT /v2/chats/{chatId}/tags.
-func (s *Server) updateChatTags(c *gin.Context) {
+func (s *Server) updateChatTags(c *gin.Context) error {
 	var in struct {
 		Tags json.RawMessage `json:"tags"`
 	}
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var names []string
 	present := len(in.Tags) > 0 && json.Unmarshal(in.Tags, &names) == nil && names != nil
-	s.chatWrite(c, func(tx parley.Tx, env parley.ChatEnv) error {
+	return s.chatWrite(c, func(tx parley.Tx, env parley.ChatEnv) error {
 		_, err := parley.UpdateChatTags(tx, caller(c), c.Param("chatId"), names, present, env)
 		return err
 	})

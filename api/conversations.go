@@ -20,7 +20,7 @@ var (
 )
 
 // listConversations handles GET /v2/conversations.
-func (s *Server) listConversations(c *gin.Context) {
+func (s *Server) listConversations(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, conversationListParams...)
 	embed := embedThreads(p)
@@ -31,21 +31,18 @@ func (s *Server) listConversations(c *gin.Context) {
 	pg := page{size: ConversationPageSize, number: p.page()}
 	mailboxes, err := s.companyMailboxes(who.Company.ID)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	if custom := customFieldFilters(p, mailboxes, mailboxIDs); len(custom) > 0 {
 		filter = query.And{Nodes: append([]query.Node{filter}, custom...)}
 	}
 	facets := readFacets(p)
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	search, err := s.parseQuery(c, index.ConversationSchemaFor(mailboxes))
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	items, err := s.conversationPage(c, index.Request{Filter: filter, Query: search,
 		Sort: []index.Sort{{Field: index.SortFields[index.Conversations][sortField], Desc: desc}}}, &pg, embed)
@@ -54,10 +51,10 @@ func (s *Server) listConversations(c *gin.Context) {
 		body["facets"], err = s.conversationFacets(c, facets, filter, search)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // embedThreads reads `embed`, sent once or repeated (COMPAT.md).
@@ -156,18 +153,16 @@ func conversationFilter(p *params, who parley.Caller, mailboxIDs []int64) query.
 }
 
 // getConversation handles GET /v2/conversations/{conversationId}.
-func (s *Server) getConversation(c *gin.Context) {
+func (s *Server) getConversation(c *gin.Context) error {
 	who := caller(c)
 	id, err := pathID(c, "conversationId")
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	p := readParams(c, "embed")
 	embed := embedThreads(p)
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var body gin.H
 	err = s.store.View(func(tx parley.Tx) error {
@@ -179,22 +174,20 @@ func (s *Server) getConversation(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // createConversation handles POST /v2/conversations.
-func (s *Server) createConversation(c *gin.Context) {
+func (s *Server) createConversation(c *gin.Context) error {
 	var in parley.NewConversation
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	if err := in.Validate(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var conv *parley.Conversation
 	err := s.write(c, func(tx parley.Tx) error {
@@ -203,13 +196,13 @@ func (s *Server) createConversation(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Header("Resource-ID", strconv.FormatInt(conv.ID, 10))
 	c.Header("Location", s.url(c, "v2", "conversations", conv.ID))
 	c.Header("Web-Location", s.webLink(c, conv))
 	c.Status(http.StatusCreated)
+	return nil
 }
 
 // webLink opens a conversation in the web application.

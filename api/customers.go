@@ -17,7 +17,7 @@ var (
 )
 
 // listCustomers handles GET /v2/customers: 50 a page, served by the index.
-func (s *Server) listCustomers(c *gin.Context) {
+func (s *Server) listCustomers(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, customerListParams...)
 	nodes := []query.Node{query.All{}}
@@ -29,13 +29,11 @@ func (s *Server) listCustomers(c *gin.Context) {
 	desc := p.enum("sortOrder", "desc", sortOrders) == "desc"
 	pg := page{size: DefaultPageSize, number: p.page()}
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	search, err := s.parseQuery(c, index.CustomerSchema)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	r := index.Request{
 		Kind: index.Customers, Company: who.Company.ID, Filter: query.And{Nodes: nodes}, Query: search,
@@ -47,16 +45,15 @@ func (s *Server) listCustomers(c *gin.Context) {
 		pg.suggestions, err = s.suggest(c, r, res.Total)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	pg.total = res.Total
 	items, err := s.customerItems(c, who.Company.ID, index.ParseIDs(res.IDs))
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.renderPage(c, "customers", items, pg)
+	return nil
 }
 
 // customerFieldFilters turns the filters both customer lists share, the
@@ -78,15 +75,14 @@ func customerFieldFilters(p *params, since ...string) []query.Node {
 }
 
 // getCustomer handles GET /v2/customers/{customerId}.
-func (s *Server) getCustomer(c *gin.Context) {
+func (s *Server) getCustomer(c *gin.Context) error {
 	who := caller(c)
 	id, err := pathID(c, "customerId")
 	if err == nil {
 		err = readParams(c).err()
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var body gin.H
 	err = s.store.View(func(tx parley.Tx) error {
@@ -98,10 +94,10 @@ func (s *Server) getCustomer(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // customerItems loads and renders customers in the given order, skipping

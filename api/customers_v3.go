@@ -37,7 +37,7 @@ type position struct {
 
 // listCustomersV3 handles GET /v3/customers: newest first (id breaks
 // ties), 50 a page, paged by an opaque cursor in `_links.next`.
-func (s *Server) listCustomersV3(c *gin.Context) {
+func (s *Server) listCustomersV3(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, append([]string{"cursor"}, customerFilterParams...)...)
 	nodes := []query.Node{query.All{}}
@@ -46,26 +46,22 @@ func (s *Server) listCustomersV3(c *gin.Context) {
 	}
 	nodes = append(nodes, customerFieldFilters(p, "createdSince", "modifiedSince")...)
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	search, err := s.parseQuery(c, index.CustomerSchema)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	key, err := s.cursorKey()
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	binding := cursorBinding(who.Company.ID, c.Request.URL.Query())
 	if raw, ok := p.raw("cursor"); ok {
 		after, ok := readCursor(key, binding, raw)
 		if !ok {
-			s.fail(c, parley.Invalid("query", "cursor", parley.CodeRejectedRequest,
-				"the cursor is not valid for this list: it was altered, is stale, or was made for other filters; start again without cursor", raw))
-			return
+			return parley.Invalid("query", "cursor", parley.CodeRejectedRequest,
+				"the cursor is not valid for this list: it was altered, is stale, or was made for other filters; start again without cursor", raw)
 		}
 		nodes = append(nodes, after.before())
 	}
@@ -74,8 +70,7 @@ func (s *Server) listCustomersV3(c *gin.Context) {
 		Sort: []index.Sort{{Field: "createdAt", Desc: true}}, Limit: DefaultPageSize + 1,
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	ids := index.ParseIDs(res.IDs)
 	more := len(ids) > DefaultPageSize
@@ -89,8 +84,7 @@ func (s *Server) listCustomersV3(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	if items == nil {
 		items = []gin.H{}
@@ -102,6 +96,7 @@ func (s *Server) listCustomersV3(c *gin.Context) {
 		links["next"] = link(s.baseURL(c) + c.Request.URL.Path + "?" + q.Encode())
 	}
 	render(c, http.StatusOK, gin.H{"_embedded": gin.H{"customers": items}, "_links": links})
+	return nil
 }
 
 // before matches the customers after p in the list order: created earlier,

@@ -12,8 +12,14 @@ import (
 // clients of this API family receive).
 const halContentType = "application/hal+json;charset=UTF-8"
 
-// link is a HAL link object.
-func link(href string) gin.H { return gin.H{"href": href} }
+// halLink is a HAL link object; a templated one holds a URI template.
+type halLink struct {
+	Href      string `json:"href"`
+	Templated bool   `json:"templated,omitempty"`
+}
+
+// link is the HAL link to href.
+func link(href string) halLink { return halLink{Href: href} }
 
 // baseURL is the absolute URL prefix of links: the configured one, or the
 // request's scheme and host.

@@ -24,9 +24,9 @@ func (s *Server) mailboxResource(c *gin.Context, m *parley.Mailbox) gin.H {
 
 // listMailboxes handles GET /v2/mailboxes: the mailboxes the caller can
 // access, 50 a page.
-func (s *Server) listMailboxes(c *gin.Context) {
+func (s *Server) listMailboxes(c *gin.Context) error {
 	who := caller(c)
-	listRecords(s, c, readParams(c, "page"), "mailboxes", (parley.Tx).Mailboxes,
+	return listRecords(s, c, readParams(c, "page"), "mailboxes", (parley.Tx).Mailboxes,
 		func(m *parley.Mailbox) bool { return who.User.CanAccessMailbox(m.ID) },
 		func(m *parley.Mailbox) (gin.H, error) { return s.mailboxResource(c, m), nil })
 }
@@ -50,24 +50,23 @@ func (s *Server) loadMailbox(c *gin.Context) (*parley.Mailbox, error) {
 }
 
 // getMailbox handles GET /v2/mailboxes/{mailboxId}.
-func (s *Server) getMailbox(c *gin.Context) {
+func (s *Server) getMailbox(c *gin.Context) error {
 	m, err := s.loadMailbox(c)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, s.mailboxResource(c, m))
+	return nil
 }
 
 // listMailboxFields handles GET /v2/mailboxes/{mailboxId}/fields.
-func (s *Server) listMailboxFields(c *gin.Context) {
+func (s *Server) listMailboxFields(c *gin.Context) error {
 	m, err := s.loadMailbox(c)
 	if err == nil {
 		err = readParams(c, "page").err()
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	items := make([]gin.H, 0, len(m.Fields))
 	for _, f := range m.Fields {
@@ -79,18 +78,18 @@ func (s *Server) listMailboxFields(c *gin.Context) {
 			"order": f.Order, "options": options})
 	}
 	s.renderPage(c, "fields", items, page{size: DefaultPageSize, number: 1, total: len(items)})
+	return nil
 }
 
 // listMailboxFolders handles GET /v2/mailboxes/{mailboxId}/folders. The
 // counts come from the index, so they are true to the data.
-func (s *Server) listMailboxFolders(c *gin.Context) {
+func (s *Server) listMailboxFolders(c *gin.Context) error {
 	m, err := s.loadMailbox(c)
 	if err == nil {
 		err = readParams(c, "page").err()
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	company := caller(c).Company.ID
 	count := func(nodes ...query.Node) (int, error) {
@@ -103,30 +102,29 @@ func (s *Server) listMailboxFolders(c *gin.Context) {
 		inFolder := query.EqualID("folderId", f.ID)
 		total, err := count(inFolder)
 		if err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
 		active, err := count(inFolder, query.Keyword{Field: "status", Value: string(parley.StatusActive)})
 		if err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
 		items = append(items, gin.H{"id": f.ID, "name": f.Name, "type": f.Type, "userId": f.UserID,
 			"totalCount": total, "activeCount": active, "updatedAt": parley.FormatTime(f.UpdatedAt)})
 	}
 	s.renderPage(c, "folders", items, page{size: DefaultPageSize, number: 1, total: len(items)})
+	return nil
 }
 
 // listTags handles GET /v2/tags, 50 a page, with each tag's conversation count.
-func (s *Server) listTags(c *gin.Context) {
-	listRecords(s, c, readParams(c, "page"), "tags", (parley.Tx).Tags, nil, func(t *parley.Tag) (gin.H, error) {
+func (s *Server) listTags(c *gin.Context) error {
+	return listRecords(s, c, readParams(c, "page"), "tags", (parley.Tx).Tags, nil, func(t *parley.Tag) (gin.H, error) {
 		return s.tagResource(c, t)
 	})
 }
 
 // getTag handles GET /v2/tags/{tagId}: one tag as the list shows it, with
 // its self link.
-func (s *Server) getTag(c *gin.Context) {
+func (s *Server) getTag(c *gin.Context) error {
 	id, err := pathID(c, "tagId")
 	if err == nil {
 		err = readParams(c).err()
@@ -143,11 +141,11 @@ func (s *Server) getTag(c *gin.Context) {
 		body, err = s.tagResource(c, t)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	body["_links"] = gin.H{"self": link(s.url(c, "v2", "tags", t.ID))}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // tagResource renders a tag with the count of conversations that carry it.
@@ -161,7 +159,7 @@ func (s *Server) tagResource(c *gin.Context, t *parley.Tag) (gin.H, error) {
 
 // updateTag handles PUT /v2/tags/{tagId}: rename and/or recolour (owners
 // and administrators).
-func (s *Server) updateTag(c *gin.Context) {
+func (s *Server) updateTag(c *gin.Context) error {
 	id, err := pathID(c, "tagId")
 	var in parley.TagInput
 	if err == nil {
@@ -171,22 +169,22 @@ func (s *Server) updateTag(c *gin.Context) {
 		err = s.write(c, func(tx parley.Tx) error { return parley.UpdateTag(tx, caller(c), id, &in, s.now()) })
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // deleteTag handles DELETE /v2/tags/{tagId}: the tag leaves every
 // conversation (owners and administrators).
-func (s *Server) deleteTag(c *gin.Context) {
+func (s *Server) deleteTag(c *gin.Context) error {
 	id, err := pathID(c, "tagId")
 	if err == nil {
 		err = s.write(c, func(tx parley.Tx) error { return parley.DeleteTag(tx, caller(c), id, s.now()) })
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

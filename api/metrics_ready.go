@@ -17,7 +17,7 @@ const DefaultReadyMaxOutbox = index.DrainBatch
 // readyz handles GET /readyz: 200 when storage answers and the index has
 // caught up with the outbox, else 503. No authentication; it shows counts
 // only.
-func (s *Server) readyz(c *gin.Context) {
+func (s *Server) readyz(c *gin.Context) error {
 	body := gin.H{"status": "ready", "storage": "ok"}
 	depth, err := s.cfg.DB.OutboxDepth()
 	last, err2 := s.cfg.DB.LastOutboxSeq()
@@ -35,4 +35,5 @@ func (s *Server) readyz(c *gin.Context) {
 	}
 	c.Header("Cache-Control", "no-store")
 	c.JSON(status, body)
+	return nil
 }

@@ -20,7 +20,7 @@ var (
 // listOrganizations handles GET /v2/organizations: 50 a page; `query`
 // matches names and domains (case-insensitive substring); sorted by name
 // (default, ascending) or createdAt, the id breaking ties.
-func (s *Server) listOrganizations(c *gin.Context) {
+func (s *Server) listOrganizations(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, organizationListParams...)
 	sortField := p.enum("sortField", "name", organizationSortFields)
@@ -29,8 +29,7 @@ func (s *Server) listOrganizations(c *gin.Context) {
 	needle, _ := p.raw("query")
 	needle = strings.ToLower(strings.TrimSpace(needle))
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var orgs []parley.Organization
 	err := s.store.View(func(tx parley.Tx) error {
@@ -43,8 +42,7 @@ func (s *Server) listOrganizations(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	sort.SliceStable(orgs, func(i, j int) bool {
 		a, b := orgs[i], orgs[j]
@@ -66,6 +64,7 @@ func (s *Server) listOrganizations(c *gin.Context) {
 		items = append(items, s.organizationResource(c, &shown[i]))
 	}
 	s.renderPage(c, "organizations", items, pg)
+	return nil
 }
 
 func organizationMatches(o *parley.Organization, needle string) bool {
@@ -81,11 +80,10 @@ func organizationMatches(o *parley.Organization, needle string) bool {
 }
 
 // createOrganization handles POST /v2/organizations.
-func (s *Server) createOrganization(c *gin.Context) {
+func (s *Server) createOrganization(c *gin.Context) error {
 	var in parley.OrganizationInput
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var o *parley.Organization
 	err := s.write(c, func(tx parley.Tx) (err error) {
@@ -93,16 +91,16 @@ func (s *Server) createOrganization(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.created(c, o.ID, s.url(c, "v2", "organizations", o.ID))
+	return nil
 }
 
 // getOrganization handles GET /v2/organizations/{organizationId}, with
 // `includeCounts` (customerCount, conversationCount) and
 // `includeProperties` (properties).
-func (s *Server) getOrganization(c *gin.Context) {
+func (s *Server) getOrganization(c *gin.Context) error {
 	who := caller(c)
 	id, err := pathID(c, "organizationId")
 	p := readParams(c, "includeCounts", "includeProperties")
@@ -137,10 +135,10 @@ func (s *Server) getOrganization(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // boolParam reads an optional `true`/`false` parameter.
@@ -149,7 +147,7 @@ func boolParam(p *params, name string) bool {
 }
 
 // updateOrganization handles PUT /v2/organizations/{organizationId}.
-func (s *Server) updateOrganization(c *gin.Context) {
+func (s *Server) updateOrganization(c *gin.Context) error {
 	var in parley.OrganizationInput
 	id, err := pathID(c, "organizationId")
 	if err == nil {
@@ -161,14 +159,14 @@ func (s *Server) updateOrganization(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // deleteOrganization handles DELETE /v2/organizations/{organizationId}.
-func (s *Server) deleteOrganization(c *gin.Context) {
+func (s *Server) deleteOrganization(c *gin.Context) error {
 	id, err := pathID(c, "organizationId")
 	if err == nil {
 		err = s.write(c, func(tx parley.Tx) error {
@@ -176,10 +174,10 @@ func (s *Server) deleteOrganization(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // organizationCustomers resolves the organization of the path and its
@@ -202,7 +200,7 @@ func (s *Server) organizationCustomers(c *gin.Context) ([]int64, error) {
 
 // listOrganizationCustomers handles GET /v2/organizations/{organizationId}/customers:
 // 50 a page, in id (creation) order.
-func (s *Server) listOrganizationCustomers(c *gin.Context) {
+func (s *Server) listOrganizationCustomers(c *gin.Context) error {
 	p := readParams(c, "page")
 	pg := page{size: DefaultPageSize, number: p.page()}
 	ids, err := s.organizationCustomers(c)
@@ -215,16 +213,16 @@ func (s *Server) listOrganizationCustomers(c *gin.Context) {
 		items, err = s.customerItems(c, caller(c).Company.ID, pageOf(ids, pg))
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.renderPage(c, "customers", items, pg)
+	return nil
 }
 
 // listOrganizationConversations handles GET /v2/organizations/{organizationId}/conversations:
 // 25 a page, newest first, every status; served by the index on the
 // organization's customers.
-func (s *Server) listOrganizationConversations(c *gin.Context) {
+func (s *Server) listOrganizationConversations(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, "page")
 	pg := page{size: ConversationPageSize, number: p.page()}
@@ -233,17 +231,16 @@ func (s *Server) listOrganizationConversations(c *gin.Context) {
 		err = p.err()
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	nodes := append(visibleConversations(who), query.AnyID("customerId", ids))
 	items, err := s.conversationPage(c, index.Request{Filter: query.And{Nodes: nodes},
 		Sort: []index.Sort{{Field: "createdAt", Desc: true}}}, &pg, false)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.renderPage(c, "conversations", items, pg)
+	return nil
 }
 
 // organizationResource renders an organization; empty scalars are null.

@@ -10,7 +10,7 @@ import (
 
 // getRating handles GET /v2/ratings/{ratingId}: a customer's rating of a
 // reply, with the conversation's number, the rated user and the customer.
-func (s *Server) getRating(c *gin.Context) {
+func (s *Server) getRating(c *gin.Context) error {
 	id, err := pathID(c, "ratingId")
 	if err == nil {
 		err = readParams(c).err()
@@ -26,10 +26,10 @@ func (s *Server) getRating(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // rating renders a rating as the real API's Get Rating does. The rated

@@ -110,7 +110,7 @@ func (p *params) numbers(name string) []int64 {
 }
 
 // chatReport handles GET /v2/reports/chat.
-func (s *Server) chatReport(c *gin.Context) {
+func (s *Server) chatReport(c *gin.Context) error {
 	r, err := s.reportRequest(c, readParams(c, reportParams...))
 	var e reports.Engine
 	if err == nil {
@@ -121,14 +121,14 @@ func (s *Server) chatReport(c *gin.Context) {
 		rep, err = reports.Chat(c.Request.Context(), e, r)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, rep)
+	return nil
 }
 
 // phoneReport handles GET /v2/reports/phone.
-func (s *Server) phoneReport(c *gin.Context) {
+func (s *Server) phoneReport(c *gin.Context) error {
 	r, err := s.reportRequest(c, readParams(c, reportParams...))
 	var e reports.Engine
 	if err == nil {
@@ -146,15 +146,15 @@ func (s *Server) phoneReport(c *gin.Context) {
 		rep, err = reports.Phone(c.Request.Context(), e, r, users)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, rep)
+	return nil
 }
 
 // chatDrillDown handles GET /v2/reports/chat/drilldown: the chats counted
 // in one range of a distribution (`range`, `rangeId` 1-5), 25 a page.
-func (s *Server) chatDrillDown(c *gin.Context) {
+func (s *Server) chatDrillDown(c *gin.Context) error {
 	p := readParams(c, drillDownParams...)
 	distribution := p.enum("range", "", reports.Distributions)
 	if _, ok := p.raw("range"); !ok {
@@ -175,13 +175,11 @@ func (s *Server) chatDrillDown(c *gin.Context) {
 		e, err = s.reportEngine()
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	res, err := reports.DrillDown(c.Request.Context(), e, r, distribution, rangeID, pg.offset(), pg.size)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	pg.total = res.Total
 	var items []gin.H
@@ -196,8 +194,8 @@ func (s *Server) chatDrillDown(c *gin.Context) {
 		return nil
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.renderPage(c, "chats", items, pg)
+	return nil
 }

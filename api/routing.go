@@ -11,7 +11,7 @@ import (
 // getRouting handles GET /v2/mailboxes/{mailboxId}/routing: the routing
 // configuration and the rotation, every active user who may see the
 // mailbox in id order with their open conversations and eligibility.
-func (s *Server) getRouting(c *gin.Context) {
+func (s *Server) getRouting(c *gin.Context) error {
 	m, err := s.loadMailbox(c)
 	if err == nil {
 		err = readParams(c).err()
@@ -27,8 +27,7 @@ func (s *Server) getRouting(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	r := m.Routing
 	if r == nil {
@@ -43,6 +42,7 @@ func (s *Server) getRouting(c *gin.Context) {
 		body["assignmentLimit"] = r.AssignmentLimit
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 func rotationItems(rotation []parley.RotationEntry) []gin.H {
@@ -59,7 +59,7 @@ func rotationItems(rotation []parley.RotationEntry) []gin.H {
 
 // updateRouting handles PUT /v2/mailboxes/{mailboxId}/routing: owners and
 // administrators replace the configuration.
-func (s *Server) updateRouting(c *gin.Context) {
+func (s *Server) updateRouting(c *gin.Context) error {
 	var in parley.RoutingInput
 	m, err := s.loadMailbox(c)
 	if err == nil {
@@ -71,8 +71,8 @@ func (s *Server) updateRouting(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

@@ -23,12 +23,11 @@ func (s *Server) userStatusResource(c *gin.Context, u *parley.User) gin.H {
 }
 
 // getUserStatus handles GET /v2/users/{userId}/status.
-func (s *Server) getUserStatus(c *gin.Context) {
+func (s *Server) getUserStatus(c *gin.Context) error {
 	who := caller(c)
 	id, err := pathID(c, "userId")
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var u *parley.User
 	err = s.store.View(func(tx parley.Tx) (err error) {
@@ -36,32 +35,30 @@ func (s *Server) getUserStatus(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, s.userStatusResource(c, u))
+	return nil
 }
 
 // listUserStatuses handles GET /v2/users/status, 50 a page.
-func (s *Server) listUserStatuses(c *gin.Context) {
-	listRecords(s, c, readParams(c, "page"), "userStatuses", (parley.Tx).Users, nil,
+func (s *Server) listUserStatuses(c *gin.Context) error {
+	return listRecords(s, c, readParams(c, "page"), "userStatuses", (parley.Tx).Users, nil,
 		func(u *parley.User) (gin.H, error) { return s.userStatusResource(c, u), nil })
 }
 
 // setUserStatus handles PUT /v2/users/{userId}/status: `status` (e-mail:
 // active, away) and/or `chat` (available, unavailable); 204. A change
 // records a user.status.changed event for webhooks.
-func (s *Server) setUserStatus(c *gin.Context) {
+func (s *Server) setUserStatus(c *gin.Context) error {
 	who := caller(c)
 	id, err := pathID(c, "userId")
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var change parley.StatusChange
 	if err := decodeJSON(c, &change); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	now := s.now()
 	err = s.write(c, func(tx parley.Tx) error {
@@ -80,8 +77,8 @@ func (s *Server) setUserStatus(c *gin.Context) {
 		return tx.PutEvent(*ev)
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

@@ -22,16 +22,15 @@ func (s *Server) userResource(c *gin.Context, u *parley.User) gin.H {
 }
 
 // getUser handles GET /v2/users/{userId} and GET /v2/users/me (the token's user).
-func (s *Server) getUser(c *gin.Context) {
+func (s *Server) getUser(c *gin.Context) error {
 	who := caller(c)
 	if c.Param("userId") == "me" {
 		render(c, http.StatusOK, s.userResource(c, who.User))
-		return
+		return nil
 	}
 	id, err := pathID(c, "userId")
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var u *parley.User
 	err = s.store.View(func(tx parley.Tx) error {
@@ -39,15 +38,15 @@ func (s *Server) getUser(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, s.userResource(c, u))
+	return nil
 }
 
 // listUsers handles GET /v2/users: filters `email` (exact, case-insensitive)
 // and `mailbox` (users with access to it), 50 a page.
-func (s *Server) listUsers(c *gin.Context) {
+func (s *Server) listUsers(c *gin.Context) error {
 	p := readParams(c, "page", "email", "mailbox")
 	email, _ := p.raw("email")
 	mailbox := p.id("mailbox")
@@ -55,7 +54,7 @@ func (s *Server) listUsers(c *gin.Context) {
 		return (email == "" || parley.NormalizeEmail(u.Email) == parley.NormalizeEmail(email)) &&
 			(mailbox == nil || u.CanAccessMailbox(*mailbox))
 	}
-	listRecords(s, c, p, "users", (parley.Tx).Users, keep,
+	return listRecords(s, c, p, "users", (parley.Tx).Users, keep,
 		func(u *parley.User) (gin.H, error) { return s.userResource(c, u), nil })
 }
 
@@ -69,8 +68,8 @@ func (s *Server) renderUsers(c *gin.Context, users []parley.User, pg page) {
 }
 
 // listTeams handles GET /v2/teams, 50 a page.
-func (s *Server) listTeams(c *gin.Context) {
-	listRecords(s, c, readParams(c, "page"), "teams", (parley.Tx).Teams, nil, func(t *parley.Team) (gin.H, error) {
+func (s *Server) listTeams(c *gin.Context) error {
+	return listRecords(s, c, readParams(c, "page"), "teams", (parley.Tx).Teams, nil, func(t *parley.Team) (gin.H, error) {
 		return gin.H{
 			"id": t.ID, "name": t.Name, "type": "team", "memberCount": len(t.MemberIDs),
 			"createdAt": parley.FormatTime(t.CreatedAt), "updatedAt": parley.FormatTime(t.UpdatedAt),
@@ -80,18 +79,16 @@ func (s *Server) listTeams(c *gin.Context) {
 }
 
 // listTeamMembers handles GET /v2/teams/{teamId}/members, 50 a page.
-func (s *Server) listTeamMembers(c *gin.Context) {
+func (s *Server) listTeamMembers(c *gin.Context) error {
 	who := caller(c)
 	id, err := pathID(c, "teamId")
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	p := readParams(c, "page")
 	pg := page{size: DefaultPageSize, number: p.page()}
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var members []parley.User
 	err = s.store.View(func(tx parley.Tx) error {
@@ -107,20 +104,19 @@ func (s *Server) listTeamMembers(c *gin.Context) {
 		return nil
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.renderUsers(c, members, pg)
+	return nil
 }
 
 // createUser handles POST /v2/users: owners and administrators invite a
 // user into their company; 201 with Resource-ID and Location.
-func (s *Server) createUser(c *gin.Context) {
+func (s *Server) createUser(c *gin.Context) error {
 	who := caller(c)
 	var req parley.NewUser
 	if err := decodeJSON(c, &req); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	now := s.now()
 	var u *parley.User
@@ -129,10 +125,10 @@ func (s *Server) createUser(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Header("Resource-ID", strconv.FormatInt(u.ID, 10))
 	c.Header("Location", s.url(c, "v2", "users", u.ID))
 	c.Status(http.StatusCreated)
+	return nil
 }

@@ -9,18 +9,6 @@ import (
 	parley "github.com/parley/parley"
 )
 
-// webhookRoutes registers the webhook configuration and delivery log.
-func (s *Server) webhookRoutes(v2 *gin.RouterGroup) {
-	v2.GET("/webhooks", s.listWebhooks)
-	v2.POST("/webhooks", s.createWebhook)
-	v2.GET("/webhooks/:webhookId", s.getWebhook)
-	v2.PUT("/webhooks/:webhookId", s.updateWebhook)
-	v2.DELETE("/webhooks/:webhookId", s.deleteWebhook)
-	v2.GET("/webhooks/:webhookId/deliveries", s.listDeliveries)
-	v2.GET("/webhooks/:webhookId/deliveries/:deliveryId", s.getDelivery)
-	v2.POST("/webhooks/:webhookId/deliveries/:deliveryId/retry", s.retryDelivery)
-}
-
 // webhookResource renders a webhook; its secret is never shown.
 func (s *Server) webhookResource(c *gin.Context, w *parley.Webhook) gin.H {
 	self := s.url(c, "v2", "webhooks", w.ID)
@@ -44,18 +32,17 @@ func (s *Server) webhookResource(c *gin.Context, w *parley.Webhook) gin.H {
 }
 
 // listWebhooks handles GET /v2/webhooks, 50 a page.
-func (s *Server) listWebhooks(c *gin.Context) {
+func (s *Server) listWebhooks(c *gin.Context) error {
 	if err := parley.WebhookAccess(caller(c)); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	listRecords(s, c, readParams(c, "page"), "webhooks", (parley.Tx).Webhooks, nil,
+	return listRecords(s, c, readParams(c, "page"), "webhooks", (parley.Tx).Webhooks, nil,
 		func(w *parley.Webhook) (gin.H, error) { return s.webhookResource(c, w), nil })
 }
 
 // createWebhook handles POST /v2/webhooks: 201 with Resource-ID and
 // Location; the helpscout.test event is queued for the new webhook.
-func (s *Server) createWebhook(c *gin.Context) {
+func (s *Server) createWebhook(c *gin.Context) error {
 	var in parley.WebhookInput
 	var w *parley.Webhook
 	err := decodeJSON(c, &in)
@@ -66,24 +53,24 @@ func (s *Server) createWebhook(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.created(c, w.ID, s.url(c, "v2", "webhooks", w.ID))
+	return nil
 }
 
 // getWebhook handles GET /v2/webhooks/{webhookId}.
-func (s *Server) getWebhook(c *gin.Context) {
+func (s *Server) getWebhook(c *gin.Context) error {
 	var body gin.H
 	err := s.webhookRead(c, func(tx parley.Tx, w *parley.Webhook) error {
 		body = s.webhookResource(c, w)
 		return nil
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // webhookRead loads the webhook of the path in a read transaction.
@@ -103,7 +90,7 @@ func (s *Server) webhookRead(c *gin.Context, fn func(tx parley.Tx, w *parley.Web
 
 // updateWebhook handles PUT /v2/webhooks/{webhookId}: an overwrite (absent
 // optional fields take their defaults; an absent state enables); 204.
-func (s *Server) updateWebhook(c *gin.Context) {
+func (s *Server) updateWebhook(c *gin.Context) error {
 	var in parley.WebhookInput
 	id, err := pathID(c, "webhookId")
 	if err == nil {
@@ -115,24 +102,24 @@ func (s *Server) updateWebhook(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // deleteWebhook handles DELETE /v2/webhooks/{webhookId}; its delivery log
 // goes with it; 204.
-func (s *Server) deleteWebhook(c *gin.Context) {
+func (s *Server) deleteWebhook(c *gin.Context) error {
 	id, err := pathID(c, "webhookId")
 	if err == nil {
 		err = s.write(c, func(tx parley.Tx) error { return parley.RemoveWebhook(tx, caller(c), id) })
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // deliveryResource renders one entry of a webhook's delivery log.
@@ -172,7 +159,7 @@ func (s *Server) deliveryResource(c *gin.Context, d *parley.Delivery) gin.H {
 
 // listDeliveries handles GET /v2/webhooks/{webhookId}/deliveries: the
 // delivery log, newest first, 50 a page.
-func (s *Server) listDeliveries(c *gin.Context) {
+func (s *Server) listDeliveries(c *gin.Context) error {
 	p := readParams(c, "page")
 	pg := page{size: DefaultPageSize, number: p.page()}
 	var items []gin.H
@@ -188,14 +175,14 @@ func (s *Server) listDeliveries(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.renderPage(c, "deliveries", items, pg)
+	return nil
 }
 
 // getDelivery handles GET /v2/webhooks/{webhookId}/deliveries/{deliveryId}.
-func (s *Server) getDelivery(c *gin.Context) {
+func (s *Server) getDelivery(c *gin.Context) error {
 	var body gin.H
 	err := s.webhookRead(c, func(tx parley.Tx, w *parley.Webhook) error {
 		id, err := pathID(c, "deliveryId")
@@ -209,16 +196,16 @@ func (s *Server) getDelivery(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // retryDelivery handles POST /v2/webhooks/{webhookId}/deliveries/{deliveryId}/retry:
 // the delivery is queued again (same id and body, a fresh attempt budget);
 // 202 with the delivery.
-func (s *Server) retryDelivery(c *gin.Context) {
+func (s *Server) retryDelivery(c *gin.Context) error {
 	webhookID, err := pathID(c, "webhookId")
 	var deliveryID int64
 	if err == nil {
@@ -232,10 +219,10 @@ func (s *Server) retryDelivery(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Header("Location", s.url(c, "v2", "webhooks", webhookID, "deliveries", deliveryID))
 	c.Header("Resource-ID", strconv.FormatInt(d.ID, 10))
 	render(c, http.StatusAccepted, s.deliveryResource(c, d))
+	return nil
 }

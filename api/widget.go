@@ -51,14 +51,13 @@ func (w *chatWaiters) notify(chatID string) {
 
 // startChat handles POST /v2/widgets/{widgetId}/chats: 201 with
 // Resource-ID and `{id, visitorToken}`.
-func (s *Server) startChat(c *gin.Context) {
-	if s.limited(c, budgetChatStart+c.ClientIP(), s.cfg.ChatStartsPerMinute) {
-		return
+func (s *Server) startChat(c *gin.Context) error {
+	if err := s.limited(c, budgetChatStart+c.ClientIP(), s.cfg.ChatStartsPerMinute); err != nil {
+		return err
 	}
 	var in parley.StartChatRequest
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	token := newToken()
 	var chat *parley.Chat
@@ -68,12 +67,12 @@ func (s *Server) startChat(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Header("Resource-ID", chat.ID)
 	c.Header("Location", s.url(c, "v2", "widgets", chat.WidgetID, "chats", chat.ID, "events"))
 	c.JSON(http.StatusCreated, gin.H{"id": chat.ID, "visitorToken": token})
+	return nil
 }
 
 // visitorChat loads the chat of a widget path for its visitor.
@@ -89,7 +88,7 @@ func (s *Server) visitorChat(tx parley.Tx, c *gin.Context) (*parley.Chat, error)
 }
 
 // visitorWrite runs a visitor write and wakes waiting readers.
-func (s *Server) visitorWrite(c *gin.Context, fn func(tx parley.Tx, chat *parley.Chat) error) {
+func (s *Server) visitorWrite(c *gin.Context, fn func(tx parley.Tx, chat *parley.Chat) error) error {
 	err := s.write(c, func(tx parley.Tx) error {
 		chat, err := s.visitorChat(tx, c)
 		if err != nil {
@@ -98,26 +97,25 @@ func (s *Server) visitorWrite(c *gin.Context, fn func(tx parley.Tx, chat *parley
 		return fn(tx, chat)
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.chats.notify(c.Param("chatId"))
 	c.Status(http.StatusCreated)
+	return nil
 }
 
 // visitorMessage handles POST /v2/widgets/{widgetId}/chats/{chatId}/messages.
-func (s *Server) visitorMessage(c *gin.Context) {
-	if s.limited(c, budgetChatMessage+c.Param("chatId"), s.cfg.ChatMessagesPerMinute) {
-		return
+func (s *Server) visitorMessage(c *gin.Context) error {
+	if err := s.limited(c, budgetChatMessage+c.Param("chatId"), s.cfg.ChatMessagesPerMinute); err != nil {
+		return err
 	}
 	var in struct {
 		Body *string `json:"body"`
 	}
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.visitorWrite(c, func(tx parley.Tx, chat *parley.Chat) error {
+	return s.visitorWrite(c, func(tx parley.Tx, chat *parley.Chat) error {
 		e, err := parley.VisitorMessage(tx, chat, in.Body, s.chatEnv())
 		c.Header("Resource-ID", e.ID)
 		return err
@@ -125,13 +123,12 @@ func (s *Server) visitorMessage(c *gin.Context) {
 }
 
 // visitorPageView handles POST /v2/widgets/{widgetId}/chats/{chatId}/timeline.
-func (s *Server) visitorPageView(c *gin.Context) {
+func (s *Server) visitorPageView(c *gin.Context) error {
 	var in parley.TimelineRequest
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.visitorWrite(c, func(tx parley.Tx, chat *parley.Chat) error {
+	return s.visitorWrite(c, func(tx parley.Tx, chat *parley.Chat) error {
 		return parley.VisitorPageView(tx, chat, &in, s.chatEnv())
 	})
 }
@@ -139,12 +136,11 @@ func (s *Server) visitorPageView(c *gin.Context) {
 // visitorEvents handles GET /v2/widgets/{widgetId}/chats/{chatId}/events:
 // the events after `after` the visitor may see. With none yet it waits
 // (long-poll) up to ChatPollWait for one.
-func (s *Server) visitorEvents(c *gin.Context) {
+func (s *Server) visitorEvents(c *gin.Context) error {
 	p := readParams(c, "after")
 	after, _ := p.raw("after")
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	deadline := time.NewTimer(s.cfg.ChatPollWait)
 	defer deadline.Stop()
@@ -164,13 +160,12 @@ func (s *Server) visitorEvents(c *gin.Context) {
 			return nil
 		})
 		if err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
 		if len(events) > 0 || ended {
 			c.Header("Keep-Alive", chatKeepAlive)
 			c.JSON(http.StatusOK, gin.H{"events": nonNilH(events), "ended": ended})
-			return
+			return nil
 		}
 		if s.chats.parked != nil {
 			s.chats.parked(c.Param("chatId"))
@@ -179,9 +174,9 @@ func (s *Server) visitorEvents(c *gin.Context) {
 		case <-changed:
 		case <-deadline.C:
 			c.JSON(http.StatusOK, gin.H{"events": []gin.H{}, "ended": false})
-			return
+			return nil
 		case <-c.Request.Context().Done():
-			return
+			return nil
 		}
 	}
 }

@@ -9,19 +9,6 @@ import (
 	"github.com/parley/parley/workflow"
 )
 
-// workflowRoutes registers workflows: the real API's list, status PATCH
-// and run, and Parley's own create, read, replace and delete, and run log.
-func (s *Server) workflowRoutes(v2 *gin.RouterGroup) {
-	v2.GET("/workflows", s.listWorkflows)
-	v2.POST("/workflows", s.createWorkflow)
-	v2.GET("/workflows/:workflowId", s.getWorkflow)
-	v2.PUT("/workflows/:workflowId", s.updateWorkflow)
-	v2.PATCH("/workflows/:workflowId", s.patchWorkflow)
-	v2.DELETE("/workflows/:workflowId", s.deleteWorkflow)
-	v2.POST("/workflows/:workflowId/run", s.runWorkflow)
-	v2.GET("/workflows/:workflowId/runs", s.listWorkflowRuns)
-}
-
 // workflowItem is a workflow as the real API lists it; full adds Parley's
 // conditions and actions.
 func workflowItem(w *parley.Workflow, full bool) gin.H {
@@ -35,20 +22,20 @@ func workflowItem(w *parley.Workflow, full bool) gin.H {
 
 // listWorkflows handles GET /v2/workflows: paged, filtered by mailboxId and
 // type, in the real API's shape.
-func (s *Server) listWorkflows(c *gin.Context) {
+func (s *Server) listWorkflows(c *gin.Context) error {
 	p := readParams(c, "page", "mailboxId", "type")
 	var f parley.WorkflowFilter
 	if id := p.id("mailboxId"); id != nil {
 		f.MailboxID = *id
 	}
 	f.Type = p.enum("type", "", parley.WorkflowTypes)
-	listRecords(s, c, p, "workflows",
+	return listRecords(s, c, p, "workflows",
 		func(tx parley.Tx, _ int64) ([]parley.Workflow, error) { return parley.WorkflowsOf(tx, caller(c), f) }, nil,
 		func(w *parley.Workflow) (gin.H, error) { return workflowItem(w, false), nil })
 }
 
 // getWorkflow handles GET /v2/workflows/{id} (Parley's own).
-func (s *Server) getWorkflow(c *gin.Context) {
+func (s *Server) getWorkflow(c *gin.Context) error {
 	id, err := pathID(c, "workflowId")
 	if err == nil {
 		err = readParams(c).err()
@@ -61,15 +48,15 @@ func (s *Server) getWorkflow(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, workflowItem(w, true))
+	return nil
 }
 
 // createWorkflow handles POST /v2/workflows (Parley's own): 201 with
 // Resource-ID and Location.
-func (s *Server) createWorkflow(c *gin.Context) {
+func (s *Server) createWorkflow(c *gin.Context) error {
 	var in parley.WorkflowInput
 	err := decodeJSON(c, &in)
 	var w *parley.Workflow
@@ -80,14 +67,14 @@ func (s *Server) createWorkflow(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.created(c, w.ID, s.url(c, "v2", "workflows", w.ID))
+	return nil
 }
 
 // updateWorkflow handles PUT /v2/workflows/{id} (Parley's own): 204.
-func (s *Server) updateWorkflow(c *gin.Context) {
+func (s *Server) updateWorkflow(c *gin.Context) error {
 	id, err := pathID(c, "workflowId")
 	var in parley.WorkflowInput
 	if err == nil {
@@ -98,11 +85,11 @@ func (s *Server) updateWorkflow(c *gin.Context) {
 			return parley.UpdateWorkflow(tx, caller(c), id, &in, workflow.Check, s.now())
 		})
 	}
-	s.noContent(c, err)
+	return s.noContent(c, err)
 }
 
 // patchWorkflow handles PATCH /v2/workflows/{id}: `replace /status`.
-func (s *Server) patchWorkflow(c *gin.Context) {
+func (s *Server) patchWorkflow(c *gin.Context) error {
 	id, err := pathID(c, "workflowId")
 	var body []byte
 	if err == nil {
@@ -115,21 +102,21 @@ func (s *Server) patchWorkflow(c *gin.Context) {
 	if err == nil {
 		err = s.write(c, func(tx parley.Tx) error { return parley.PatchWorkflow(tx, caller(c), id, ops, s.now()) })
 	}
-	s.noContent(c, err)
+	return s.noContent(c, err)
 }
 
 // deleteWorkflow handles DELETE /v2/workflows/{id} (Parley's own): 204.
-func (s *Server) deleteWorkflow(c *gin.Context) {
+func (s *Server) deleteWorkflow(c *gin.Context) error {
 	id, err := pathID(c, "workflowId")
 	if err == nil {
 		err = s.write(c, func(tx parley.Tx) error { return parley.DeleteWorkflow(tx, caller(c), id) })
 	}
-	s.noContent(c, err)
+	return s.noContent(c, err)
 }
 
 // runWorkflow handles POST /v2/workflows/{id}/run with {conversationIds}:
 // a manual workflow on at most 50 conversations of its mailbox; 204.
-func (s *Server) runWorkflow(c *gin.Context) {
+func (s *Server) runWorkflow(c *gin.Context) error {
 	id, err := pathID(c, "workflowId")
 	var in parley.WorkflowRunRequest
 	if err == nil {
@@ -144,18 +131,17 @@ func (s *Server) runWorkflow(c *gin.Context) {
 			return workflow.Run(tx, caller(c), w, in.ConversationIDs, s.now())
 		})
 	}
-	s.noContent(c, err)
+	return s.noContent(c, err)
 }
 
 // listWorkflowRuns handles GET /v2/workflows/{id}/runs (Parley's own): the
 // run log, oldest first, paged.
-func (s *Server) listWorkflowRuns(c *gin.Context) {
+func (s *Server) listWorkflowRuns(c *gin.Context) error {
 	id, err := pathID(c, "workflowId")
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	listRecords(s, c, readParams(c, "page"), "runs",
+	return listRecords(s, c, readParams(c, "page"), "runs",
 		func(tx parley.Tx, companyID int64) ([]parley.WorkflowRun, error) {
 			if _, err := parley.LoadWorkflow(tx, caller(c), id); err != nil {
 				return nil, err
@@ -169,10 +155,10 @@ func (s *Server) listWorkflowRuns(c *gin.Context) {
 }
 
 // noContent answers 204, or the error.
-func (s *Server) noContent(c *gin.Context, err error) {
+func (s *Server) noContent(c *gin.Context, err error) error {
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
