@@ -112,10 +112,12 @@ func (s *Server) token(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	body := gin.H{"token_type": "bearer", "access_token": issued.AccessToken, "expires_in": issued.ExpiresIn}
-	if issued.RefreshToken != "" {
-		body["refresh_token"] = issued.RefreshToken
-	}
+	body := struct {
+		AccessToken  string `json:"access_token"`
+		ExpiresIn    int    `json:"expires_in"`
+		RefreshToken string `json:"refresh_token,omitempty"`
+		TokenType    string `json:"token_type"`
+	}{issued.AccessToken, issued.ExpiresIn, issued.RefreshToken, "bearer"}
 	c.Header("Cache-Control", "no-store")
 	c.Header("Pragma", "no-cache")
 	c.JSON(http.StatusOK, body)

@@ -46,9 +46,9 @@ func (s *Server) listConversations(c *gin.Context) error {
 	}
 	items, err := s.conversationPage(c, index.Request{Filter: filter, Query: search,
 		Sort: []index.Sort{{Field: index.SortFields[index.Conversations][sortField], Desc: desc}}}, &pg, embed)
-	body := s.pageBody(c, "conversations", items, pg)
+	body := pageBody(s, c, "conversations", items, pg)
 	if err == nil && facets != nil {
-		body["facets"], err = s.conversationFacets(c, facets, filter, search)
+		body.Facets, err = s.conversationFacets(c, facets, filter, search)
 	}
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func visibleConversations(who parley.Caller) []query.Node {
 
 // conversationPage runs a conversation search for one page of the
 // caller's company and renders the hits; it sets the page's total.
-func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, embed bool) ([]gin.H, error) {
+func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, embed bool) ([]*conversationView, error) {
 	who := caller(c)
 	r.Kind, r.Company, r.Offset, r.Limit = index.Conversations, who.Company.ID, pg.offset(), pg.size
 	res, err := s.cfg.Engine.Search(c.Request.Context(), r)
@@ -94,7 +94,7 @@ func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, emb
 	if pg.suggestions, err = s.suggest(c, r, res.Total); err != nil {
 		return nil, err
 	}
-	var items []gin.H
+	var items []*conversationView
 	err = s.store.View(func(tx parley.Tx) error {
 		rd := newRenderer(s, c, tx)
 		for _, id := range index.ParseIDs(res.IDs) {
@@ -164,7 +164,7 @@ func (s *Server) getConversation(c *gin.Context) error {
 	if err := p.err(); err != nil {
 		return err
 	}
-	var body gin.H
+	var body *conversationView
 	err = s.store.View(func(tx parley.Tx) error {
 		conv, err := parley.LoadConversation(tx, who, id, s.now())
 		if err != nil {

@@ -17,7 +17,7 @@ func (s *Server) listCustomerProperties(c *gin.Context) error {
 // listPropertyDefs renders every definition of the caller's company, as
 // loaded by defs, under _embedded.<rel> (one page holds them all).
 func (s *Server) listPropertyDefs(c *gin.Context, rel, self string, defs func(parley.Tx, int64) ([]parley.PropertyDef, error),
-	resource func(*gin.Context, *parley.PropertyDef) gin.H) error {
+	resource func(*gin.Context, *parley.PropertyDef) propertyDefView) error {
 	if err := readParams(c).err(); err != nil {
 		return err
 	}
@@ -29,11 +29,11 @@ func (s *Server) listPropertyDefs(c *gin.Context, rel, self string, defs func(pa
 	if err != nil {
 		return err
 	}
-	items := make([]gin.H, 0, len(list))
+	items := make([]propertyDefView, 0, len(list))
 	for i := range list {
 		items = append(items, resource(c, &list[i]))
 	}
-	render(c, http.StatusOK, gin.H{"_embedded": gin.H{rel: items}, "_links": gin.H{"self": link(self)}})
+	render(c, http.StatusOK, newList(rel, self, items))
 	return nil
 }
 
@@ -87,16 +87,34 @@ func (s *Server) deleteCustomerProperty(c *gin.Context) error {
 	return nil
 }
 
-// propertyResource renders a property definition.
-func (s *Server) propertyResource(c *gin.Context, d *parley.PropertyDef) gin.H {
-	item := gin.H{"id": d.ID, "slug": d.Slug, "name": d.Name, "type": d.Type,
-		"_links": gin.H{"self": link(s.url(c, "v2", "customer-properties", d.ID))}}
+// propertyDefView is a property definition: a customer property's has an
+// id and, for a dropdown, options with ids; an organization property's
+// has neither id nor option ids.
+type propertyDefView struct {
+	Links   selfLinks           `json:"_links"`
+	ID      *int64              `json:"id,omitempty"`
+	Name    string              `json:"name"`
+	Options *[]optionView       `json:"options,omitempty"`
+	Slug    string              `json:"slug"`
+	Type    parley.PropertyType `json:"type"`
+}
+
+// optionView is a dropdown option.
+type optionView struct {
+	ID    *int64 `json:"id,omitempty"`
+	Label string `json:"label"`
+}
+
+// propertyResource renders a customer property definition.
+func (s *Server) propertyResource(c *gin.Context, d *parley.PropertyDef) propertyDefView {
+	item := propertyDefView{ID: &d.ID, Slug: d.Slug, Name: d.Name, Type: d.Type,
+		Links: selfLinks{link(s.url(c, "v2", "customer-properties", d.ID))}}
 	if d.Type == parley.PropertyDropdown {
-		opts := make([]gin.H, 0, len(d.Options))
+		opts := make([]optionView, 0, len(d.Options))
 		for _, o := range d.Options {
-			opts = append(opts, gin.H{"id": o.ID, "label": o.Label})
+			opts = append(opts, optionView{ID: &o.ID, Label: o.Label})
 		}
-		item["options"] = opts
+		item.Options = &opts
 	}
 	return item
 }

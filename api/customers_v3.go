@@ -86,16 +86,13 @@ func (s *Server) listCustomersV3(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	if items == nil {
-		items = []gin.H{}
-	}
-	links := gin.H{"self": link(s.baseURL(c) + c.Request.URL.RequestURI())}
+	body := newList("customers", s.baseURL(c)+c.Request.URL.RequestURI(), items)
 	if last != nil {
 		q := c.Request.URL.Query()
 		q.Set("cursor", makeCursor(key, binding, position{last.CreatedAt.UnixMilli(), last.ID}))
-		links["next"] = link(s.baseURL(c) + c.Request.URL.Path + "?" + q.Encode())
+		body.Links.Next = linkTo(s.baseURL(c) + c.Request.URL.Path + "?" + q.Encode())
 	}
-	render(c, http.StatusOK, gin.H{"_embedded": gin.H{"customers": items}, "_links": links})
+	render(c, http.StatusOK, body)
 	return nil
 }
 

@@ -178,22 +178,26 @@ func (s *Server) listEntries(c *gin.Context) error {
 		return err
 	}
 	self := s.url(c, "v2", "customers", id, k.Segment)
-	items := make([]gin.H, 0, len(list))
+	type entryResource struct {
+		Links selfLinks `json:"_links"`
+		entryView
+	}
+	items := make([]entryResource, 0, len(list))
 	for _, e := range list {
-		item := gin.H{"id": e.ID, "value": e.Value, "_links": gin.H{"self": link(self + "/" + strconv.FormatInt(e.ID, 10))}}
+		item := entryResource{Links: selfLinks{link(self + "/" + strconv.FormatInt(e.ID, 10))}, entryView: entryView{ID: e.ID, Value: e.Value}}
 		if k.Typed() {
-			item["type"] = e.Type
+			item.Type = e.Type
 		}
 		items = append(items, item)
 	}
-	render(c, http.StatusOK, gin.H{"_embedded": gin.H{k.Embedded: items}, "_links": gin.H{"self": link(self)}})
+	render(c, http.StatusOK, newList(k.Embedded, self, items))
 	return nil
 }
 
 // getAddress handles GET /v2/customers/{customerId}/address.
 func (s *Server) getAddress(c *gin.Context) error {
 	id, err := pathID(c, "customerId")
-	var body gin.H
+	var body addressView
 	if err == nil {
 		err = s.store.View(func(tx parley.Tx) error {
 			cu, err := tx.Customer(caller(c).Company.ID, id)
@@ -202,8 +206,8 @@ func (s *Server) getAddress(c *gin.Context) error {
 			}
 			if err == nil {
 				body = addressResource(cu.Address)
-				body["_links"] = gin.H{"self": link(s.url(c, "v2", "customers", id, "address")),
-					"customer": link(s.url(c, "v2", "customers", id))}
+				body.Links = &addressLinks{Self: link(s.url(c, "v2", "customers", id, "address")),
+					Customer: link(s.url(c, "v2", "customers", id))}
 			}
 			return err
 		})

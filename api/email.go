@@ -34,6 +34,8 @@ func (s *Server) threadSource(c *gin.Context) error {
 		c.Data(http.StatusOK, "message/rfc822", raw)
 		return nil
 	}
-	render(c, http.StatusOK, gin.H{"original": string(raw)})
+	render(c, http.StatusOK, struct {
+		Original string `json:"original"`
+	}{string(raw)})
 	return nil
 }

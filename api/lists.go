@@ -9,8 +9,8 @@ import (
 // few of (users, teams, mailboxes, tags): load reads them all in one
 // transaction, keep filters them (nil keeps all), render makes one item.
 // Lists of many records are served by the search engine instead.
-func listRecords[T any](s *Server, c *gin.Context, p *params, name string,
-	load func(tx parley.Tx, companyID int64) ([]T, error), keep func(*T) bool, render func(*T) (gin.H, error)) error {
+func listRecords[T, V any](s *Server, c *gin.Context, p *params, name string,
+	load func(tx parley.Tx, companyID int64) ([]T, error), keep func(*T) bool, render func(*T) (V, error)) error {
 	pg := page{size: DefaultPageSize, number: p.page()}
 	if err := p.err(); err != nil {
 		return err
@@ -29,7 +29,7 @@ func listRecords[T any](s *Server, c *gin.Context, p *params, name string,
 		return err
 	}
 	pg.total = len(records)
-	var items []gin.H
+	var items []V
 	for _, r := range pageOf(records, pg) {
 		item, err := render(&r)
 		if err != nil {
@@ -37,6 +37,6 @@ func listRecords[T any](s *Server, c *gin.Context, p *params, name string,
 		}
 		items = append(items, item)
 	}
-	s.renderPage(c, name, items, pg)
+	renderPage(s, c, name, items, pg)
 	return nil
 }

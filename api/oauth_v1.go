@@ -47,6 +47,10 @@ func (s *Server) transition(c *gin.Context) error {
 	}
 	s.limits.refund(failKey, 1, now)
 	c.Header("Cache-Control", "no-store")
-	c.JSON(http.StatusOK, gin.H{"accessToken": issued.AccessToken, "expiresIn": issued.ExpiresIn, "refreshToken": issued.RefreshToken})
+	c.JSON(http.StatusOK, struct {
+		AccessToken  string `json:"accessToken"`
+		ExpiresIn    int    `json:"expiresIn"`
+		RefreshToken string `json:"refreshToken"`
+	}{issued.AccessToken, issued.ExpiresIn, issued.RefreshToken})
 	return nil
 }

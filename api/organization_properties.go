@@ -113,33 +113,45 @@ func (s *Server) removeOrganizationProperty(c *gin.Context) error {
 
 // organizationPropertyResource renders a definition as Help Scout does:
 // type, slug, name, and a dropdown's options by label.
-func (s *Server) organizationPropertyResource(c *gin.Context, d *parley.PropertyDef) gin.H {
-	item := gin.H{"type": d.Type, "slug": d.Slug, "name": d.Name,
-		"_links": gin.H{"self": link(s.url(c, "v2", "organizations", "properties", d.Slug))}}
+func (s *Server) organizationPropertyResource(c *gin.Context, d *parley.PropertyDef) propertyDefView {
+	item := propertyDefView{Type: d.Type, Slug: d.Slug, Name: d.Name,
+		Links: selfLinks{link(s.url(c, "v2", "organizations", "properties", d.Slug))}}
 	if d.Type == parley.PropertyDropdown {
-		item["options"] = optionLabels(d)
+		item.Options = optionLabels(d)
 	}
 	return item
 }
 
+// organizationPropertyValue is one of an organization's property values,
+// with its definition.
+type organizationPropertyValue struct {
+	DefinitionID int64               `json:"definitionId"`
+	Name         string              `json:"name"`
+	Options      *[]optionView       `json:"options,omitempty"`
+	Slug         string              `json:"slug"`
+	Type         parley.PropertyType `json:"type"`
+	Value        string              `json:"value"`
+}
+
 // organizationPropertyValues renders an organization's values for
 // `includeProperties=true`.
-func organizationPropertyValues(o *parley.Organization, defs []parley.PropertyDef) []gin.H {
-	out := []gin.H{}
+func organizationPropertyValues(o *parley.Organization, defs []parley.PropertyDef) []organizationPropertyValue {
+	out := []organizationPropertyValue{}
 	for _, v := range parley.OrganizationPropertyValues(o, defs) {
-		item := gin.H{"definitionId": v.Def.ID, "slug": v.Def.Slug, "name": v.Def.Name, "type": v.Def.Type, "value": v.Value}
+		item := organizationPropertyValue{DefinitionID: v.Def.ID, Slug: v.Def.Slug, Name: v.Def.Name, Type: v.Def.Type, Value: v.Value}
 		if v.Def.Type == parley.PropertyDropdown {
-			item["options"] = optionLabels(v.Def)
+			item.Options = optionLabels(v.Def)
 		}
 		out = append(out, item)
 	}
 	return out
 }
 
-func optionLabels(d *parley.PropertyDef) []gin.H {
-	opts := make([]gin.H, 0, len(d.Options))
+// optionLabels are a dropdown's options by label alone.
+func optionLabels(d *parley.PropertyDef) *[]optionView {
+	opts := make([]optionView, 0, len(d.Options))
 	for _, o := range d.Options {
-		opts = append(opts, gin.H{"label": o.Label})
+		opts = append(opts, optionView{Label: o.Label})
 	}
-	return opts
+	return &opts
 }

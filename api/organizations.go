@@ -58,12 +58,12 @@ func (s *Server) listOrganizations(c *gin.Context) error {
 		return a.ID < b.ID
 	})
 	pg.total = len(orgs)
-	items := []gin.H{}
+	items := []*organizationView{}
 	shown := pageOf(orgs, pg)
 	for i := range shown {
 		items = append(items, s.organizationResource(c, &shown[i]))
 	}
-	s.renderPage(c, "organizations", items, pg)
+	renderPage(s, c, "organizations", items, pg)
 	return nil
 }
 
@@ -108,7 +108,7 @@ func (s *Server) getOrganization(c *gin.Context) error {
 	if err == nil {
 		err = p.err()
 	}
-	var body gin.H
+	var body *organizationView
 	if err == nil {
 		err = s.store.View(func(tx parley.Tx) error {
 			o, err := tx.Organization(who.Company.ID, id)
@@ -122,14 +122,16 @@ func (s *Server) getOrganization(c *gin.Context) error {
 				for _, cid := range customers {
 					conversations += tx.ConversationCount(cid)
 				}
-				body["customerCount"], body["conversationCount"] = len(customers), conversations
+				count := len(customers)
+				body.CustomerCount, body.ConversationCount = &count, &conversations
 			}
 			if props {
 				defs, err := tx.OrganizationPropertyDefs(who.Company.ID)
 				if err != nil {
 					return err
 				}
-				body["properties"] = organizationPropertyValues(o, defs)
+				values := organizationPropertyValues(o, defs)
+				body.Properties = &values
 			}
 			return nil
 		})
@@ -207,7 +209,7 @@ func (s *Server) listOrganizationCustomers(c *gin.Context) error {
 	if err == nil {
 		err = p.err()
 	}
-	var items []gin.H
+	var items []*customerResource
 	if err == nil {
 		pg.total = len(ids)
 		items, err = s.customerItems(c, caller(c).Company.ID, pageOf(ids, pg))
@@ -215,7 +217,7 @@ func (s *Server) listOrganizationCustomers(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	s.renderPage(c, "customers", items, pg)
+	renderPage(s, c, "customers", items, pg)
 	return nil
 }
 
@@ -239,28 +241,51 @@ func (s *Server) listOrganizationConversations(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	s.renderPage(c, "conversations", items, pg)
+	renderPage(s, c, "conversations", items, pg)
 	return nil
 }
 
+// organizationView is an organization; empty scalars are null. The
+// counts and property values are sent when asked for.
+type organizationView struct {
+	Links             organizationLinks            `json:"_links"`
+	BrandColor        *string                      `json:"brandColor"`
+	ConversationCount *int                         `json:"conversationCount,omitempty"`
+	CreatedAt         string                       `json:"createdAt"`
+	CustomerCount     *int                         `json:"customerCount,omitempty"`
+	Description       *string                      `json:"description"`
+	Domains           []string                     `json:"domains"`
+	ID                int64                        `json:"id"`
+	Location          *string                      `json:"location"`
+	LogoURL           *string                      `json:"logoUrl"`
+	Name              string                       `json:"name"`
+	Note              *string                      `json:"note"`
+	Phones            []string                     `json:"phones"`
+	Properties        *[]organizationPropertyValue `json:"properties,omitempty"`
+	UpdatedAt         string                       `json:"updatedAt"`
+	Website           *string                      `json:"website"`
+}
+
+type organizationLinks struct {
+	Conversations halLink `json:"conversations"`
+	Customers     halLink `json:"customers"`
+	Self          halLink `json:"self"`
+}
+
 // organizationResource renders an organization; empty scalars are null.
-func (s *Server) organizationResource(c *gin.Context, o *parley.Organization) gin.H {
-	null := func(v string) any {
+func (s *Server) organizationResource(c *gin.Context, o *parley.Organization) *organizationView {
+	null := func(v string) *string {
 		if v == "" {
 			return nil
 		}
-		return v
-	}
-	var color any
-	if o.BrandColor != nil {
-		color = *o.BrandColor
+		return &v
 	}
 	self := s.url(c, "v2", "organizations", o.ID)
-	return gin.H{
-		"id": o.ID, "name": o.Name, "website": null(o.Website), "description": null(o.Description),
-		"location": null(o.Location), "logoUrl": null(o.LogoURL), "note": null(o.Note), "brandColor": color,
-		"domains": nonNil(o.Domains), "phones": nonNil(o.Phones),
-		"createdAt": parley.FormatTime(o.CreatedAt), "updatedAt": parley.FormatTime(o.UpdatedAt),
-		"_links": gin.H{"self": link(self), "customers": link(self + "/customers"), "conversations": link(self + "/conversations")},
+	return &organizationView{
+		ID: o.ID, Name: o.Name, Website: null(o.Website), Description: null(o.Description),
+		Location: null(o.Location), LogoURL: null(o.LogoURL), Note: null(o.Note), BrandColor: o.BrandColor,
+		Domains: nonNil(o.Domains), Phones: nonNil(o.Phones),
+		CreatedAt: parley.FormatTime(o.CreatedAt), UpdatedAt: parley.FormatTime(o.UpdatedAt),
+		Links: organizationLinks{Self: link(self), Customers: link(self + "/customers"), Conversations: link(self + "/conversations")},
 	}
 }

@@ -182,20 +182,27 @@ func (s *Server) chatDrillDown(c *gin.Context) error {
 		return err
 	}
 	pg.total = res.Total
-	var items []gin.H
+	var items []*chatView
 	err = s.store.View(func(tx parley.Tx) error {
 		for _, id := range res.IDs {
 			chat, err := tx.Chat(r.Company, id)
-			if err != nil {
-				continue
+			if parley.IsNotFound(err) {
+				continue // deleted since it was counted
 			}
-			items = append(items, s.chatResource(c, tx, chat))
+			if err != nil {
+				return err
+			}
+			item, err := s.chatResource(c, tx, chat)
+			if err != nil {
+				return err
+			}
+			items = append(items, item)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	s.renderPage(c, "chats", items, pg)
+	renderPage(s, c, "chats", items, pg)
 	return nil
 }

@@ -134,7 +134,7 @@ func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Reques
 	if err != nil {
 		return err
 	}
-	rows := []gin.H{}
+	rows := []drillRowView{}
 	err = s.store.View(func(tx parley.Tx) error {
 		rr := newRenderer(s, c, tx)
 		for _, id := range res.IDs {
@@ -149,31 +149,61 @@ func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Reques
 			if err != nil {
 				return err
 			}
-			rows = append(rows, rr.drillRow(conv))
+			row, err := rr.drillRow(conv)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, row)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	render(c, http.StatusOK, gin.H{"conversations": struct {
-		reportPage
-		Results []gin.H `json:"results"`
-	}{newReportPage(number, size, res.Total), rows}})
+	var body struct {
+		Conversations struct {
+			reportPage
+			Results []drillRowView `json:"results"`
+		} `json:"conversations"`
+	}
+	body.Conversations.reportPage, body.Conversations.Results = newReportPage(number, size, res.Total), rows
+	render(c, http.StatusOK, body)
 	return nil
 }
 
+// drillRowView is a drill-down's abbreviated conversation.
+type drillRowView struct {
+	Attachments   bool                    `json:"attachments"`
+	CreatedAt     string                  `json:"createdAt"`
+	CustomerEmail string                  `json:"customerEmail"`
+	CustomerIDs   []int64                 `json:"customerIds"`
+	CustomerName  string                  `json:"customerName"`
+	ID            int64                   `json:"id"`
+	MailboxID     int64                   `json:"mailboxid"`
+	ModifiedAt    string                  `json:"modifiedAt"`
+	Number        int64                   `json:"number"`
+	Preview       string                  `json:"preview"`
+	Status        parley.Status           `json:"status"`
+	Subject       string                  `json:"subject"`
+	ThreadCount   int                     `json:"threadCount"`
+	Type          parley.ConversationType `json:"type"`
+}
+
 // drillRow is a drill-down's abbreviated conversation.
-func (r *renderer) drillRow(conv *parley.Conversation) gin.H {
-	row := gin.H{"id": conv.ID, "number": conv.Number, "type": conv.Type, "mailboxid": conv.MailboxID,
-		"attachments": conv.HasAttachments, "subject": conv.Subject, "status": conv.Status, "threadCount": conv.ThreadCount,
-		"preview": conv.Preview, "customerName": "", "customerEmail": "", "customerIds": []int64{},
-		"createdAt": parley.FormatTime(conv.CreatedAt), "modifiedAt": parley.FormatTime(conv.ModifiedAt)}
+func (r *renderer) drillRow(conv *parley.Conversation) (drillRowView, error) {
+	row := drillRowView{ID: conv.ID, Number: conv.Number, Type: conv.Type, MailboxID: conv.MailboxID,
+		Attachments: conv.HasAttachments, Subject: conv.Subject, Status: conv.Status, ThreadCount: conv.ThreadCount,
+		Preview: conv.Preview, CustomerIDs: []int64{},
+		CreatedAt: parley.FormatTime(conv.CreatedAt), ModifiedAt: parley.FormatTime(conv.ModifiedAt)}
 	if conv.CustomerID != 0 {
-		row["customerIds"] = []int64{conv.CustomerID}
-		if cu := r.customer(conv.CustomerID); cu != nil {
-			row["customerName"], row["customerEmail"] = cu.Name(), cu.PrimaryEmail()
+		row.CustomerIDs = []int64{conv.CustomerID}
+		cu, err := r.customers.get(conv.CustomerID)
+		if err != nil {
+			return row, err
+		}
+		if cu != nil {
+			row.CustomerName, row.CustomerEmail = cu.Name(), cu.PrimaryEmail()
 		}
 	}
-	return row
+	return row, nil
 }

@@ -125,13 +125,21 @@ func (s *Server) happinessRatings(c *gin.Context) error {
 			row := ratingRow{Number: conv.Number, ThreadID: t.ID, ThreadCreatedAt: parley.FormatTime(t.CreatedAt), ID: conv.ID,
 				Type: string(conv.Type), RatingID: rt.ID, Rating: rt.Rating, RatingCustomerID: rt.CustomerID, RatingComments: rt.Comments,
 				RatingCreatedAt: parley.FormatTime(rt.CreatedAt), RatingUserID: t.CreatedBy.ID}
-			if cu := rr.customer(rt.CustomerID); cu != nil {
+			cu, err := rr.customers.get(rt.CustomerID)
+			if err != nil {
+				return err
+			}
+			if cu != nil {
 				row.RatingCustomerName = cu.Name()
 				if row.RatingCustomerName == "" {
 					row.RatingCustomerName = cu.PrimaryEmail()
 				}
 			}
-			if u := rr.user(t.CreatedBy.ID); u != nil {
+			u, err := rr.users.get(t.CreatedBy.ID)
+			if err != nil {
+				return err
+			}
+			if u != nil {
 				row.RatingUserName = u.Name()
 			}
 			rows = append(rows, row)

@@ -29,11 +29,18 @@ func (s *Server) listSavedReplies(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	items := make([]gin.H, 0, len(replies))
+	type savedReplyItem struct {
+		ChatPreview *string `json:"chatPreview,omitempty"`
+		ID          int64   `json:"id"`
+		Name        string  `json:"name"`
+		Preview     string  `json:"preview"`
+	}
+	items := make([]savedReplyItem, 0, len(replies))
 	for _, r := range replies {
-		item := gin.H{"id": r.ID, "name": r.Name, "preview": parley.SavedReplyPreview(r.Text)}
+		item := savedReplyItem{ID: r.ID, Name: r.Name, Preview: parley.SavedReplyPreview(r.Text)}
 		if r.ChatText != "" {
-			item["chatPreview"] = parley.SavedReplyPreview(r.ChatText)
+			preview := parley.SavedReplyPreview(r.ChatText)
+			item.ChatPreview = &preview
 		}
 		items = append(items, item)
 	}
@@ -57,7 +64,12 @@ func (s *Server) getSavedReply(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	render(c, http.StatusOK, gin.H{"id": r.ID, "name": r.Name, "text": r.Text, "chatText": r.ChatText})
+	render(c, http.StatusOK, struct {
+		ChatText string `json:"chatText"`
+		ID       int64  `json:"id"`
+		Name     string `json:"name"`
+		Text     string `json:"text"`
+	}{r.ChatText, r.ID, r.Name, r.Text})
 	return nil
 }
 

@@ -213,7 +213,9 @@ func (s *Server) Routes() gin.RoutesInfo { return s.router.Routes() }
 
 // healthz handles GET /healthz: alive once the server is serving.
 func (s *Server) healthz(c *gin.Context) error {
-	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+	c.JSON(http.StatusOK, struct {
+		Status string `json:"status"`
+	}{"ok"})
 	return nil
 }
 

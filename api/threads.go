@@ -27,7 +27,7 @@ func (s *Server) listThreads(c *gin.Context) error {
 	if err := p.err(); err != nil {
 		return err
 	}
-	var items []gin.H
+	var items []threadView
 	err = s.store.View(func(tx parley.Tx) error {
 		conv, err := parley.LoadConversation(tx, who, id, s.now())
 		if err != nil {
@@ -38,13 +38,14 @@ func (s *Server) listThreads(c *gin.Context) error {
 			return err
 		}
 		pg.total = len(threads)
-		items = pageOf(newRenderer(s, c, tx).threads(conv, threads), pg)
-		return nil
+		all, err := newRenderer(s, c, tx).threads(conv, threads)
+		items = pageOf(all, pg)
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	s.renderPage(c, "threads", items, pg)
+	renderPage(s, c, "threads", items, pg)
 	return nil
 }
 
@@ -181,7 +182,9 @@ func (s *Server) attachmentData(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	render(c, http.StatusOK, gin.H{"data": base64.StdEncoding.EncodeToString(data)})
+	render(c, http.StatusOK, struct {
+		Data string `json:"data"`
+	}{base64.StdEncoding.EncodeToString(data)})
 	return nil
 }
 

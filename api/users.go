@@ -9,15 +9,35 @@ import (
 	parley "github.com/parley/parley"
 )
 
+// userView is the User resource of SPEC.
+type userView struct {
+	Links           selfLinks   `json:"_links"`
+	AlternateEmails []string    `json:"alternateEmails"`
+	CreatedAt       string      `json:"createdAt"`
+	Email           string      `json:"email"`
+	FirstName       string      `json:"firstName"`
+	ID              int64       `json:"id"`
+	Initials        string      `json:"initials"`
+	JobTitle        string      `json:"jobTitle"`
+	LastName        string      `json:"lastName"`
+	Mention         string      `json:"mention"`
+	Phone           string      `json:"phone"`
+	PhotoURL        string      `json:"photoUrl"`
+	Role            parley.Role `json:"role"`
+	Timezone        string      `json:"timezone"`
+	Type            string      `json:"type"`
+	UpdatedAt       string      `json:"updatedAt"`
+}
+
 // userResource renders the User resource of SPEC.
-func (s *Server) userResource(c *gin.Context, u *parley.User) gin.H {
-	return gin.H{
-		"id": u.ID, "firstName": u.FirstName, "lastName": u.LastName, "email": u.Email,
-		"role": u.Role, "timezone": u.Timezone, "type": "user", "photoUrl": u.PhotoURL,
-		"initials": u.Initials(), "mention": u.Mention(), "jobTitle": u.JobTitle, "phone": u.Phone,
-		"alternateEmails": nonNil(u.AlternateEmails),
-		"createdAt":       parley.FormatTime(u.CreatedAt), "updatedAt": parley.FormatTime(u.UpdatedAt),
-		"_links": gin.H{"self": link(s.url(c, "v2", "users", u.ID))},
+func (s *Server) userResource(c *gin.Context, u *parley.User) *userView {
+	return &userView{
+		ID: u.ID, FirstName: u.FirstName, LastName: u.LastName, Email: u.Email,
+		Role: u.Role, Timezone: u.Timezone, Type: "user", PhotoURL: u.PhotoURL,
+		Initials: u.Initials(), Mention: u.Mention(), JobTitle: u.JobTitle, Phone: u.Phone,
+		AlternateEmails: nonNil(u.AlternateEmails),
+		CreatedAt:       parley.FormatTime(u.CreatedAt), UpdatedAt: parley.FormatTime(u.UpdatedAt),
+		Links: selfLinks{link(s.url(c, "v2", "users", u.ID))},
 	}
 }
 
@@ -55,26 +75,36 @@ func (s *Server) listUsers(c *gin.Context) error {
 			(mailbox == nil || u.CanAccessMailbox(*mailbox))
 	}
 	return listRecords(s, c, p, "users", (parley.Tx).Users, keep,
-		func(u *parley.User) (gin.H, error) { return s.userResource(c, u), nil })
+		func(u *parley.User) (*userView, error) { return s.userResource(c, u), nil })
 }
 
 func (s *Server) renderUsers(c *gin.Context, users []parley.User, pg page) {
 	pg.total = len(users)
-	var items []gin.H
+	var items []*userView
 	for _, u := range pageOf(users, pg) {
 		items = append(items, s.userResource(c, &u))
 	}
-	s.renderPage(c, "users", items, pg)
+	renderPage(s, c, "users", items, pg)
 }
 
 // listTeams handles GET /v2/teams, 50 a page.
 func (s *Server) listTeams(c *gin.Context) error {
-	return listRecords(s, c, readParams(c, "page"), "teams", (parley.Tx).Teams, nil, func(t *parley.Team) (gin.H, error) {
-		return gin.H{
-			"id": t.ID, "name": t.Name, "type": "team", "memberCount": len(t.MemberIDs),
-			"createdAt": parley.FormatTime(t.CreatedAt), "updatedAt": parley.FormatTime(t.UpdatedAt),
-			"_links": gin.H{"members": link(s.url(c, "v2", "teams", t.ID, "members"))},
-		}, nil
+	type teamView struct {
+		Links struct {
+			Members halLink `json:"members"`
+		} `json:"_links"`
+		CreatedAt   string `json:"createdAt"`
+		ID          int64  `json:"id"`
+		MemberCount int    `json:"memberCount"`
+		Name        string `json:"name"`
+		Type        string `json:"type"`
+		UpdatedAt   string `json:"updatedAt"`
+	}
+	return listRecords(s, c, readParams(c, "page"), "teams", (parley.Tx).Teams, nil, func(t *parley.Team) (teamView, error) {
+		v := teamView{ID: t.ID, Name: t.Name, Type: "team", MemberCount: len(t.MemberIDs),
+			CreatedAt: parley.FormatTime(t.CreatedAt), UpdatedAt: parley.FormatTime(t.UpdatedAt)}
+		v.Links.Members = link(s.url(c, "v2", "teams", t.ID, "members"))
+		return v, nil
 	})
 }
 

@@ -3,30 +3,48 @@ package api
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
 )
 
+// webhookView is a webhook; its secret is never shown.
+type webhookView struct {
+	Links struct {
+		Deliveries halLink `json:"deliveries"`
+		Self       halLink `json:"self"`
+	} `json:"_links"`
+	CreatedAt      string              `json:"createdAt"`
+	DisabledAt     string              `json:"disabledAt,omitempty"`
+	DisabledReason *string             `json:"disabledReason,omitempty"`
+	Events         []string            `json:"events"`
+	ID             int64               `json:"id"`
+	Label          string              `json:"label"`
+	LastSuccessAt  string              `json:"lastSuccessAt,omitempty"`
+	MailboxIDs     []int64             `json:"mailboxIds"`
+	Notification   bool                `json:"notification"`
+	PayloadVersion string              `json:"payloadVersion"`
+	State          parley.WebhookState `json:"state"`
+	UpdatedAt      string              `json:"updatedAt"`
+	URL            string              `json:"url"`
+}
+
 // webhookResource renders a webhook; its secret is never shown.
-func (s *Server) webhookResource(c *gin.Context, w *parley.Webhook) gin.H {
+func (s *Server) webhookResource(c *gin.Context, w *parley.Webhook) *webhookView {
 	self := s.url(c, "v2", "webhooks", w.ID)
-	mailboxes := w.MailboxIDs
-	if mailboxes == nil {
-		mailboxes = []int64{}
+	out := &webhookView{
+		ID: w.ID, URL: w.URL, Label: w.Label, Events: w.Events, MailboxIDs: nonNil(w.MailboxIDs),
+		Notification: w.Notification, PayloadVersion: w.PayloadVersion, State: w.State,
+		CreatedAt: parley.FormatTime(w.CreatedAt), UpdatedAt: parley.FormatTime(w.UpdatedAt),
 	}
-	out := gin.H{
-		"id": w.ID, "url": w.URL, "label": w.Label, "events": w.Events, "mailboxIds": mailboxes,
-		"notification": w.Notification, "payloadVersion": w.PayloadVersion, "state": w.State,
-		"createdAt": parley.FormatTime(w.CreatedAt), "updatedAt": parley.FormatTime(w.UpdatedAt),
-		"_links": gin.H{"self": link(self), "deliveries": link(self + "/deliveries")},
-	}
+	out.Links.Self, out.Links.Deliveries = link(self), link(self+"/deliveries")
 	if w.DisabledAt != nil {
-		out["disabledAt"], out["disabledReason"] = parley.FormatTime(*w.DisabledAt), w.DisabledReason
+		out.DisabledAt, out.DisabledReason = parley.FormatTime(*w.DisabledAt), &w.DisabledReason
 	}
 	if w.LastSuccessAt != nil {
-		out["lastSuccessAt"] = parley.FormatTime(*w.LastSuccessAt)
+		out.LastSuccessAt = parley.FormatTime(*w.LastSuccessAt)
 	}
 	return out
 }
@@ -37,7 +55,7 @@ func (s *Server) listWebhooks(c *gin.Context) error {
 		return err
 	}
 	return listRecords(s, c, readParams(c, "page"), "webhooks", (parley.Tx).Webhooks, nil,
-		func(w *parley.Webhook) (gin.H, error) { return s.webhookResource(c, w), nil })
+		func(w *parley.Webhook) (*webhookView, error) { return s.webhookResource(c, w), nil })
 }
 
 // createWebhook handles POST /v2/webhooks: 201 with Resource-ID and
@@ -61,7 +79,7 @@ func (s *Server) createWebhook(c *gin.Context) error {
 
 // getWebhook handles GET /v2/webhooks/{webhookId}.
 func (s *Server) getWebhook(c *gin.Context) error {
-	var body gin.H
+	var body *webhookView
 	err := s.webhookRead(c, func(tx parley.Tx, w *parley.Webhook) error {
 		body = s.webhookResource(c, w)
 		return nil
@@ -122,37 +140,61 @@ func (s *Server) deleteWebhook(c *gin.Context) error {
 	return nil
 }
 
+// deliveryView is one entry of a webhook's delivery log; what has not
+// happened (yet) is null.
+type deliveryView struct {
+	Links struct {
+		Retry   halLink `json:"retry"`
+		Self    halLink `json:"self"`
+		Webhook halLink `json:"webhook"`
+	} `json:"_links"`
+	Attempts      int     `json:"attempts"`
+	CreatedAt     string  `json:"createdAt"`
+	DeadAt        *string `json:"deadAt"`
+	DeliveredAt   *string `json:"deliveredAt"`
+	Event         string  `json:"event"`
+	ID            int64   `json:"id"`
+	LastAttemptAt *string `json:"lastAttemptAt"`
+	LastError     string  `json:"lastError,omitempty"`
+	LatencyMS     *int64  `json:"latencyMs"`
+	NextAttemptAt *string `json:"nextAttemptAt"`
+	Replays       int     `json:"replays"`
+	ResourceID    string  `json:"resourceId"`
+	ResponseCode  *int    `json:"responseCode"`
+	Status        string  `json:"status"`
+	WebhookID     int64   `json:"webhookId"`
+}
+
 // deliveryResource renders one entry of a webhook's delivery log.
-func (s *Server) deliveryResource(c *gin.Context, d *parley.Delivery) gin.H {
+func (s *Server) deliveryResource(c *gin.Context, d *parley.Delivery) *deliveryView {
 	self := s.url(c, "v2", "webhooks", d.WebhookID, "deliveries", d.ID)
 	status := string(d.Status)
 	if d.Paused && !d.Final() {
 		status = "paused"
 	}
-	out := gin.H{
-		"id": d.ID, "webhookId": d.WebhookID, "event": d.Event, "resourceId": d.ResourceID, "status": status,
-		"attempts": d.Attempts, "replays": d.Replays, "responseCode": nil, "latencyMs": nil,
-		"createdAt": parley.FormatTime(d.CreatedAt), "lastAttemptAt": nil, "nextAttemptAt": nil,
-		"deliveredAt": nil, "deadAt": nil,
-		"_links": gin.H{"self": link(self), "retry": link(self + "/retry"), "webhook": link(s.url(c, "v2", "webhooks", d.WebhookID))},
+	out := &deliveryView{
+		ID: d.ID, WebhookID: d.WebhookID, Event: d.Event, ResourceID: d.ResourceID, Status: status,
+		Attempts: d.Attempts, Replays: d.Replays, CreatedAt: parley.FormatTime(d.CreatedAt), LastError: d.LastError,
+	}
+	out.Links.Self, out.Links.Retry, out.Links.Webhook = link(self), link(self+"/retry"), link(s.url(c, "v2", "webhooks", d.WebhookID))
+	at := func(t time.Time) *string {
+		v := parley.FormatTime(t)
+		return &v
 	}
 	if d.LastAttemptAt != nil {
-		out["lastAttemptAt"], out["latencyMs"] = parley.FormatTime(*d.LastAttemptAt), d.LatencyMS
+		out.LastAttemptAt, out.LatencyMS = at(*d.LastAttemptAt), &d.LatencyMS
 		if d.ResponseCode != 0 {
-			out["responseCode"] = d.ResponseCode
+			out.ResponseCode = &d.ResponseCode
 		}
 	}
-	if d.LastError != "" {
-		out["lastError"] = d.LastError
-	}
 	if !d.Final() && !d.Paused {
-		out["nextAttemptAt"] = parley.FormatTime(d.NextAttemptAt)
+		out.NextAttemptAt = at(d.NextAttemptAt)
 	}
 	if d.DeliveredAt != nil {
-		out["deliveredAt"] = parley.FormatTime(*d.DeliveredAt)
+		out.DeliveredAt = at(*d.DeliveredAt)
 	}
 	if d.DeadAt != nil {
-		out["deadAt"] = parley.FormatTime(*d.DeadAt)
+		out.DeadAt = at(*d.DeadAt)
 	}
 	return out
 }
@@ -162,7 +204,7 @@ func (s *Server) deliveryResource(c *gin.Context, d *parley.Delivery) gin.H {
 func (s *Server) listDeliveries(c *gin.Context) error {
 	p := readParams(c, "page")
 	pg := page{size: DefaultPageSize, number: p.page()}
-	var items []gin.H
+	var items []*deliveryView
 	err := p.err()
 	if err == nil {
 		err = s.webhookRead(c, func(tx parley.Tx, w *parley.Webhook) error {
@@ -177,13 +219,13 @@ func (s *Server) listDeliveries(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	s.renderPage(c, "deliveries", items, pg)
+	renderPage(s, c, "deliveries", items, pg)
 	return nil
 }
 
 // getDelivery handles GET /v2/webhooks/{webhookId}/deliveries/{deliveryId}.
 func (s *Server) getDelivery(c *gin.Context) error {
-	var body gin.H
+	var body *deliveryView
 	err := s.webhookRead(c, func(tx parley.Tx, w *parley.Webhook) error {
 		id, err := pathID(c, "deliveryId")
 		if err != nil {

@@ -71,7 +71,10 @@ func (s *Server) startChat(c *gin.Context) error {
 	}
 	c.Header("Resource-ID", chat.ID)
 	c.Header("Location", s.url(c, "v2", "widgets", chat.WidgetID, "chats", chat.ID, "events"))
-	c.JSON(http.StatusCreated, gin.H{"id": chat.ID, "visitorToken": token})
+	c.JSON(http.StatusCreated, struct {
+		ID           string `json:"id"`
+		VisitorToken string `json:"visitorToken"`
+	}{chat.ID, token})
 	return nil
 }
 
@@ -146,7 +149,7 @@ func (s *Server) visitorEvents(c *gin.Context) error {
 	defer deadline.Stop()
 	for {
 		changed := s.chats.wait(c.Param("chatId"))
-		var events []gin.H
+		events := []visitorEventView{}
 		var ended bool
 		err := s.store.View(func(tx parley.Tx) error {
 			chat, err := s.visitorChat(tx, c)
@@ -155,7 +158,11 @@ func (s *Server) visitorEvents(c *gin.Context) error {
 			}
 			ended = chat.EndedAt != nil
 			for _, e := range chat.EventsAfter(after, true) {
-				events = append(events, visitorEvent(tx, chat, e))
+				v, err := visitorEvent(tx, chat, e)
+				if err != nil {
+					return err
+				}
+				events = append(events, v)
 			}
 			return nil
 		})
@@ -164,7 +171,7 @@ func (s *Server) visitorEvents(c *gin.Context) error {
 		}
 		if len(events) > 0 || ended {
 			c.Header("Keep-Alive", chatKeepAlive)
-			c.JSON(http.StatusOK, gin.H{"events": nonNilH(events), "ended": ended})
+			c.JSON(http.StatusOK, visitorEvents{Events: events, Ended: ended})
 			return nil
 		}
 		if s.chats.parked != nil {
@@ -173,7 +180,7 @@ func (s *Server) visitorEvents(c *gin.Context) error {
 		select {
 		case <-changed:
 		case <-deadline.C:
-			c.JSON(http.StatusOK, gin.H{"events": []gin.H{}, "ended": false})
+			c.JSON(http.StatusOK, visitorEvents{Events: []visitorEventView{}})
 			return nil
 		case <-c.Request.Context().Done():
 			return nil
@@ -181,22 +188,42 @@ func (s *Server) visitorEvents(c *gin.Context) error {
 	}
 }
 
-// visitorEvent renders an event for the visitor: an agent appears by first
-// name and last initial (SPEC Add Message rule 3).
-func visitorEvent(tx parley.Tx, chat *parley.Chat, e parley.ChatEvent) gin.H {
-	author := gin.H{"type": e.Author.Type}
-	if e.Author.Type == parley.PartyUser {
-		if u, err := tx.User(chat.CompanyID, e.Author.ID); err == nil {
-			author["name"] = parley.VisitorName(u)
-		}
-	}
-	return gin.H{"id": e.ID, "type": e.Type, "action": e.Action, "author": author,
-		"createdAt": e.CreatedAt.UTC().Format(chatTimeLayout), "body": e.Body}
+// visitorEventView is an event as the visitor sees it.
+type visitorEventView struct {
+	Action    string            `json:"action"`
+	Author    visitorAuthorView `json:"author"`
+	Body      string            `json:"body"`
+	CreatedAt string            `json:"createdAt"`
+	ID        string            `json:"id"`
+	Type      string            `json:"type"`
 }
 
-func nonNilH(list []gin.H) []gin.H {
-	if list == nil {
-		return []gin.H{}
+// visitorAuthorView names an agent; a user deleted since has no name.
+type visitorAuthorView struct {
+	Name *string          `json:"name,omitempty"`
+	Type parley.PartyType `json:"type"`
+}
+
+// visitorEvents is the long-poll's answer.
+type visitorEvents struct {
+	Ended  bool               `json:"ended"`
+	Events []visitorEventView `json:"events"`
+}
+
+// visitorEvent renders an event for the visitor: an agent appears by first
+// name and last initial (SPEC Add Message rule 3).
+func visitorEvent(tx parley.Tx, chat *parley.Chat, e parley.ChatEvent) (visitorEventView, error) {
+	out := visitorEventView{ID: e.ID, Type: e.Type, Action: e.Action, Author: visitorAuthorView{Type: e.Author.Type},
+		CreatedAt: e.CreatedAt.UTC().Format(chatTimeLayout), Body: e.Body}
+	if e.Author.Type == parley.PartyUser {
+		u, err := tx.User(chat.CompanyID, e.Author.ID)
+		if err != nil && !parley.IsNotFound(err) {
+			return out, err
+		}
+		if u != nil {
+			name := parley.VisitorName(u)
+			out.Author.Name = &name
+		}
 	}
-	return list
+	return out, nil
 }

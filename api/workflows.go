@@ -9,15 +9,39 @@ import (
 	"github.com/parley/parley/workflow"
 )
 
+// workflowView is a workflow as the real API lists it; a single read adds
+// Parley's conditions and actions.
+type workflowView struct {
+	Actions    *[]parley.WorkflowAction `json:"actions,omitempty"`
+	Conditions *[]string                `json:"conditions,omitempty"`
+	CreatedAt  string                   `json:"createdAt"`
+	ID         int64                    `json:"id"`
+	MailboxID  int64                    `json:"mailboxId"`
+	ModifiedAt string                   `json:"modifiedAt"`
+	Name       string                   `json:"name"`
+	Order      int                      `json:"order"`
+	Status     string                   `json:"status"`
+	Type       string                   `json:"type"`
+}
+
 // workflowItem is a workflow as the real API lists it; full adds Parley's
 // conditions and actions.
-func workflowItem(w *parley.Workflow, full bool) gin.H {
-	item := gin.H{"id": w.ID, "mailboxId": w.MailboxID, "type": w.Type, "status": w.Status, "order": w.Order,
-		"name": w.Name, "createdAt": parley.FormatTime(w.CreatedAt), "modifiedAt": parley.FormatTime(w.ModifiedAt)}
+func workflowItem(w *parley.Workflow, full bool) *workflowView {
+	item := &workflowView{ID: w.ID, MailboxID: w.MailboxID, Type: w.Type, Status: w.Status, Order: w.Order,
+		Name: w.Name, CreatedAt: parley.FormatTime(w.CreatedAt), ModifiedAt: parley.FormatTime(w.ModifiedAt)}
 	if full {
-		item["conditions"], item["actions"] = w.Conditions, w.Actions
+		item.Conditions, item.Actions = &w.Conditions, &w.Actions
 	}
 	return item
+}
+
+// workflowRunView is one entry of a workflow's run log.
+type workflowRunView struct {
+	At             string `json:"at"`
+	ConversationID int64  `json:"conversationId"`
+	ID             int64  `json:"id"`
+	Matched        bool   `json:"matched"`
+	Trigger        string `json:"trigger"`
 }
 
 // listWorkflows handles GET /v2/workflows: paged, filtered by mailboxId and
@@ -31,7 +55,7 @@ func (s *Server) listWorkflows(c *gin.Context) error {
 	f.Type = p.enum("type", "", parley.WorkflowTypes)
 	return listRecords(s, c, p, "workflows",
 		func(tx parley.Tx, _ int64) ([]parley.Workflow, error) { return parley.WorkflowsOf(tx, caller(c), f) }, nil,
-		func(w *parley.Workflow) (gin.H, error) { return workflowItem(w, false), nil })
+		func(w *parley.Workflow) (*workflowView, error) { return workflowItem(w, false), nil })
 }
 
 // getWorkflow handles GET /v2/workflows/{id} (Parley's own).
@@ -148,9 +172,9 @@ func (s *Server) listWorkflowRuns(c *gin.Context) error {
 			}
 			return tx.WorkflowRuns(companyID, id)
 		}, nil,
-		func(r *parley.WorkflowRun) (gin.H, error) {
-			return gin.H{"id": r.ID, "conversationId": r.ConversationID, "trigger": r.Trigger, "matched": r.Matched,
-				"at": parley.FormatTime(r.At)}, nil
+		func(r *parley.WorkflowRun) (workflowRunView, error) {
+			return workflowRunView{ID: r.ID, ConversationID: r.ConversationID, Trigger: r.Trigger, Matched: r.Matched,
+				At: parley.FormatTime(r.At)}, nil
 		})
 }
 
