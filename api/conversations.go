@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/filters"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
 )
@@ -25,7 +26,7 @@ func (s *Server) listConversations(c *gin.Context) error {
 	p := readParams(c, conversationListParams...)
 	embed := embedThreads(p)
 	mailboxIDs := p.ids("mailbox")
-	filter := conversationFilter(p, who, mailboxIDs)
+	filter := filters.Conversations(conversationFilter(p, mailboxIDs).VisibleTo(who))
 	sortField := p.enum("sortField", "createdAt", conversationSortFields)
 	desc := p.enum("sortOrder", "desc", sortOrders) == "desc"
 	pg := page{size: ConversationPageSize, number: p.page()}
@@ -70,17 +71,6 @@ func embedThreads(p *params) bool {
 	return embed
 }
 
-// visibleConversations are the nodes every conversation search carries: a
-// user who is not an administrator sees only the mailboxes it can access.
-// Deleted conversations need no node: their documents leave the index.
-func visibleConversations(who parley.Caller) []query.Node {
-	nodes := []query.Node{query.All{}}
-	if ids, all := who.User.VisibleMailboxes(); !all {
-		nodes = append(nodes, query.AnyID("mailboxId", ids))
-	}
-	return nodes
-}
-
 // conversationPage runs a conversation search for one page of the
 // caller's company and renders the hits; it sets the page's total.
 func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, embed bool) ([]*conversationView, error) {
@@ -116,40 +106,23 @@ func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, emb
 	return items, err
 }
 
-// conversationFilter turns the list parameters into query nodes, ANDed
-// with what the caller may see. Values of one multi-value parameter are
-// ORed.
-func conversationFilter(p *params, who parley.Caller, mailboxIDs []int64) query.Node {
-	nodes := visibleConversations(who)
+// conversationFilter reads the list parameters into a filter (mailboxIDs
+// were read already: the custom-field filters need them too).
+func conversationFilter(p *params, mailboxIDs []int64) parley.ConversationFilter {
+	f := parley.ConversationFilter{MailboxIDs: mailboxIDs}
 	if selected, all := parley.StatusFilter(p.enum("status", "active", parley.ListStatuses)); !all {
-		var statuses []query.Node
-		for _, st := range selected {
-			statuses = append(statuses, query.Keyword{Field: "status", Value: string(st)})
-		}
-		nodes = append(nodes, query.AnyOf(statuses...))
-	}
-	if len(mailboxIDs) > 0 {
-		nodes = append(nodes, query.AnyID("mailboxId", mailboxIDs))
+		f.Statuses = selected
 	}
 	if id := p.id("folder"); id != nil {
-		nodes = append(nodes, query.EqualID("folderId", *id))
+		f.FolderIDs = []int64{*id}
 	}
-	if tags := p.list("tag"); len(tags) > 0 {
-		for i, t := range tags {
-			tags[i] = parley.NormalizeTagName(t)
-		}
-		nodes = append(nodes, query.AnyKeyword("tag", tags))
+	for _, t := range p.list("tag") {
+		f.Tags = append(f.Tags, parley.NormalizeTagName(t))
 	}
-	if id := p.id("assigned_to"); id != nil {
-		nodes = append(nodes, query.EqualID("assigneeId", *id))
-	}
-	if t := p.time("modifiedSince"); t != nil {
-		nodes = append(nodes, query.TimeRange{Field: "modifiedAt", From: t, FromInclusive: true})
-	}
-	if n := p.number("number"); n != nil {
-		nodes = append(nodes, query.EqualID("number", *n))
-	}
-	return query.And{Nodes: nodes}
+	f.AssigneeID = p.id("assigned_to")
+	f.ModifiedSince = p.time("modifiedSince")
+	f.Number = p.number("number")
+	return f
 }
 
 // getConversation handles GET /v2/conversations/{conversationId}.

@@ -2,13 +2,12 @@ package api
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/filters"
 	"github.com/parley/parley/index"
-	"github.com/parley/parley/query"
 )
 
 var (
@@ -20,11 +19,8 @@ var (
 func (s *Server) listCustomers(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, customerListParams...)
-	nodes := []query.Node{query.All{}}
-	if id := p.id("mailbox"); id != nil {
-		nodes = append(nodes, query.EqualID("mailboxId", *id))
-	}
-	nodes = append(nodes, customerFieldFilters(p, "modifiedSince")...)
+	f := parley.CustomerFilter{MailboxID: p.id("mailbox")}
+	readCustomerFilter(p, &f, "modifiedSince")
 	sortField := p.enum("sortField", "createdAt", customerSortFields)
 	desc := p.enum("sortOrder", "desc", sortOrders) == "desc"
 	pg := page{size: DefaultPageSize, number: p.page()}
@@ -36,7 +32,7 @@ func (s *Server) listCustomers(c *gin.Context) error {
 		return err
 	}
 	r := index.Request{
-		Kind: index.Customers, Company: who.Company.ID, Filter: query.And{Nodes: nodes}, Query: search,
+		Kind: index.Customers, Company: who.Company.ID, Filter: filters.Customers(f), Query: search,
 		Sort:   []index.Sort{{Field: index.SortFields[index.Customers][sortField], Desc: desc}},
 		Offset: pg.offset(), Limit: pg.size,
 	}
@@ -56,22 +52,23 @@ func (s *Server) listCustomers(c *gin.Context) error {
 	return nil
 }
 
-// customerFieldFilters turns the filters both customer lists share, the
-// names and the given "<field>Since" times, into index nodes.
-func customerFieldFilters(p *params, since ...string) []query.Node {
-	var nodes []query.Node
-	for _, name := range []string{"firstName", "lastName"} {
-		if v, ok := p.raw(name); ok {
-			nodes = append(nodes, query.Match{Field: name, Text: v})
-		}
+// readCustomerFilter reads into f the filters both customer lists share:
+// the names, and the given times of createdSince and modifiedSince.
+func readCustomerFilter(p *params, f *parley.CustomerFilter, since ...string) {
+	if v, ok := p.raw("firstName"); ok {
+		f.FirstName = &v
+	}
+	if v, ok := p.raw("lastName"); ok {
+		f.LastName = &v
 	}
 	for _, name := range since {
-		if t := p.time(name); t != nil {
-			field := strings.TrimSuffix(name, "Since") + "At"
-			nodes = append(nodes, query.TimeRange{Field: field, From: t, FromInclusive: true})
+		switch name {
+		case "createdSince":
+			f.CreatedSince = p.time(name)
+		case "modifiedSince":
+			f.ModifiedSince = p.time(name)
 		}
 	}
-	return nodes
 }
 
 // getCustomer handles GET /v2/customers/{customerId}.

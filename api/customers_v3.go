@@ -16,6 +16,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/filters"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
 )
@@ -40,11 +41,13 @@ type position struct {
 func (s *Server) listCustomersV3(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, append([]string{"cursor"}, customerFilterParams...)...)
-	nodes := []query.Node{query.All{}}
+	var f parley.CustomerFilter
 	if v, ok := p.raw("email"); ok {
-		nodes = append(nodes, query.Keyword{Field: "email", Value: parley.NormalizeEmail(v)})
+		email := parley.NormalizeEmail(v)
+		f.Email = &email
 	}
-	nodes = append(nodes, customerFieldFilters(p, "createdSince", "modifiedSince")...)
+	readCustomerFilter(p, &f, "createdSince", "modifiedSince")
+	nodes := []query.Node{filters.Customers(f)}
 	if err := p.err(); err != nil {
 		return err
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/filters"
 	"github.com/parley/parley/index"
-	"github.com/parley/parley/query"
 )
 
 var (
@@ -235,8 +235,8 @@ func (s *Server) listOrganizationConversations(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	nodes := append(visibleConversations(who), query.AnyID("customerId", ids))
-	items, err := s.conversationPage(c, index.Request{Filter: query.And{Nodes: nodes},
+	filter := filters.Conversations(parley.ConversationFilter{CustomerIDs: &ids}.VisibleTo(who))
+	items, err := s.conversationPage(c, index.Request{Filter: filter,
 		Sort: []index.Sort{{Field: "createdAt", Desc: true}}}, &pg, false)
 	if err != nil {
 		return err
