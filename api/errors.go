@@ -124,7 +124,7 @@ func (s *Server) writeAPIError(c *gin.Context, err error) {
 	body := apiError{LogRef: requestIDOf(c), Message: e.Message, Links: aboutLinks{link(base + errorDocsPath)}}
 	body.Embedded.Errors = make([]apiFieldError, 0, len(e.Errors))
 	for _, f := range e.Errors {
-		item := apiFieldError{Path: f.Path, Message: f.Message, Code: f.Code, Source: f.Source,
+		item := apiFieldError{Path: f.Path, Message: f.Message, Code: f.Code, Source: sourceOf(f),
 			Links: aboutLinks{link(base + errorDocsPath + "#" + anchor(f.Code))}}
 		if f.RejectedValue != nil {
 			item.RejectedValue = shortened(f.RejectedValue)
@@ -133,6 +133,25 @@ func (s *Server) writeAPIError(c *gin.Context, err error) {
 	}
 	c.Header("Content-Type", "application/json;charset=UTF-8")
 	c.AbortWithStatusJSON(status, body)
+}
+
+// originSources name where api reads each input the domain's problems
+// concern.
+var originSources = map[parley.Origin]string{
+	parley.OriginBody:       "JSON",
+	parley.OriginSubject:    "path",
+	parley.OriginCredential: "header",
+	parley.OriginParameter:  "query",
+}
+
+// sourceOf is where in the request a problem's value was read: as the
+// layer that read it named it, else where api reads the input the
+// domain's problem concerns.
+func sourceOf(f parley.FieldError) string {
+	if f.Source != "" {
+		return f.Source
+	}
+	return originSources[f.Origin]
 }
 
 // anchor turns an error code into its anchor in the error reference.
@@ -189,9 +208,8 @@ type oauthError struct {
 // writeOAuthError writes err as an OAuth 2.0 error body: the token
 // endpoint's form.
 func (s *Server) writeOAuthError(c *gin.Context, err error) {
-	var e *parley.Error
 	c.Header("Cache-Control", "no-store")
-	if errors.As(err, &e) && len(e.Errors) > 0 && e.Errors[0].Source == "oauth" {
+	if e, ok := parley.AsOAuthError(err); ok {
 		if e.Kind == parley.KindUnauthorized {
 			c.Header("WWW-Authenticate", `Basic realm="parley"`)
 		}

@@ -226,5 +226,5 @@ func CompanyDrillFilter(r Request, rangeName string, rangeID int) (query.Node, e
 	case "firstResponseTime":
 		return and(during("firstResponseAt", r.Current), inBucket(timeField("firstResponseSeconds", r.Filter.OfficeHours), bucketsOf(timeBounds)[rangeID-1])), nil
 	}
-	return nil, parley.Invalid("query", "range", parley.CodeValueNotSupported, "Parley does not record handle time", rangeName)
+	return nil, parley.InvalidParameter("range", parley.CodeValueNotSupported, "Parley does not record handle time", rangeName)
 }
