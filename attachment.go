@@ -115,7 +115,7 @@ func StoreAttachments(tx Tx, t *Thread, inputs []AttachmentInput, scan Scanner) 
 		in := &inputs[i]
 		data, err := in.decode()
 		if err != nil {
-			return nil, Invalid("JSON", fmt.Sprintf("attachments[%d].data", i), CodeInvalidAttachment, err.Error(), nil)
+			return nil, InvalidField(fmt.Sprintf("attachments[%d].data", i), CodeInvalidAttachment, err.Error(), nil)
 		}
 		a := &Attachment{CompanyID: t.CompanyID, ConversationID: t.ConversationID, ThreadID: t.ID,
 			FileName: strings.TrimSpace(*in.FileName), MimeType: *in.MimeType, Size: int64(len(data)), State: AttachmentOK, CreatedAt: t.CreatedAt}
@@ -135,7 +135,7 @@ func StoreAttachments(tx Tx, t *Thread, inputs []AttachmentInput, scan Scanner) 
 
 // AddAttachments adds attachments to an existing thread.
 func AddAttachments(tx Tx, caller Caller, convID, threadID int64, inputs []AttachmentInput, scan Scanner, now time.Time) ([]int64, error) {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	if len(inputs) == 0 {
 		p.Add("attachments", CodeEmptyValue, "at least one attachment is needed", nil)
 	}
@@ -172,7 +172,7 @@ func ReadAttachment(tx Tx, caller Caller, convID, attachmentID int64, now time.T
 	}
 	if a.State == AttachmentVirus {
 		return nil, nil, &Error{Kind: KindGone, Message: CodeInfectedAttachment, Errors: []FieldError{{
-			Code: CodeInfectedAttachment, Message: "the attachment was removed: malicious content was found", Source: "path"}}}
+			Code: CodeInfectedAttachment, Message: "the attachment was removed: malicious content was found", Origin: OriginSubject}}}
 	}
 	data, err := tx.AttachmentData(a.ID)
 	return a, data, err
@@ -194,7 +194,7 @@ func DeleteAttachment(tx Tx, caller Caller, convID, attachmentID int64, now time
 		return err
 	}
 	if c.State != StateDraft && t.State != ThreadDraft {
-		return Invalid("path", "attachmentId", CodeAttachmentPublished, "attachments can only be deleted from drafts", attachmentID)
+		return InvalidID("attachmentId", CodeAttachmentPublished, "attachments can only be deleted from drafts", attachmentID)
 	}
 	var kept []int64
 	for _, id := range t.Attachments {

@@ -23,7 +23,7 @@ const (
 // Validate checks auto reply settings: an enabled auto reply needs a
 // subject and a text.
 func (a *AutoReply) Validate() error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	if n := len([]rune(a.Subject)); n > MaxAutoReplySubject || (a.Enabled && strings.TrimSpace(a.Subject) == "") {
 		p.Add("subject", CodeSize, sizeMessage(1, MaxAutoReplySubject), a.Subject)
 	}

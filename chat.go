@@ -235,7 +235,7 @@ type StartChatRequest struct {
 }
 
 func chatError(kind Kind, path, code, msg string, rejected any) *Error {
-	return &Error{Kind: kind, Message: msg, Errors: []FieldError{{Path: path, Code: code, Message: msg, RejectedValue: rejected, Source: "JSON"}}}
+	return &Error{Kind: kind, Message: msg, Errors: []FieldError{{Path: path, Code: code, Message: msg, RejectedValue: rejected, Origin: OriginBody}}}
 }
 
 func checkMessage(path string, body *string) error {
@@ -251,7 +251,7 @@ func checkMessage(path string, body *string) error {
 // StartChat opens a chat from a public widget; the visitor's customer is
 // found or created by e-mail. token is the visitor's secret, stored hashed.
 func StartChat(tx Tx, widgetID string, r *StartChatRequest, token string, env ChatEnv) (*Chat, error) {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	if r.Name == nil || strings.TrimSpace(*r.Name) == "" || utf8.RuneCountInString(*r.Name) > MaxVisitorNameLength {
 		p.Add("name", CodeSize, sizeMessage(1, MaxVisitorNameLength), r.Name)
 	}
@@ -333,7 +333,7 @@ type TimelineRequest struct {
 
 // VisitorPageView adds an entry to an open chat's timeline.
 func VisitorPageView(tx Tx, c *Chat, r *TimelineRequest, env ChatEnv) error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	if r.URL == nil || strings.TrimSpace(*r.URL) == "" || len(*r.URL) > 2000 {
 		p.Add("url", CodeSize, sizeMessage(1, 2000), r.URL)
 	}

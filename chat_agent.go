@@ -68,7 +68,7 @@ func AgentMessage(tx Tx, caller Caller, chatID, messageID string, r *AgentMessag
 		c.add(env, ChatLineItem, ActionAccepted, agent, "")
 	case caller.User.ID:
 	default:
-		return nil, Invalid("path", "chatId", CodeValueNotSupported, "the chat is held by another agent", chatID)
+		return nil, InvalidID("chatId", CodeValueNotSupported, "the chat is held by another agent", chatID)
 	}
 	action := ActionMessageAdded
 	if r.Internal {

@@ -61,7 +61,7 @@ var plans = []string{string(PlanStandard), string(PlanPlus), string(PlanPro)}
 // system folders, and an OAuth application acting as the owner with a
 // fresh client id and secret.
 func CreateCompany(tx Tx, req NewCompany, hash Hash, now time.Time) (*NewAccount, error) {
-	p := Problems{Source: "JSON"}
+	var p Problems
 	c := &Company{Name: checkName(&p, "name", req.Name), Plan: PlanStandard, APIEnabled: true, PaymentOK: true, CreatedAt: now}
 	if req.Plan != nil {
 		if !slices.Contains(plans, *req.Plan) {
@@ -108,7 +108,7 @@ func CreateCompany(tx Tx, req NewCompany, hash Hash, now time.Time) (*NewAccount
 		appName = checkName(&p, "appName", req.AppName)
 	}
 	// The mailbox's own checks, reported under "mailbox.".
-	mp := Problems{Source: "JSON"}
+	var mp Problems
 	checkName(&mp, "mailbox.name", mailbox.Name)
 	if mailbox.Email != o.Email { // a defaulted address was checked as the owner's
 		checkEmail(&mp, "mailbox.email", mailbox.Email)
@@ -119,7 +119,7 @@ func CreateCompany(tx Tx, req NewCompany, hash Hash, now time.Time) (*NewAccount
 	}
 	if _, err := tx.UserByEmail(owner.Email); err == nil {
 		return nil, &Error{Kind: KindConflict, Message: "User email not unique", Errors: []FieldError{{Path: "owner.email",
-			Code: CodeUserEmailNotUnique, Message: "a user with this e-mail already exists", RejectedValue: owner.Email, Source: "JSON"}}}
+			Code: CodeUserEmailNotUnique, Message: "a user with this e-mail already exists", RejectedValue: owner.Email, Origin: OriginBody}}}
 	} else if !IsNotFound(err) {
 		return nil, err
 	}

@@ -90,7 +90,7 @@ const MaxSubjectLength = 998
 // Validate checks everything that needs no stored record. The 100-thread
 // limit is a 412, not a validation error, so it is checked after.
 func (n *NewConversation) Validate() error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	requireString(p, "subject", n.Subject, MaxSubjectLength)
 	requireEnum(p, "type", n.Type, ConversationTypes)
 	requireEnum(p, "status", n.Status, CreateStatuses)
@@ -222,7 +222,7 @@ func CreateConversation(tx Tx, caller Caller, n *NewConversation, scan Scanner, 
 	}
 	if err != nil {
 		if IsNotFound(err) {
-			return nil, Invalid("JSON", "mailboxId", CodeInvalidID, "no mailbox with this id", *n.MailboxID)
+			return nil, InvalidField("mailboxId", CodeInvalidID, "no mailbox with this id", *n.MailboxID)
 		}
 		return nil, err
 	}
@@ -339,7 +339,7 @@ func findOrCreateCustomer(tx Tx, companyID int64, in *CustomerInput, path string
 	if in.ID != nil {
 		c, err := tx.Customer(companyID, *in.ID)
 		if IsNotFound(err) {
-			return nil, Invalid("JSON", path+".id", CodeInvalidID, "no customer with this id", *in.ID)
+			return nil, InvalidField(path+".id", CodeInvalidID, "no customer with this id", *in.ID)
 		}
 		return c, err
 	}
@@ -380,7 +380,7 @@ func assign(tx Tx, c *Conversation, m *Mailbox, a Nullable[int64]) error {
 		return err
 	}
 	if err != nil || !u.Active {
-		return Invalid("JSON", "assignTo", CodeConversationOwner, "is not a user of the account", a.Value)
+		return InvalidField("assignTo", CodeConversationOwner, "is not a user of the account", a.Value)
 	}
 	c.Assignee = &Party{ID: u.ID, Type: PartyUser}
 	return nil
@@ -412,7 +412,7 @@ func resolveTags(tx Tx, companyID int64, names []string, now time.Time) ([]int64
 // definitions: the field must exist; dropdowns take an option id, numbers a
 // number, dates YYYY-MM-DD.
 func ValidateFieldValues(m *Mailbox, in []FieldValueInput) ([]FieldValue, error) {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	var out []FieldValue
 	for i, f := range in {
 		path := fmt.Sprintf("fields[%d]", i)

@@ -16,10 +16,10 @@ type MergeRequest struct {
 // redirects to the target for MergeRedirect.
 func Merge(tx Tx, caller Caller, sourceID int64, r *MergeRequest, now time.Time) (*Conversation, error) {
 	if r.TargetID == nil || *r.TargetID <= 0 {
-		return nil, Invalid("JSON", "targetId", CodeInvalidID, "must be the id of the conversation to merge into", r.TargetID)
+		return nil, InvalidField("targetId", CodeInvalidID, "must be the id of the conversation to merge into", r.TargetID)
 	}
 	if *r.TargetID == sourceID {
-		return nil, Invalid("JSON", "targetId", CodeValueNotSupported, "a conversation cannot be merged into itself", *r.TargetID)
+		return nil, InvalidField("targetId", CodeValueNotSupported, "a conversation cannot be merged into itself", *r.TargetID)
 	}
 	src, err := LoadConversation(tx, caller, sourceID, now)
 	if err != nil {
@@ -28,7 +28,7 @@ func Merge(tx Tx, caller Caller, sourceID int64, r *MergeRequest, now time.Time)
 	dst, err := LoadConversation(tx, caller, *r.TargetID, now)
 	if err != nil {
 		if IsNotFound(err) || KindOf(err) == KindMoved {
-			return nil, Invalid("JSON", "targetId", CodeInvalidID, "no conversation with this id", *r.TargetID)
+			return nil, InvalidField("targetId", CodeInvalidID, "no conversation with this id", *r.TargetID)
 		}
 		return nil, err
 	}

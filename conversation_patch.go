@@ -92,7 +92,7 @@ func (p *conversationPatcher) lineItem(typ, text string) {
 // patchValue reads operation i's value into v.
 func patchValue(i int, op PatchOp, v any) error {
 	if err := UnmarshalValue(op.Value, v); err != nil || len(op.Value) == 0 {
-		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeInvalidJSON, "missing or mistyped value for "+op.Path, nil)
+		return InvalidField(fmt.Sprintf("[%d].value", i), CodeInvalidJSON, "missing or mistyped value for "+op.Path, nil)
 	}
 	return nil
 }
@@ -103,7 +103,7 @@ func (p *conversationPatcher) subject(i int, op PatchOp) error {
 		return err
 	}
 	if strings.TrimSpace(s) == "" || len([]rune(s)) > MaxSubjectLength {
-		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeEmptyValue, "the subject may not be empty", s)
+		return InvalidField(fmt.Sprintf("[%d].value", i), CodeEmptyValue, "the subject may not be empty", s)
 	}
 	p.c.Subject = strings.TrimSpace(s)
 	return nil
@@ -115,7 +115,7 @@ func (p *conversationPatcher) status(i int, op PatchOp) error {
 		return err
 	}
 	if !slices.Contains(ThreadStatuses, s) {
-		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeEnumValue, "must be one of: "+strings.Join(ThreadStatuses, ", "), s)
+		return InvalidField(fmt.Sprintf("[%d].value", i), CodeEnumValue, "must be one of: "+strings.Join(ThreadStatuses, ", "), s)
 	}
 	if Status(s) != p.c.Status {
 		setStatus(p.c, Status(s), p.caller.User.ID, p.now)
@@ -131,7 +131,7 @@ func (p *conversationPatcher) assign(i int, op PatchOp) error {
 	}
 	u, err := p.tx.User(p.c.CompanyID, uid)
 	if err != nil || !u.Active {
-		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeConversationOwner, "is not a user of the account", uid)
+		return InvalidField(fmt.Sprintf("[%d].value", i), CodeConversationOwner, "is not a user of the account", uid)
 	}
 	p.c.Assignee = &Party{ID: u.ID, Type: PartyUser}
 	p.lineItem("assigned", "Assigned to "+u.Name())
@@ -153,7 +153,7 @@ func (p *conversationPatcher) mailbox(i int, op PatchOp) error {
 	}
 	m, err := p.tx.Mailbox(p.c.CompanyID, mid)
 	if err != nil || !p.caller.User.CanAccessMailbox(m.ID) {
-		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeInvalidID, "no mailbox with this id", mid)
+		return InvalidField(fmt.Sprintf("[%d].value", i), CodeInvalidID, "no mailbox with this id", mid)
 	}
 	if m.ID != p.c.MailboxID {
 		p.c.MailboxID = m.ID
@@ -170,7 +170,7 @@ func (p *conversationPatcher) customer(i int, op PatchOp) error {
 	}
 	cu, err := p.tx.Customer(p.c.CompanyID, cid)
 	if err != nil {
-		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeInvalidID, "no customer with this id", cid)
+		return InvalidField(fmt.Sprintf("[%d].value", i), CodeInvalidID, "no customer with this id", cid)
 	}
 	p.c.CustomerID = cu.ID
 	return nil
@@ -213,7 +213,7 @@ func keepFieldsOf(m *Mailbox, values []FieldValue) []FieldValue {
 
 // ReplaceTags sets a conversation's tags, creating names on first use.
 func ReplaceTags(tx Tx, caller Caller, id int64, names []string, now time.Time) error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	if names == nil {
 		p.Add("tags", CodeNullValue, "may not be null", nil)
 	}
@@ -241,7 +241,7 @@ func ReplaceTags(tx Tx, caller Caller, id int64, names []string, now time.Time) 
 // ReplaceFields sets a conversation's custom field values, validated
 // against its mailbox's definitions; every required field must be given.
 func ReplaceFields(tx Tx, caller Caller, id int64, in []FieldValueInput, now time.Time) error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	if in == nil {
 		p.Add("fields", CodeNullValue, "may not be null", nil)
 	}
@@ -347,7 +347,7 @@ func PatchThread(tx Tx, caller Caller, convID, threadID int64, ops []PatchOp, no
 func patchThreadText(t *Thread, i int, op PatchOp) error {
 	var text string
 	if json.Unmarshal(op.Value, &text) != nil || strings.TrimSpace(text) == "" {
-		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeEmptyValue, "the text may not be empty", nil)
+		return InvalidField(fmt.Sprintf("[%d].value", i), CodeEmptyValue, "the text may not be empty", nil)
 	}
 	if t.OriginalBody == "" {
 		t.OriginalBody = t.Body
@@ -359,7 +359,7 @@ func patchThreadText(t *Thread, i int, op PatchOp) error {
 func patchThreadHidden(t *Thread, i int, op PatchOp) error {
 	var hidden bool
 	if UnmarshalValue(op.Value, &hidden) != nil {
-		return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeInvalidJSON, "must be true or false", nil)
+		return InvalidField(fmt.Sprintf("[%d].value", i), CodeInvalidJSON, "must be true or false", nil)
 	}
 	switch {
 	case hidden && t.State == ThreadPublished:

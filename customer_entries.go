@@ -119,7 +119,7 @@ func (in *AddressInput) address() *Address {
 
 // AddEntry adds an entry to a customer's collection and returns it with its id.
 func AddEntry(tx Tx, companyID, id int64, k EntryKind, in *EntryInput, now time.Time) (*Entry, error) {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	in.validate(p, k, "")
 	if err := p.Err(); err != nil {
 		return nil, err
@@ -132,7 +132,7 @@ func AddEntry(tx Tx, companyID, id int64, k EntryKind, in *EntryInput, now time.
 	e := in.entry(k)
 	if findValue(*list, e.Value) >= 0 {
 		return nil, &Error{Kind: KindConflict, Message: "Conflict", Errors: []FieldError{{Path: "value", Code: CodeConflict,
-			Message: "the customer already has this " + strings.TrimSuffix(k.Segment, "s"), RejectedValue: e.Value, Source: "JSON"}}}
+			Message: "the customer already has this " + strings.TrimSuffix(k.Segment, "s"), RejectedValue: e.Value, Origin: OriginBody}}}
 	}
 	*list = append(*list, e)
 	c.UpdatedAt = now
@@ -146,7 +146,7 @@ func AddEntry(tx Tx, companyID, id int64, k EntryKind, in *EntryInput, now time.
 // ReplaceEntry overwrites an entry: its value, and its type (absent type
 // becomes the default).
 func ReplaceEntry(tx Tx, companyID, id int64, k EntryKind, entryID int64, in *EntryInput, now time.Time) error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	in.validate(p, k, "")
 	if err := p.Err(); err != nil {
 		return err
@@ -185,7 +185,7 @@ func RemoveEntry(tx Tx, companyID, id int64, k EntryKind, entryID int64, now tim
 
 // SetAddress creates or replaces the customer's address.
 func SetAddress(tx Tx, companyID, id int64, in *AddressInput, now time.Time) error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	in.validate(p, "")
 	if err := p.Err(); err != nil {
 		return err
@@ -202,7 +202,7 @@ func SetAddress(tx Tx, companyID, id int64, in *AddressInput, now time.Time) err
 // already has one gets a Conflict, so a create never silently overwrites
 // (PUT replaces).
 func CreateAddress(tx Tx, companyID, id int64, in *AddressInput, now time.Time) error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	in.validate(p, "")
 	if err := p.Err(); err != nil {
 		return err
@@ -213,7 +213,7 @@ func CreateAddress(tx Tx, companyID, id int64, in *AddressInput, now time.Time) 
 	}
 	if c.Address != nil {
 		return &Error{Kind: KindConflict, Message: "Conflict", Errors: []FieldError{{Code: CodeConflict,
-			Message: "the customer already has an address; replace it with PUT", Source: "JSON"}}}
+			Message: "the customer already has an address; replace it with PUT", Origin: OriginBody}}}
 	}
 	c.Address, c.UpdatedAt = in.address(), now
 	return saveCustomer(tx, c, now)

@@ -59,13 +59,13 @@ type patcher struct {
 // and remove; `/<collection>/{id}/value` and `/type` replace.
 func PatchCustomer(tx Tx, companyID, id int64, ops []PatchOp, now time.Time) error {
 	if len(ops) == 0 {
-		return Invalid("JSON", "", CodeEmptyValue, "the body must be a non-empty JSON array of patch operations", nil)
+		return InvalidField("", CodeEmptyValue, "the body must be a non-empty JSON array of patch operations", nil)
 	}
 	c, err := modifiableCustomer(tx, companyID, id)
 	if err != nil {
 		return err
 	}
-	pt := &patcher{tx: tx, c: c, p: &Problems{Source: "JSON"}, now: now}
+	pt := &patcher{tx: tx, c: c, p: &Problems{}, now: now}
 	for i, op := range ops {
 		if err := pt.apply(fmt.Sprintf("[%d].", i), op); err != nil {
 			return err
@@ -287,9 +287,9 @@ func (pt *patcher) entryValue(prefix string, op PatchOp, kind EntryKind, in *Ent
 // `/<slug>`; add and replace set the value, remove clears it.
 func PatchProperties(tx Tx, companyID, id int64, ops []PatchOp, now time.Time) error {
 	if len(ops) == 0 {
-		return Invalid("JSON", "", CodeEmptyValue, "the body must be a non-empty JSON array of patch operations", nil)
+		return InvalidField("", CodeEmptyValue, "the body must be a non-empty JSON array of patch operations", nil)
 	}
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	var values PropertyValues
 	for i, op := range ops {
 		prefix := fmt.Sprintf("[%d].", i)

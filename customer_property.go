@@ -266,7 +266,7 @@ func propertyValue(slug string, raw json.RawMessage, path string) PropertyValue 
 // writes them into the customer: a property must be defined, its value must
 // fit its type, null removes it. Every problem is reported at once.
 func ApplyProperties(c *Customer, defs []PropertyDef, values PropertyValues) error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	for _, v := range values {
 		def := findProperty(defs, v.Slug)
 		if def == nil {

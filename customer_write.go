@@ -76,7 +76,7 @@ func (r *NewCustomerRequest) lists() []struct {
 
 // Validate checks everything that needs no stored record.
 func (r *NewCustomerRequest) Validate() error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	r.CustomerFields.Validate(p)
 	for _, l := range r.lists() {
 		seen := map[string]bool{}
@@ -148,7 +148,7 @@ type KeptCustomer struct {
 // OverwriteCustomer applies Overwrite Customer: every scalar field absent
 // from f becomes null; entries, address and properties are untouched.
 func OverwriteCustomer(tx Tx, companyID, id int64, f *CustomerFields, now time.Time) error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	f.Validate(p)
 	if err := p.Err(); err != nil {
 		return err
@@ -178,7 +178,7 @@ func modifiableCustomer(tx Tx, companyID, id int64) (*Customer, error) {
 	if n := tx.ConversationCount(c.ID); n > MaxModifiableConversations {
 		msg := fmt.Sprintf("the customer has %d conversations; customers with more than %d cannot be modified", n, MaxModifiableConversations)
 		return nil, &Error{Kind: KindCustomerLocked, Message: CodeCustomerLocked,
-			Errors: []FieldError{{Code: CodeCustomerLocked, Message: msg, Path: "customerId", Source: "path", RejectedValue: id}}}
+			Errors: []FieldError{{Code: CodeCustomerLocked, Message: msg, Path: "customerId", Origin: OriginSubject, RejectedValue: id}}}
 	}
 	return c, nil
 }
@@ -192,7 +192,7 @@ func DeleteCustomer(tx Tx, companyID, id int64, now time.Time) error {
 	}
 	convs := tx.CustomerConversationIDs(c.ID)
 	if len(convs) > MaxDeletableConversations {
-		return Invalid("path", "customerId", CodeRejectedRequest, fmt.Sprintf(
+		return InvalidID("customerId", CodeRejectedRequest, fmt.Sprintf(
 			"the customer has %d conversations; only customers with at most %d conversations can be deleted permanently",
 			len(convs), MaxDeletableConversations), id)
 	}
@@ -228,7 +228,7 @@ func LinkOrganization(tx Tx, c *Customer, id *int64, name *string, idPath string
 	case id != nil:
 		o, err := tx.Organization(c.CompanyID, *id)
 		if IsNotFound(err) {
-			return Invalid("JSON", idPath, CodeInvalidID, "no organization with this id", *id)
+			return InvalidField(idPath, CodeInvalidID, "no organization with this id", *id)
 		}
 		if err != nil {
 			return err

@@ -83,12 +83,37 @@ const (
 
 // FieldError is one item of the error body's `_embedded.errors`.
 type FieldError struct {
-	Path          string // request path of the offending value, e.g. "threads[0].type"
+	Path          string // field path of the offending value, e.g. "threads[0].type"
 	Code          string // one of the Code* constants
 	Message       string // human sentence
 	RejectedValue any    // nil when there is nothing to show
-	Source        string // "JSON", "query", "path", "header"
+	// Origin is which of the caller's inputs the problem concerns; the
+	// transport names where it read that input.
+	Origin Origin
+	// Source is that name ("JSON", "query", "path", "header" in api), set
+	// by the layers that read requests; the domain's rules leave it empty.
+	Source string
 }
+
+// Origin says which of the caller's inputs a problem concerns, in the
+// domain's terms: a transport maps it to where it read the input (api: the
+// JSON body, the path, the Authorization header, the query string).
+type Origin uint8
+
+// Origins of a problem.
+const (
+	// OriginNone: no single input (a permission, a conflict, a limit).
+	OriginNone Origin = iota
+	// OriginBody: a field of the document the caller sent.
+	OriginBody
+	// OriginSubject: the record the request acts on, named by its id.
+	OriginSubject
+	// OriginCredential: the caller's credentials.
+	OriginCredential
+	// OriginParameter: a parameter of the request besides its document,
+	// such as a list's filter.
+	OriginParameter
+)
 
 // Error is the one error type of Parley. Handlers never build HTTP errors:
 // they return an *Error and the API's error writer renders it.
@@ -132,13 +157,13 @@ func IsNotFound(err error) bool { return err != nil && KindOf(err) == KindNotFou
 // only: it must not confirm that another company's record exists.
 func NotFound(what string) *Error {
 	return &Error{Kind: KindNotFound, Message: what + " not found",
-		Errors: []FieldError{{Code: CodeNotFound, Message: what + " not found", Source: "path"}}}
+		Errors: []FieldError{{Code: CodeNotFound, Message: what + " not found", Origin: OriginSubject}}}
 }
 
 // Unauthorized builds a 401 error.
 func Unauthorized(msg string) *Error {
 	return &Error{Kind: KindUnauthorized, Message: msg,
-		Errors: []FieldError{{Code: CodeUnauthorized, Message: msg, Source: "header", Path: "Authorization"}}}
+		Errors: []FieldError{{Code: CodeUnauthorized, Message: msg, Origin: OriginCredential, Path: "Authorization"}}}
 }
 
 // Forbidden builds a 403 error with a SPEC code.
@@ -156,8 +181,10 @@ func Internal(cause error) *Error {
 	return &Error{Kind: KindInternal, Message: "Internal error", Cause: cause}
 }
 
-// Problems collects validation errors of one request; Err returns nil when
-// none was added, else one KindInvalid *Error holding them all.
+// Problems collects the validation errors of one input document
+// (OriginBody); Err returns nil when none was added, else one KindInvalid
+// *Error holding them all. A layer that reads another part of a request
+// names it in Source.
 type Problems struct {
 	Source string
 	items  []FieldError
@@ -165,7 +192,8 @@ type Problems struct {
 
 // Add records one problem.
 func (p *Problems) Add(path, code, msg string, rejected any) {
-	p.items = append(p.items, FieldError{Path: path, Code: code, Message: msg, RejectedValue: rejected, Source: p.Source})
+	p.items = append(p.items, FieldError{Path: path, Code: code, Message: msg, RejectedValue: rejected,
+		Origin: OriginBody, Source: p.Source})
 }
 
 // Empty reports whether no problem was recorded.
@@ -179,8 +207,33 @@ func (p *Problems) Err() error {
 	return &Error{Kind: KindInvalid, Message: "Bad request", Errors: p.items}
 }
 
-// Invalid builds a single-problem validation error.
+// Invalid builds a single-problem validation error that names where in the
+// request the value was read (source): for the layers that read requests.
+// The domain's rules use InvalidField, InvalidID or InvalidParameter.
 func Invalid(source, path, code, msg string, rejected any) *Error {
 	return &Error{Kind: KindInvalid, Message: "Bad request",
 		Errors: []FieldError{{Path: path, Code: code, Message: msg, RejectedValue: rejected, Source: source}}}
+}
+
+// InvalidField builds the error of one invalid field of the document the
+// caller sent; path "" is the document as a whole.
+func InvalidField(path, code, msg string, rejected any) *Error {
+	return invalid(OriginBody, path, code, msg, rejected)
+}
+
+// InvalidID builds the error of a request whose subject, named by the id
+// at path, does not allow it.
+func InvalidID(path, code, msg string, rejected any) *Error {
+	return invalid(OriginSubject, path, code, msg, rejected)
+}
+
+// InvalidParameter builds the error of an invalid request parameter besides
+// the document, such as a report's or a list's criterion.
+func InvalidParameter(path, code, msg string, rejected any) *Error {
+	return invalid(OriginParameter, path, code, msg, rejected)
+}
+
+func invalid(origin Origin, path, code, msg string, rejected any) *Error {
+	return &Error{Kind: KindInvalid, Message: "Bad request",
+		Errors: []FieldError{{Path: path, Code: code, Message: msg, RejectedValue: rejected, Origin: origin}}}
 }

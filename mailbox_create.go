@@ -74,7 +74,7 @@ func CreateMailbox(tx Tx, companyID int64, req NewMailbox, now time.Time) (*Mail
 	if _, err := tx.Company(companyID); err != nil {
 		return nil, err
 	}
-	p := Problems{Source: "JSON"}
+	var p Problems
 	m := &Mailbox{CompanyID: companyID, Name: checkName(&p, "name", req.Name), Email: checkEmail(&p, "email", req.Email),
 		Folders: SystemFolderSet(now), Fields: []FieldDef{}, DefaultStatus: StatusActive, CreatedAt: now, UpdatedAt: now}
 	if err := p.Err(); err != nil {
@@ -96,7 +96,7 @@ func UpdateMailbox(tx Tx, companyID, id int64, req MailboxPatch, now time.Time) 
 	if err != nil {
 		return nil, err
 	}
-	p := Problems{Source: "JSON"}
+	var p Problems
 	if req.Name != nil {
 		m.Name = checkName(&p, "name", req.Name)
 	}
@@ -134,7 +134,7 @@ func uniqueMailboxName(tx Tx, m *Mailbox) error {
 // conflict builds a 409 about one field of a JSON body.
 func conflict(path, msg string, rejected any) *Error {
 	return &Error{Kind: KindConflict, Message: "Conflict", Errors: []FieldError{{Path: path, Code: CodeConflict,
-		Message: msg, RejectedValue: rejected, Source: "JSON"}}}
+		Message: msg, RejectedValue: rejected, Origin: OriginBody}}}
 }
 
 // NewField is a request to add a custom field to a mailbox.
@@ -159,7 +159,7 @@ func AddField(tx Tx, companyID, mailboxID int64, req NewField, now time.Time) (*
 	if err != nil {
 		return nil, FieldDef{}, err
 	}
-	p := Problems{Source: "JSON"}
+	var p Problems
 	f := FieldDef{Name: checkName(&p, "name", req.Name), Required: req.Required, Order: len(m.Fields) + 1, Options: []FieldOption{}}
 	switch {
 	case req.Type == nil:
@@ -227,7 +227,7 @@ func AddWidget(tx Tx, companyID, mailboxID int64, req NewWidget, now time.Time) 
 			return !(r == '-' || r == '_' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)))
 		})
 		if !ok {
-			return nil, "", Invalid("JSON", "id", CodeValueNotSupported, widgetIDRule, id)
+			return nil, "", InvalidField("id", CodeValueNotSupported, widgetIDRule, id)
 		}
 	}
 	if _, err := tx.MailboxByWidget(id); err == nil {

@@ -1,6 +1,7 @@
 package parley
 
 import (
+	"errors"
 	"time"
 )
 
@@ -25,10 +26,24 @@ const (
 	OAuthTemporarilyUnavailable = "temporarily_unavailable"
 )
 
+// oauthCodes are the codes OAuthError takes.
+var oauthCodes = map[string]bool{OAuthInvalidRequest: true, OAuthInvalidClient: true, OAuthInvalidGrant: true,
+	OAuthUnsupportedGrantType: true, OAuthTemporarilyUnavailable: true}
+
 // OAuthError builds the error of a token-endpoint rule: kind decides the
 // status (KindInvalid 400, KindUnauthorized 401), code is an OAuth* code.
 func OAuthError(kind Kind, code, description string) *Error {
-	return &Error{Kind: kind, Message: description, Errors: []FieldError{{Code: code, Message: description, Source: "oauth"}}}
+	return &Error{Kind: kind, Message: description, Errors: []FieldError{{Code: code, Message: description, Origin: OriginCredential}}}
+}
+
+// AsOAuthError returns the *Error of err when it is the refusal of a
+// token-endpoint rule (OAuthError), which is answered in OAuth 2.0's form.
+func AsOAuthError(err error) (*Error, bool) {
+	var e *Error
+	if !errors.As(err, &e) || len(e.Errors) == 0 || !oauthCodes[e.Errors[0].Code] {
+		return nil, false
+	}
+	return e, true
 }
 
 func invalidGrant(description string) *Error {
@@ -97,7 +112,7 @@ func IssueClientCredentials(tx Tx, app *App, now time.Time) (Issued, error) {
 // the single-use code to send to the application's redirect URL.
 func IssueAuthCode(tx Tx, app *App, user *User, now time.Time) (string, error) {
 	if app.RevokedAt != nil || app.RedirectURI == "" {
-		return "", Invalid("query", "client_id", CodeValueNotSupported, "the application cannot use the authorization-code flow", app.ClientID)
+		return "", InvalidParameter("client_id", CodeValueNotSupported, "the application cannot use the authorization-code flow", app.ClientID)
 	}
 	if !user.CanSignIn() {
 		return "", Unauthorized("the user is not an active user of the account")

@@ -23,7 +23,7 @@ type V1Exchange struct {
 
 // v1Invalid is the 400 of the V1 exchange (rendered as {status, message}).
 func v1Invalid(msg string) *Error {
-	return &Error{Kind: KindInvalid, Message: msg, Errors: []FieldError{{Code: CodeInvalidV1Exchange, Message: msg, Source: "JSON"}}}
+	return &Error{Kind: KindInvalid, Message: msg, Errors: []FieldError{{Code: CodeInvalidV1Exchange, Message: msg, Origin: OriginBody}}}
 }
 
 // CodeInvalidV1Exchange marks the errors of the V1 key exchange.

@@ -59,7 +59,7 @@ var (
 // Validate checks every field; logoURL says whether `logoUrl` is read (on
 // create; Update Organization ignores it and keeps it, SPEC rule 4).
 func (in *OrganizationInput) Validate(logoURL bool) error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	requireString(p, "name", in.Name, MaxOrganizationNameLength)
 	sized := []struct {
 		name string

@@ -33,7 +33,7 @@ func DefineOrganizationProperty(tx Tx, caller Caller, in *PropertyDefInput, now 
 		return nil, err
 	}
 	if len(defs) >= OrganizationProperties.MaxDefs {
-		return nil, Invalid("JSON", "slug", CodeSize, "a company may define at most 50 organization properties", d.Slug)
+		return nil, InvalidField("slug", CodeSize, "a company may define at most 50 organization properties", d.Slug)
 	}
 	return d, tx.PutOrganizationPropertyDef(d, true)
 }
@@ -118,13 +118,13 @@ func SetOrganizationProperty(tx Tx, companyID, orgID int64, slug string, in *Pro
 	v := propertyValue(d.Slug, in.Value, "value")
 	switch {
 	case v.bad:
-		return Invalid("JSON", "value", CodeInvalidJSON, "must be a string or a number", nil)
+		return InvalidField("value", CodeInvalidJSON, "must be a string or a number", nil)
 	case v.Value == nil:
-		return Invalid("JSON", "value", CodeNullValue, "may not be null", nil)
+		return InvalidField("value", CodeNullValue, "may not be null", nil)
 	}
 	stored, code, msg := d.Normalize(*v.Value)
 	if code != "" {
-		return Invalid("JSON", "value", code, msg, *v.Value)
+		return InvalidField("value", code, msg, *v.Value)
 	}
 	if o.Properties == nil {
 		o.Properties = map[string]string{}

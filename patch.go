@@ -35,16 +35,16 @@ func ParsePatch(body []byte) ([]PatchOp, error) {
 		err = json.Unmarshal(body, &ops)
 	}
 	if err != nil {
-		return nil, Invalid("JSON", "", CodeInvalidJSON, "the body must be a JSON Patch operation or an array of them", nil)
+		return nil, InvalidField("", CodeInvalidJSON, "the body must be a JSON Patch operation or an array of them", nil)
 	}
 	if len(ops) == 0 {
-		return nil, Invalid("JSON", "", CodeEmptyValue, "at least one patch operation is needed", nil)
+		return nil, InvalidField("", CodeEmptyValue, "at least one patch operation is needed", nil)
 	}
 	return ops, nil
 }
 
 func patchRefused(i int, op PatchOp, allowed string) error {
-	return Invalid("JSON", fmt.Sprintf("[%d]", i), CodePatchOperation,
+	return InvalidField(fmt.Sprintf("[%d]", i), CodePatchOperation,
 		fmt.Sprintf("%q on %q is not allowed; allowed: %s", op.Op, op.Path, allowed), op.Op+" "+op.Path)
 }
 

@@ -73,7 +73,7 @@ func (o *OptionsInput) UnmarshalJSON(b []byte) error {
 // Validate checks the definition request against the kind's rules and
 // builds the definition (option ids are assigned by storage).
 func (in *PropertyDefInput) Validate(kind *PropertyKind, companyID int64, now time.Time) (*PropertyDef, error) {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	switch {
 	case in.Slug == nil:
 		p.Add("slug", CodeNullValue, "may not be null", nil)
@@ -132,7 +132,7 @@ func (in *PropertyDefInput) check(p *Problems, kind *PropertyKind, isDropdown bo
 // the type never change (Help Scout's Update Organization Property
 // Definition).
 func (in *PropertyDefInput) Revise(kind *PropertyKind, d *PropertyDef) (gone []int64, err error) {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	isDropdown := d.Type == PropertyDropdown
 	if !isDropdown && kind.IgnoreOptions {
 		in.Options = nil

@@ -136,7 +136,7 @@ func ConfigureRouting(tx Tx, caller Caller, mailboxID int64, in *RoutingInput) e
 	if err != nil {
 		return err
 	}
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	requireEnum(p, "state", in.State, []string{RoutingEnabled, RoutingDisabled})
 	enabled := in.State != nil && *in.State == RoutingEnabled
 	switch {

@@ -38,7 +38,7 @@ const (
 
 // validate checks the input: a name, and text for e-mail or chat.
 func (in *SavedReplyInput) validate() error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	requireString(p, "name", in.Name, MaxSavedReplyName)
 	text, chat := trimmed(in.Text), trimmed(in.ChatText)
 	if text == "" && chat == "" {

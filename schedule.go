@@ -42,7 +42,7 @@ type ScheduleRequest struct {
 
 // futureTime reads a required timestamp that must be after now.
 func futureTime(name string, v *string, now time.Time) (time.Time, error) {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	if v == nil {
 		p.Add(name, CodeNullValue, "may not be null", nil)
 		return time.Time{}, p.Err()
@@ -68,7 +68,7 @@ func checkLaterLimit(tx Tx, company *Company) error {
 		limit = DefaultLaterLimit
 	}
 	if n >= limit {
-		return Invalid("JSON", "", CodeLaterLimit, fmt.Sprintf("at most %d conversations can be snoozed or scheduled; wait for some to wake", limit), nil)
+		return InvalidField("", CodeLaterLimit, fmt.Sprintf("at most %d conversations can be snoozed or scheduled; wait for some to wake", limit), nil)
 	}
 	return nil
 }
@@ -84,7 +84,7 @@ func ScheduleThread(tx Tx, caller Caller, convID, threadID int64, r *ScheduleReq
 		return err
 	}
 	if t.State != ThreadDraft || t.Type != ThreadMessage {
-		return Invalid("path", "threadId", CodeValueNotSupported, "only a draft reply can be scheduled", threadID)
+		return InvalidID("threadId", CodeValueNotSupported, "only a draft reply can be scheduled", threadID)
 	}
 	if t.Scheduled == nil {
 		if err := checkLaterLimit(tx, caller.Company); err != nil {
@@ -219,7 +219,7 @@ func PublishSchedule(tx Tx, caller Caller, convID, threadID int64, ops []PatchOp
 		}
 		var v string
 		if json.Unmarshal(op.Value, &v) != nil || v != "published" {
-			return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeValueNotSupported, "must be \"published\"", string(op.Value))
+			return InvalidField(fmt.Sprintf("[%d].value", i), CodeValueNotSupported, "must be \"published\"", string(op.Value))
 		}
 	}
 	c, t, err := loadThread(tx, caller, convID, threadID, now)

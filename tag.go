@@ -20,7 +20,7 @@ func manageTags(caller Caller) error { return RequireAdmin(caller, "change tags"
 // UpdateTag renames a tag or changes its colour; conversations carrying it
 // are reindexed under the new name. Records tag.updated.
 func UpdateTag(tx Tx, caller Caller, id int64, in *TagInput, now time.Time) error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	name := ""
 	if in.Name != nil {
 		if name = NormalizeTagName(*in.Name); name == "" || len(name) > MaxTagLength {
@@ -47,7 +47,7 @@ func UpdateTag(tx Tx, caller Caller, id int64, in *TagInput, now time.Time) erro
 	if renamed {
 		if other, err := tx.TagByName(t.CompanyID, name); err == nil && other.ID != t.ID {
 			return &Error{Kind: KindConflict, Message: "Conflict", Errors: []FieldError{{Path: "name", Code: CodeConflict,
-				Message: "another tag has this name", RejectedValue: name, Source: "JSON"}}}
+				Message: "another tag has this name", RejectedValue: name, Origin: OriginBody}}}
 		}
 		t.Name, t.Slug = name, TagSlug(name)
 	}

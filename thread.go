@@ -32,7 +32,7 @@ var ThreadStatuses = []string{"active", "closed", "pending", "spam"}
 
 // Validate checks the request for a thread type.
 func (r *ThreadRequest) Validate(kind ThreadType) error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	if r.Text == nil {
 		p.Add("text", CodeNullValue, "may not be null", nil)
 	} else if strings.TrimSpace(*r.Text) == "" {
@@ -124,7 +124,7 @@ func AddThread(tx Tx, caller Caller, convID int64, kind ThreadType, r *ThreadReq
 	if r.SavedReplyID != nil {
 		if _, err := tx.SavedReply(c.CompanyID, c.MailboxID, *r.SavedReplyID); err != nil {
 			if IsNotFound(err) {
-				return nil, Invalid("JSON", "savedReplyId", CodeInvalidID, "no saved reply with this id in the conversation's mailbox", *r.SavedReplyID)
+				return nil, InvalidField("savedReplyId", CodeInvalidID, "no saved reply with this id in the conversation's mailbox", *r.SavedReplyID)
 			}
 			return nil, err
 		}

@@ -47,7 +47,7 @@ const MaxRatingComments = 2000
 // (as relayed by an integration: a survey, an e-mail link). A new rating
 // replaces the previous one. Records satisfaction.ratings.
 func RateThread(tx Tx, caller Caller, convID, threadID int64, in *RatingInput, now time.Time) error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	if in.Rating == nil || !slices.Contains(Ratings, *in.Rating) {
 		p.Add("rating", CodeEnumValue, "must be one of: "+strings.Join(Ratings, ", "), in.Rating)
 	}
@@ -62,7 +62,7 @@ func RateThread(tx Tx, caller Caller, convID, threadID int64, in *RatingInput, n
 		return err
 	}
 	if t.Type != ThreadMessage || t.State != ThreadPublished {
-		return Invalid("path", "threadId", CodeValueNotSupported, fmt.Sprintf("only a published reply can be rated (thread %d is a %s)", t.ID, t.Type), threadID)
+		return InvalidID("threadId", CodeValueNotSupported, fmt.Sprintf("only a published reply can be rated (thread %d is a %s)", t.ID, t.Type), threadID)
 	}
 	r := &Rating{Rating: *in.Rating, CustomerID: c.CustomerID, CreatedAt: now}
 	if in.Comments != nil {

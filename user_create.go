@@ -60,7 +60,7 @@ func CreateUser(tx Tx, who Caller, req NewUser, now time.Time) (*User, error) {
 	if !who.User.IsAdmin() {
 		return nil, Forbidden(CodeMayNotCreateUsers, "only administrators and account owners may create users")
 	}
-	p := Problems{Source: "JSON"}
+	var p Problems
 	name := func(path string, v *string, required bool) string {
 		switch {
 		case v == nil && required:
@@ -108,7 +108,7 @@ func CreateUser(tx Tx, who Caller, req NewUser, now time.Time) (*User, error) {
 	u.JobTitle, u.Phone, u.AlternateEmails = deref(req.JobTitle), deref(req.Phone), req.AlternateEmails
 	if _, err := tx.UserByEmail(u.Email); err == nil {
 		return nil, &Error{Kind: KindConflict, Message: "User email not unique", Errors: []FieldError{{Path: "email",
-			Code: CodeUserEmailNotUnique, Message: "a user with this e-mail already exists", RejectedValue: u.Email, Source: "JSON"}}}
+			Code: CodeUserEmailNotUnique, Message: "a user with this e-mail already exists", RejectedValue: u.Email, Origin: OriginBody}}}
 	} else if !IsNotFound(err) {
 		return nil, err
 	}

@@ -52,7 +52,6 @@ type StatusChange struct {
 // when nothing changed.
 func SetUserStatus(who Caller, target *User, change StatusChange, now time.Time) (*Event, error) {
 	var p Problems
-	p.Source = "JSON"
 	if change.Email == nil && change.Chat == nil {
 		p.Add("status", CodeNullValue, "give status (active, away) or chat (available, unavailable)", nil)
 	}

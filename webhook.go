@@ -91,7 +91,7 @@ type WebhookPolicy struct {
 
 // Validate checks the body against the policy.
 func (in *WebhookInput) Validate(policy WebhookPolicy) error {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	switch {
 	case in.URL == nil:
 		p.Add("url", CodeNullValue, "may not be null", nil)
@@ -217,7 +217,7 @@ func checkMailboxes(tx Tx, caller Caller, ids []int64) error {
 			return err
 		}
 		if err != nil || !caller.User.CanAccessMailbox(m.ID) {
-			return Invalid("JSON", fmt.Sprintf("mailboxIds[%d]", i), CodeInvalidID, "no mailbox with this id", id)
+			return InvalidField(fmt.Sprintf("mailboxIds[%d]", i), CodeInvalidID, "no mailbox with this id", id)
 		}
 	}
 	return nil

@@ -130,7 +130,7 @@ type WorkflowStore interface {
 // validate checks the input and every action's target; the conditions go
 // through check. It returns the mailbox the workflow belongs to.
 func (in *WorkflowInput) validate(tx WorkflowStore, caller Caller, check ConditionChecker) (*Mailbox, error) {
-	p := &Problems{Source: "JSON"}
+	p := &Problems{}
 	var m *Mailbox
 	if in.MailboxID == nil {
 		p.Add("mailboxId", CodeNullValue, "may not be null", nil)
@@ -205,7 +205,7 @@ func (a *WorkflowAction) validate(p *Problems, path string, tx targetStore, call
 		if len(a.Tags) == 0 {
 			p.Add(path+".tags", CodeEmptyValue, "at least one tag is needed", nil)
 		}
-		sub := &Problems{Source: "JSON"}
+		sub := &Problems{}
 		checkTagNames(sub, a.Tags)
 		for _, item := range sub.items {
 			p.Add(path+"."+item.Path, item.Code, item.Message, item.RejectedValue)
@@ -258,7 +258,7 @@ type WorkflowFilter struct {
 // mailbox, then order, then id.
 func WorkflowsOf(tx WorkflowStore, caller Caller, f WorkflowFilter) ([]Workflow, error) {
 	if f.Type != "" && !slices.Contains(WorkflowTypes, f.Type) {
-		return nil, Invalid("QUERY", "type", CodeEnumValue, "must be one of: "+strings.Join(WorkflowTypes, ", "), f.Type)
+		return nil, InvalidParameter("type", CodeEnumValue, "must be one of: "+strings.Join(WorkflowTypes, ", "), f.Type)
 	}
 	all, err := tx.Workflows(caller.Company.ID)
 	if err != nil {
@@ -335,7 +335,7 @@ func PatchWorkflow(tx WorkflowStore, caller Caller, id int64, ops []PatchOp, now
 		}
 		var s string
 		if err := UnmarshalValue(op.Value, &s); err != nil || !slices.Contains(WorkflowStatuses, s) {
-			return Invalid("JSON", fmt.Sprintf("[%d].value", i), CodeEnumValue, "must be one of: "+strings.Join(WorkflowStatuses, ", "), string(op.Value))
+			return InvalidField(fmt.Sprintf("[%d].value", i), CodeEnumValue, "must be one of: "+strings.Join(WorkflowStatuses, ", "), string(op.Value))
 		}
 		w.Status = s
 	}
@@ -357,7 +357,7 @@ func CheckWorkflowRun(tx Tx, wf WorkflowStore, caller Caller, id int64, r *Workf
 		return nil, err
 	}
 	refuse := func(path, msg string, rejected any) (*Workflow, error) {
-		return nil, Invalid("JSON", path, CodeCannotRunWorkflow, msg, rejected)
+		return nil, InvalidField(path, CodeCannotRunWorkflow, msg, rejected)
 	}
 	switch {
 	case w.Type != WorkflowManual:

@@ -70,39 +70,34 @@ var grantFields = map[string][]string{
 
 // token handles POST /v2/oauth2/token: the client-credentials,
 // authorization-code and refresh-token grants, with OAuth 2.0 error bodies.
-func (s *Server) token(c *gin.Context) {
+func (s *Server) token(c *gin.Context) error {
 	form, ok := tokenForm(c)
 	if !ok {
-		s.failOAuth(c, parley.OAuthError(parley.KindInvalid, parley.OAuthInvalidRequest, "the request body is malformed"))
-		return
+		return parley.OAuthError(parley.KindInvalid, parley.OAuthInvalidRequest, "the request body is malformed")
 	}
 	clientID, secret, grant := form.Get("client_id"), form.Get("client_secret"), form.Get("grant_type")
 	needs, known := grantFields[grant]
 	switch {
 	case grant == "":
-		s.failOAuth(c, parley.OAuthError(parley.KindInvalid, parley.OAuthInvalidRequest, "grant_type is required"))
-		return
+		return parley.OAuthError(parley.KindInvalid, parley.OAuthInvalidRequest, "grant_type is required")
 	case !known:
-		s.failOAuth(c, parley.OAuthError(parley.KindInvalid, parley.OAuthUnsupportedGrantType,
-			"supported grant types: authorization_code, client_credentials, refresh_token"))
-		return
+		return parley.OAuthError(parley.KindInvalid, parley.OAuthUnsupportedGrantType,
+			"supported grant types: authorization_code, client_credentials, refresh_token")
 	case clientID == "" || secret == "":
-		s.failOAuth(c, parley.OAuthError(parley.KindInvalid, parley.OAuthInvalidRequest, "client_id and client_secret are required"))
-		return
+		return parley.OAuthError(parley.KindInvalid, parley.OAuthInvalidRequest, "client_id and client_secret are required")
 	}
 	for _, f := range needs {
 		if form.Get(f) == "" {
-			s.failOAuth(c, parley.OAuthError(parley.KindInvalid, parley.OAuthInvalidRequest, f+" is required"))
-			return
+			return parley.OAuthError(parley.KindInvalid, parley.OAuthInvalidRequest, f+" is required")
 		}
 	}
-	app, ok := s.allowedClient(c, clientID, secret)
-	if !ok {
-		return
+	app, err := s.allowedClient(c, clientID, secret)
+	if err != nil {
+		return err
 	}
 	now := s.now()
 	var issued parley.Issued
-	err := s.writeCommittingRefusal(c, func(tx parley.Tx) error {
+	err = s.writeCommittingRefusal(c, func(tx parley.Tx) error {
 		var err error
 		switch grant {
 		case "client_credentials":
@@ -115,16 +110,18 @@ func (s *Server) token(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.failOAuth(c, err)
-		return
+		return err
 	}
-	body := gin.H{"token_type": "bearer", "access_token": issued.AccessToken, "expires_in": issued.ExpiresIn}
-	if issued.RefreshToken != "" {
-		body["refresh_token"] = issued.RefreshToken
-	}
+	body := struct {
+		AccessToken  string `json:"access_token"`
+		ExpiresIn    int    `json:"expires_in"`
+		RefreshToken string `json:"refresh_token,omitempty"`
+		TokenType    string `json:"token_type"`
+	}{issued.AccessToken, issued.ExpiresIn, issued.RefreshToken, "bearer"}
 	c.Header("Cache-Control", "no-store")
 	c.Header("Pragma", "no-cache")
 	c.JSON(http.StatusOK, body)
+	return nil
 }
 
 // dummySecretHash is compared against when a client id is unknown, so an
@@ -139,36 +136,33 @@ var dummySecretHash = sync.OnceValue(func() []byte {
 })
 
 // allowedClient authenticates the client of a token request within the
-// token budgets, or answers the refusal. Each failed authentication spends
+// token budgets, or returns the refusal. Each failed authentication spends
 // one from the client address's budget of failures, which is checked
 // before the (slow) bcrypt comparison: a flood of unknown client ids or
 // wrong secrets from one address is refused cheaply once the budget is
 // spent, and never spends another address's budget nor the client's own,
 // so junk from elsewhere cannot lock a real application out. A client that
 // authenticates spends one token from its own per-client budget.
-func (s *Server) allowedClient(c *gin.Context, clientID, secret string) (*parley.App, bool) {
+func (s *Server) allowedClient(c *gin.Context, clientID, secret string) (*parley.App, error) {
 	now, failKey := s.now(), budgetTokenFail+c.ClientIP()
 	d := s.limits.take(failKey, s.cfg.TokenRateLimit, 1, now) // given back on success
 	if !s.setRateHeaders(c, d) {
-		s.failOAuth(c, parley.OAuthError(parley.KindTooManyRequests, parley.OAuthTemporarilyUnavailable,
-			"too many failed client authentications from this address; retry after "+strconv.Itoa(d.retryAfterSeconds())+" seconds"))
-		return nil, false
+		return nil, parley.OAuthError(parley.KindTooManyRequests, parley.OAuthTemporarilyUnavailable,
+			"too many failed client authentications from this address; retry after "+strconv.Itoa(d.retryAfterSeconds())+" seconds")
 	}
 	app, err := s.authenticateClient(clientID, secret)
 	if err != nil {
 		if parley.KindOf(err) == parley.KindInternal {
 			s.limits.refund(failKey, 1, now)
 		}
-		s.failOAuth(c, err)
-		return nil, false
+		return nil, err
 	}
 	s.limits.refund(failKey, 1, now)
 	if d := s.limits.take(budgetClient+app.ClientID, s.cfg.TokenRateLimit, 1, now); !s.setRateHeaders(c, d) {
-		s.failOAuth(c, parley.OAuthError(parley.KindTooManyRequests, parley.OAuthTemporarilyUnavailable,
-			"too many requests for this client; retry after "+strconv.Itoa(d.retryAfterSeconds())+" seconds"))
-		return nil, false
+		return nil, parley.OAuthError(parley.KindTooManyRequests, parley.OAuthTemporarilyUnavailable,
+			"too many requests for this client; retry after "+strconv.Itoa(d.retryAfterSeconds())+" seconds")
 	}
-	return app, true
+	return app, nil
 }
 
 // authenticateClient checks an application's credentials (bcrypt, outside
@@ -197,13 +191,12 @@ func (s *Server) authenticateClient(clientID, secret string) (*parley.App, error
 // company whose API access is on, sets the caller, and spends from the
 // company's rate-limit budget. Missing, unknown, expired and revoked tokens
 // are 401; the company switches 403; an exhausted budget 429.
-func (s *Server) authenticate(c *gin.Context) {
+func (s *Server) authenticate(c *gin.Context) error {
 	header := c.GetHeader("Authorization")
 	scheme, token, _ := strings.Cut(header, " ")
 	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 		c.Header("WWW-Authenticate", `Bearer realm="parley"`)
-		s.fail(c, parley.Unauthorized("a bearer token is required"))
-		return
+		return parley.Unauthorized("a bearer token is required")
 	}
 	var who parley.Caller
 	err := s.store.View(func(tx parley.Tx) (err error) {
@@ -214,14 +207,14 @@ func (s *Server) authenticate(c *gin.Context) {
 		if parley.KindOf(err) == parley.KindUnauthorized {
 			c.Header("WWW-Authenticate", `Bearer realm="parley", error="invalid_token"`)
 		}
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Set(keyCaller, who)
-	if !s.allowCompany(c, who.Company) {
-		return
+	if err := s.allowCompany(c, who.Company); err != nil {
+		return err
 	}
 	c.Next()
+	return nil
 }
 
 // writeCommittingRefusal runs fn like write, but when fn refuses the

@@ -13,13 +13,13 @@ const keyOperator = "parley.operator"
 
 // operatorOrUser lets the operator's admin token (Config.AdminToken)
 // through; anything else goes through the normal bearer authentication.
-func (s *Server) operatorOrUser(c *gin.Context) {
+func (s *Server) operatorOrUser(c *gin.Context) error {
 	if s.isOperator(c) {
 		c.Set(keyOperator, true)
 		c.Next()
-		return
+		return nil
 	}
-	s.authenticate(c)
+	return s.authenticate(c)
 }
 
 // backup handles GET /admin/backup: a consistent hot copy of the whole
@@ -27,12 +27,11 @@ func (s *Server) operatorOrUser(c *gin.Context) {
 // The file holds every company's records, so it is for the operator's
 // admin token, or for an owner or administrator when the database holds
 // their company alone (a single-tenant installation).
-func (s *Server) backup(c *gin.Context) {
+func (s *Server) backup(c *gin.Context) error {
 	if !c.GetBool(keyOperator) {
 		who := caller(c)
 		if !who.User.IsAdmin() {
-			s.fail(c, parley.Forbidden(parley.CodeAccessDenied, "only owners and administrators may download a backup"))
-			return
+			return parley.Forbidden(parley.CodeAccessDenied, "only owners and administrators may download a backup")
 		}
 		var companies int
 		err := s.store.View(func(tx parley.Tx) error {
@@ -41,13 +40,11 @@ func (s *Server) backup(c *gin.Context) {
 			return err
 		})
 		if err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
 		if companies != 1 {
-			s.fail(c, parley.Forbidden(parley.CodeAccessDenied,
-				"the database holds several companies; a backup needs the operator's admin token (PARLEY_ADMIN_TOKEN)"))
-			return
+			return parley.Forbidden(parley.CodeAccessDenied,
+				"the database holds several companies; a backup needs the operator's admin token (PARLEY_ADMIN_TOKEN)")
 		}
 	}
 	c.Header("Content-Type", "application/octet-stream")
@@ -57,7 +54,8 @@ func (s *Server) backup(c *gin.Context) {
 	if err != nil {
 		// Headers are gone: the client sees a short body; log it.
 		s.cfg.Log.Error("backup failed", "request_id", requestIDOf(c), "bytes", n, "err", err)
-		return
+		return nil
 	}
 	s.cfg.Log.Info("backup written", "request_id", requestIDOf(c), "bytes", n)
+	return nil
 }

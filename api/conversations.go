@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/filters"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
 )
@@ -20,44 +21,41 @@ var (
 )
 
 // listConversations handles GET /v2/conversations.
-func (s *Server) listConversations(c *gin.Context) {
+func (s *Server) listConversations(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, conversationListParams...)
 	embed := embedThreads(p)
 	mailboxIDs := p.ids("mailbox")
-	filter := conversationFilter(p, who, mailboxIDs)
+	filter := filters.Conversations(conversationFilter(p, mailboxIDs).VisibleTo(who))
 	sortField := p.enum("sortField", "createdAt", conversationSortFields)
 	desc := p.enum("sortOrder", "desc", sortOrders) == "desc"
 	pg := page{size: ConversationPageSize, number: p.page()}
 	mailboxes, err := s.companyMailboxes(who.Company.ID)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	if custom := customFieldFilters(p, mailboxes, mailboxIDs); len(custom) > 0 {
 		filter = query.And{Nodes: append([]query.Node{filter}, custom...)}
 	}
 	facets := readFacets(p)
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	search, err := s.parseQuery(c, index.ConversationSchemaFor(mailboxes))
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	items, err := s.conversationPage(c, index.Request{Filter: filter, Query: search,
 		Sort: []index.Sort{{Field: index.SortFields[index.Conversations][sortField], Desc: desc}}}, &pg, embed)
-	body := s.pageBody(c, "conversations", items, pg)
+	body := pageBody(s, c, "conversations", items, pg)
 	if err == nil && facets != nil {
-		body["facets"], err = s.conversationFacets(c, facets, filter, search)
+		body.Facets, err = s.conversationFacets(c, facets, filter, search)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // embedThreads reads `embed`, sent once or repeated (COMPAT.md).
@@ -73,20 +71,9 @@ func embedThreads(p *params) bool {
 	return embed
 }
 
-// visibleConversations are the nodes every conversation search carries: a
-// user who is not an administrator sees only the mailboxes it can access.
-// Deleted conversations need no node: their documents leave the index.
-func visibleConversations(who parley.Caller) []query.Node {
-	nodes := []query.Node{query.All{}}
-	if ids, all := who.User.VisibleMailboxes(); !all {
-		nodes = append(nodes, query.AnyID("mailboxId", ids))
-	}
-	return nodes
-}
-
 // conversationPage runs a conversation search for one page of the
 // caller's company and renders the hits; it sets the page's total.
-func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, embed bool) ([]gin.H, error) {
+func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, embed bool) ([]*conversationView, error) {
 	who := caller(c)
 	r.Kind, r.Company, r.Offset, r.Limit = index.Conversations, who.Company.ID, pg.offset(), pg.size
 	res, err := s.cfg.Engine.Search(c.Request.Context(), r)
@@ -97,7 +84,7 @@ func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, emb
 	if pg.suggestions, err = s.suggest(c, r, res.Total); err != nil {
 		return nil, err
 	}
-	var items []gin.H
+	var items []*conversationView
 	err = s.store.View(func(tx parley.Tx) error {
 		rd := newRenderer(s, c, tx)
 		for _, id := range index.ParseIDs(res.IDs) {
@@ -119,57 +106,38 @@ func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, emb
 	return items, err
 }
 
-// conversationFilter turns the list parameters into query nodes, ANDed
-// with what the caller may see. Values of one multi-value parameter are
-// ORed.
-func conversationFilter(p *params, who parley.Caller, mailboxIDs []int64) query.Node {
-	nodes := visibleConversations(who)
+// conversationFilter reads the list parameters into a filter (mailboxIDs
+// were read already: the custom-field filters need them too).
+func conversationFilter(p *params, mailboxIDs []int64) parley.ConversationFilter {
+	f := parley.ConversationFilter{MailboxIDs: mailboxIDs}
 	if selected, all := parley.StatusFilter(p.enum("status", "active", parley.ListStatuses)); !all {
-		var statuses []query.Node
-		for _, st := range selected {
-			statuses = append(statuses, query.Keyword{Field: "status", Value: string(st)})
-		}
-		nodes = append(nodes, query.AnyOf(statuses...))
-	}
-	if len(mailboxIDs) > 0 {
-		nodes = append(nodes, query.AnyID("mailboxId", mailboxIDs))
+		f.Statuses = selected
 	}
 	if id := p.id("folder"); id != nil {
-		nodes = append(nodes, query.EqualID("folderId", *id))
+		f.FolderIDs = []int64{*id}
 	}
-	if tags := p.list("tag"); len(tags) > 0 {
-		for i, t := range tags {
-			tags[i] = parley.NormalizeTagName(t)
-		}
-		nodes = append(nodes, query.AnyKeyword("tag", tags))
+	for _, t := range p.list("tag") {
+		f.Tags = append(f.Tags, parley.NormalizeTagName(t))
 	}
-	if id := p.id("assigned_to"); id != nil {
-		nodes = append(nodes, query.EqualID("assigneeId", *id))
-	}
-	if t := p.time("modifiedSince"); t != nil {
-		nodes = append(nodes, query.TimeRange{Field: "modifiedAt", From: t, FromInclusive: true})
-	}
-	if n := p.number("number"); n != nil {
-		nodes = append(nodes, query.EqualID("number", *n))
-	}
-	return query.And{Nodes: nodes}
+	f.AssigneeID = p.id("assigned_to")
+	f.ModifiedSince = p.time("modifiedSince")
+	f.Number = p.number("number")
+	return f
 }
 
 // getConversation handles GET /v2/conversations/{conversationId}.
-func (s *Server) getConversation(c *gin.Context) {
+func (s *Server) getConversation(c *gin.Context) error {
 	who := caller(c)
 	id, err := pathID(c, "conversationId")
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	p := readParams(c, "embed")
 	embed := embedThreads(p)
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	var body gin.H
+	var body *conversationView
 	err = s.store.View(func(tx parley.Tx) error {
 		conv, err := parley.LoadConversation(tx, who, id, s.now())
 		if err != nil {
@@ -179,22 +147,20 @@ func (s *Server) getConversation(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // createConversation handles POST /v2/conversations.
-func (s *Server) createConversation(c *gin.Context) {
+func (s *Server) createConversation(c *gin.Context) error {
 	var in parley.NewConversation
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	if err := in.Validate(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var conv *parley.Conversation
 	err := s.write(c, func(tx parley.Tx) error {
@@ -203,13 +169,13 @@ func (s *Server) createConversation(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Header("Resource-ID", strconv.FormatInt(conv.ID, 10))
 	c.Header("Location", s.url(c, "v2", "conversations", conv.ID))
 	c.Header("Web-Location", s.webLink(c, conv))
 	c.Status(http.StatusCreated)
+	return nil
 }
 
 // webLink opens a conversation in the web application.

@@ -2,13 +2,12 @@ package api
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/filters"
 	"github.com/parley/parley/index"
-	"github.com/parley/parley/query"
 )
 
 var (
@@ -17,28 +16,23 @@ var (
 )
 
 // listCustomers handles GET /v2/customers: 50 a page, served by the index.
-func (s *Server) listCustomers(c *gin.Context) {
+func (s *Server) listCustomers(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, customerListParams...)
-	nodes := []query.Node{query.All{}}
-	if id := p.id("mailbox"); id != nil {
-		nodes = append(nodes, query.EqualID("mailboxId", *id))
-	}
-	nodes = append(nodes, customerFieldFilters(p, "modifiedSince")...)
+	f := parley.CustomerFilter{MailboxID: p.id("mailbox")}
+	readCustomerFilter(p, &f, "modifiedSince")
 	sortField := p.enum("sortField", "createdAt", customerSortFields)
 	desc := p.enum("sortOrder", "desc", sortOrders) == "desc"
 	pg := page{size: DefaultPageSize, number: p.page()}
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	search, err := s.parseQuery(c, index.CustomerSchema)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	r := index.Request{
-		Kind: index.Customers, Company: who.Company.ID, Filter: query.And{Nodes: nodes}, Query: search,
+		Kind: index.Customers, Company: who.Company.ID, Filter: filters.Customers(f), Query: search,
 		Sort:   []index.Sort{{Field: index.SortFields[index.Customers][sortField], Desc: desc}},
 		Offset: pg.offset(), Limit: pg.size,
 	}
@@ -47,48 +41,47 @@ func (s *Server) listCustomers(c *gin.Context) {
 		pg.suggestions, err = s.suggest(c, r, res.Total)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	pg.total = res.Total
 	items, err := s.customerItems(c, who.Company.ID, index.ParseIDs(res.IDs))
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.renderPage(c, "customers", items, pg)
+	renderPage(s, c, "customers", items, pg)
+	return nil
 }
 
-// customerFieldFilters turns the filters both customer lists share, the
-// names and the given "<field>Since" times, into index nodes.
-func customerFieldFilters(p *params, since ...string) []query.Node {
-	var nodes []query.Node
-	for _, name := range []string{"firstName", "lastName"} {
-		if v, ok := p.raw(name); ok {
-			nodes = append(nodes, query.Match{Field: name, Text: v})
-		}
+// readCustomerFilter reads into f the filters both customer lists share:
+// the names, and the given times of createdSince and modifiedSince.
+func readCustomerFilter(p *params, f *parley.CustomerFilter, since ...string) {
+	if v, ok := p.raw("firstName"); ok {
+		f.FirstName = &v
+	}
+	if v, ok := p.raw("lastName"); ok {
+		f.LastName = &v
 	}
 	for _, name := range since {
-		if t := p.time(name); t != nil {
-			field := strings.TrimSuffix(name, "Since") + "At"
-			nodes = append(nodes, query.TimeRange{Field: field, From: t, FromInclusive: true})
+		switch name {
+		case "createdSince":
+			f.CreatedSince = p.time(name)
+		case "modifiedSince":
+			f.ModifiedSince = p.time(name)
 		}
 	}
-	return nodes
 }
 
 // getCustomer handles GET /v2/customers/{customerId}.
-func (s *Server) getCustomer(c *gin.Context) {
+func (s *Server) getCustomer(c *gin.Context) error {
 	who := caller(c)
 	id, err := pathID(c, "customerId")
 	if err == nil {
 		err = readParams(c).err()
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	var body gin.H
+	var body *customerResource
 	err = s.store.View(func(tx parley.Tx) error {
 		cu, err := tx.Customer(who.Company.ID, id)
 		if err != nil {
@@ -98,16 +91,16 @@ func (s *Server) getCustomer(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // customerItems loads and renders customers in the given order, skipping
 // any deleted since the search.
-func (s *Server) customerItems(c *gin.Context, companyID int64, ids []int64) ([]gin.H, error) {
-	var items []gin.H
+func (s *Server) customerItems(c *gin.Context, companyID int64, ids []int64) ([]*customerResource, error) {
+	var items []*customerResource
 	err := s.store.View(func(tx parley.Tx) error {
 		v := s.newCustomerView(c, tx, companyID)
 		for _, id := range ids {
@@ -145,80 +138,165 @@ func (s *Server) newCustomerView(c *gin.Context, tx parley.Tx, companyID int64) 
 	return &customerView{s: s, c: c, tx: tx, defs: defs, err: err}
 }
 
+// customerResource is SPEC's Customer.
+type customerResource struct {
+	Embedded          customerEmbedded `json:"_embedded"`
+	Links             customerLinks    `json:"_links"`
+	Age               string           `json:"age"`
+	Background        string           `json:"background"`
+	ConversationCount int              `json:"conversationCount"`
+	CreatedAt         string           `json:"createdAt"`
+	Draft             bool             `json:"draft"`
+	FirstName         string           `json:"firstName"`
+	Gender            string           `json:"gender"`
+	ID                int64            `json:"id"`
+	JobTitle          string           `json:"jobTitle"`
+	LastName          string           `json:"lastName"`
+	Location          string           `json:"location"`
+	Organization      string           `json:"organization"`
+	OrganizationID    int64            `json:"organizationId,omitempty"`
+	PhotoType         string           `json:"photoType"`
+	PhotoURL          string           `json:"photoUrl"`
+	UpdatedAt         string           `json:"updatedAt"`
+}
+
+type customerEmbedded struct {
+	Address        *addressView    `json:"address,omitempty"`
+	Chats          []entryView     `json:"chats"`
+	Emails         []entryView     `json:"emails"`
+	Phones         []entryView     `json:"phones"`
+	Properties     []propertyValue `json:"properties"`
+	SocialProfiles []entryView     `json:"social_profiles"`
+	Websites       []entryView     `json:"websites"`
+}
+
+type customerLinks struct {
+	Address        halLink  `json:"address"`
+	Chats          halLink  `json:"chats"`
+	Emails         halLink  `json:"emails"`
+	Organization   *halLink `json:"organization,omitempty"`
+	Phones         halLink  `json:"phones"`
+	Self           halLink  `json:"self"`
+	SocialProfiles halLink  `json:"social-profiles"`
+	Websites       halLink  `json:"websites"`
+}
+
+// entryView is one of a customer's e-mails, phones, chat handles, social
+// profiles or websites (which have no type).
+type entryView struct {
+	ID    int64  `json:"id"`
+	Type  string `json:"type,omitempty"`
+	Value string `json:"value"`
+}
+
 // resource renders SPEC's Customer; the address is embedded on the
 // single-customer read only. `organization` is the linked organization's
-// current name (or the legacy string when none is linked).
-func (v *customerView) resource(cu *parley.Customer, withAddress bool) (gin.H, error) {
+// current name (or the legacy string when none is linked, or it is gone).
+func (v *customerView) resource(cu *parley.Customer, withAddress bool) (*customerResource, error) {
 	if v.err != nil {
 		return nil, v.err
 	}
 	s, c, tx := v.s, v.c, v.tx
-	entries := func(list []parley.Entry, typed bool) []gin.H {
-		out := make([]gin.H, 0, len(list))
+	entries := func(list []parley.Entry, typed bool) []entryView {
+		out := make([]entryView, 0, len(list))
 		for _, e := range list {
-			item := gin.H{"id": e.ID, "value": e.Value}
+			item := entryView{ID: e.ID, Value: e.Value}
 			if typed {
-				item["type"] = e.Type
+				item.Type = e.Type
 			}
 			out = append(out, item)
 		}
 		return out
 	}
-	embedded := gin.H{
-		"emails":          entries(cu.Emails, true),
-		"phones":          entries(cu.Phones, true),
-		"chats":           entries(cu.Chats, true),
-		"social_profiles": entries(cu.SocialProfiles, true),
-		"websites":        entries(cu.Websites, false),
-		"properties":      v.properties(cu),
+	self := s.url(c, "v2", "customers", cu.ID)
+	out := &customerResource{
+		ID: cu.ID, FirstName: cu.FirstName, LastName: cu.LastName, PhotoURL: cu.PhotoURL,
+		PhotoType: cu.PhotoType, JobTitle: cu.JobTitle, Background: cu.Background, Location: cu.Location,
+		Organization: cu.Organization, Gender: cu.Gender, Age: cu.Age, Draft: cu.Draft,
+		ConversationCount: tx.ConversationCount(cu.ID),
+		CreatedAt:         parley.FormatTime(cu.CreatedAt), UpdatedAt: parley.FormatTime(cu.UpdatedAt),
+		Embedded: customerEmbedded{
+			Emails:         entries(cu.Emails, true),
+			Phones:         entries(cu.Phones, true),
+			Chats:          entries(cu.Chats, true),
+			SocialProfiles: entries(cu.SocialProfiles, true),
+			Websites:       entries(cu.Websites, false),
+			Properties:     v.properties(cu),
+		},
+		Links: customerLinks{
+			Self: link(self), Address: link(self + "/address"), Chats: link(self + "/chats"),
+			Emails: link(self + "/emails"), Phones: link(self + "/phones"),
+			SocialProfiles: link(self + "/social-profiles"), Websites: link(self + "/websites"),
+		},
 	}
 	if withAddress {
-		embedded["address"] = addressResource(cu.Address)
-	}
-	self := s.url(c, "v2", "customers", cu.ID)
-	links := gin.H{
-		"self": link(self), "address": link(self + "/address"), "chats": link(self + "/chats"),
-		"emails": link(self + "/emails"), "phones": link(self + "/phones"),
-		"social-profiles": link(self + "/social-profiles"), "websites": link(self + "/websites"),
-	}
-	out := gin.H{
-		"id": cu.ID, "firstName": cu.FirstName, "lastName": cu.LastName, "photoUrl": cu.PhotoURL,
-		"photoType": cu.PhotoType, "jobTitle": cu.JobTitle, "background": cu.Background, "location": cu.Location,
-		"organization": cu.Organization, "gender": cu.Gender, "age": cu.Age, "draft": cu.Draft,
-		"conversationCount": tx.ConversationCount(cu.ID),
-		"createdAt":         parley.FormatTime(cu.CreatedAt), "updatedAt": parley.FormatTime(cu.UpdatedAt),
-		"_embedded": embedded,
+		a := addressResource(cu.Address)
+		out.Embedded.Address = &a
 	}
 	if cu.OrganizationID != 0 {
-		out["organizationId"] = cu.OrganizationID
-		if o, err := tx.Organization(cu.CompanyID, cu.OrganizationID); err == nil {
-			out["organization"] = o.Name
+		out.OrganizationID = cu.OrganizationID
+		o, err := tx.Organization(cu.CompanyID, cu.OrganizationID)
+		if err != nil && !parley.IsNotFound(err) {
+			return nil, err
 		}
-		links["organization"] = link(s.url(c, "v2", "organizations", cu.OrganizationID))
+		if o != nil {
+			out.Organization = o.Name
+		}
+		out.Links.Organization = linkTo(s.url(c, "v2", "organizations", cu.OrganizationID))
 	}
-	out["_links"] = links
 	return out, nil
+}
+
+// propertyValue is a customer property: every property defined in the
+// company, with `value` and `text` only when the customer has a value.
+type propertyValue struct {
+	Name   string `json:"name"`
+	Slug   string `json:"slug"`
+	Source struct {
+		Name string `json:"name"`
+	} `json:"source"`
+	Text  *string             `json:"text,omitempty"`
+	Type  parley.PropertyType `json:"type"`
+	Value *string             `json:"value,omitempty"`
 }
 
 // properties renders every property defined in the company, with `value`
 // and `text` only when the customer has a value.
-func (v *customerView) properties(cu *parley.Customer) []gin.H {
-	out := make([]gin.H, 0, len(v.defs))
+func (v *customerView) properties(cu *parley.Customer) []propertyValue {
+	out := make([]propertyValue, 0, len(v.defs))
 	for i := range v.defs {
 		d := &v.defs[i]
-		item := gin.H{"type": d.Type, "slug": d.Slug, "name": d.Name, "source": gin.H{"name": "API"}}
+		item := propertyValue{Type: d.Type, Slug: d.Slug, Name: d.Name}
+		item.Source.Name = "API"
 		if val, ok := cu.Properties[d.Slug]; ok {
-			item["value"], item["text"] = val, d.Text(val)
+			text := d.Text(val)
+			item.Value, item.Text = &val, &text
 		}
 		out = append(out, item)
 	}
 	return out
 }
 
+// addressView is a customer's address; read on its own, it links to the
+// customer.
+type addressView struct {
+	Links      *addressLinks `json:"_links,omitempty"`
+	City       string        `json:"city"`
+	Country    string        `json:"country"`
+	Lines      []string      `json:"lines"`
+	PostalCode string        `json:"postalCode"`
+	State      string        `json:"state"`
+}
+
+type addressLinks struct {
+	Customer halLink `json:"customer"`
+	Self     halLink `json:"self"`
+}
+
 // addressResource renders an address; none renders empty fields.
-func addressResource(a *parley.Address) gin.H {
+func addressResource(a *parley.Address) addressView {
 	if a == nil {
-		return gin.H{"city": "", "state": "", "postalCode": "", "country": "", "lines": []string{}}
+		return addressView{Lines: []string{}}
 	}
-	return gin.H{"city": a.City, "state": a.State, "postalCode": a.PostalCode, "country": a.Country, "lines": nonNil(a.Lines)}
+	return addressView{City: a.City, State: a.State, PostalCode: a.PostalCode, Country: a.Country, Lines: nonNil(a.Lines)}
 }

@@ -10,17 +10,16 @@ import (
 
 // listCustomerProperties handles GET /v2/customer-properties: the
 // company's definitions in slug order (one page holds them all).
-func (s *Server) listCustomerProperties(c *gin.Context) {
-	s.listPropertyDefs(c, "customer-properties", s.url(c, "v2", "customer-properties"), (parley.Tx).PropertyDefs, s.propertyResource)
+func (s *Server) listCustomerProperties(c *gin.Context) error {
+	return s.listPropertyDefs(c, "customer-properties", s.url(c, "v2", "customer-properties"), (parley.Tx).PropertyDefs, s.propertyResource)
 }
 
 // listPropertyDefs renders every definition of the caller's company, as
 // loaded by defs, under _embedded.<rel> (one page holds them all).
 func (s *Server) listPropertyDefs(c *gin.Context, rel, self string, defs func(parley.Tx, int64) ([]parley.PropertyDef, error),
-	resource func(*gin.Context, *parley.PropertyDef) gin.H) {
+	resource func(*gin.Context, *parley.PropertyDef) propertyDefView) error {
 	if err := readParams(c).err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var list []parley.PropertyDef
 	err := s.store.View(func(tx parley.Tx) (err error) {
@@ -28,23 +27,22 @@ func (s *Server) listPropertyDefs(c *gin.Context, rel, self string, defs func(pa
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	items := make([]gin.H, 0, len(list))
+	items := make([]propertyDefView, 0, len(list))
 	for i := range list {
 		items = append(items, resource(c, &list[i]))
 	}
-	render(c, http.StatusOK, gin.H{"_embedded": gin.H{rel: items}, "_links": gin.H{"self": link(self)}})
+	render(c, http.StatusOK, newList(rel, self, items))
+	return nil
 }
 
 // createCustomerProperty handles POST /v2/customer-properties: owners and
 // administrators define a property.
-func (s *Server) createCustomerProperty(c *gin.Context) {
+func (s *Server) createCustomerProperty(c *gin.Context) error {
 	var in parley.PropertyDefInput
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var d *parley.PropertyDef
 	err := s.write(c, func(tx parley.Tx) (err error) {
@@ -52,15 +50,15 @@ func (s *Server) createCustomerProperty(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.created(c, d.ID, s.url(c, "v2", "customer-properties", d.ID))
+	return nil
 }
 
 // getCustomerProperty handles GET /v2/customer-properties/{slug}; a
 // numeric reference that is no slug is read as the definition's id.
-func (s *Server) getCustomerProperty(c *gin.Context) {
+func (s *Server) getCustomerProperty(c *gin.Context) error {
 	var found *parley.PropertyDef
 	err := s.store.View(func(tx parley.Tx) error {
 		defs, err := tx.PropertyDefs(caller(c).Company.ID)
@@ -70,35 +68,53 @@ func (s *Server) getCustomerProperty(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, s.propertyResource(c, found))
+	return nil
 }
 
 // deleteCustomerProperty handles DELETE /v2/customer-properties/{slug}:
 // the definition and every customer's value go, freeing the slug.
-func (s *Server) deleteCustomerProperty(c *gin.Context) {
+func (s *Server) deleteCustomerProperty(c *gin.Context) error {
 	err := s.write(c, func(tx parley.Tx) error {
 		return parley.DeleteProperty(tx, caller(c), c.Param("slug"))
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
-// propertyResource renders a property definition.
-func (s *Server) propertyResource(c *gin.Context, d *parley.PropertyDef) gin.H {
-	item := gin.H{"id": d.ID, "slug": d.Slug, "name": d.Name, "type": d.Type,
-		"_links": gin.H{"self": link(s.url(c, "v2", "customer-properties", d.ID))}}
+// propertyDefView is a property definition: a customer property's has an
+// id and, for a dropdown, options with ids; an organization property's
+// has neither id nor option ids.
+type propertyDefView struct {
+	Links   selfLinks           `json:"_links"`
+	ID      *int64              `json:"id,omitempty"`
+	Name    string              `json:"name"`
+	Options *[]optionView       `json:"options,omitempty"`
+	Slug    string              `json:"slug"`
+	Type    parley.PropertyType `json:"type"`
+}
+
+// optionView is a dropdown option.
+type optionView struct {
+	ID    *int64 `json:"id,omitempty"`
+	Label string `json:"label"`
+}
+
+// propertyResource renders a customer property definition.
+func (s *Server) propertyResource(c *gin.Context, d *parley.PropertyDef) propertyDefView {
+	item := propertyDefView{ID: &d.ID, Slug: d.Slug, Name: d.Name, Type: d.Type,
+		Links: selfLinks{link(s.url(c, "v2", "customer-properties", d.ID))}}
 	if d.Type == parley.PropertyDropdown {
-		opts := make([]gin.H, 0, len(d.Options))
+		opts := make([]optionView, 0, len(d.Options))
 		for _, o := range d.Options {
-			opts = append(opts, gin.H{"id": o.ID, "label": o.Label})
+			opts = append(opts, optionView{ID: &o.ID, Label: o.Label})
 		}
-		item["options"] = opts
+		item.Options = &opts
 	}
 	return item
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/filters"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
 )
@@ -37,35 +38,33 @@ type position struct {
 
 // listCustomersV3 handles GET /v3/customers: newest first (id breaks
 // ties), 50 a page, paged by an opaque cursor in `_links.next`.
-func (s *Server) listCustomersV3(c *gin.Context) {
+func (s *Server) listCustomersV3(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, append([]string{"cursor"}, customerFilterParams...)...)
-	nodes := []query.Node{query.All{}}
+	var f parley.CustomerFilter
 	if v, ok := p.raw("email"); ok {
-		nodes = append(nodes, query.Keyword{Field: "email", Value: parley.NormalizeEmail(v)})
+		email := parley.NormalizeEmail(v)
+		f.Email = &email
 	}
-	nodes = append(nodes, customerFieldFilters(p, "createdSince", "modifiedSince")...)
+	readCustomerFilter(p, &f, "createdSince", "modifiedSince")
+	nodes := []query.Node{filters.Customers(f)}
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	search, err := s.parseQuery(c, index.CustomerSchema)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	key, err := s.cursorKey()
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	binding := cursorBinding(who.Company.ID, c.Request.URL.Query())
 	if raw, ok := p.raw("cursor"); ok {
 		after, ok := readCursor(key, binding, raw)
 		if !ok {
-			s.fail(c, parley.Invalid("query", "cursor", parley.CodeRejectedRequest,
-				"the cursor is not valid for this list: it was altered, is stale, or was made for other filters; start again without cursor", raw))
-			return
+			return parley.Invalid("query", "cursor", parley.CodeRejectedRequest,
+				"the cursor is not valid for this list: it was altered, is stale, or was made for other filters; start again without cursor", raw)
 		}
 		nodes = append(nodes, after.before())
 	}
@@ -74,8 +73,7 @@ func (s *Server) listCustomersV3(c *gin.Context) {
 		Sort: []index.Sort{{Field: "createdAt", Desc: true}}, Limit: DefaultPageSize + 1,
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	ids := index.ParseIDs(res.IDs)
 	more := len(ids) > DefaultPageSize
@@ -89,19 +87,16 @@ func (s *Server) listCustomersV3(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	if items == nil {
-		items = []gin.H{}
-	}
-	links := gin.H{"self": link(s.baseURL(c) + c.Request.URL.RequestURI())}
+	body := newList("customers", s.baseURL(c)+c.Request.URL.RequestURI(), items)
 	if last != nil {
 		q := c.Request.URL.Query()
 		q.Set("cursor", makeCursor(key, binding, position{last.CreatedAt.UnixMilli(), last.ID}))
-		links["next"] = link(s.baseURL(c) + c.Request.URL.Path + "?" + q.Encode())
+		body.Links.Next = linkTo(s.baseURL(c) + c.Request.URL.Path + "?" + q.Encode())
 	}
-	render(c, http.StatusOK, gin.H{"_embedded": gin.H{"customers": items}, "_links": links})
+	render(c, http.StatusOK, body)
+	return nil
 }
 
 // before matches the customers after p in the list order: created earlier,

@@ -10,15 +10,14 @@ import (
 )
 
 // createCustomer handles POST /v2/customers.
-func (s *Server) createCustomer(c *gin.Context) {
+func (s *Server) createCustomer(c *gin.Context) error {
 	var in parley.NewCustomerRequest
 	err := decodeJSON(c, &in)
 	if err == nil {
 		err = in.Validate()
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var cu *parley.Customer
 	err = s.write(c, func(tx parley.Tx) error {
@@ -26,10 +25,10 @@ func (s *Server) createCustomer(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.created(c, cu.ID, s.url(c, "v2", "customers", cu.ID))
+	return nil
 }
 
 // created answers 201 with Resource-ID and Location.
@@ -41,39 +40,37 @@ func (s *Server) created(c *gin.Context, id int64, location string) {
 
 // customerWrite runs a write on the customer of the path: it reads the id,
 // runs fn in a write transaction and answers 204.
-func (s *Server) customerWrite(c *gin.Context, fn func(tx parley.Tx, companyID, id int64) error) {
+func (s *Server) customerWrite(c *gin.Context, fn func(tx parley.Tx, companyID, id int64) error) error {
 	id, err := pathID(c, "customerId")
 	if err == nil {
 		err = s.write(c, func(tx parley.Tx) error { return fn(tx, caller(c).Company.ID, id) })
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // overwriteCustomer handles PUT /v2/customers/{customerId}.
-func (s *Server) overwriteCustomer(c *gin.Context) {
+func (s *Server) overwriteCustomer(c *gin.Context) error {
 	var in parley.CustomerFields
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
+	return s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.OverwriteCustomer(tx, companyID, id, &in, s.now())
 	})
 }
 
 // patchCustomer handles PATCH /v2/customers/{customerId}: a JSON array of
 // patch operations, nothing else.
-func (s *Server) patchCustomer(c *gin.Context) {
+func (s *Server) patchCustomer(c *gin.Context) error {
 	ops, err := decodePatchArray(c)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
+	return s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.PatchCustomer(tx, companyID, id, ops, s.now())
 	})
 }
@@ -93,8 +90,8 @@ func decodePatchArray(c *gin.Context) ([]parley.PatchOp, error) {
 }
 
 // deleteCustomer handles DELETE /v2/customers/{customerId}.
-func (s *Server) deleteCustomer(c *gin.Context) {
-	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
+func (s *Server) deleteCustomer(c *gin.Context) error {
+	return s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.DeleteCustomer(tx, companyID, id, s.now())
 	})
 }
@@ -108,12 +105,12 @@ func entryKind(c *gin.Context) parley.EntryKind {
 const keyEntryKind = "parley.entryKind"
 
 // withEntryKind marks a route with its entry collection.
-func withEntryKind(segment string, h gin.HandlerFunc) gin.HandlerFunc {
-	return func(c *gin.Context) { c.Set(keyEntryKind, segment); h(c) }
+func withEntryKind(segment string, h handler) handler {
+	return func(c *gin.Context) error { c.Set(keyEntryKind, segment); return h(c) }
 }
 
 // addEntry handles POST /v2/customers/{customerId}/{emails|phones|chats|social-profiles|websites}.
-func (s *Server) addEntry(c *gin.Context) {
+func (s *Server) addEntry(c *gin.Context) error {
 	var in parley.EntryInput
 	id, err := pathID(c, "customerId")
 	if err == nil {
@@ -127,43 +124,41 @@ func (s *Server) addEntry(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.created(c, e.ID, s.url(c, "v2", "customers", id, entryKind(c).Segment, e.ID))
+	return nil
 }
 
 // replaceEntry handles PUT /v2/customers/{customerId}/{collection}/{entryId}.
-func (s *Server) replaceEntry(c *gin.Context) {
+func (s *Server) replaceEntry(c *gin.Context) error {
 	var in parley.EntryInput
 	entryID, err := pathID(c, "entryId")
 	if err == nil {
 		err = decodeJSON(c, &in)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
+	return s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.ReplaceEntry(tx, companyID, id, entryKind(c), entryID, &in, s.now())
 	})
 }
 
 // deleteEntry handles DELETE /v2/customers/{customerId}/{collection}/{entryId}.
-func (s *Server) deleteEntry(c *gin.Context) {
+func (s *Server) deleteEntry(c *gin.Context) error {
 	entryID, err := pathID(c, "entryId")
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
+	return s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.RemoveEntry(tx, companyID, id, entryKind(c), entryID, s.now())
 	})
 }
 
 // listEntries handles GET /v2/customers/{customerId}/{emails|phones|...}:
 // the customer's entries of one kind, each with its own link.
-func (s *Server) listEntries(c *gin.Context) {
+func (s *Server) listEntries(c *gin.Context) error {
 	k := entryKind(c)
 	id, err := pathID(c, "customerId")
 	if err == nil {
@@ -180,25 +175,29 @@ func (s *Server) listEntries(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	self := s.url(c, "v2", "customers", id, k.Segment)
-	items := make([]gin.H, 0, len(list))
+	type entryResource struct {
+		Links selfLinks `json:"_links"`
+		entryView
+	}
+	items := make([]entryResource, 0, len(list))
 	for _, e := range list {
-		item := gin.H{"id": e.ID, "value": e.Value, "_links": gin.H{"self": link(self + "/" + strconv.FormatInt(e.ID, 10))}}
+		item := entryResource{Links: selfLinks{link(self + "/" + strconv.FormatInt(e.ID, 10))}, entryView: entryView{ID: e.ID, Value: e.Value}}
 		if k.Typed() {
-			item["type"] = e.Type
+			item.Type = e.Type
 		}
 		items = append(items, item)
 	}
-	render(c, http.StatusOK, gin.H{"_embedded": gin.H{k.Embedded: items}, "_links": gin.H{"self": link(self)}})
+	render(c, http.StatusOK, newList(k.Embedded, self, items))
+	return nil
 }
 
 // getAddress handles GET /v2/customers/{customerId}/address.
-func (s *Server) getAddress(c *gin.Context) {
+func (s *Server) getAddress(c *gin.Context) error {
 	id, err := pathID(c, "customerId")
-	var body gin.H
+	var body addressView
 	if err == nil {
 		err = s.store.View(func(tx parley.Tx) error {
 			cu, err := tx.Customer(caller(c).Company.ID, id)
@@ -207,22 +206,22 @@ func (s *Server) getAddress(c *gin.Context) {
 			}
 			if err == nil {
 				body = addressResource(cu.Address)
-				body["_links"] = gin.H{"self": link(s.url(c, "v2", "customers", id, "address")),
-					"customer": link(s.url(c, "v2", "customers", id))}
+				body.Links = &addressLinks{Self: link(s.url(c, "v2", "customers", id, "address")),
+					Customer: link(s.url(c, "v2", "customers", id))}
 			}
 			return err
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // createAddress handles POST /v2/customers/{customerId}/address: 201 with
 // the address as Location; a customer who has one answers 409.
-func (s *Server) createAddress(c *gin.Context) {
+func (s *Server) createAddress(c *gin.Context) error {
 	var in parley.AddressInput
 	id, err := pathID(c, "customerId")
 	if err == nil {
@@ -234,40 +233,38 @@ func (s *Server) createAddress(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Header("Location", s.url(c, "v2", "customers", id, "address"))
 	c.Status(http.StatusCreated)
+	return nil
 }
 
 // putAddress handles PUT /v2/customers/{customerId}/address.
-func (s *Server) putAddress(c *gin.Context) {
+func (s *Server) putAddress(c *gin.Context) error {
 	var in parley.AddressInput
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
+	return s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.SetAddress(tx, companyID, id, &in, s.now())
 	})
 }
 
 // deleteAddress handles DELETE /v2/customers/{customerId}/address.
-func (s *Server) deleteAddress(c *gin.Context) {
-	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
+func (s *Server) deleteAddress(c *gin.Context) error {
+	return s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.RemoveAddress(tx, companyID, id, s.now())
 	})
 }
 
 // patchProperties handles PATCH /v2/customers/{customerId}/properties.
-func (s *Server) patchProperties(c *gin.Context) {
+func (s *Server) patchProperties(c *gin.Context) error {
 	ops, err := decodePatchArray(c)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
+	return s.customerWrite(c, func(tx parley.Tx, companyID, id int64) error {
 		return parley.PatchProperties(tx, companyID, id, ops, s.now())
 	})
 }

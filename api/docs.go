@@ -33,13 +33,15 @@ const docsPage = `<!DOCTYPE html>
 `
 
 // docs handles GET /docs: the API reference page.
-func (s *Server) docs(c *gin.Context) {
+func (s *Server) docs(c *gin.Context) error {
 	c.Header("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; font-src 'self' data:")
 	c.Data(http.StatusOK, "text/html; charset=utf-8", []byte(docsPage))
+	return nil
 }
 
 // docsRenderer handles GET /docs/redoc.standalone.js.
-func (s *Server) docsRenderer(c *gin.Context) {
+func (s *Server) docsRenderer(c *gin.Context) error {
 	c.Header("Cache-Control", "public, max-age=86400")
 	c.Data(http.StatusOK, "text/javascript; charset=utf-8", redocJS)
+	return nil
 }

@@ -81,11 +81,11 @@ var errorDocsPage = template.Must(template.New("errors").Funcs(template.FuncMap{
 
 // errorReference handles GET /docs/errors: the reference of error codes
 // that error bodies link to (one anchor per code).
-func (s *Server) errorReference(c *gin.Context) {
+func (s *Server) errorReference(c *gin.Context) error {
 	var b strings.Builder
 	if err := errorDocsPage.Execute(&b, errorDocs); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Data(http.StatusOK, "text/html; charset=utf-8", []byte(b.String()))
+	return nil
 }

@@ -29,13 +29,12 @@ const (
 // URI (400 `Invalid URI`), a deadline for reading the body (408, see
 // limitBodyRead), a deadline (504 `Internal Timeout` past it), and a
 // `Client Abort` log line when the client goes away before the answer.
-func (s *Server) edge(c *gin.Context) {
+func (s *Server) edge(c *gin.Context) error {
 	if c.Request.TLS != nil {
 		c.Header("Strict-Transport-Security", hstsHeader)
 	}
 	if err := checkURI(c.Request.RequestURI, c.Request.URL); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.limitBodyRead(c)
 	parent := c.Request.Context()
@@ -48,8 +47,9 @@ func (s *Server) edge(c *gin.Context) {
 		s.cfg.Log.Warn("Client Abort", "code", parley.CodeClientAbort, "request_id", requestIDOf(c),
 			"method", c.Request.Method, "route", c.FullPath())
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && !c.Writer.Written():
-		s.fail(c, internalTimeout())
+		return internalTimeout()
 	}
+	return nil
 }
 
 // checkURI refuses request URIs that are too long, hold invalid escapes or

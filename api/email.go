@@ -13,16 +13,14 @@ import (
 // /v2/conversations/{conversationId}/threads/{threadId}/original-source:
 // the thread's original e-mail, as `{"original": ...}`, or raw as
 // message/rfc822 when the client accepts that (as Help Scout answers).
-func (s *Server) threadSource(c *gin.Context) {
+func (s *Server) threadSource(c *gin.Context) error {
 	convID, err := pathID(c, "conversationId")
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	threadID, err := pathID(c, "threadId")
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var raw []byte
 	err = s.store.View(func(tx parley.Tx) (err error) {
@@ -30,12 +28,14 @@ func (s *Server) threadSource(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	if strings.Contains(c.GetHeader("Accept"), "message/rfc822") {
 		c.Data(http.StatusOK, "message/rfc822", raw)
-		return
+		return nil
 	}
-	render(c, http.StatusOK, gin.H{"original": string(raw)})
+	render(c, http.StatusOK, struct {
+		Original string `json:"original"`
+	}{string(raw)})
+	return nil
 }

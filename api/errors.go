@@ -35,10 +35,71 @@ var statusOf = map[parley.Kind]int{
 // errorDocsPath is where the error reference lives, relative to the base URL.
 const errorDocsPath = "/docs/errors"
 
-// fail writes err as SPEC's error body and aborts the request. It is the
-// only place an error becomes an HTTP answer. Internal causes are logged,
-// never shown.
-func (s *Server) fail(c *gin.Context, err error) {
+// errorFormat is the error body a route group answers with: each group's
+// adapter carries one, and writeError picks the body by it.
+type errorFormat int
+
+const (
+	apiErrors   errorFormat = iota // SPEC's error body, every API route's
+	oauthErrors                    // RFC 6749's {error, error_description}: the token endpoint's
+	v1Errors                       // {status, message}: the V1 key exchange's
+)
+
+// handler is what a route runs: it writes its answer, or returns the error
+// its adapter turns into one.
+type handler func(*gin.Context) error
+
+// handle is the one adapter from handler to gin: an error the handler
+// returns is written in the route group's error format.
+func (s *Server) handle(format errorFormat, h handler) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := h(c); err != nil {
+			s.writeError(c, format, err)
+		}
+	}
+}
+
+// writeError is the only place an error becomes an HTTP answer: it writes
+// err in format and aborts the request. Internal causes are logged, never
+// shown.
+func (s *Server) writeError(c *gin.Context, format errorFormat, err error) {
+	switch format {
+	case oauthErrors:
+		s.writeOAuthError(c, err)
+	case v1Errors:
+		s.writeV1Error(c, err)
+	default:
+		s.writeAPIError(c, err)
+	}
+}
+
+// apiError is SPEC's error body.
+type apiError struct {
+	Embedded struct {
+		Errors []apiFieldError `json:"errors"`
+	} `json:"_embedded"`
+	Links   aboutLinks `json:"_links"`
+	LogRef  string     `json:"logRef"`
+	Message string     `json:"message"`
+}
+
+// apiFieldError is one item of an error body's _embedded.errors.
+type apiFieldError struct {
+	Links         aboutLinks `json:"_links"`
+	Code          string     `json:"code"`
+	Message       string     `json:"message"`
+	Path          string     `json:"path"`
+	RejectedValue any        `json:"rejectedValue,omitempty"`
+	Source        string     `json:"source"`
+}
+
+// aboutLinks point an error at its entry in the error reference.
+type aboutLinks struct {
+	About halLink `json:"about"`
+}
+
+// writeAPIError writes err as SPEC's error body.
+func (s *Server) writeAPIError(c *gin.Context, err error) {
 	var e *parley.Error
 	if !errors.As(err, &e) {
 		e = parley.Internal(err)
@@ -60,27 +121,37 @@ func (s *Server) fail(c *gin.Context, err error) {
 	if e.Kind == parley.KindMoved {
 		c.Header("Location", s.url(c, "v2", "conversations", e.MergedInto))
 	}
-	items := make([]gin.H, 0, len(e.Errors))
+	body := apiError{LogRef: requestIDOf(c), Message: e.Message, Links: aboutLinks{link(base + errorDocsPath)}}
+	body.Embedded.Errors = make([]apiFieldError, 0, len(e.Errors))
 	for _, f := range e.Errors {
-		item := gin.H{
-			"path":    f.Path,
-			"message": f.Message,
-			"code":    f.Code,
-			"source":  f.Source,
-			"_links":  gin.H{"about": gin.H{"href": base + errorDocsPath + "#" + anchor(f.Code)}},
-		}
+		item := apiFieldError{Path: f.Path, Message: f.Message, Code: f.Code, Source: sourceOf(f),
+			Links: aboutLinks{link(base + errorDocsPath + "#" + anchor(f.Code))}}
 		if f.RejectedValue != nil {
-			item["rejectedValue"] = shortened(f.RejectedValue)
+			item.RejectedValue = shortened(f.RejectedValue)
 		}
-		items = append(items, item)
+		body.Embedded.Errors = append(body.Embedded.Errors, item)
 	}
 	c.Header("Content-Type", "application/json;charset=UTF-8")
-	c.AbortWithStatusJSON(status, gin.H{
-		"logRef":    requestIDOf(c),
-		"message":   e.Message,
-		"_embedded": gin.H{"errors": items},
-		"_links":    gin.H{"about": gin.H{"href": base + errorDocsPath}},
-	})
+	c.AbortWithStatusJSON(status, body)
+}
+
+// originSources name where api reads each input the domain's problems
+// concern.
+var originSources = map[parley.Origin]string{
+	parley.OriginBody:       "JSON",
+	parley.OriginSubject:    "path",
+	parley.OriginCredential: "header",
+	parley.OriginParameter:  "query",
+}
+
+// sourceOf is where in the request a problem's value was read: as the
+// layer that read it named it, else where api reads the input the
+// domain's problem concerns.
+func sourceOf(f parley.FieldError) string {
+	if f.Source != "" {
+		return f.Source
+	}
+	return originSources[f.Origin]
 }
 
 // anchor turns an error code into its anchor in the error reference.
@@ -91,7 +162,7 @@ func anchor(code string) string {
 }
 
 // methodNotAllowed answers 405 with the methods the path allows.
-func (s *Server) methodNotAllowed(c *gin.Context) {
+func (s *Server) methodNotAllowed(c *gin.Context) error {
 	var allowed []string
 	for _, r := range s.router.Routes() {
 		if matchPath(r.Path, c.Request.URL.Path) {
@@ -99,9 +170,9 @@ func (s *Server) methodNotAllowed(c *gin.Context) {
 		}
 	}
 	c.Header("Allow", strings.Join(allowed, ", "))
-	s.fail(c, &parley.Error{Kind: kindMethod, Message: "Invalid HTTP method", Errors: []parley.FieldError{{
+	return &parley.Error{Kind: kindMethod, Message: "Invalid HTTP method", Errors: []parley.FieldError{{
 		Code: parley.CodeMethod, Message: "method " + c.Request.Method + " is not supported by this endpoint",
-		RejectedValue: c.Request.Method, Source: "method"}}})
+		RejectedValue: c.Request.Method, Source: "method"}}}
 }
 
 // matchPath reports whether a gin route pattern matches a concrete path.
@@ -128,37 +199,48 @@ func internalTimeout() *parley.Error {
 		Code: parley.CodeInternalTimeout, Message: "an internal call timed out; retry after a short delay"}}}
 }
 
-// failOAuth writes err as an OAuth 2.0 error body {error,
-// error_description} (RFC 6749 section 5.2): the token endpoint's form.
-func (s *Server) failOAuth(c *gin.Context, err error) {
-	var e *parley.Error
+// oauthError is RFC 6749's error body (section 5.2).
+type oauthError struct {
+	Error       string `json:"error"`
+	Description string `json:"error_description"`
+}
+
+// writeOAuthError writes err as an OAuth 2.0 error body: the token
+// endpoint's form.
+func (s *Server) writeOAuthError(c *gin.Context, err error) {
 	c.Header("Cache-Control", "no-store")
-	if errors.As(err, &e) && len(e.Errors) > 0 && e.Errors[0].Source == "oauth" {
+	if e, ok := parley.AsOAuthError(err); ok {
 		if e.Kind == parley.KindUnauthorized {
 			c.Header("WWW-Authenticate", `Basic realm="parley"`)
 		}
-		c.AbortWithStatusJSON(statusOf[e.Kind], gin.H{"error": e.Errors[0].Code, "error_description": e.Message})
+		c.AbortWithStatusJSON(statusOf[e.Kind], oauthError{Error: e.Errors[0].Code, Description: e.Message})
 		return
 	}
 	s.cfg.Log.Error("internal error", "logRef", requestIDOf(c), "err", err)
-	c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "server_error",
-		"error_description": "internal error; quote " + requestIDOf(c)})
+	c.AbortWithStatusJSON(http.StatusInternalServerError, oauthError{Error: "server_error",
+		Description: "internal error; quote " + requestIDOf(c)})
 }
 
-// failV1 writes err as the V1 exchange's error body {status, message}.
-func (s *Server) failV1(c *gin.Context, err error) {
+// v1Error is the V1 exchange's error body.
+type v1Error struct {
+	Message string `json:"message"`
+	Status  int    `json:"status"`
+}
+
+// writeV1Error writes err as the V1 exchange's error body {status, message}.
+func (s *Server) writeV1Error(c *gin.Context, err error) {
 	var e *parley.Error
 	if !errors.As(err, &e) || e.Kind == parley.KindInternal {
 		s.cfg.Log.Error("internal error", "logRef", requestIDOf(c), "err", err)
-		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"status": http.StatusInternalServerError,
-			"message": "internal error; quote " + requestIDOf(c)})
+		c.AbortWithStatusJSON(http.StatusInternalServerError, v1Error{Status: http.StatusInternalServerError,
+			Message: "internal error; quote " + requestIDOf(c)})
 		return
 	}
 	msg := e.Message
 	if len(e.Errors) > 0 && e.Errors[0].Code != parley.CodeInvalidV1Exchange {
 		msg = e.Errors[0].Path + ": " + e.Errors[0].Message
 	}
-	c.AbortWithStatusJSON(statusOf[e.Kind], gin.H{"status": statusOf[e.Kind], "message": strings.TrimPrefix(msg, ": ")})
+	c.AbortWithStatusJSON(statusOf[e.Kind], v1Error{Status: statusOf[e.Kind], Message: strings.TrimPrefix(msg, ": ")})
 }
 
 // MaxRejectedValue bounds a rejected text echoed in an error body: a

@@ -12,8 +12,14 @@ import (
 // clients of this API family receive).
 const halContentType = "application/hal+json;charset=UTF-8"
 
-// link is a HAL link object.
-func link(href string) gin.H { return gin.H{"href": href} }
+// halLink is a HAL link object; a templated one holds a URI template.
+type halLink struct {
+	Href      string `json:"href"`
+	Templated bool   `json:"templated,omitempty"`
+}
+
+// link is the HAL link to href.
+func link(href string) halLink { return halLink{Href: href} }
 
 // baseURL is the absolute URL prefix of links: the configured one, or the
 // request's scheme and host.
@@ -75,17 +81,48 @@ func (p page) totalPages() int {
 
 func (p page) offset() int { return (p.number - 1) * p.size }
 
-// renderPage writes a paged list: `_embedded.<name>` (never omitted, [] when
+// pageView is a paged list: `_embedded.<name>` (never omitted, [] when
 // empty), the page object, and self/first/last/page/next/previous links
 // carrying the request's other parameters.
-func (s *Server) renderPage(c *gin.Context, name string, items []gin.H, p page) {
-	render(c, http.StatusOK, s.pageBody(c, name, items, p))
+type pageView[T any] struct {
+	Embedded map[string][]T `json:"_embedded"`
+	Links    pageLinks      `json:"_links"`
+	// Facets count the list's conversations per facet value, when asked.
+	Facets map[string]map[string]int `json:"facets,omitempty"`
+	Page   pageInfo                  `json:"page"`
+	// Suggestions are corrected queries for a search that found nothing
+	// (a Parley extension).
+	Suggestions []string `json:"suggestions,omitempty"`
+}
+
+// pageLinks are a paged list's links; next and previous only where there
+// is such a page.
+type pageLinks struct {
+	First    halLink  `json:"first"`
+	Last     halLink  `json:"last"`
+	Next     *halLink `json:"next,omitempty"`
+	Page     halLink  `json:"page"`
+	Previous *halLink `json:"previous,omitempty"`
+	Self     halLink  `json:"self"`
+}
+
+// pageInfo is a paged list's page object.
+type pageInfo struct {
+	Number        int `json:"number"`
+	Size          int `json:"size"`
+	TotalElements int `json:"totalElements"`
+	TotalPages    int `json:"totalPages"`
+}
+
+// renderPage writes a paged list (pageView).
+func renderPage[T any](s *Server, c *gin.Context, name string, items []T, p page) {
+	render(c, http.StatusOK, pageBody(s, c, name, items, p))
 }
 
 // pageBody is the body renderPage writes, for lists that add to it.
-func (s *Server) pageBody(c *gin.Context, name string, items []gin.H, p page) gin.H {
+func pageBody[T any](s *Server, c *gin.Context, name string, items []T, p page) pageView[T] {
 	if items == nil {
-		items = []gin.H{}
+		items = []T{}
 	}
 	pages := p.totalPages()
 	last := pages
@@ -98,27 +135,49 @@ func (s *Server) pageBody(c *gin.Context, name string, items []gin.H, p page) gi
 		}
 		return s.baseURL(c) + c.Request.URL.Path + "?" + enc + "page=" + n
 	}
-	links := gin.H{
-		"self":  link(pageURL(strconv.Itoa(p.number))),
-		"first": link(pageURL("1")),
-		"last":  link(pageURL(strconv.Itoa(last))),
-		"page":  gin.H{"href": pageURL("{page}"), "templated": true},
+	links := pageLinks{
+		Self:  link(pageURL(strconv.Itoa(p.number))),
+		First: link(pageURL("1")),
+		Last:  link(pageURL(strconv.Itoa(last))),
+		Page:  halLink{Href: pageURL("{page}"), Templated: true},
 	}
 	if p.number < pages {
-		links["next"] = link(pageURL(strconv.Itoa(p.number + 1)))
+		next := link(pageURL(strconv.Itoa(p.number + 1)))
+		links.Next = &next
 	}
 	if p.number > 1 && p.number-1 <= last {
-		links["previous"] = link(pageURL(strconv.Itoa(p.number - 1)))
+		previous := link(pageURL(strconv.Itoa(p.number - 1)))
+		links.Previous = &previous
 	}
-	body := gin.H{
-		"_embedded": gin.H{name: items},
-		"_links":    links,
-		"page":      gin.H{"size": p.size, "totalElements": p.total, "totalPages": pages, "number": p.number},
+	return pageView[T]{
+		Embedded:    map[string][]T{name: items},
+		Links:       links,
+		Page:        pageInfo{Size: p.size, TotalElements: p.total, TotalPages: pages, Number: p.number},
+		Suggestions: p.suggestions,
 	}
-	if len(p.suggestions) > 0 {
-		body["suggestions"] = p.suggestions
-	}
-	return body
+}
+
+// listView is a list served whole: `_embedded.<name>` ([] when empty)
+// and its links.
+type listView[T any] struct {
+	Embedded map[string][]T `json:"_embedded"`
+	Links    listLinks      `json:"_links"`
+}
+
+// listLinks are a whole list's links; next for a list read by cursor.
+type listLinks struct {
+	Next *halLink `json:"next,omitempty"`
+	Self halLink  `json:"self"`
+}
+
+// newList is the list name of items, at self.
+func newList[T any](name, self string, items []T) listView[T] {
+	return listView[T]{Embedded: map[string][]T{name: nonNil(items)}, Links: listLinks{Self: link(self)}}
+}
+
+// selfLinks are the links of a resource that links only to itself.
+type selfLinks struct {
+	Self halLink `json:"self"`
 }
 
 // pageOf slices an in-memory list for a page.

@@ -9,12 +9,11 @@ import (
 // few of (users, teams, mailboxes, tags): load reads them all in one
 // transaction, keep filters them (nil keeps all), render makes one item.
 // Lists of many records are served by the search engine instead.
-func listRecords[T any](s *Server, c *gin.Context, p *params, name string,
-	load func(tx parley.Tx, companyID int64) ([]T, error), keep func(*T) bool, render func(*T) (gin.H, error)) {
+func listRecords[T, V any](s *Server, c *gin.Context, p *params, name string,
+	load func(tx parley.Tx, companyID int64) ([]T, error), keep func(*T) bool, render func(*T) (V, error)) error {
 	pg := page{size: DefaultPageSize, number: p.page()}
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var records []T
 	err := s.store.View(func(tx parley.Tx) error {
@@ -27,18 +26,17 @@ func listRecords[T any](s *Server, c *gin.Context, p *params, name string,
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	pg.total = len(records)
-	var items []gin.H
+	var items []V
 	for _, r := range pageOf(records, pg) {
 		item, err := render(&r)
 		if err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
 		items = append(items, item)
 	}
-	s.renderPage(c, name, items, pg)
+	renderPage(s, c, name, items, pg)
+	return nil
 }

@@ -27,13 +27,6 @@ const (
 	maxFormBytes  = 16 << 10
 )
 
-// loginRoutes registers the HTML pages of the authorization-code flow.
-func (s *Server) loginRoutes() {
-	s.router.GET(authorizePath, s.authorizePage)
-	s.router.POST(authorizePath, s.authorizeDecision)
-	s.router.POST(loginPath, s.login)
-}
-
 // csrfToken binds a form to its browser (key: a cookie's value, which
 // other sites can neither read nor set) and to the authorization request
 // (client id and state): a form whose state was altered fails the check.
@@ -54,10 +47,11 @@ func (s *Server) setCookie(c *gin.Context, name, value string, maxAge int) {
 		Secure: c.Request.TLS != nil || strings.HasPrefix(s.cfg.BaseURL, "https:"), SameSite: http.SameSiteLaxMode})
 }
 
-// flowApp loads the application an authorization request names; one that
-// is unknown, revoked or has no redirect URL gets an error page, never a
-// redirect (its redirect URL cannot be trusted).
-func (s *Server) flowApp(c *gin.Context, clientID string) (*parley.App, bool) {
+// flowApp loads the application an authorization request names, or nil
+// when it is unknown, revoked or has no redirect URL: such a request gets
+// unknownApp's error page, never a redirect (its redirect URL cannot be
+// trusted). A failed read is logged and treated alike.
+func (s *Server) flowApp(c *gin.Context, clientID string) *parley.App {
 	var app *parley.App
 	err := s.store.View(func(tx parley.Tx) (err error) {
 		app, err = tx.App(clientID)
@@ -70,10 +64,15 @@ func (s *Server) flowApp(c *gin.Context, clientID string) (*parley.App, bool) {
 		if !parley.IsNotFound(err) {
 			s.cfg.Log.Error("internal error", "logRef", requestIDOf(c), "err", err)
 		}
-		s.page(c, http.StatusBadRequest, errorPage, pageData{Message: "This application is unknown or cannot ask for access."})
-		return nil, false
+		return nil
 	}
-	return app, true
+	return app
+}
+
+// unknownApp answers an authorization request whose application flowApp
+// refused.
+func (s *Server) unknownApp(c *gin.Context) error {
+	return s.page(c, http.StatusBadRequest, errorPage, pageData{Message: "This application is unknown or cannot ask for access."})
 }
 
 // sessionUser returns the signed-in user and the session cookie's value.
@@ -94,29 +93,28 @@ func (s *Server) sessionUser(c *gin.Context) (*parley.User, string) {
 
 // authorizePage handles GET /authentication/authorizeClientApplication:
 // the sign-in form, or, once signed in, the consent page.
-func (s *Server) authorizePage(c *gin.Context) {
+func (s *Server) authorizePage(c *gin.Context) error {
 	clientID, state := c.Query("client_id"), c.Query("state")
-	app, ok := s.flowApp(c, clientID)
-	if !ok {
-		return
+	app := s.flowApp(c, clientID)
+	if app == nil {
+		return s.unknownApp(c)
 	}
 	if u, session := s.sessionUser(c); u != nil {
-		s.page(c, http.StatusOK, consentPage, pageData{App: app.Name, User: u.Name(), Email: u.Email, ClientID: clientID,
+		return s.page(c, http.StatusOK, consentPage, pageData{App: app.Name, User: u.Name(), Email: u.Email, ClientID: clientID,
 			State: state, CSRF: csrfToken(session, "consent", clientID, state)})
-		return
 	}
-	s.loginForm(c, http.StatusOK, clientID, state, "")
+	return s.loginForm(c, http.StatusOK, clientID, state, "")
 }
 
 // loginForm renders the sign-in form with a fresh CSRF token, setting the
 // CSRF cookie when the browser has none.
-func (s *Server) loginForm(c *gin.Context, status int, clientID, state, message string) {
+func (s *Server) loginForm(c *gin.Context, status int, clientID, state, message string) error {
 	key, err := c.Cookie(csrfCookie)
 	if err != nil || len(key) < 32 {
 		key = parley.NewSecret()
 		s.setCookie(c, csrfCookie, key, 0)
 	}
-	s.page(c, status, loginPage, pageData{ClientID: clientID, State: state, Message: message,
+	return s.page(c, status, loginPage, pageData{ClientID: clientID, State: state, Message: message,
 		CSRF: csrfToken(key, "login", clientID, state)})
 }
 
@@ -142,20 +140,18 @@ var dummyPasswordHash = sync.OnceValue(func() []byte {
 // login handles POST /authentication/login: checks the CSRF token and the
 // e-mail and password, starts a session and returns to the authorization
 // page. Attempts are rate limited per e-mail address.
-func (s *Server) login(c *gin.Context) {
+func (s *Server) login(c *gin.Context) error {
 	form := readForm(c)
 	clientID, state, email := form.Get("client_id"), form.Get("state"), parley.NormalizeEmail(form.Get("email"))
 	key, _ := c.Cookie(csrfCookie)
 	if !csrfValid(key, "login", clientID, state, form.Get("csrf")) {
-		s.page(c, http.StatusBadRequest, errorPage, pageData{Message: "This form has expired or was altered. Start again from the application."})
-		return
+		return s.page(c, http.StatusBadRequest, errorPage, pageData{Message: "This form has expired or was altered. Start again from the application."})
 	}
-	if _, ok := s.flowApp(c, clientID); !ok {
-		return
+	if s.flowApp(c, clientID) == nil {
+		return s.unknownApp(c)
 	}
 	if d := s.takeClient(c, "login:", email); !s.setRateHeaders(c, d) {
-		s.loginForm(c, http.StatusTooManyRequests, clientID, state, "Too many attempts. Wait a minute and try again.")
-		return
+		return s.loginForm(c, http.StatusTooManyRequests, clientID, state, "Too many attempts. Wait a minute and try again.")
 	}
 	var u *parley.User
 	err := s.store.View(func(tx parley.Tx) (err error) {
@@ -167,8 +163,7 @@ func (s *Server) login(c *gin.Context) {
 		hash = []byte(u.PasswordHash)
 	}
 	if bcrypt.CompareHashAndPassword(hash, []byte(form.Get("password"))) != nil || err != nil || u.PasswordHash == "" || u.Deactivated {
-		s.loginForm(c, http.StatusUnauthorized, clientID, state, "Wrong e-mail or password.")
-		return
+		return s.loginForm(c, http.StatusUnauthorized, clientID, state, "Wrong e-mail or password.")
 	}
 	now := s.now()
 	var session string
@@ -177,37 +172,34 @@ func (s *Server) login(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.setCookie(c, sessionCookie, session, int(parley.SessionLifetime.Seconds()))
 	c.Redirect(http.StatusSeeOther, authorizePath+"?"+url.Values{"client_id": {clientID}, "state": {state}}.Encode())
+	return nil
 }
 
 // authorizeDecision handles POST /authentication/authorizeClientApplication:
 // the consent form. Approval redirects to the application's redirect URL
 // with a single-use `code` and the `state`; denial with
 // `error=access_denied` and the `state` (RFC 6749 section 4.1.2.1).
-func (s *Server) authorizeDecision(c *gin.Context) {
+func (s *Server) authorizeDecision(c *gin.Context) error {
 	form := readForm(c)
 	clientID, state := form.Get("client_id"), form.Get("state")
 	u, session := s.sessionUser(c)
 	if u == nil {
-		s.loginForm(c, http.StatusUnauthorized, clientID, state, "Your session has ended. Sign in again.")
-		return
+		return s.loginForm(c, http.StatusUnauthorized, clientID, state, "Your session has ended. Sign in again.")
 	}
 	if !csrfValid(session, "consent", clientID, state, form.Get("csrf")) {
-		s.page(c, http.StatusBadRequest, errorPage, pageData{Message: "This form has expired or was altered. Start again from the application."})
-		return
+		return s.page(c, http.StatusBadRequest, errorPage, pageData{Message: "This form has expired or was altered. Start again from the application."})
 	}
-	app, ok := s.flowApp(c, clientID)
-	if !ok {
-		return
+	app := s.flowApp(c, clientID)
+	if app == nil {
+		return s.unknownApp(c)
 	}
 	target, err := url.Parse(app.RedirectURI)
 	if err != nil {
-		s.fail(c, parley.Internal(err))
-		return
+		return parley.Internal(err)
 	}
 	q := target.Query()
 	if form.Get("decision") != "approve" {
@@ -219,8 +211,7 @@ func (s *Server) authorizeDecision(c *gin.Context) {
 			return err
 		})
 		if err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
 		q.Set("code", code)
 	}
@@ -230,4 +221,5 @@ func (s *Server) authorizeDecision(c *gin.Context) {
 	target.RawQuery = q.Encode()
 	c.Header("Referrer-Policy", "no-referrer")
 	c.Redirect(http.StatusSeeOther, target.String())
+	return nil
 }

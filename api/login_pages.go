@@ -54,11 +54,10 @@ func htmlPage(body string) *template.Template {
 
 // page renders an HTML page with headers that keep it out of caches and
 // frames.
-func (s *Server) page(c *gin.Context, status int, t *template.Template, data pageData) {
+func (s *Server) page(c *gin.Context, status int, t *template.Template, data pageData) error {
 	var b bytes.Buffer
 	if err := t.ExecuteTemplate(&b, "layout", data); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	h := c.Writer.Header()
 	h.Set("Cache-Control", "no-store")
@@ -67,4 +66,5 @@ func (s *Server) page(c *gin.Context, status int, t *template.Template, data pag
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
 	c.Data(status, "text/html; charset=utf-8", b.Bytes())
 	c.Abort()
+	return nil
 }

@@ -10,25 +10,39 @@ import (
 	"github.com/parley/parley/query"
 )
 
-func (s *Server) mailboxResource(c *gin.Context, m *parley.Mailbox) gin.H {
-	return gin.H{
-		"id": m.ID, "name": m.Name, "slug": m.Slug, "email": m.Email,
-		"createdAt": parley.FormatTime(m.CreatedAt), "updatedAt": parley.FormatTime(m.UpdatedAt),
-		"_links": gin.H{
-			"self":    link(s.url(c, "v2", "mailboxes", m.ID)),
-			"fields":  link(s.url(c, "v2", "mailboxes", m.ID, "fields")),
-			"folders": link(s.url(c, "v2", "mailboxes", m.ID, "folders")),
-		},
-	}
+// mailboxView is a mailbox; the admin API adds its company and widgets.
+type mailboxView struct {
+	Links struct {
+		Fields  halLink `json:"fields"`
+		Folders halLink `json:"folders"`
+		Self    halLink `json:"self"`
+	} `json:"_links"`
+	CompanyID *int64    `json:"companyId,omitempty"`
+	CreatedAt string    `json:"createdAt"`
+	Email     string    `json:"email"`
+	ID        int64     `json:"id"`
+	Name      string    `json:"name"`
+	Slug      string    `json:"slug"`
+	UpdatedAt string    `json:"updatedAt"`
+	Widgets   *[]string `json:"widgets,omitempty"`
+}
+
+func (s *Server) mailboxResource(c *gin.Context, m *parley.Mailbox) *mailboxView {
+	v := &mailboxView{ID: m.ID, Name: m.Name, Slug: m.Slug, Email: m.Email,
+		CreatedAt: parley.FormatTime(m.CreatedAt), UpdatedAt: parley.FormatTime(m.UpdatedAt)}
+	v.Links.Self = link(s.url(c, "v2", "mailboxes", m.ID))
+	v.Links.Fields = link(s.url(c, "v2", "mailboxes", m.ID, "fields"))
+	v.Links.Folders = link(s.url(c, "v2", "mailboxes", m.ID, "folders"))
+	return v
 }
 
 // listMailboxes handles GET /v2/mailboxes: the mailboxes the caller can
 // access, 50 a page.
-func (s *Server) listMailboxes(c *gin.Context) {
+func (s *Server) listMailboxes(c *gin.Context) error {
 	who := caller(c)
-	listRecords(s, c, readParams(c, "page"), "mailboxes", (parley.Tx).Mailboxes,
+	return listRecords(s, c, readParams(c, "page"), "mailboxes", (parley.Tx).Mailboxes,
 		func(m *parley.Mailbox) bool { return who.User.CanAccessMailbox(m.ID) },
-		func(m *parley.Mailbox) (gin.H, error) { return s.mailboxResource(c, m), nil })
+		func(m *parley.Mailbox) (*mailboxView, error) { return s.mailboxResource(c, m), nil })
 }
 
 // loadMailbox reads a mailbox the caller can access from the path.
@@ -50,47 +64,41 @@ func (s *Server) loadMailbox(c *gin.Context) (*parley.Mailbox, error) {
 }
 
 // getMailbox handles GET /v2/mailboxes/{mailboxId}.
-func (s *Server) getMailbox(c *gin.Context) {
+func (s *Server) getMailbox(c *gin.Context) error {
 	m, err := s.loadMailbox(c)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, s.mailboxResource(c, m))
+	return nil
 }
 
 // listMailboxFields handles GET /v2/mailboxes/{mailboxId}/fields.
-func (s *Server) listMailboxFields(c *gin.Context) {
+func (s *Server) listMailboxFields(c *gin.Context) error {
 	m, err := s.loadMailbox(c)
 	if err == nil {
 		err = readParams(c, "page").err()
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	items := make([]gin.H, 0, len(m.Fields))
-	for _, f := range m.Fields {
-		options := make([]gin.H, 0, len(f.Options))
-		for _, o := range f.Options {
-			options = append(options, gin.H{"id": o.ID, "order": o.Order, "label": o.Label})
-		}
-		items = append(items, gin.H{"id": f.ID, "name": f.Name, "type": f.Type, "required": f.Required,
-			"order": f.Order, "options": options})
+	items := make([]*fieldView, 0, len(m.Fields))
+	for i := range m.Fields {
+		items = append(items, newFieldView(&m.Fields[i]))
 	}
-	s.renderPage(c, "fields", items, page{size: DefaultPageSize, number: 1, total: len(items)})
+	renderPage(s, c, "fields", items, page{size: DefaultPageSize, number: 1, total: len(items)})
+	return nil
 }
 
 // listMailboxFolders handles GET /v2/mailboxes/{mailboxId}/folders. The
 // counts come from the index, so they are true to the data.
-func (s *Server) listMailboxFolders(c *gin.Context) {
+func (s *Server) listMailboxFolders(c *gin.Context) error {
 	m, err := s.loadMailbox(c)
 	if err == nil {
 		err = readParams(c, "page").err()
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	company := caller(c).Company.ID
 	count := func(nodes ...query.Node) (int, error) {
@@ -98,35 +106,43 @@ func (s *Server) listMailboxFolders(c *gin.Context) {
 			Filter: query.And{Nodes: nodes}})
 		return res.Total, err
 	}
-	items := make([]gin.H, 0, len(m.Folders))
+	type folderView struct {
+		ActiveCount int               `json:"activeCount"`
+		ID          int64             `json:"id"`
+		Name        string            `json:"name"`
+		TotalCount  int               `json:"totalCount"`
+		Type        parley.FolderType `json:"type"`
+		UpdatedAt   string            `json:"updatedAt"`
+		UserID      int64             `json:"userId"`
+	}
+	items := make([]folderView, 0, len(m.Folders))
 	for _, f := range m.Folders {
 		inFolder := query.EqualID("folderId", f.ID)
 		total, err := count(inFolder)
 		if err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
 		active, err := count(inFolder, query.Keyword{Field: "status", Value: string(parley.StatusActive)})
 		if err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
-		items = append(items, gin.H{"id": f.ID, "name": f.Name, "type": f.Type, "userId": f.UserID,
-			"totalCount": total, "activeCount": active, "updatedAt": parley.FormatTime(f.UpdatedAt)})
+		items = append(items, folderView{ID: f.ID, Name: f.Name, Type: f.Type, UserID: f.UserID,
+			TotalCount: total, ActiveCount: active, UpdatedAt: parley.FormatTime(f.UpdatedAt)})
 	}
-	s.renderPage(c, "folders", items, page{size: DefaultPageSize, number: 1, total: len(items)})
+	renderPage(s, c, "folders", items, page{size: DefaultPageSize, number: 1, total: len(items)})
+	return nil
 }
 
 // listTags handles GET /v2/tags, 50 a page, with each tag's conversation count.
-func (s *Server) listTags(c *gin.Context) {
-	listRecords(s, c, readParams(c, "page"), "tags", (parley.Tx).Tags, nil, func(t *parley.Tag) (gin.H, error) {
+func (s *Server) listTags(c *gin.Context) error {
+	return listRecords(s, c, readParams(c, "page"), "tags", (parley.Tx).Tags, nil, func(t *parley.Tag) (*tagView, error) {
 		return s.tagResource(c, t)
 	})
 }
 
 // getTag handles GET /v2/tags/{tagId}: one tag as the list shows it, with
 // its self link.
-func (s *Server) getTag(c *gin.Context) {
+func (s *Server) getTag(c *gin.Context) error {
 	id, err := pathID(c, "tagId")
 	if err == nil {
 		err = readParams(c).err()
@@ -138,30 +154,74 @@ func (s *Server) getTag(c *gin.Context) {
 			return err
 		})
 	}
-	var body gin.H
+	var body *tagView
 	if err == nil {
 		body, err = s.tagResource(c, t)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	body["_links"] = gin.H{"self": link(s.url(c, "v2", "tags", t.ID))}
+	body.Links = &selfLinks{link(s.url(c, "v2", "tags", t.ID))}
 	render(c, http.StatusOK, body)
+	return nil
+}
+
+// tagView is a tag. The tag endpoints send the count of conversations
+// that carry it; a webhook payload does not.
+type tagView struct {
+	Links       *selfLinks    `json:"_links,omitempty"`
+	Color       string        `json:"color"`
+	CreatedAt   string        `json:"createdAt"`
+	ID          int64         `json:"id"`
+	Name        string        `json:"name"`
+	Slug        string        `json:"slug"`
+	Styles      tagStylesView `json:"styles"`
+	TicketCount *int          `json:"ticketCount,omitempty"`
+	UpdatedAt   string        `json:"updatedAt"`
+}
+
+func newTagView(t *parley.Tag) *tagView {
+	return &tagView{ID: t.ID, Name: t.Name, Slug: t.Slug, Color: t.Color, Styles: tagStyles(t.Color),
+		CreatedAt: parley.FormatTime(t.CreatedAt), UpdatedAt: parley.FormatTime(t.UpdatedAt)}
 }
 
 // tagResource renders a tag with the count of conversations that carry it.
-func (s *Server) tagResource(c *gin.Context, t *parley.Tag) (gin.H, error) {
+func (s *Server) tagResource(c *gin.Context, t *parley.Tag) (*tagView, error) {
 	res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{Kind: index.Conversations, Company: caller(c).Company.ID,
 		Filter: query.Keyword{Field: "tag", Value: t.Name}})
-	return gin.H{"id": t.ID, "name": t.Name, "slug": t.Slug, "color": t.Color,
-		"styles": tagStyles(t.Color), "ticketCount": res.Total,
-		"createdAt": parley.FormatTime(t.CreatedAt), "updatedAt": parley.FormatTime(t.UpdatedAt)}, err
+	v := newTagView(t)
+	v.TicketCount = &res.Total
+	return v, err
+}
+
+// fieldView is a mailbox's custom field.
+type fieldView struct {
+	ID       int64             `json:"id"`
+	Name     string            `json:"name"`
+	Options  []fieldOptionView `json:"options"`
+	Order    int               `json:"order"`
+	Required bool              `json:"required"`
+	Type     parley.FieldType  `json:"type"`
+}
+
+type fieldOptionView struct {
+	ID    int64  `json:"id"`
+	Label string `json:"label"`
+	Order int    `json:"order"`
+}
+
+func newFieldView(f *parley.FieldDef) *fieldView {
+	v := &fieldView{ID: f.ID, Name: f.Name, Type: f.Type, Required: f.Required, Order: f.Order,
+		Options: make([]fieldOptionView, 0, len(f.Options))}
+	for _, o := range f.Options {
+		v.Options = append(v.Options, fieldOptionView{ID: o.ID, Order: o.Order, Label: o.Label})
+	}
+	return v
 }
 
 // updateTag handles PUT /v2/tags/{tagId}: rename and/or recolour (owners
 // and administrators).
-func (s *Server) updateTag(c *gin.Context) {
+func (s *Server) updateTag(c *gin.Context) error {
 	id, err := pathID(c, "tagId")
 	var in parley.TagInput
 	if err == nil {
@@ -171,22 +231,22 @@ func (s *Server) updateTag(c *gin.Context) {
 		err = s.write(c, func(tx parley.Tx) error { return parley.UpdateTag(tx, caller(c), id, &in, s.now()) })
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // deleteTag handles DELETE /v2/tags/{tagId}: the tag leaves every
 // conversation (owners and administrators).
-func (s *Server) deleteTag(c *gin.Context) {
+func (s *Server) deleteTag(c *gin.Context) error {
 	id, err := pathID(c, "tagId")
 	if err == nil {
 		err = s.write(c, func(tx parley.Tx) error { return parley.DeleteTag(tx, caller(c), id, s.now()) })
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

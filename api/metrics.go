@@ -139,8 +139,9 @@ func (m *Metrics) observe(method, route string, status int, took time.Duration) 
 // metrics handles GET /metrics, behind the operator's admin token (serve
 // --metrics-addr also serves them, without a token, on an address of
 // their own).
-func (s *Server) metrics(c *gin.Context) {
+func (s *Server) metrics(c *gin.Context) error {
 	s.cfg.Metrics.Handler().ServeHTTP(c.Writer, c.Request)
+	return nil
 }
 
 // Metrics returns the server's metrics, for the parts of the process that

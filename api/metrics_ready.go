@@ -17,22 +17,29 @@ const DefaultReadyMaxOutbox = index.DrainBatch
 // readyz handles GET /readyz: 200 when storage answers and the index has
 // caught up with the outbox, else 503. No authentication; it shows counts
 // only.
-func (s *Server) readyz(c *gin.Context) {
-	body := gin.H{"status": "ready", "storage": "ok"}
+func (s *Server) readyz(c *gin.Context) error {
+	body := struct {
+		IndexApplied uint64 `json:"indexApplied"`
+		OutboxDepth  int    `json:"outboxDepth"`
+		OutboxLast   uint64 `json:"outboxLast"`
+		Status       string `json:"status"`
+		Storage      string `json:"storage"`
+	}{Status: "ready", Storage: "ok"}
 	depth, err := s.cfg.DB.OutboxDepth()
 	last, err2 := s.cfg.DB.LastOutboxSeq()
 	if err != nil || err2 != nil {
-		body["storage"] = "error"
+		body.Storage = "error"
 	}
 	applied := last
 	if s.cfg.Syncer != nil {
 		applied = s.cfg.Syncer.Applied()
 	}
-	body["outboxDepth"], body["outboxLast"], body["indexApplied"] = depth, last, applied
+	body.OutboxDepth, body.OutboxLast, body.IndexApplied = depth, last, applied
 	status := http.StatusOK
-	if body["storage"] != "ok" || depth > s.cfg.ReadyMaxOutbox {
-		body["status"], status = "not ready", http.StatusServiceUnavailable
+	if body.Storage != "ok" || depth > s.cfg.ReadyMaxOutbox {
+		body.Status, status = "not ready", http.StatusServiceUnavailable
 	}
 	c.Header("Cache-Control", "no-store")
 	c.JSON(status, body)
+	return nil
 }

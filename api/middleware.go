@@ -43,13 +43,14 @@ func (s *Server) logRequests(c *gin.Context) {
 }
 
 // recoverPanic turns a panic into a logged internal error, never a crash.
-func (s *Server) recoverPanic(c *gin.Context) {
+func (s *Server) recoverPanic(c *gin.Context) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.fail(c, parley.Internal(fmt.Errorf("panic: %v", r)))
+			err = parley.Internal(fmt.Errorf("panic: %v", r))
 		}
 	}()
 	c.Next()
+	return nil
 }
 
 func callerOf(c *gin.Context) (parley.Caller, bool) {

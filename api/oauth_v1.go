@@ -11,14 +11,13 @@ import (
 // transition handles POST /transition (Config.TransitionPath): the
 // exchange of a V1 API key for an OAuth token. Errors answer
 // {status, message} as SPEC says.
-func (s *Server) transition(c *gin.Context) {
+func (s *Server) transition(c *gin.Context) error {
 	var req struct {
 		APIKey   string `json:"apiKey"`
 		ClientID string `json:"clientId"`
 	}
 	if err := decodeJSON(c, &req); err != nil {
-		s.failV1(c, err)
-		return
+		return err
 	}
 	// Two budgets, as at the token endpoint: failed exchanges per client
 	// address, and exchanges per client id. Each is taken before the
@@ -27,13 +26,11 @@ func (s *Server) transition(c *gin.Context) {
 	// real client's budget beyond the moment it is being answered.
 	now, failKey, clientKey := s.now(), budgetV1Fail+c.ClientIP(), budgetV1Client+req.ClientID
 	if d := s.limits.take(failKey, s.cfg.TokenRateLimit, 1, now); !s.setRateHeaders(c, d) {
-		s.failV1(c, rateLimited(d))
-		return
+		return rateLimited(d)
 	}
 	if d := s.limits.take(clientKey, s.cfg.TokenRateLimit, 1, now); !s.setRateHeaders(c, d) {
 		s.limits.refund(failKey, 1, now)
-		s.failV1(c, rateLimited(d))
-		return
+		return rateLimited(d)
 	}
 	var issued parley.Issued
 	err := s.writeCommittingRefusal(c, func(tx parley.Tx) error {
@@ -46,10 +43,14 @@ func (s *Server) transition(c *gin.Context) {
 		if parley.KindOf(err) == parley.KindInternal {
 			s.limits.refund(failKey, 1, now)
 		}
-		s.failV1(c, err)
-		return
+		return err
 	}
 	s.limits.refund(failKey, 1, now)
 	c.Header("Cache-Control", "no-store")
-	c.JSON(http.StatusOK, gin.H{"accessToken": issued.AccessToken, "expiresIn": issued.ExpiresIn, "refreshToken": issued.RefreshToken})
+	c.JSON(http.StatusOK, struct {
+		AccessToken  string `json:"accessToken"`
+		ExpiresIn    int    `json:"expiresIn"`
+		RefreshToken string `json:"refreshToken"`
+	}{issued.AccessToken, issued.ExpiresIn, issued.RefreshToken})
+	return nil
 }

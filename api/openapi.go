@@ -91,12 +91,12 @@ func mergeSection(doc, frag map[string]any, name string, path ...string) error {
 func OpenAPI() ([]byte, error) { return openAPIJSON() }
 
 // openAPI handles GET /v2/openapi.json: the contract, no authentication.
-func (s *Server) openAPI(c *gin.Context) {
+func (s *Server) openAPI(c *gin.Context) error {
 	doc, err := OpenAPI()
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Header("Cache-Control", "public, max-age=300")
 	c.Data(http.StatusOK, "application/json", doc)
+	return nil
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/filters"
 	"github.com/parley/parley/index"
-	"github.com/parley/parley/query"
 )
 
 var (
@@ -20,7 +20,7 @@ var (
 // listOrganizations handles GET /v2/organizations: 50 a page; `query`
 // matches names and domains (case-insensitive substring); sorted by name
 // (default, ascending) or createdAt, the id breaking ties.
-func (s *Server) listOrganizations(c *gin.Context) {
+func (s *Server) listOrganizations(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, organizationListParams...)
 	sortField := p.enum("sortField", "name", organizationSortFields)
@@ -29,8 +29,7 @@ func (s *Server) listOrganizations(c *gin.Context) {
 	needle, _ := p.raw("query")
 	needle = strings.ToLower(strings.TrimSpace(needle))
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var orgs []parley.Organization
 	err := s.store.View(func(tx parley.Tx) error {
@@ -43,8 +42,7 @@ func (s *Server) listOrganizations(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	sort.SliceStable(orgs, func(i, j int) bool {
 		a, b := orgs[i], orgs[j]
@@ -60,12 +58,13 @@ func (s *Server) listOrganizations(c *gin.Context) {
 		return a.ID < b.ID
 	})
 	pg.total = len(orgs)
-	items := []gin.H{}
+	items := []*organizationView{}
 	shown := pageOf(orgs, pg)
 	for i := range shown {
 		items = append(items, s.organizationResource(c, &shown[i]))
 	}
-	s.renderPage(c, "organizations", items, pg)
+	renderPage(s, c, "organizations", items, pg)
+	return nil
 }
 
 func organizationMatches(o *parley.Organization, needle string) bool {
@@ -81,11 +80,10 @@ func organizationMatches(o *parley.Organization, needle string) bool {
 }
 
 // createOrganization handles POST /v2/organizations.
-func (s *Server) createOrganization(c *gin.Context) {
+func (s *Server) createOrganization(c *gin.Context) error {
 	var in parley.OrganizationInput
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var o *parley.Organization
 	err := s.write(c, func(tx parley.Tx) (err error) {
@@ -93,16 +91,16 @@ func (s *Server) createOrganization(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.created(c, o.ID, s.url(c, "v2", "organizations", o.ID))
+	return nil
 }
 
 // getOrganization handles GET /v2/organizations/{organizationId}, with
 // `includeCounts` (customerCount, conversationCount) and
 // `includeProperties` (properties).
-func (s *Server) getOrganization(c *gin.Context) {
+func (s *Server) getOrganization(c *gin.Context) error {
 	who := caller(c)
 	id, err := pathID(c, "organizationId")
 	p := readParams(c, "includeCounts", "includeProperties")
@@ -110,7 +108,7 @@ func (s *Server) getOrganization(c *gin.Context) {
 	if err == nil {
 		err = p.err()
 	}
-	var body gin.H
+	var body *organizationView
 	if err == nil {
 		err = s.store.View(func(tx parley.Tx) error {
 			o, err := tx.Organization(who.Company.ID, id)
@@ -124,23 +122,25 @@ func (s *Server) getOrganization(c *gin.Context) {
 				for _, cid := range customers {
 					conversations += tx.ConversationCount(cid)
 				}
-				body["customerCount"], body["conversationCount"] = len(customers), conversations
+				count := len(customers)
+				body.CustomerCount, body.ConversationCount = &count, &conversations
 			}
 			if props {
 				defs, err := tx.OrganizationPropertyDefs(who.Company.ID)
 				if err != nil {
 					return err
 				}
-				body["properties"] = organizationPropertyValues(o, defs)
+				values := organizationPropertyValues(o, defs)
+				body.Properties = &values
 			}
 			return nil
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // boolParam reads an optional `true`/`false` parameter.
@@ -149,7 +149,7 @@ func boolParam(p *params, name string) bool {
 }
 
 // updateOrganization handles PUT /v2/organizations/{organizationId}.
-func (s *Server) updateOrganization(c *gin.Context) {
+func (s *Server) updateOrganization(c *gin.Context) error {
 	var in parley.OrganizationInput
 	id, err := pathID(c, "organizationId")
 	if err == nil {
@@ -161,14 +161,14 @@ func (s *Server) updateOrganization(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // deleteOrganization handles DELETE /v2/organizations/{organizationId}.
-func (s *Server) deleteOrganization(c *gin.Context) {
+func (s *Server) deleteOrganization(c *gin.Context) error {
 	id, err := pathID(c, "organizationId")
 	if err == nil {
 		err = s.write(c, func(tx parley.Tx) error {
@@ -176,10 +176,10 @@ func (s *Server) deleteOrganization(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // organizationCustomers resolves the organization of the path and its
@@ -202,29 +202,29 @@ func (s *Server) organizationCustomers(c *gin.Context) ([]int64, error) {
 
 // listOrganizationCustomers handles GET /v2/organizations/{organizationId}/customers:
 // 50 a page, in id (creation) order.
-func (s *Server) listOrganizationCustomers(c *gin.Context) {
+func (s *Server) listOrganizationCustomers(c *gin.Context) error {
 	p := readParams(c, "page")
 	pg := page{size: DefaultPageSize, number: p.page()}
 	ids, err := s.organizationCustomers(c)
 	if err == nil {
 		err = p.err()
 	}
-	var items []gin.H
+	var items []*customerResource
 	if err == nil {
 		pg.total = len(ids)
 		items, err = s.customerItems(c, caller(c).Company.ID, pageOf(ids, pg))
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.renderPage(c, "customers", items, pg)
+	renderPage(s, c, "customers", items, pg)
+	return nil
 }
 
 // listOrganizationConversations handles GET /v2/organizations/{organizationId}/conversations:
 // 25 a page, newest first, every status; served by the index on the
 // organization's customers.
-func (s *Server) listOrganizationConversations(c *gin.Context) {
+func (s *Server) listOrganizationConversations(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, "page")
 	pg := page{size: ConversationPageSize, number: p.page()}
@@ -233,37 +233,59 @@ func (s *Server) listOrganizationConversations(c *gin.Context) {
 		err = p.err()
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	nodes := append(visibleConversations(who), query.AnyID("customerId", ids))
-	items, err := s.conversationPage(c, index.Request{Filter: query.And{Nodes: nodes},
+	filter := filters.Conversations(parley.ConversationFilter{CustomerIDs: &ids}.VisibleTo(who))
+	items, err := s.conversationPage(c, index.Request{Filter: filter,
 		Sort: []index.Sort{{Field: "createdAt", Desc: true}}}, &pg, false)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.renderPage(c, "conversations", items, pg)
+	renderPage(s, c, "conversations", items, pg)
+	return nil
+}
+
+// organizationView is an organization; empty scalars are null. The
+// counts and property values are sent when asked for.
+type organizationView struct {
+	Links             organizationLinks            `json:"_links"`
+	BrandColor        *string                      `json:"brandColor"`
+	ConversationCount *int                         `json:"conversationCount,omitempty"`
+	CreatedAt         string                       `json:"createdAt"`
+	CustomerCount     *int                         `json:"customerCount,omitempty"`
+	Description       *string                      `json:"description"`
+	Domains           []string                     `json:"domains"`
+	ID                int64                        `json:"id"`
+	Location          *string                      `json:"location"`
+	LogoURL           *string                      `json:"logoUrl"`
+	Name              string                       `json:"name"`
+	Note              *string                      `json:"note"`
+	Phones            []string                     `json:"phones"`
+	Properties        *[]organizationPropertyValue `json:"properties,omitempty"`
+	UpdatedAt         string                       `json:"updatedAt"`
+	Website           *string                      `json:"website"`
+}
+
+type organizationLinks struct {
+	Conversations halLink `json:"conversations"`
+	Customers     halLink `json:"customers"`
+	Self          halLink `json:"self"`
 }
 
 // organizationResource renders an organization; empty scalars are null.
-func (s *Server) organizationResource(c *gin.Context, o *parley.Organization) gin.H {
-	null := func(v string) any {
+func (s *Server) organizationResource(c *gin.Context, o *parley.Organization) *organizationView {
+	null := func(v string) *string {
 		if v == "" {
 			return nil
 		}
-		return v
-	}
-	var color any
-	if o.BrandColor != nil {
-		color = *o.BrandColor
+		return &v
 	}
 	self := s.url(c, "v2", "organizations", o.ID)
-	return gin.H{
-		"id": o.ID, "name": o.Name, "website": null(o.Website), "description": null(o.Description),
-		"location": null(o.Location), "logoUrl": null(o.LogoURL), "note": null(o.Note), "brandColor": color,
-		"domains": nonNil(o.Domains), "phones": nonNil(o.Phones),
-		"createdAt": parley.FormatTime(o.CreatedAt), "updatedAt": parley.FormatTime(o.UpdatedAt),
-		"_links": gin.H{"self": link(self), "customers": link(self + "/customers"), "conversations": link(self + "/conversations")},
+	return &organizationView{
+		ID: o.ID, Name: o.Name, Website: null(o.Website), Description: null(o.Description),
+		Location: null(o.Location), LogoURL: null(o.LogoURL), Note: null(o.Note), BrandColor: o.BrandColor,
+		Domains: nonNil(o.Domains), Phones: nonNil(o.Phones),
+		CreatedAt: parley.FormatTime(o.CreatedAt), UpdatedAt: parley.FormatTime(o.UpdatedAt),
+		Links: organizationLinks{Self: link(self), Customers: link(self + "/customers"), Conversations: link(self + "/conversations")},
 	}
 }

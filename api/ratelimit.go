@@ -36,15 +36,14 @@ func (s *Server) companyLimit(c *parley.Company) int {
 
 // allowCompany spends the request's cost (writes 2, reads 1) from the
 // company's budget of the current minute, sets the rate-limit headers, and
-// answers 429 when the budget is spent.
-func (s *Server) allowCompany(c *gin.Context, company *parley.Company) bool {
+// refuses (429) when the budget is spent.
+func (s *Server) allowCompany(c *gin.Context, company *parley.Company) error {
 	d := s.limits.take(budgetCompany+strconv.FormatInt(company.ID, 10), s.companyLimit(company),
 		requestCost(c.Request.Method), s.now())
 	if s.setRateHeaders(c, d) {
-		return true
+		return nil
 	}
-	s.fail(c, rateLimited(d))
-	return false
+	return rateLimited(d)
 }
 
 // takeClient spends one call of the per-client budget named by prefix and
@@ -68,15 +67,14 @@ func (s *Server) setRateHeaders(c *gin.Context, d decision) bool {
 }
 
 // limited spends one event of a public-widget budget and, when it is
-// spent, answers 429 with Retry-After and reports true.
-func (s *Server) limited(c *gin.Context, key string, limit int) bool {
+// spent, sets Retry-After and returns the refusal (429).
+func (s *Server) limited(c *gin.Context, key string, limit int) error {
 	d := s.limits.take(key, limit, 1, s.now())
 	if d.Allowed {
-		return false
+		return nil
 	}
 	retry := strconv.Itoa(d.retryAfterSeconds())
 	c.Header("Retry-After", retry)
-	s.fail(c, &parley.Error{Kind: parley.KindTooManyRequests, Message: "Too many requests", Errors: []parley.FieldError{{
-		Code: parley.CodeRateLimited, Message: "too many chat requests; retry in " + retry + " seconds"}}})
-	return true
+	return &parley.Error{Kind: parley.KindTooManyRequests, Message: "Too many requests", Errors: []parley.FieldError{{
+		Code: parley.CodeRateLimited, Message: "too many chat requests; retry in " + retry + " seconds"}}}
 }

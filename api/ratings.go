@@ -10,52 +10,111 @@ import (
 
 // getRating handles GET /v2/ratings/{ratingId}: a customer's rating of a
 // reply, with the conversation's number, the rated user and the customer.
-func (s *Server) getRating(c *gin.Context) {
+func (s *Server) getRating(c *gin.Context) error {
 	id, err := pathID(c, "ratingId")
 	if err == nil {
 		err = readParams(c).err()
 	}
-	var body gin.H
+	var body *ratingResource
 	if err == nil {
 		err = s.store.View(func(tx parley.Tx) error {
 			conv, t, err := parley.LoadRating(tx, caller(c), id)
 			if err == nil {
-				body = newRenderer(s, c, tx).rating(conv, t)
+				body, err = newRenderer(s, c, tx).rating(conv, t)
 			}
 			return err
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // rating renders a rating as the real API's Get Rating does. The rated
 // user is the reply's author; `modifiedAt` is when the current rating was
 // given (a new rating of the same reply replaces it and keeps its id).
-func (r *renderer) rating(conv *parley.Conversation, t *parley.Thread) gin.H {
+func (r *renderer) rating(conv *parley.Conversation, t *parley.Thread) (*ratingResource, error) {
 	s, c, rt := r.s, r.c, t.Rating
-	customer := gin.H{"id": rt.CustomerID, "email": "", "firstName": "", "lastName": "", "photoUrl": ""}
-	if cu := r.customer(rt.CustomerID); cu != nil {
-		customer["email"], customer["firstName"], customer["lastName"], customer["photoUrl"] = cu.PrimaryEmail(), cu.FirstName, cu.LastName, cu.PhotoURL
+	customer, err := r.ratingCustomer(rt.CustomerID)
+	if err != nil {
+		return nil, err
 	}
-	user := gin.H{"id": t.CreatedBy.ID, "email": "", "firstName": "", "lastName": ""}
-	if u := r.user(t.CreatedBy.ID); u != nil {
-		user["email"], user["firstName"], user["lastName"] = u.Email, u.FirstName, u.LastName
+	user, err := r.ratedUser(t.CreatedBy.ID)
+	if err != nil {
+		return nil, err
 	}
-	return gin.H{
-		"id": rt.ID, "rating": rt.Rating, "comments": rt.Comments,
-		"threadId": t.ID, "conversationId": conv.ID, "conversationNumber": conv.Number, "mailboxId": conv.MailboxID,
-		"customer": customer, "user": user,
-		"createdAt": parley.FormatTime(rt.CreatedAt), "modifiedAt": parley.FormatTime(rt.CreatedAt),
-		"_links": gin.H{
-			"self":         link(s.url(c, "v2", "ratings", rt.ID)),
-			"conversation": link(s.url(c, "v2", "conversations", conv.ID)),
-			"mailbox":      link(s.url(c, "v2", "mailboxes", conv.MailboxID)),
-			"customer":     link(s.url(c, "v2", "customers", rt.CustomerID)),
-			"user":         link(s.url(c, "v2", "users", t.CreatedBy.ID)),
+	return &ratingResource{
+		ID: rt.ID, Rating: rt.Rating, Comments: rt.Comments,
+		ThreadID: t.ID, ConversationID: conv.ID, ConversationNumber: conv.Number, MailboxID: conv.MailboxID,
+		Customer: customer, User: user,
+		CreatedAt: parley.FormatTime(rt.CreatedAt), ModifiedAt: parley.FormatTime(rt.CreatedAt),
+		Links: ratingLinks{
+			Self:         link(s.url(c, "v2", "ratings", rt.ID)),
+			Conversation: link(s.url(c, "v2", "conversations", conv.ID)),
+			Mailbox:      link(s.url(c, "v2", "mailboxes", conv.MailboxID)),
+			Customer:     link(s.url(c, "v2", "customers", rt.CustomerID)),
+			User:         link(s.url(c, "v2", "users", t.CreatedBy.ID)),
 		},
+	}, nil
+}
+
+// ratingResource is the real API's Rating.
+type ratingResource struct {
+	Links              ratingLinks        `json:"_links"`
+	Comments           string             `json:"comments"`
+	ConversationID     int64              `json:"conversationId"`
+	ConversationNumber int64              `json:"conversationNumber"`
+	CreatedAt          string             `json:"createdAt"`
+	Customer           ratingCustomerView `json:"customer"`
+	ID                 int64              `json:"id"`
+	MailboxID          int64              `json:"mailboxId"`
+	ModifiedAt         string             `json:"modifiedAt"`
+	Rating             string             `json:"rating"`
+	ThreadID           int64              `json:"threadId"`
+	User               ratedUserView      `json:"user"`
+}
+
+type ratingLinks struct {
+	Conversation halLink `json:"conversation"`
+	Customer     halLink `json:"customer"`
+	Mailbox      halLink `json:"mailbox"`
+	Self         halLink `json:"self"`
+	User         halLink `json:"user"`
+}
+
+// ratingCustomerView is the customer who rated, blank when deleted since.
+type ratingCustomerView struct {
+	Email     string `json:"email"`
+	FirstName string `json:"firstName"`
+	ID        int64  `json:"id"`
+	LastName  string `json:"lastName"`
+	PhotoURL  string `json:"photoUrl"`
+}
+
+func (r *renderer) ratingCustomer(id int64) (ratingCustomerView, error) {
+	out := ratingCustomerView{ID: id}
+	cu, err := r.customers.get(id)
+	if cu != nil {
+		out.Email, out.FirstName, out.LastName, out.PhotoURL = cu.PrimaryEmail(), cu.FirstName, cu.LastName, cu.PhotoURL
 	}
+	return out, err
+}
+
+// ratedUserView is the user whose reply was rated, blank when deleted since.
+type ratedUserView struct {
+	Email     string `json:"email"`
+	FirstName string `json:"firstName"`
+	ID        int64  `json:"id"`
+	LastName  string `json:"lastName"`
+}
+
+func (r *renderer) ratedUser(id int64) (ratedUserView, error) {
+	out := ratedUserView{ID: id}
+	u, err := r.users.get(id)
+	if u != nil {
+		out.Email, out.FirstName, out.LastName = u.Email, u.FirstName, u.LastName
+	}
+	return out, err
 }

@@ -17,68 +17,98 @@ type renderer struct {
 	c         *gin.Context
 	tx        parley.Tx
 	company   int64
-	mailboxes map[int64]*parley.Mailbox
-	users     map[int64]*parley.User
-	customers map[int64]*parley.Customer
+	mailboxes *lookup[parley.Mailbox]
+	users     *lookup[parley.User]
+	customers *lookup[parley.Customer]
+	teams     *lookup[parley.Team]
+	tags      *lookup[parley.Tag]
 }
 
 func newRenderer(s *Server, c *gin.Context, tx parley.Tx) *renderer {
-	return &renderer{s: s, c: c, tx: tx, company: caller(c).Company.ID,
-		mailboxes: map[int64]*parley.Mailbox{}, users: map[int64]*parley.User{}, customers: map[int64]*parley.Customer{}}
+	company := caller(c).Company.ID
+	return &renderer{s: s, c: c, tx: tx, company: company,
+		mailboxes: newLookup(company, tx.Mailbox), users: newLookup(company, tx.User),
+		customers: newLookup(company, tx.Customer), teams: newLookup(company, tx.Team), tags: newLookup(company, tx.Tag)}
 }
 
-func (r *renderer) mailbox(id int64) *parley.Mailbox {
-	if m, ok := r.mailboxes[id]; ok {
-		return m
+// lookup reads a company's records of one kind by id, each once per
+// renderer. A record that is not there (deleted since it was referred to)
+// is nil: the reference renders with blank names. Any other failure is
+// returned.
+type lookup[T any] struct {
+	company int64
+	load    func(companyID, id int64) (*T, error)
+	seen    map[int64]*T
+}
+
+func newLookup[T any](company int64, load func(companyID, id int64) (*T, error)) *lookup[T] {
+	return &lookup[T]{company: company, load: load, seen: map[int64]*T{}}
+}
+
+func (l *lookup[T]) get(id int64) (*T, error) {
+	if v, ok := l.seen[id]; ok {
+		return v, nil
 	}
-	m, _ := r.tx.Mailbox(r.company, id)
-	r.mailboxes[id] = m
-	return m
-}
-
-func (r *renderer) user(id int64) *parley.User {
-	if u, ok := r.users[id]; ok {
-		return u
+	v, err := l.load(l.company, id)
+	if parley.IsNotFound(err) {
+		v, err = nil, nil
 	}
-	u, _ := r.tx.User(r.company, id)
-	r.users[id] = u
-	return u
-}
-
-func (r *renderer) customer(id int64) *parley.Customer {
-	if cu, ok := r.customers[id]; ok {
-		return cu
+	if err != nil {
+		return nil, err
 	}
-	cu, _ := r.tx.Customer(r.company, id)
-	r.customers[id] = cu
-	return cu
+	l.seen[id] = v
+	return v, nil
 }
 
-// person renders a user, team or customer reference: id, type, first, last, email.
-func (r *renderer) person(p parley.Party) gin.H {
-	out := gin.H{"id": p.ID, "type": p.Type, "first": "", "last": "", "email": ""}
+// personView is a reference to a user, team or customer. PhotoURL is sent
+// for the user who closed a conversation.
+type personView struct {
+	Email    string           `json:"email"`
+	First    string           `json:"first"`
+	ID       int64            `json:"id"`
+	Last     string           `json:"last"`
+	PhotoURL *string          `json:"photoUrl,omitempty"`
+	Type     parley.PartyType `json:"type"`
+}
+
+// person renders a user, team or customer reference.
+func (r *renderer) person(p parley.Party) (*personView, error) {
+	out := &personView{ID: p.ID, Type: p.Type}
 	switch p.Type {
 	case parley.PartyUser:
-		if u := r.user(p.ID); u != nil {
-			out["first"], out["last"], out["email"] = u.FirstName, u.LastName, u.Email
+		u, err := r.users.get(p.ID)
+		if u != nil {
+			out.First, out.Last, out.Email = u.FirstName, u.LastName, u.Email
 		}
+		return out, err
 	case parley.PartyTeam:
-		if t, err := r.tx.Team(r.company, p.ID); err == nil {
-			out["first"] = t.Name
+		t, err := r.teams.get(p.ID)
+		if t != nil {
+			out.First = t.Name
 		}
+		return out, err
 	case parley.PartyCustomer:
-		if cu := r.customer(p.ID); cu != nil {
-			out["first"], out["last"], out["email"] = cu.FirstName, cu.LastName, cu.PrimaryEmail()
+		cu, err := r.customers.get(p.ID)
+		if cu != nil {
+			out.First, out.Last, out.Email = cu.FirstName, cu.LastName, cu.PrimaryEmail()
 		}
+		return out, err
 	}
-	return out
+	return out, nil
+}
+
+// waitingSinceView is customerWaitingSince.
+type waitingSinceView struct {
+	Friendly        string `json:"friendly"`
+	LatestReplyFrom string `json:"latestReplyFrom"`
+	Time            string `json:"time"`
 }
 
 // waitingSince renders customerWaitingSince, which the real service always
 // sends: while the customer waits, since when (latestReplyFrom "customer");
 // otherwise the last user action, or the creation of a conversation no one
 // acted on yet (latestReplyFrom "user").
-func waitingSince(conv *parley.Conversation, now time.Time) gin.H {
+func waitingSince(conv *parley.Conversation, now time.Time) waitingSinceView {
 	at, from := conv.CreatedAt, "user"
 	switch {
 	case conv.CustomerWaitingSince != nil:
@@ -86,113 +116,242 @@ func waitingSince(conv *parley.Conversation, now time.Time) gin.H {
 	case conv.UserUpdatedAt != nil:
 		at = *conv.UserUpdatedAt
 	}
-	return gin.H{"time": parley.FormatTime(at), "friendly": parley.WaitingFriendly(at, now), "latestReplyFrom": from}
+	return waitingSinceView{Time: parley.FormatTime(at), Friendly: parley.WaitingFriendly(at, now), LatestReplyFrom: from}
+}
+
+// conversationView is the Conversation resource of SPEC.
+type conversationView struct {
+	Embedded             *threadsEmbedded        `json:"_embedded,omitempty"`
+	Links                conversationLinks       `json:"_links"`
+	Assignee             *personView             `json:"assignee,omitempty"`
+	BCC                  []string                `json:"bcc"`
+	CC                   []string                `json:"cc"`
+	ClosedAt             string                  `json:"closedAt,omitempty"`
+	ClosedBy             *int64                  `json:"closedBy,omitempty"`
+	ClosedByUser         *personView             `json:"closedByUser,omitempty"`
+	CreatedAt            string                  `json:"createdAt"`
+	CreatedBy            *personView             `json:"createdBy"`
+	CustomFields         []customFieldView       `json:"customFields"`
+	CustomerWaitingSince waitingSinceView        `json:"customerWaitingSince"`
+	FolderID             int64                   `json:"folderId"`
+	ID                   int64                   `json:"id"`
+	MailboxID            int64                   `json:"mailboxId"`
+	NextEvent            *nextEventView          `json:"nextEvent,omitempty"`
+	Number               int64                   `json:"number"`
+	Preview              string                  `json:"preview"`
+	PrimaryCustomer      *personView             `json:"primaryCustomer"`
+	Snooze               *snoozeView             `json:"snooze,omitempty"`
+	Source               sourceView              `json:"source"`
+	State                parley.State            `json:"state"`
+	Status               parley.Status           `json:"status"`
+	Subject              string                  `json:"subject"`
+	Tags                 []tagRefView            `json:"tags"`
+	Threads              int                     `json:"threads"`
+	Type                 parley.ConversationType `json:"type"`
+	UserUpdatedAt        string                  `json:"userUpdatedAt,omitempty"`
+}
+
+type threadsEmbedded struct {
+	Threads []threadView `json:"threads"`
+}
+
+type conversationLinks struct {
+	Assignee          *halLink `json:"assignee,omitempty"`
+	ClosedBy          *halLink `json:"closedBy,omitempty"`
+	CreatedByCustomer *halLink `json:"createdByCustomer,omitempty"`
+	CreatedByUser     *halLink `json:"createdByUser,omitempty"`
+	Mailbox           halLink  `json:"mailbox"`
+	PrimaryCustomer   halLink  `json:"primaryCustomer"`
+	Self              halLink  `json:"self"`
+	Threads           halLink  `json:"threads"`
+	Web               halLink  `json:"web"`
+}
+
+type sourceView struct {
+	Type string           `json:"type"`
+	Via  parley.PartyType `json:"via"`
+}
+
+type snoozeView struct {
+	SnoozedBy               int64  `json:"snoozedBy"`
+	SnoozedUntil            string `json:"snoozedUntil"`
+	UnsnoozeOnCustomerReply bool   `json:"unsnoozeOnCustomerReply"`
+}
+
+type nextEventView struct {
+	CancelOnCustomerReply bool   `json:"cancelOnCustomerReply"`
+	EventType             string `json:"eventType"`
+	Time                  string `json:"time"`
+	UserID                int64  `json:"userId"`
+}
+
+// linkTo is an optional HAL link.
+func linkTo(href string) *halLink {
+	l := link(href)
+	return &l
 }
 
 // conversation renders the Conversation resource of SPEC.
-func (r *renderer) conversation(conv *parley.Conversation, embed bool) (gin.H, error) {
+func (r *renderer) conversation(conv *parley.Conversation, embed bool) (*conversationView, error) {
 	s, c := r.s, r.c
-	out := gin.H{
-		"id": conv.ID, "number": conv.Number, "threads": conv.ThreadCount, "type": conv.Type,
-		"folderId": conv.FolderID, "status": conv.Status, "state": conv.State, "subject": conv.Subject,
-		"preview": conv.Preview, "mailboxId": conv.MailboxID,
-		"createdBy":       r.person(conv.CreatedBy),
-		"createdAt":       parley.FormatTime(conv.CreatedAt),
-		"source":          gin.H{"type": conv.Source.Type, "via": conv.Source.Via},
-		"tags":            r.tags(conv.TagIDs),
-		"cc":              nonNil(conv.CC),
-		"bcc":             nonNil(conv.BCC),
-		"primaryCustomer": r.person(parley.Party{ID: conv.CustomerID, Type: parley.PartyCustomer}),
-		"customFields":    r.customFields(conv),
+	out := &conversationView{
+		ID: conv.ID, Number: conv.Number, Threads: conv.ThreadCount, Type: conv.Type,
+		FolderID: conv.FolderID, Status: conv.Status, State: conv.State, Subject: conv.Subject,
+		Preview: conv.Preview, MailboxID: conv.MailboxID,
+		CreatedAt: parley.FormatTime(conv.CreatedAt),
+		Source:    sourceView{Type: conv.Source.Type, Via: conv.Source.Via},
+		CC:        nonNil(conv.CC),
+		BCC:       nonNil(conv.BCC),
+		Links: conversationLinks{
+			Self:            link(s.url(c, "v2", "conversations", conv.ID)),
+			Mailbox:         link(s.url(c, "v2", "mailboxes", conv.MailboxID)),
+			PrimaryCustomer: link(s.url(c, "v2", "customers", conv.CustomerID)),
+			Threads:         link(s.url(c, "v2", "conversations", conv.ID, "threads")),
+			Web:             link(s.webLink(c, conv)),
+		},
 	}
-	links := gin.H{
-		"self":            link(s.url(c, "v2", "conversations", conv.ID)),
-		"mailbox":         link(s.url(c, "v2", "mailboxes", conv.MailboxID)),
-		"primaryCustomer": link(s.url(c, "v2", "customers", conv.CustomerID)),
-		"threads":         link(s.url(c, "v2", "conversations", conv.ID, "threads")),
-		"web":             link(s.webLink(c, conv)),
+	var err error
+	if out.CreatedBy, err = r.person(conv.CreatedBy); err != nil {
+		return nil, err
+	}
+	if out.Tags, err = r.tagRefs(conv.TagIDs); err != nil {
+		return nil, err
+	}
+	if out.PrimaryCustomer, err = r.person(parley.Party{ID: conv.CustomerID, Type: parley.PartyCustomer}); err != nil {
+		return nil, err
+	}
+	if out.CustomFields, err = r.customFields(conv); err != nil {
+		return nil, err
 	}
 	if conv.CreatedBy.Type == parley.PartyCustomer {
-		links["createdByCustomer"] = link(s.url(c, "v2", "customers", conv.CreatedBy.ID))
+		out.Links.CreatedByCustomer = linkTo(s.url(c, "v2", "customers", conv.CreatedBy.ID))
 	} else {
-		links["createdByUser"] = link(s.url(c, "v2", "users", conv.CreatedBy.ID))
+		out.Links.CreatedByUser = linkTo(s.url(c, "v2", "users", conv.CreatedBy.ID))
 	}
 	if conv.Assignee != nil {
-		out["assignee"] = r.person(*conv.Assignee)
+		if out.Assignee, err = r.person(*conv.Assignee); err != nil {
+			return nil, err
+		}
 		if conv.Assignee.Type == parley.PartyTeam {
-			links["assignee"] = link(s.url(c, "v2", "teams", conv.Assignee.ID))
+			out.Links.Assignee = linkTo(s.url(c, "v2", "teams", conv.Assignee.ID))
 		} else {
-			links["assignee"] = link(s.url(c, "v2", "users", conv.Assignee.ID))
+			out.Links.Assignee = linkTo(s.url(c, "v2", "users", conv.Assignee.ID))
 		}
 	}
 	if conv.ClosedAt != nil {
-		out["closedAt"] = parley.FormatTime(*conv.ClosedAt)
-		out["closedBy"] = conv.ClosedBy
-		closer := r.person(parley.Party{ID: conv.ClosedBy, Type: parley.PartyUser})
-		if u := r.user(conv.ClosedBy); u != nil {
-			closer["photoUrl"] = u.PhotoURL
+		out.ClosedAt = parley.FormatTime(*conv.ClosedAt)
+		out.ClosedBy = &conv.ClosedBy
+		if out.ClosedByUser, err = r.person(parley.Party{ID: conv.ClosedBy, Type: parley.PartyUser}); err != nil {
+			return nil, err
 		}
-		out["closedByUser"] = closer
-		links["closedBy"] = link(s.url(c, "v2", "users", conv.ClosedBy))
+		u, err := r.users.get(conv.ClosedBy)
+		if err != nil {
+			return nil, err
+		}
+		if u != nil {
+			out.ClosedByUser.PhotoURL = &u.PhotoURL
+		}
+		out.Links.ClosedBy = linkTo(s.url(c, "v2", "users", conv.ClosedBy))
 	}
 	if conv.UserUpdatedAt != nil {
-		out["userUpdatedAt"] = parley.FormatTime(*conv.UserUpdatedAt)
+		out.UserUpdatedAt = parley.FormatTime(*conv.UserUpdatedAt)
 	}
-	out["customerWaitingSince"] = waitingSince(conv, s.now())
+	out.CustomerWaitingSince = waitingSince(conv, s.now())
 	if conv.Snooze != nil {
-		out["snooze"] = gin.H{"snoozedBy": conv.Snooze.SnoozedBy, "snoozedUntil": parley.FormatTime(conv.Snooze.SnoozedUntil),
-			"unsnoozeOnCustomerReply": conv.Snooze.UnsnoozeOnCustomerReply}
+		out.Snooze = &snoozeView{SnoozedBy: conv.Snooze.SnoozedBy, SnoozedUntil: parley.FormatTime(conv.Snooze.SnoozedUntil),
+			UnsnoozeOnCustomerReply: conv.Snooze.UnsnoozeOnCustomerReply}
 	}
 	if e := conv.NextEvent; e != nil {
-		out["nextEvent"] = gin.H{"time": parley.FormatTime(e.Time), "eventType": e.EventType, "userId": e.UserID,
-			"cancelOnCustomerReply": e.CancelOnCustomerReply}
+		out.NextEvent = &nextEventView{Time: parley.FormatTime(e.Time), EventType: e.EventType, UserID: e.UserID,
+			CancelOnCustomerReply: e.CancelOnCustomerReply}
 	}
 	if embed {
 		threads, err := r.tx.Threads(conv.ID)
 		if err != nil {
 			return nil, err
 		}
-		out["_embedded"] = gin.H{"threads": r.threads(conv, threads)}
+		views, err := r.threads(conv, threads)
+		if err != nil {
+			return nil, err
+		}
+		out.Embedded = &threadsEmbedded{Threads: views}
 	}
-	out["_links"] = links
 	return out, nil
 }
 
-// tags renders conversation tags with the deprecated `color` and its
-// replacement `styles`.
-func (r *renderer) tags(ids []int64) []gin.H {
-	out := []gin.H{}
+// tagRefView is a tag on a conversation, with the deprecated `color` and
+// its replacement `styles`.
+type tagRefView struct {
+	Color  string        `json:"color"`
+	ID     int64         `json:"id"`
+	Styles tagStylesView `json:"styles"`
+	Tag    string        `json:"tag"`
+}
+
+// tagRefs renders conversation tags; a tag deleted since is left out.
+func (r *renderer) tagRefs(ids []int64) ([]tagRefView, error) {
+	out := []tagRefView{}
 	for _, id := range ids {
-		t, err := r.tx.Tag(r.company, id)
+		t, err := r.tags.get(id)
 		if err != nil {
+			return nil, err
+		}
+		if t == nil {
 			continue
 		}
-		out = append(out, gin.H{"id": t.ID, "tag": t.Name, "color": t.Color, "styles": tagStyles(t.Color)})
+		out = append(out, tagRefView{ID: t.ID, Tag: t.Name, Color: t.Color, Styles: tagStyles(t.Color)})
 	}
-	return out
+	return out, nil
+}
+
+// tagStylesView is a tag's light and dark styles.
+type tagStylesView struct {
+	Dark    tagStyle `json:"dark"`
+	Default tagStyle `json:"default"`
+}
+
+type tagStyle struct {
+	Background fill `json:"background"`
+	Text       fill `json:"text"`
+}
+
+type fill struct {
+	Fill string `json:"fill"`
 }
 
 // tagStyles derives the light and dark styles from a tag colour: the colour
 // fills the background, text is white on it.
-func tagStyles(color string) gin.H {
-	style := gin.H{"background": gin.H{"fill": color}, "text": gin.H{"fill": "#ffffff"}}
-	return gin.H{"default": style, "dark": style}
+func tagStyles(color string) tagStylesView {
+	style := tagStyle{Background: fill{color}, Text: fill{"#ffffff"}}
+	return tagStylesView{Default: style, Dark: style}
+}
+
+// customFieldView is a conversation's custom field value with the field's
+// name and, for dropdowns, the option label as `text`.
+type customFieldView struct {
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Text  string `json:"text"`
+	Value string `json:"value"`
 }
 
 // customFields renders values with their field name and, for dropdowns,
 // the option label as `text`.
-func (r *renderer) customFields(conv *parley.Conversation) []gin.H {
-	out := []gin.H{}
-	m := r.mailbox(conv.MailboxID)
+func (r *renderer) customFields(conv *parley.Conversation) ([]customFieldView, error) {
+	out := []customFieldView{}
+	m, err := r.mailboxes.get(conv.MailboxID)
+	if err != nil {
+		return nil, err
+	}
 	for _, v := range conv.CustomFields {
-		item := gin.H{"id": v.ID, "value": v.Value, "text": v.Value, "name": ""}
+		item := customFieldView{ID: v.ID, Value: v.Value, Text: v.Value}
 		if m != nil {
 			if def, ok := m.Field(v.ID); ok {
-				item["name"] = def.Name
+				item.Name = def.Name
 				if def.Type == parley.FieldDropdown {
 					for _, o := range def.Options {
 						if strconv.FormatInt(o.ID, 10) == v.Value {
-							item["text"] = o.Label
+							item.Text = o.Label
 						}
 					}
 				}
@@ -200,11 +359,11 @@ func (r *renderer) customFields(conv *parley.Conversation) []gin.H {
 		}
 		out = append(out, item)
 	}
-	return out
+	return out, nil
 }
 
 // threads renders threads newest first (COMPAT.md).
-func (r *renderer) threads(conv *parley.Conversation, threads []parley.Thread) []gin.H {
+func (r *renderer) threads(conv *parley.Conversation, threads []parley.Thread) ([]threadView, error) {
 	sorted := append([]parley.Thread(nil), threads...)
 	sort.SliceStable(sorted, func(i, j int) bool {
 		if !sorted[i].CreatedAt.Equal(sorted[j].CreatedAt) {
@@ -212,89 +371,179 @@ func (r *renderer) threads(conv *parley.Conversation, threads []parley.Thread) [
 		}
 		return sorted[i].ID > sorted[j].ID
 	})
-	out := make([]gin.H, 0, len(sorted))
+	out := make([]threadView, 0, len(sorted))
 	for i := range sorted {
-		out = append(out, r.thread(conv, &sorted[i]))
+		t, err := r.thread(conv, &sorted[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *t)
 	}
-	return out
+	return out, nil
 }
 
-func (r *renderer) thread(conv *parley.Conversation, t *parley.Thread) gin.H {
+// threadView is the Thread resource of SPEC. The real thread object
+// always carries assignedTo, openedAt, savedReplyId and
+// linkedConversationId; absent values are null.
+type threadView struct {
+	Embedded             attachmentsEmbedded `json:"_embedded"`
+	Links                threadLinks         `json:"_links"`
+	Action               *actionView         `json:"action,omitempty"`
+	AssignedTo           *personView         `json:"assignedTo"`
+	BCC                  []string            `json:"bcc"`
+	Body                 string              `json:"body"`
+	CC                   []string            `json:"cc"`
+	CreatedAt            string              `json:"createdAt"`
+	CreatedBy            *personView         `json:"createdBy"`
+	Customer             *personView         `json:"customer,omitempty"`
+	ID                   int64               `json:"id"`
+	LinkedConversationID *int64              `json:"linkedConversationId"`
+	OpenedAt             *string             `json:"openedAt"`
+	OriginalBody         string              `json:"originalBody,omitempty"`
+	Rating               *ratingView         `json:"rating,omitempty"`
+	SavedReplyID         *int64              `json:"savedReplyId"`
+	Scheduled            *scheduledView      `json:"scheduled,omitempty"`
+	Source               sourceView          `json:"source"`
+	State                parley.ThreadState  `json:"state"`
+	Status               parley.Status       `json:"status"`
+	To                   []string            `json:"to"`
+	Type                 parley.ThreadType   `json:"type"`
+}
+
+type attachmentsEmbedded struct {
+	Attachments []attachmentView `json:"attachments"`
+}
+
+type threadLinks struct {
+	CreatedByCustomer *halLink `json:"createdByCustomer,omitempty"`
+	CreatedByUser     *halLink `json:"createdByUser,omitempty"`
+	Customer          *halLink `json:"customer,omitempty"`
+}
+
+// actionView is a line item's action; Parley links no entities to it.
+type actionView struct {
+	AssociatedEntities struct{} `json:"associatedEntities"`
+	Text               string   `json:"text"`
+	Type               string   `json:"type"`
+}
+
+type scheduledView struct {
+	ScheduledBy               int64  `json:"scheduledBy"`
+	ScheduledFor              string `json:"scheduledFor"`
+	SendAsCreator             bool   `json:"sendAsCreator"`
+	UnscheduleOnCustomerReply bool   `json:"unscheduleOnCustomerReply"`
+}
+
+type ratingView struct {
+	Comments   string `json:"comments"`
+	CreatedAt  string `json:"createdAt"`
+	CustomerID int64  `json:"customerId"`
+	ID         int64  `json:"id"`
+	Rating     string `json:"rating"`
+}
+
+func (r *renderer) thread(conv *parley.Conversation, t *parley.Thread) (*threadView, error) {
 	s, c := r.s, r.c
 	via := parley.PartyUser
 	if t.CreatedBy.Type == parley.PartyCustomer {
 		via = parley.PartyCustomer
 	}
-	out := gin.H{
-		"id": t.ID, "type": t.Type, "state": t.State, "body": t.Body,
-		"source":    gin.H{"type": conv.Source.Type, "via": via},
-		"createdBy": r.person(t.CreatedBy),
-		"to":        nonNil(t.To),
-		"cc":        nonNil(t.CC),
-		"bcc":       nonNil(t.BCC),
-		"createdAt": parley.FormatTime(t.CreatedAt),
-		"_embedded": gin.H{"attachments": r.attachments(conv, t)},
+	out := &threadView{
+		ID: t.ID, Type: t.Type, State: t.State, Body: t.Body,
+		Source:    sourceView{Type: conv.Source.Type, Via: via},
+		To:        nonNil(t.To),
+		CC:        nonNil(t.CC),
+		BCC:       nonNil(t.BCC),
+		CreatedAt: parley.FormatTime(t.CreatedAt),
+		Status:    parley.StatusNoChange,
 	}
-	// The real thread object always carries these; absent values are null.
-	out["status"], out["assignedTo"], out["openedAt"], out["savedReplyId"], out["linkedConversationId"] = parley.StatusNoChange, nil, nil, nil, nil
+	var err error
+	if out.CreatedBy, err = r.person(t.CreatedBy); err != nil {
+		return nil, err
+	}
+	if out.Embedded.Attachments, err = r.attachments(conv, t); err != nil {
+		return nil, err
+	}
 	if t.Action != nil {
-		out["action"] = gin.H{"type": t.Action.Type, "text": t.Action.Text, "associatedEntities": gin.H{}}
+		out.Action = &actionView{Type: t.Action.Type, Text: t.Action.Text}
 	}
 	if t.Scheduled != nil {
-		out["scheduled"] = gin.H{"scheduledFor": parley.FormatTime(t.Scheduled.For), "scheduledBy": t.Scheduled.By,
-			"unscheduleOnCustomerReply": t.Scheduled.UnscheduleOnCustomerReply, "sendAsCreator": t.Scheduled.SendAsCreator}
+		out.Scheduled = &scheduledView{ScheduledFor: parley.FormatTime(t.Scheduled.For), ScheduledBy: t.Scheduled.By,
+			UnscheduleOnCustomerReply: t.Scheduled.UnscheduleOnCustomerReply, SendAsCreator: t.Scheduled.SendAsCreator}
 	}
-	if t.OriginalBody != "" {
-		out["originalBody"] = t.OriginalBody
-	}
+	out.OriginalBody = t.OriginalBody
 	if r := t.Rating; r != nil {
-		out["rating"] = gin.H{"id": r.ID, "rating": r.Rating, "comments": r.Comments, "customerId": r.CustomerID,
-			"createdAt": parley.FormatTime(r.CreatedAt)}
+		out.Rating = &ratingView{ID: r.ID, Rating: r.Rating, Comments: r.Comments, CustomerID: r.CustomerID,
+			CreatedAt: parley.FormatTime(r.CreatedAt)}
 	}
 	if t.Status != "" {
-		out["status"] = t.Status
+		out.Status = t.Status
 	}
-	links := gin.H{}
 	if t.CustomerID != 0 {
-		out["customer"] = r.person(parley.Party{ID: t.CustomerID, Type: parley.PartyCustomer})
-		links["customer"] = link(s.url(c, "v2", "customers", t.CustomerID))
+		if out.Customer, err = r.person(parley.Party{ID: t.CustomerID, Type: parley.PartyCustomer}); err != nil {
+			return nil, err
+		}
+		out.Links.Customer = linkTo(s.url(c, "v2", "customers", t.CustomerID))
 	}
 	if t.CreatedBy.Type == parley.PartyCustomer {
-		links["createdByCustomer"] = link(s.url(c, "v2", "customers", t.CreatedBy.ID))
+		out.Links.CreatedByCustomer = linkTo(s.url(c, "v2", "customers", t.CreatedBy.ID))
 	} else {
-		links["createdByUser"] = link(s.url(c, "v2", "users", t.CreatedBy.ID))
+		out.Links.CreatedByUser = linkTo(s.url(c, "v2", "users", t.CreatedBy.ID))
 	}
 	if t.AssignedTo != nil {
-		out["assignedTo"] = r.person(*t.AssignedTo)
+		if out.AssignedTo, err = r.person(*t.AssignedTo); err != nil {
+			return nil, err
+		}
 	}
 	if t.SavedReplyID != 0 {
-		out["savedReplyId"] = t.SavedReplyID
+		out.SavedReplyID = &t.SavedReplyID
 	}
 	if t.OpenedAt != nil {
-		out["openedAt"] = parley.FormatTime(*t.OpenedAt)
+		at := parley.FormatTime(*t.OpenedAt)
+		out.OpenedAt = &at
 	}
-	out["_links"] = links
-	return out
+	return out, nil
 }
 
-// attachments renders a thread's attachments; a malicious one is listed
-// with state `virus` and no links.
-func (r *renderer) attachments(conv *parley.Conversation, t *parley.Thread) []gin.H {
-	out := []gin.H{}
+// attachmentView is a thread's attachment; a malicious one has state
+// `virus` and no links.
+type attachmentView struct {
+	Links    *attachmentLinks       `json:"_links,omitempty"`
+	FileName string                 `json:"filename"`
+	Height   int                    `json:"height"`
+	ID       int64                  `json:"id"`
+	MimeType string                 `json:"mimeType"`
+	Size     int64                  `json:"size"`
+	State    parley.AttachmentState `json:"state"`
+	Width    int                    `json:"width"`
+}
+
+type attachmentLinks struct {
+	Data     halLink `json:"data"`
+	Download halLink `json:"download"`
+}
+
+// attachments renders a thread's attachments; one deleted since is left
+// out.
+func (r *renderer) attachments(conv *parley.Conversation, t *parley.Thread) ([]attachmentView, error) {
+	out := []attachmentView{}
 	for _, id := range t.Attachments {
 		a, err := r.tx.Attachment(r.company, id)
-		if err != nil {
+		if parley.IsNotFound(err) {
 			continue
 		}
-		item := gin.H{"id": a.ID, "filename": a.FileName, "mimeType": a.MimeType, "size": a.Size,
-			"width": a.Width, "height": a.Height, "state": a.State}
+		if err != nil {
+			return nil, err
+		}
+		item := attachmentView{ID: a.ID, FileName: a.FileName, MimeType: a.MimeType, Size: a.Size,
+			Width: a.Width, Height: a.Height, State: a.State}
 		if a.State == parley.AttachmentOK {
 			base := r.s.url(r.c, "v2", "conversations", conv.ID, "attachments", a.ID)
-			item["_links"] = gin.H{"data": link(base + "/data"), "download": link(base + "/download")}
+			item.Links = &attachmentLinks{Data: link(base + "/data"), Download: link(base + "/download")}
 		}
 		out = append(out, item)
 	}
-	return out
+	return out, nil
 }
 
 // nonNil renders a nil list as [] rather than null.

@@ -110,7 +110,7 @@ func (p *params) numbers(name string) []int64 {
 }
 
 // chatReport handles GET /v2/reports/chat.
-func (s *Server) chatReport(c *gin.Context) {
+func (s *Server) chatReport(c *gin.Context) error {
 	r, err := s.reportRequest(c, readParams(c, reportParams...))
 	var e reports.Engine
 	if err == nil {
@@ -121,14 +121,14 @@ func (s *Server) chatReport(c *gin.Context) {
 		rep, err = reports.Chat(c.Request.Context(), e, r)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, rep)
+	return nil
 }
 
 // phoneReport handles GET /v2/reports/phone.
-func (s *Server) phoneReport(c *gin.Context) {
+func (s *Server) phoneReport(c *gin.Context) error {
 	r, err := s.reportRequest(c, readParams(c, reportParams...))
 	var e reports.Engine
 	if err == nil {
@@ -146,15 +146,15 @@ func (s *Server) phoneReport(c *gin.Context) {
 		rep, err = reports.Phone(c.Request.Context(), e, r, users)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, rep)
+	return nil
 }
 
 // chatDrillDown handles GET /v2/reports/chat/drilldown: the chats counted
 // in one range of a distribution (`range`, `rangeId` 1-5), 25 a page.
-func (s *Server) chatDrillDown(c *gin.Context) {
+func (s *Server) chatDrillDown(c *gin.Context) error {
 	p := readParams(c, drillDownParams...)
 	distribution := p.enum("range", "", reports.Distributions)
 	if _, ok := p.raw("range"); !ok {
@@ -175,29 +175,34 @@ func (s *Server) chatDrillDown(c *gin.Context) {
 		e, err = s.reportEngine()
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	res, err := reports.DrillDown(c.Request.Context(), e, r, distribution, rangeID, pg.offset(), pg.size)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	pg.total = res.Total
-	var items []gin.H
+	var items []*chatView
 	err = s.store.View(func(tx parley.Tx) error {
 		for _, id := range res.IDs {
 			chat, err := tx.Chat(r.Company, id)
-			if err != nil {
-				continue
+			if parley.IsNotFound(err) {
+				continue // deleted since it was counted
 			}
-			items = append(items, s.chatResource(c, tx, chat))
+			if err != nil {
+				return err
+			}
+			item, err := s.chatResource(c, tx, chat)
+			if err != nil {
+				return err
+			}
+			items = append(items, item)
 		}
 		return nil
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.renderPage(c, "chats", items, pg)
+	renderPage(s, c, "chats", items, pg)
+	return nil
 }

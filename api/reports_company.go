@@ -15,7 +15,7 @@ import (
 var companyDrillParams = append([]string{"range", "rangeId", "officeHours"}, drillParams...)
 
 // companyReport handles GET /v2/reports/company.
-func (s *Server) companyReport(c *gin.Context) {
+func (s *Server) companyReport(c *gin.Context) error {
 	r, e, err := s.reportWith(c, readParams(c, conversationReportParams...))
 	var users []parley.User
 	if err == nil {
@@ -29,16 +29,16 @@ func (s *Server) companyReport(c *gin.Context) {
 		rep, err = reports.Company(c.Request.Context(), e, r, users)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, rep)
+	return nil
 }
 
 // companyDrillDown handles GET /v2/reports/company/drilldown: the
 // conversations behind one figure (`range`, and `rangeId` for the ranges
 // that have buckets).
-func (s *Server) companyDrillDown(c *gin.Context) {
+func (s *Server) companyDrillDown(c *gin.Context) error {
 	p := readParams(c, companyDrillParams...)
 	name := p.enum("range", "", reports.CompanyRanges)
 	if _, ok := p.raw("range"); !ok {
@@ -54,5 +54,5 @@ func (s *Server) companyDrillDown(c *gin.Context) {
 			rangeID = n
 		}
 	}
-	s.drillDown(c, p, func(r reports.Request) (query.Node, error) { return reports.CompanyDrillFilter(r, name, rangeID) })
+	return s.drillDown(c, p, func(r reports.Request) (query.Node, error) { return reports.CompanyDrillFilter(r, name, rangeID) })
 }

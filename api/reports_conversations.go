@@ -34,7 +34,7 @@ func (s *Server) reportWith(c *gin.Context, p *params) (reports.Request, reports
 }
 
 // conversationsReport handles GET /v2/reports/conversations.
-func (s *Server) conversationsReport(c *gin.Context) {
+func (s *Server) conversationsReport(c *gin.Context) error {
 	r, e, err := s.reportWith(c, readParams(c, conversationReportParams...))
 	var tags []parley.Tag
 	if err == nil {
@@ -61,18 +61,18 @@ func (s *Server) conversationsReport(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, rep)
+	return nil
 }
 
 // seriesOf handles a report over time (`viewBy`): GET
 // /v2/reports/conversations/new, .../received-messages,
 // .../volume-by-channel, /v2/reports/company/customers-helped and the
 // productivity series.
-func seriesOf[T any](s *Server, known []string, compute func(context.Context, reports.Engine, reports.Request, string) (T, error)) gin.HandlerFunc {
-	return func(c *gin.Context) {
+func seriesOf[T any](s *Server, known []string, compute func(context.Context, reports.Engine, reports.Request, string) (T, error)) handler {
+	return func(c *gin.Context) error {
 		p := readParams(c, known...)
 		requested := p.enum("viewBy", "", reports.ViewBys)
 		r, e, err := s.reportWith(c, p)
@@ -85,27 +85,27 @@ func seriesOf[T any](s *Server, known []string, compute func(context.Context, re
 			out, err = compute(c.Request.Context(), e, r, viewBy)
 		}
 		if err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
 		render(c, http.StatusOK, out)
+		return nil
 	}
 }
 
 // conversationsDrillDown handles GET /v2/reports/conversations/drilldown
 // (the conversations worked on in the period) and .../new-drilldown (those
 // created in it).
-func (s *Server) conversationsDrillDown(filter func(reports.Period, reports.Filter) query.Node) gin.HandlerFunc {
-	return func(c *gin.Context) {
+func (s *Server) conversationsDrillDown(filter func(reports.Period, reports.Filter) query.Node) handler {
+	return func(c *gin.Context) error {
 		p := readParams(c, drillParams...)
-		s.drillDown(c, p, func(r reports.Request) (query.Node, error) { return filter(r.Current, r.Filter), nil })
+		return s.drillDown(c, p, func(r reports.Request) (query.Node, error) { return filter(r.Current, r.Filter), nil })
 	}
 }
 
 // fieldsDrillDown handles GET /v2/reports/conversations/fields-drilldown:
 // the conversations worked on in the period whose custom field `field`
 // has the dropdown option `fieldid`.
-func (s *Server) fieldsDrillDown(c *gin.Context) {
+func (s *Server) fieldsDrillDown(c *gin.Context) error {
 	p := readParams(c, fieldDrillParams...)
 	field, option := p.id("field"), p.id("fieldid")
 	for name, v := range map[string]*int64{"field": field, "fieldid": option} {
@@ -113,14 +113,14 @@ func (s *Server) fieldsDrillDown(c *gin.Context) {
 			p.problems.Add(name, parley.CodeMissingParameter, name+" is required", nil)
 		}
 	}
-	s.drillDown(c, p, func(r reports.Request) (query.Node, error) {
+	return s.drillDown(c, p, func(r reports.Request) (query.Node, error) {
 		return reports.FieldFilter(r, *field, strconv.FormatInt(*option, 10)), nil
 	})
 }
 
 // drillDown answers a page of the conversations a filter selects, as
 // {conversations: {pages, page, count, results}}.
-func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Request) (query.Node, error)) {
+func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Request) (query.Node, error)) error {
 	number, size := p.page(), p.rows(drillPageSize)
 	r, e, err := s.reportWith(c, p)
 	var f query.Node
@@ -128,15 +128,13 @@ func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Reques
 		f, err = filter(r)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	res, err := reports.ConversationList(c.Request.Context(), e, r, f, (number-1)*size, size)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	rows := []gin.H{}
+	rows := []drillRowView{}
 	err = s.store.View(func(tx parley.Tx) error {
 		rr := newRenderer(s, c, tx)
 		for _, id := range res.IDs {
@@ -151,31 +149,61 @@ func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Reques
 			if err != nil {
 				return err
 			}
-			rows = append(rows, rr.drillRow(conv))
+			row, err := rr.drillRow(conv)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, row)
 		}
 		return nil
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	render(c, http.StatusOK, gin.H{"conversations": struct {
-		reportPage
-		Results []gin.H `json:"results"`
-	}{newReportPage(number, size, res.Total), rows}})
+	var body struct {
+		Conversations struct {
+			reportPage
+			Results []drillRowView `json:"results"`
+		} `json:"conversations"`
+	}
+	body.Conversations.reportPage, body.Conversations.Results = newReportPage(number, size, res.Total), rows
+	render(c, http.StatusOK, body)
+	return nil
+}
+
+// drillRowView is a drill-down's abbreviated conversation.
+type drillRowView struct {
+	Attachments   bool                    `json:"attachments"`
+	CreatedAt     string                  `json:"createdAt"`
+	CustomerEmail string                  `json:"customerEmail"`
+	CustomerIDs   []int64                 `json:"customerIds"`
+	CustomerName  string                  `json:"customerName"`
+	ID            int64                   `json:"id"`
+	MailboxID     int64                   `json:"mailboxid"`
+	ModifiedAt    string                  `json:"modifiedAt"`
+	Number        int64                   `json:"number"`
+	Preview       string                  `json:"preview"`
+	Status        parley.Status           `json:"status"`
+	Subject       string                  `json:"subject"`
+	ThreadCount   int                     `json:"threadCount"`
+	Type          parley.ConversationType `json:"type"`
 }
 
 // drillRow is a drill-down's abbreviated conversation.
-func (r *renderer) drillRow(conv *parley.Conversation) gin.H {
-	row := gin.H{"id": conv.ID, "number": conv.Number, "type": conv.Type, "mailboxid": conv.MailboxID,
-		"attachments": conv.HasAttachments, "subject": conv.Subject, "status": conv.Status, "threadCount": conv.ThreadCount,
-		"preview": conv.Preview, "customerName": "", "customerEmail": "", "customerIds": []int64{},
-		"createdAt": parley.FormatTime(conv.CreatedAt), "modifiedAt": parley.FormatTime(conv.ModifiedAt)}
+func (r *renderer) drillRow(conv *parley.Conversation) (drillRowView, error) {
+	row := drillRowView{ID: conv.ID, Number: conv.Number, Type: conv.Type, MailboxID: conv.MailboxID,
+		Attachments: conv.HasAttachments, Subject: conv.Subject, Status: conv.Status, ThreadCount: conv.ThreadCount,
+		Preview: conv.Preview, CustomerIDs: []int64{},
+		CreatedAt: parley.FormatTime(conv.CreatedAt), ModifiedAt: parley.FormatTime(conv.ModifiedAt)}
 	if conv.CustomerID != 0 {
-		row["customerIds"] = []int64{conv.CustomerID}
-		if cu := r.customer(conv.CustomerID); cu != nil {
-			row["customerName"], row["customerEmail"] = cu.Name(), cu.PrimaryEmail()
+		row.CustomerIDs = []int64{conv.CustomerID}
+		cu, err := r.customers.get(conv.CustomerID)
+		if err != nil {
+			return row, err
+		}
+		if cu != nil {
+			row.CustomerName, row.CustomerEmail = cu.Name(), cu.PrimaryEmail()
 		}
 	}
-	return row
+	return row, nil
 }

@@ -23,18 +23,18 @@ const (
 // reportOf handles a report that needs nothing but its request: GET
 // /v2/reports/happiness, .../conversations/busy-times, .../productivity
 // and .../email.
-func reportOf[T any](s *Server, known []string, compute func(context.Context, reports.Engine, reports.Request) (T, error)) gin.HandlerFunc {
-	return func(c *gin.Context) {
+func reportOf[T any](s *Server, known []string, compute func(context.Context, reports.Engine, reports.Request) (T, error)) handler {
+	return func(c *gin.Context) error {
 		r, e, err := s.reportWith(c, readParams(c, known...))
 		var rep T
 		if err == nil {
 			rep, err = compute(c.Request.Context(), e, r)
 		}
 		if err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
 		render(c, http.StatusOK, rep)
+		return nil
 	}
 }
 
@@ -88,7 +88,7 @@ type ratingRow struct {
 // of the period, `rating` (great, ok, not-good, all), sorted by
 // `sortField` (or `sortFieldRatings`: number, modifiedAt, rating) and
 // `sortOrder` (ASC, DESC; default modifiedAt DESC), ten a page.
-func (s *Server) happinessRatings(c *gin.Context) {
+func (s *Server) happinessRatings(c *gin.Context) error {
 	p := readParams(c, ratingsListParams...)
 	rating := ratingValues[p.enum("rating", "all", []string{"all", "great", "ok", "okay", "not-good"})]
 	sortName := "sortField"
@@ -104,13 +104,11 @@ func (s *Server) happinessRatings(c *gin.Context) {
 		e, err = s.reportEngine()
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	res, err := reports.RatingsList(c.Request.Context(), e, r, rating, sortField, strings.EqualFold(desc, "DESC"), (number-1)*size, size)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	rows := []ratingRow{}
 	err = s.store.View(func(tx parley.Tx) error {
@@ -127,13 +125,21 @@ func (s *Server) happinessRatings(c *gin.Context) {
 			row := ratingRow{Number: conv.Number, ThreadID: t.ID, ThreadCreatedAt: parley.FormatTime(t.CreatedAt), ID: conv.ID,
 				Type: string(conv.Type), RatingID: rt.ID, Rating: rt.Rating, RatingCustomerID: rt.CustomerID, RatingComments: rt.Comments,
 				RatingCreatedAt: parley.FormatTime(rt.CreatedAt), RatingUserID: t.CreatedBy.ID}
-			if cu := rr.customer(rt.CustomerID); cu != nil {
+			cu, err := rr.customers.get(rt.CustomerID)
+			if err != nil {
+				return err
+			}
+			if cu != nil {
 				row.RatingCustomerName = cu.Name()
 				if row.RatingCustomerName == "" {
 					row.RatingCustomerName = cu.PrimaryEmail()
 				}
 			}
-			if u := rr.user(t.CreatedBy.ID); u != nil {
+			u, err := rr.users.get(t.CreatedBy.ID)
+			if err != nil {
+				return err
+			}
+			if u != nil {
 				row.RatingUserName = u.Name()
 			}
 			rows = append(rows, row)
@@ -141,13 +147,13 @@ func (s *Server) happinessRatings(c *gin.Context) {
 		return nil
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, struct {
 		Results []ratingRow `json:"results"`
 		reportPage
 	}{rows, newReportPage(number, size, res.Total)})
+	return nil
 }
 
 // ratedReply loads the conversation and the rated reply of a reply

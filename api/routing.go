@@ -11,7 +11,7 @@ import (
 // getRouting handles GET /v2/mailboxes/{mailboxId}/routing: the routing
 // configuration and the rotation, every active user who may see the
 // mailbox in id order with their open conversations and eligibility.
-func (s *Server) getRouting(c *gin.Context) {
+func (s *Server) getRouting(c *gin.Context) error {
 	m, err := s.loadMailbox(c)
 	if err == nil {
 		err = readParams(c).err()
@@ -27,39 +27,52 @@ func (s *Server) getRouting(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	r := m.Routing
 	if r == nil {
 		r = &parley.Routing{State: parley.RoutingDisabled}
 	}
-	body := gin.H{"state": r.State, "userIds": nonNil(r.UserIDs), "rotation": rotationItems(rotation),
-		"_links": gin.H{"self": link(s.url(c, "v2", "mailboxes", m.ID, "routing")), "mailbox": link(s.url(c, "v2", "mailboxes", m.ID))}}
-	if r.AssignmentMethod != "" {
-		body["assignmentMethod"] = r.AssignmentMethod
-	}
-	if r.AssignmentLimit != 0 {
-		body["assignmentLimit"] = r.AssignmentLimit
-	}
+	body := routingView{State: r.State, UserIDs: nonNil(r.UserIDs), Rotation: rotationItems(rotation),
+		AssignmentMethod: r.AssignmentMethod, AssignmentLimit: r.AssignmentLimit}
+	body.Links.Self, body.Links.Mailbox = link(s.url(c, "v2", "mailboxes", m.ID, "routing")), link(s.url(c, "v2", "mailboxes", m.ID))
 	render(c, http.StatusOK, body)
+	return nil
 }
 
-func rotationItems(rotation []parley.RotationEntry) []gin.H {
-	out := make([]gin.H, 0, len(rotation))
+// routingView is a mailbox's routing with the rotation it would follow.
+type routingView struct {
+	Links struct {
+		Mailbox halLink `json:"mailbox"`
+		Self    halLink `json:"self"`
+	} `json:"_links"`
+	AssignmentLimit  int            `json:"assignmentLimit,omitempty"`
+	AssignmentMethod string         `json:"assignmentMethod,omitempty"`
+	Rotation         []rotationView `json:"rotation"`
+	State            string         `json:"state"`
+	UserIDs          []int64        `json:"userIds"`
+}
+
+// rotationView is a user's place in the rotation; reason says why an
+// ineligible user is skipped.
+type rotationView struct {
+	ConversationsCount int    `json:"conversationsCount"`
+	Eligible           bool   `json:"eligible"`
+	Reason             string `json:"reason,omitempty"`
+	UserID             int64  `json:"userId"`
+}
+
+func rotationItems(rotation []parley.RotationEntry) []rotationView {
+	out := make([]rotationView, 0, len(rotation))
 	for _, e := range rotation {
-		item := gin.H{"userId": e.UserID, "conversationsCount": e.Open, "eligible": e.Eligible}
-		if e.Reason != "" {
-			item["reason"] = e.Reason
-		}
-		out = append(out, item)
+		out = append(out, rotationView{UserID: e.UserID, ConversationsCount: e.Open, Eligible: e.Eligible, Reason: e.Reason})
 	}
 	return out
 }
 
 // updateRouting handles PUT /v2/mailboxes/{mailboxId}/routing: owners and
 // administrators replace the configuration.
-func (s *Server) updateRouting(c *gin.Context) {
+func (s *Server) updateRouting(c *gin.Context) error {
 	var in parley.RoutingInput
 	m, err := s.loadMailbox(c)
 	if err == nil {
@@ -71,8 +84,8 @@ func (s *Server) updateRouting(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

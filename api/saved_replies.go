@@ -8,20 +8,11 @@ import (
 	parley "github.com/parley/parley"
 )
 
-// savedReplyRoutes registers a mailbox's saved replies under v2.
-func (s *Server) savedReplyRoutes(v2 *gin.RouterGroup) {
-	v2.GET("/mailboxes/:mailboxId/saved-replies", s.listSavedReplies)
-	v2.POST("/mailboxes/:mailboxId/saved-replies", s.createSavedReply)
-	v2.GET("/mailboxes/:mailboxId/saved-replies/:savedReplyId", s.getSavedReply)
-	v2.PUT("/mailboxes/:mailboxId/saved-replies/:savedReplyId", s.updateSavedReply)
-	v2.DELETE("/mailboxes/:mailboxId/saved-replies/:savedReplyId", s.deleteSavedReply)
-}
-
 // listSavedReplies handles GET /v2/mailboxes/{mailboxId}/saved-replies: a
 // bare array, as the real API answers it, of {id, name, preview} and
 // chatPreview when the reply has chat text; chat-only replies only with
 // includeChatReplies=true.
-func (s *Server) listSavedReplies(c *gin.Context) {
+func (s *Server) listSavedReplies(c *gin.Context) error {
 	mailboxID, err := pathID(c, "mailboxId")
 	p := readParams(c, "includeChatReplies")
 	includeChat := boolParam(p, "includeChatReplies")
@@ -36,22 +27,29 @@ func (s *Server) listSavedReplies(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	items := make([]gin.H, 0, len(replies))
+	type savedReplyItem struct {
+		ChatPreview *string `json:"chatPreview,omitempty"`
+		ID          int64   `json:"id"`
+		Name        string  `json:"name"`
+		Preview     string  `json:"preview"`
+	}
+	items := make([]savedReplyItem, 0, len(replies))
 	for _, r := range replies {
-		item := gin.H{"id": r.ID, "name": r.Name, "preview": parley.SavedReplyPreview(r.Text)}
+		item := savedReplyItem{ID: r.ID, Name: r.Name, Preview: parley.SavedReplyPreview(r.Text)}
 		if r.ChatText != "" {
-			item["chatPreview"] = parley.SavedReplyPreview(r.ChatText)
+			preview := parley.SavedReplyPreview(r.ChatText)
+			item.ChatPreview = &preview
 		}
 		items = append(items, item)
 	}
 	render(c, http.StatusOK, items)
+	return nil
 }
 
 // getSavedReply handles GET /v2/mailboxes/{mailboxId}/saved-replies/{id}.
-func (s *Server) getSavedReply(c *gin.Context) {
+func (s *Server) getSavedReply(c *gin.Context) error {
 	mailboxID, id, err := savedReplyPath(c)
 	if err == nil {
 		err = readParams(c).err()
@@ -64,14 +62,19 @@ func (s *Server) getSavedReply(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	render(c, http.StatusOK, gin.H{"id": r.ID, "name": r.Name, "text": r.Text, "chatText": r.ChatText})
+	render(c, http.StatusOK, struct {
+		ChatText string `json:"chatText"`
+		ID       int64  `json:"id"`
+		Name     string `json:"name"`
+		Text     string `json:"text"`
+	}{r.ChatText, r.ID, r.Name, r.Text})
+	return nil
 }
 
 // createSavedReply handles POST /v2/mailboxes/{mailboxId}/saved-replies.
-func (s *Server) createSavedReply(c *gin.Context) {
+func (s *Server) createSavedReply(c *gin.Context) error {
 	mailboxID, err := pathID(c, "mailboxId")
 	var in parley.SavedReplyInput
 	if err == nil {
@@ -85,14 +88,14 @@ func (s *Server) createSavedReply(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.created(c, r.ID, s.url(c, "v2", "mailboxes", mailboxID, "saved-replies", r.ID))
+	return nil
 }
 
 // updateSavedReply handles PUT /v2/mailboxes/{mailboxId}/saved-replies/{id}.
-func (s *Server) updateSavedReply(c *gin.Context) {
+func (s *Server) updateSavedReply(c *gin.Context) error {
 	mailboxID, id, err := savedReplyPath(c)
 	var in parley.SavedReplyInput
 	if err == nil {
@@ -104,14 +107,14 @@ func (s *Server) updateSavedReply(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // deleteSavedReply handles DELETE /v2/mailboxes/{mailboxId}/saved-replies/{id}.
-func (s *Server) deleteSavedReply(c *gin.Context) {
+func (s *Server) deleteSavedReply(c *gin.Context) error {
 	mailboxID, id, err := savedReplyPath(c)
 	if err == nil {
 		err = s.write(c, func(tx parley.Tx) error {
@@ -119,10 +122,10 @@ func (s *Server) deleteSavedReply(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 func savedReplyPath(c *gin.Context) (mailboxID, id int64, err error) {

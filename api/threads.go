@@ -16,20 +16,18 @@ const ThreadPageSize = 25
 
 // listThreads handles GET /v2/conversations/{conversationId}/threads:
 // newest first, 25 a page.
-func (s *Server) listThreads(c *gin.Context) {
+func (s *Server) listThreads(c *gin.Context) error {
 	who := caller(c)
 	id, err := pathID(c, "conversationId")
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	p := readParams(c, "page")
 	pg := page{size: ThreadPageSize, number: p.page()}
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	var items []gin.H
+	var items []threadView
 	err = s.store.View(func(tx parley.Tx) error {
 		conv, err := parley.LoadConversation(tx, who, id, s.now())
 		if err != nil {
@@ -40,33 +38,31 @@ func (s *Server) listThreads(c *gin.Context) {
 			return err
 		}
 		pg.total = len(threads)
-		items = pageOf(newRenderer(s, c, tx).threads(conv, threads), pg)
-		return nil
+		all, err := newRenderer(s, c, tx).threads(conv, threads)
+		items = pageOf(all, pg)
+		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.renderPage(c, "threads", items, pg)
+	renderPage(s, c, "threads", items, pg)
+	return nil
 }
 
 // addThread handles POST /v2/conversations/{conversationId}/{reply,notes,
 // customer,phones,chats}: one handler per thread type.
-func (s *Server) addThread(kind parley.ThreadType) gin.HandlerFunc {
-	return func(c *gin.Context) {
+func (s *Server) addThread(kind parley.ThreadType) handler {
+	return func(c *gin.Context) error {
 		id, err := pathID(c, "conversationId")
 		if err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
 		var in parley.ThreadRequest
 		if err := decodeJSONMax(c, &in, MaxAttachmentBodyBytes); err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
 		if err := in.Validate(kind); err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
 		var t *parley.Thread
 		err = s.write(c, func(tx parley.Tx) error {
@@ -75,18 +71,18 @@ func (s *Server) addThread(kind parley.ThreadType) gin.HandlerFunc {
 			return err
 		})
 		if err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
 		c.Header("Resource-ID", strconv.FormatInt(t.ID, 10))
 		c.Header("Location", s.url(c, "v2", "conversations", id, "threads"))
 		c.Status(http.StatusCreated)
+		return nil
 	}
 }
 
 // patchThread handles PATCH /v2/conversations/{conversationId}/threads/{threadId}.
-func (s *Server) patchThread(c *gin.Context) {
-	s.conversationWrite(c, func(tx parley.Tx, convID int64, ops []parley.PatchOp) error {
+func (s *Server) patchThread(c *gin.Context) error {
+	return s.conversationWrite(c, func(tx parley.Tx, convID int64, ops []parley.PatchOp) error {
 		threadID, err := pathID(c, "threadId")
 		if err != nil {
 			return err
@@ -96,9 +92,9 @@ func (s *Server) patchThread(c *gin.Context) {
 }
 
 // scheduleThread handles PUT .../threads/{threadId}/schedule.
-func (s *Server) scheduleThread(c *gin.Context) {
+func (s *Server) scheduleThread(c *gin.Context) error {
 	var in parley.ScheduleRequest
-	s.conversationJSONWrite(c, &in, func(tx parley.Tx, convID int64) error {
+	return s.conversationJSONWrite(c, &in, func(tx parley.Tx, convID int64) error {
 		threadID, err := pathID(c, "threadId")
 		if err != nil {
 			return err
@@ -109,8 +105,8 @@ func (s *Server) scheduleThread(c *gin.Context) {
 
 // publishSchedule handles PATCH .../threads/{threadId}/schedule: send a
 // scheduled reply now.
-func (s *Server) publishSchedule(c *gin.Context) {
-	s.conversationWrite(c, func(tx parley.Tx, convID int64, ops []parley.PatchOp) error {
+func (s *Server) publishSchedule(c *gin.Context) error {
+	return s.conversationWrite(c, func(tx parley.Tx, convID int64, ops []parley.PatchOp) error {
 		threadID, err := pathID(c, "threadId")
 		if err != nil {
 			return err
@@ -120,8 +116,8 @@ func (s *Server) publishSchedule(c *gin.Context) {
 }
 
 // unscheduleThread handles DELETE .../threads/{threadId}/schedule.
-func (s *Server) unscheduleThread(c *gin.Context) {
-	s.conversationDelete(c, func(tx parley.Tx, convID int64) error {
+func (s *Server) unscheduleThread(c *gin.Context) error {
+	return s.conversationDelete(c, func(tx parley.Tx, convID int64) error {
 		threadID, err := pathID(c, "threadId")
 		if err != nil {
 			return err
@@ -132,7 +128,7 @@ func (s *Server) unscheduleThread(c *gin.Context) {
 
 // addAttachment handles POST .../threads/{threadId}/attachments: one
 // attachment `{fileName, mimeType, data}` per request.
-func (s *Server) addAttachment(c *gin.Context) {
+func (s *Server) addAttachment(c *gin.Context) error {
 	convID, err := pathID(c, "conversationId")
 	var threadID int64
 	if err == nil {
@@ -143,8 +139,7 @@ func (s *Server) addAttachment(c *gin.Context) {
 		err = decodeJSONMax(c, &in, MaxAttachmentBodyBytes)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	var ids []int64
 	err = s.write(c, func(tx parley.Tx) error {
@@ -153,12 +148,12 @@ func (s *Server) addAttachment(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Header("Resource-ID", strconv.FormatInt(ids[0], 10))
 	c.Header("Location", s.url(c, "v2", "conversations", convID, "attachments", ids[0], "data"))
 	c.Status(http.StatusCreated)
+	return nil
 }
 
 // readAttachment loads an attachment of the path for the two downloads.
@@ -182,30 +177,32 @@ func (s *Server) readAttachment(c *gin.Context) (*parley.Attachment, []byte, err
 
 // attachmentData handles GET .../attachments/{attachmentId}/data: the file
 // as Base64 in `data`.
-func (s *Server) attachmentData(c *gin.Context) {
+func (s *Server) attachmentData(c *gin.Context) error {
 	_, data, err := s.readAttachment(c)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	render(c, http.StatusOK, gin.H{"data": base64.StdEncoding.EncodeToString(data)})
+	render(c, http.StatusOK, struct {
+		Data string `json:"data"`
+	}{base64.StdEncoding.EncodeToString(data)})
+	return nil
 }
 
 // attachmentDownload handles GET .../attachments/{attachmentId}/download:
 // the raw file with its MIME type.
-func (s *Server) attachmentDownload(c *gin.Context) {
+func (s *Server) attachmentDownload(c *gin.Context) error {
 	a, data, err := s.readAttachment(c)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.FileName}))
 	c.Data(http.StatusOK, a.MimeType, data)
+	return nil
 }
 
 // deleteAttachment handles DELETE /v2/conversations/{conversationId}/attachments/{attachmentId}.
-func (s *Server) deleteAttachment(c *gin.Context) {
-	s.conversationDelete(c, func(tx parley.Tx, convID int64) error {
+func (s *Server) deleteAttachment(c *gin.Context) error {
+	return s.conversationDelete(c, func(tx parley.Tx, convID int64) error {
 		attachmentID, err := pathID(c, "attachmentId")
 		if err != nil {
 			return err
@@ -216,9 +213,9 @@ func (s *Server) deleteAttachment(c *gin.Context) {
 
 // rateThread handles PUT .../threads/{threadId}/rating: the customer's
 // satisfaction rating of a reply, relayed by an integration.
-func (s *Server) rateThread(c *gin.Context) {
+func (s *Server) rateThread(c *gin.Context) error {
 	var in parley.RatingInput
-	s.conversationJSONWrite(c, &in, func(tx parley.Tx, convID int64) error {
+	return s.conversationJSONWrite(c, &in, func(tx parley.Tx, convID int64) error {
 		threadID, err := pathID(c, "threadId")
 		if err != nil {
 			return err

@@ -3,59 +3,64 @@ package api
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
 )
 
-// webhookRoutes registers the webhook configuration and delivery log.
-func (s *Server) webhookRoutes(v2 *gin.RouterGroup) {
-	v2.GET("/webhooks", s.listWebhooks)
-	v2.POST("/webhooks", s.createWebhook)
-	v2.GET("/webhooks/:webhookId", s.getWebhook)
-	v2.PUT("/webhooks/:webhookId", s.updateWebhook)
-	v2.DELETE("/webhooks/:webhookId", s.deleteWebhook)
-	v2.GET("/webhooks/:webhookId/deliveries", s.listDeliveries)
-	v2.GET("/webhooks/:webhookId/deliveries/:deliveryId", s.getDelivery)
-	v2.POST("/webhooks/:webhookId/deliveries/:deliveryId/retry", s.retryDelivery)
+// webhookView is a webhook; its secret is never shown.
+type webhookView struct {
+	Links struct {
+		Deliveries halLink `json:"deliveries"`
+		Self       halLink `json:"self"`
+	} `json:"_links"`
+	CreatedAt      string              `json:"createdAt"`
+	DisabledAt     string              `json:"disabledAt,omitempty"`
+	DisabledReason *string             `json:"disabledReason,omitempty"`
+	Events         []string            `json:"events"`
+	ID             int64               `json:"id"`
+	Label          string              `json:"label"`
+	LastSuccessAt  string              `json:"lastSuccessAt,omitempty"`
+	MailboxIDs     []int64             `json:"mailboxIds"`
+	Notification   bool                `json:"notification"`
+	PayloadVersion string              `json:"payloadVersion"`
+	State          parley.WebhookState `json:"state"`
+	UpdatedAt      string              `json:"updatedAt"`
+	URL            string              `json:"url"`
 }
 
 // webhookResource renders a webhook; its secret is never shown.
-func (s *Server) webhookResource(c *gin.Context, w *parley.Webhook) gin.H {
+func (s *Server) webhookResource(c *gin.Context, w *parley.Webhook) *webhookView {
 	self := s.url(c, "v2", "webhooks", w.ID)
-	mailboxes := w.MailboxIDs
-	if mailboxes == nil {
-		mailboxes = []int64{}
+	out := &webhookView{
+		ID: w.ID, URL: w.URL, Label: w.Label, Events: w.Events, MailboxIDs: nonNil(w.MailboxIDs),
+		Notification: w.Notification, PayloadVersion: w.PayloadVersion, State: w.State,
+		CreatedAt: parley.FormatTime(w.CreatedAt), UpdatedAt: parley.FormatTime(w.UpdatedAt),
 	}
-	out := gin.H{
-		"id": w.ID, "url": w.URL, "label": w.Label, "events": w.Events, "mailboxIds": mailboxes,
-		"notification": w.Notification, "payloadVersion": w.PayloadVersion, "state": w.State,
-		"createdAt": parley.FormatTime(w.CreatedAt), "updatedAt": parley.FormatTime(w.UpdatedAt),
-		"_links": gin.H{"self": link(self), "deliveries": link(self + "/deliveries")},
-	}
+	out.Links.Self, out.Links.Deliveries = link(self), link(self+"/deliveries")
 	if w.DisabledAt != nil {
-		out["disabledAt"], out["disabledReason"] = parley.FormatTime(*w.DisabledAt), w.DisabledReason
+		out.DisabledAt, out.DisabledReason = parley.FormatTime(*w.DisabledAt), &w.DisabledReason
 	}
 	if w.LastSuccessAt != nil {
-		out["lastSuccessAt"] = parley.FormatTime(*w.LastSuccessAt)
+		out.LastSuccessAt = parley.FormatTime(*w.LastSuccessAt)
 	}
 	return out
 }
 
 // listWebhooks handles GET /v2/webhooks, 50 a page.
-func (s *Server) listWebhooks(c *gin.Context) {
+func (s *Server) listWebhooks(c *gin.Context) error {
 	if err := parley.WebhookAccess(caller(c)); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	listRecords(s, c, readParams(c, "page"), "webhooks", (parley.Tx).Webhooks, nil,
-		func(w *parley.Webhook) (gin.H, error) { return s.webhookResource(c, w), nil })
+	return listRecords(s, c, readParams(c, "page"), "webhooks", (parley.Tx).Webhooks, nil,
+		func(w *parley.Webhook) (*webhookView, error) { return s.webhookResource(c, w), nil })
 }
 
 // createWebhook handles POST /v2/webhooks: 201 with Resource-ID and
 // Location; the helpscout.test event is queued for the new webhook.
-func (s *Server) createWebhook(c *gin.Context) {
+func (s *Server) createWebhook(c *gin.Context) error {
 	var in parley.WebhookInput
 	var w *parley.Webhook
 	err := decodeJSON(c, &in)
@@ -66,24 +71,24 @@ func (s *Server) createWebhook(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.created(c, w.ID, s.url(c, "v2", "webhooks", w.ID))
+	return nil
 }
 
 // getWebhook handles GET /v2/webhooks/{webhookId}.
-func (s *Server) getWebhook(c *gin.Context) {
-	var body gin.H
+func (s *Server) getWebhook(c *gin.Context) error {
+	var body *webhookView
 	err := s.webhookRead(c, func(tx parley.Tx, w *parley.Webhook) error {
 		body = s.webhookResource(c, w)
 		return nil
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // webhookRead loads the webhook of the path in a read transaction.
@@ -103,7 +108,7 @@ func (s *Server) webhookRead(c *gin.Context, fn func(tx parley.Tx, w *parley.Web
 
 // updateWebhook handles PUT /v2/webhooks/{webhookId}: an overwrite (absent
 // optional fields take their defaults; an absent state enables); 204.
-func (s *Server) updateWebhook(c *gin.Context) {
+func (s *Server) updateWebhook(c *gin.Context) error {
 	var in parley.WebhookInput
 	id, err := pathID(c, "webhookId")
 	if err == nil {
@@ -115,67 +120,91 @@ func (s *Server) updateWebhook(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // deleteWebhook handles DELETE /v2/webhooks/{webhookId}; its delivery log
 // goes with it; 204.
-func (s *Server) deleteWebhook(c *gin.Context) {
+func (s *Server) deleteWebhook(c *gin.Context) error {
 	id, err := pathID(c, "webhookId")
 	if err == nil {
 		err = s.write(c, func(tx parley.Tx) error { return parley.RemoveWebhook(tx, caller(c), id) })
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
+}
+
+// deliveryView is one entry of a webhook's delivery log; what has not
+// happened (yet) is null.
+type deliveryView struct {
+	Links struct {
+		Retry   halLink `json:"retry"`
+		Self    halLink `json:"self"`
+		Webhook halLink `json:"webhook"`
+	} `json:"_links"`
+	Attempts      int     `json:"attempts"`
+	CreatedAt     string  `json:"createdAt"`
+	DeadAt        *string `json:"deadAt"`
+	DeliveredAt   *string `json:"deliveredAt"`
+	Event         string  `json:"event"`
+	ID            int64   `json:"id"`
+	LastAttemptAt *string `json:"lastAttemptAt"`
+	LastError     string  `json:"lastError,omitempty"`
+	LatencyMS     *int64  `json:"latencyMs"`
+	NextAttemptAt *string `json:"nextAttemptAt"`
+	Replays       int     `json:"replays"`
+	ResourceID    string  `json:"resourceId"`
+	ResponseCode  *int    `json:"responseCode"`
+	Status        string  `json:"status"`
+	WebhookID     int64   `json:"webhookId"`
 }
 
 // deliveryResource renders one entry of a webhook's delivery log.
-func (s *Server) deliveryResource(c *gin.Context, d *parley.Delivery) gin.H {
+func (s *Server) deliveryResource(c *gin.Context, d *parley.Delivery) *deliveryView {
 	self := s.url(c, "v2", "webhooks", d.WebhookID, "deliveries", d.ID)
 	status := string(d.Status)
 	if d.Paused && !d.Final() {
 		status = "paused"
 	}
-	out := gin.H{
-		"id": d.ID, "webhookId": d.WebhookID, "event": d.Event, "resourceId": d.ResourceID, "status": status,
-		"attempts": d.Attempts, "replays": d.Replays, "responseCode": nil, "latencyMs": nil,
-		"createdAt": parley.FormatTime(d.CreatedAt), "lastAttemptAt": nil, "nextAttemptAt": nil,
-		"deliveredAt": nil, "deadAt": nil,
-		"_links": gin.H{"self": link(self), "retry": link(self + "/retry"), "webhook": link(s.url(c, "v2", "webhooks", d.WebhookID))},
+	out := &deliveryView{
+		ID: d.ID, WebhookID: d.WebhookID, Event: d.Event, ResourceID: d.ResourceID, Status: status,
+		Attempts: d.Attempts, Replays: d.Replays, CreatedAt: parley.FormatTime(d.CreatedAt), LastError: d.LastError,
+	}
+	out.Links.Self, out.Links.Retry, out.Links.Webhook = link(self), link(self+"/retry"), link(s.url(c, "v2", "webhooks", d.WebhookID))
+	at := func(t time.Time) *string {
+		v := parley.FormatTime(t)
+		return &v
 	}
 	if d.LastAttemptAt != nil {
-		out["lastAttemptAt"], out["latencyMs"] = parley.FormatTime(*d.LastAttemptAt), d.LatencyMS
+		out.LastAttemptAt, out.LatencyMS = at(*d.LastAttemptAt), &d.LatencyMS
 		if d.ResponseCode != 0 {
-			out["responseCode"] = d.ResponseCode
+			out.ResponseCode = &d.ResponseCode
 		}
 	}
-	if d.LastError != "" {
-		out["lastError"] = d.LastError
-	}
 	if !d.Final() && !d.Paused {
-		out["nextAttemptAt"] = parley.FormatTime(d.NextAttemptAt)
+		out.NextAttemptAt = at(d.NextAttemptAt)
 	}
 	if d.DeliveredAt != nil {
-		out["deliveredAt"] = parley.FormatTime(*d.DeliveredAt)
+		out.DeliveredAt = at(*d.DeliveredAt)
 	}
 	if d.DeadAt != nil {
-		out["deadAt"] = parley.FormatTime(*d.DeadAt)
+		out.DeadAt = at(*d.DeadAt)
 	}
 	return out
 }
 
 // listDeliveries handles GET /v2/webhooks/{webhookId}/deliveries: the
 // delivery log, newest first, 50 a page.
-func (s *Server) listDeliveries(c *gin.Context) {
+func (s *Server) listDeliveries(c *gin.Context) error {
 	p := readParams(c, "page")
 	pg := page{size: DefaultPageSize, number: p.page()}
-	var items []gin.H
+	var items []*deliveryView
 	err := p.err()
 	if err == nil {
 		err = s.webhookRead(c, func(tx parley.Tx, w *parley.Webhook) error {
@@ -188,15 +217,15 @@ func (s *Server) listDeliveries(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.renderPage(c, "deliveries", items, pg)
+	renderPage(s, c, "deliveries", items, pg)
+	return nil
 }
 
 // getDelivery handles GET /v2/webhooks/{webhookId}/deliveries/{deliveryId}.
-func (s *Server) getDelivery(c *gin.Context) {
-	var body gin.H
+func (s *Server) getDelivery(c *gin.Context) error {
+	var body *deliveryView
 	err := s.webhookRead(c, func(tx parley.Tx, w *parley.Webhook) error {
 		id, err := pathID(c, "deliveryId")
 		if err != nil {
@@ -209,16 +238,16 @@ func (s *Server) getDelivery(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, body)
+	return nil
 }
 
 // retryDelivery handles POST /v2/webhooks/{webhookId}/deliveries/{deliveryId}/retry:
 // the delivery is queued again (same id and body, a fresh attempt budget);
 // 202 with the delivery.
-func (s *Server) retryDelivery(c *gin.Context) {
+func (s *Server) retryDelivery(c *gin.Context) error {
 	webhookID, err := pathID(c, "webhookId")
 	var deliveryID int64
 	if err == nil {
@@ -232,10 +261,10 @@ func (s *Server) retryDelivery(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Header("Location", s.url(c, "v2", "webhooks", webhookID, "deliveries", deliveryID))
 	c.Header("Resource-ID", strconv.FormatInt(d.ID, 10))
 	render(c, http.StatusAccepted, s.deliveryResource(c, d))
+	return nil
 }

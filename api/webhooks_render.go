@@ -44,6 +44,12 @@ func (r *EventRenderer) context(companyID int64) *gin.Context {
 	return c
 }
 
+// deletedView is the payload of a deletion, or of a record gone: its id,
+// a number where the resource's id is one.
+type deletedView struct {
+	ID any `json:"id"`
+}
+
 // RenderEvent answers an event's payload and the resource's URI. A
 // deletion, or a record gone by the time the event is expanded, is only
 // `{"id"}` with no URI.
@@ -75,8 +81,7 @@ func (r *EventRenderer) RenderEvent(tx parley.Tx, e parley.Event) ([]byte, strin
 	case kind == parley.ResourceTag:
 		var t *parley.Tag
 		if t, err = tx.Tag(e.CompanyID, id); err == nil { // there is no tag URI
-			body = gin.H{"id": t.ID, "name": t.Name, "slug": t.Slug, "color": t.Color, "styles": tagStyles(t.Color),
-				"createdAt": parley.FormatTime(t.CreatedAt), "updatedAt": parley.FormatTime(t.UpdatedAt)}
+			body = newTagView(t)
 		}
 	case kind == parley.ResourceUser:
 		var u *parley.User
@@ -86,7 +91,8 @@ func (r *EventRenderer) RenderEvent(tx parley.Tx, e parley.Event) ([]byte, strin
 	case kind == parley.ResourceChat:
 		var chat *parley.Chat
 		if chat, err = tx.Chat(e.CompanyID, e.ResourceID); err == nil {
-			body, uri = s.chatResource(c, tx, chat), s.url(c, "v2", "chats", chat.ID)
+			body, err = s.chatResource(c, tx, chat)
+			uri = s.url(c, "v2", "chats", chat.ID)
 		}
 	}
 	if parley.IsNotFound(err) {
@@ -97,9 +103,9 @@ func (r *EventRenderer) RenderEvent(tx parley.Tx, e parley.Event) ([]byte, strin
 	}
 	if body == nil {
 		if id != 0 {
-			body = gin.H{"id": id}
+			body = deletedView{ID: id}
 		} else {
-			body = gin.H{"id": e.ResourceID}
+			body = deletedView{ID: e.ResourceID}
 		}
 	}
 	data, err := json.Marshal(body)

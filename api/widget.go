@@ -51,14 +51,13 @@ func (w *chatWaiters) notify(chatID string) {
 
 // startChat handles POST /v2/widgets/{widgetId}/chats: 201 with
 // Resource-ID and `{id, visitorToken}`.
-func (s *Server) startChat(c *gin.Context) {
-	if s.limited(c, budgetChatStart+c.ClientIP(), s.cfg.ChatStartsPerMinute) {
-		return
+func (s *Server) startChat(c *gin.Context) error {
+	if err := s.limited(c, budgetChatStart+c.ClientIP(), s.cfg.ChatStartsPerMinute); err != nil {
+		return err
 	}
 	var in parley.StartChatRequest
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	token := newToken()
 	var chat *parley.Chat
@@ -68,12 +67,15 @@ func (s *Server) startChat(c *gin.Context) {
 		return err
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Header("Resource-ID", chat.ID)
 	c.Header("Location", s.url(c, "v2", "widgets", chat.WidgetID, "chats", chat.ID, "events"))
-	c.JSON(http.StatusCreated, gin.H{"id": chat.ID, "visitorToken": token})
+	c.JSON(http.StatusCreated, struct {
+		ID           string `json:"id"`
+		VisitorToken string `json:"visitorToken"`
+	}{chat.ID, token})
+	return nil
 }
 
 // visitorChat loads the chat of a widget path for its visitor.
@@ -89,7 +91,7 @@ func (s *Server) visitorChat(tx parley.Tx, c *gin.Context) (*parley.Chat, error)
 }
 
 // visitorWrite runs a visitor write and wakes waiting readers.
-func (s *Server) visitorWrite(c *gin.Context, fn func(tx parley.Tx, chat *parley.Chat) error) {
+func (s *Server) visitorWrite(c *gin.Context, fn func(tx parley.Tx, chat *parley.Chat) error) error {
 	err := s.write(c, func(tx parley.Tx) error {
 		chat, err := s.visitorChat(tx, c)
 		if err != nil {
@@ -98,26 +100,25 @@ func (s *Server) visitorWrite(c *gin.Context, fn func(tx parley.Tx, chat *parley
 		return fn(tx, chat)
 	})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.chats.notify(c.Param("chatId"))
 	c.Status(http.StatusCreated)
+	return nil
 }
 
 // visitorMessage handles POST /v2/widgets/{widgetId}/chats/{chatId}/messages.
-func (s *Server) visitorMessage(c *gin.Context) {
-	if s.limited(c, budgetChatMessage+c.Param("chatId"), s.cfg.ChatMessagesPerMinute) {
-		return
+func (s *Server) visitorMessage(c *gin.Context) error {
+	if err := s.limited(c, budgetChatMessage+c.Param("chatId"), s.cfg.ChatMessagesPerMinute); err != nil {
+		return err
 	}
 	var in struct {
 		Body *string `json:"body"`
 	}
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.visitorWrite(c, func(tx parley.Tx, chat *parley.Chat) error {
+	return s.visitorWrite(c, func(tx parley.Tx, chat *parley.Chat) error {
 		e, err := parley.VisitorMessage(tx, chat, in.Body, s.chatEnv())
 		c.Header("Resource-ID", e.ID)
 		return err
@@ -125,13 +126,12 @@ func (s *Server) visitorMessage(c *gin.Context) {
 }
 
 // visitorPageView handles POST /v2/widgets/{widgetId}/chats/{chatId}/timeline.
-func (s *Server) visitorPageView(c *gin.Context) {
+func (s *Server) visitorPageView(c *gin.Context) error {
 	var in parley.TimelineRequest
 	if err := decodeJSON(c, &in); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	s.visitorWrite(c, func(tx parley.Tx, chat *parley.Chat) error {
+	return s.visitorWrite(c, func(tx parley.Tx, chat *parley.Chat) error {
 		return parley.VisitorPageView(tx, chat, &in, s.chatEnv())
 	})
 }
@@ -139,18 +139,17 @@ func (s *Server) visitorPageView(c *gin.Context) {
 // visitorEvents handles GET /v2/widgets/{widgetId}/chats/{chatId}/events:
 // the events after `after` the visitor may see. With none yet it waits
 // (long-poll) up to ChatPollWait for one.
-func (s *Server) visitorEvents(c *gin.Context) {
+func (s *Server) visitorEvents(c *gin.Context) error {
 	p := readParams(c, "after")
 	after, _ := p.raw("after")
 	if err := p.err(); err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	deadline := time.NewTimer(s.cfg.ChatPollWait)
 	defer deadline.Stop()
 	for {
 		changed := s.chats.wait(c.Param("chatId"))
-		var events []gin.H
+		events := []visitorEventView{}
 		var ended bool
 		err := s.store.View(func(tx parley.Tx) error {
 			chat, err := s.visitorChat(tx, c)
@@ -159,18 +158,21 @@ func (s *Server) visitorEvents(c *gin.Context) {
 			}
 			ended = chat.EndedAt != nil
 			for _, e := range chat.EventsAfter(after, true) {
-				events = append(events, visitorEvent(tx, chat, e))
+				v, err := visitorEvent(tx, chat, e)
+				if err != nil {
+					return err
+				}
+				events = append(events, v)
 			}
 			return nil
 		})
 		if err != nil {
-			s.fail(c, err)
-			return
+			return err
 		}
 		if len(events) > 0 || ended {
 			c.Header("Keep-Alive", chatKeepAlive)
-			c.JSON(http.StatusOK, gin.H{"events": nonNilH(events), "ended": ended})
-			return
+			c.JSON(http.StatusOK, visitorEvents{Events: events, Ended: ended})
+			return nil
 		}
 		if s.chats.parked != nil {
 			s.chats.parked(c.Param("chatId"))
@@ -178,30 +180,50 @@ func (s *Server) visitorEvents(c *gin.Context) {
 		select {
 		case <-changed:
 		case <-deadline.C:
-			c.JSON(http.StatusOK, gin.H{"events": []gin.H{}, "ended": false})
-			return
+			c.JSON(http.StatusOK, visitorEvents{Events: []visitorEventView{}})
+			return nil
 		case <-c.Request.Context().Done():
-			return
+			return nil
 		}
 	}
+}
+
+// visitorEventView is an event as the visitor sees it.
+type visitorEventView struct {
+	Action    string            `json:"action"`
+	Author    visitorAuthorView `json:"author"`
+	Body      string            `json:"body"`
+	CreatedAt string            `json:"createdAt"`
+	ID        string            `json:"id"`
+	Type      string            `json:"type"`
+}
+
+// visitorAuthorView names an agent; a user deleted since has no name.
+type visitorAuthorView struct {
+	Name *string          `json:"name,omitempty"`
+	Type parley.PartyType `json:"type"`
+}
+
+// visitorEvents is the long-poll's answer.
+type visitorEvents struct {
+	Ended  bool               `json:"ended"`
+	Events []visitorEventView `json:"events"`
 }
 
 // visitorEvent renders an event for the visitor: an agent appears by first
 // name and last initial (SPEC Add Message rule 3).
-func visitorEvent(tx parley.Tx, chat *parley.Chat, e parley.ChatEvent) gin.H {
-	author := gin.H{"type": e.Author.Type}
+func visitorEvent(tx parley.Tx, chat *parley.Chat, e parley.ChatEvent) (visitorEventView, error) {
+	out := visitorEventView{ID: e.ID, Type: e.Type, Action: e.Action, Author: visitorAuthorView{Type: e.Author.Type},
+		CreatedAt: e.CreatedAt.UTC().Format(chatTimeLayout), Body: e.Body}
 	if e.Author.Type == parley.PartyUser {
-		if u, err := tx.User(chat.CompanyID, e.Author.ID); err == nil {
-			author["name"] = parley.VisitorName(u)
+		u, err := tx.User(chat.CompanyID, e.Author.ID)
+		if err != nil && !parley.IsNotFound(err) {
+			return out, err
+		}
+		if u != nil {
+			name := parley.VisitorName(u)
+			out.Author.Name = &name
 		}
 	}
-	return gin.H{"id": e.ID, "type": e.Type, "action": e.Action, "author": author,
-		"createdAt": e.CreatedAt.UTC().Format(chatTimeLayout), "body": e.Body}
-}
-
-func nonNilH(list []gin.H) []gin.H {
-	if list == nil {
-		return []gin.H{}
-	}
-	return list
+	return out, nil
 }

@@ -9,46 +9,57 @@ import (
 	"github.com/parley/parley/workflow"
 )
 
-// workflowRoutes registers workflows: the real API's list, status PATCH
-// and run, and Parley's own create, read, replace and delete, and run log.
-func (s *Server) workflowRoutes(v2 *gin.RouterGroup) {
-	v2.GET("/workflows", s.listWorkflows)
-	v2.POST("/workflows", s.createWorkflow)
-	v2.GET("/workflows/:workflowId", s.getWorkflow)
-	v2.PUT("/workflows/:workflowId", s.updateWorkflow)
-	v2.PATCH("/workflows/:workflowId", s.patchWorkflow)
-	v2.DELETE("/workflows/:workflowId", s.deleteWorkflow)
-	v2.POST("/workflows/:workflowId/run", s.runWorkflow)
-	v2.GET("/workflows/:workflowId/runs", s.listWorkflowRuns)
+// workflowView is a workflow as the real API lists it; a single read adds
+// Parley's conditions and actions.
+type workflowView struct {
+	Actions    *[]parley.WorkflowAction `json:"actions,omitempty"`
+	Conditions *[]string                `json:"conditions,omitempty"`
+	CreatedAt  string                   `json:"createdAt"`
+	ID         int64                    `json:"id"`
+	MailboxID  int64                    `json:"mailboxId"`
+	ModifiedAt string                   `json:"modifiedAt"`
+	Name       string                   `json:"name"`
+	Order      int                      `json:"order"`
+	Status     string                   `json:"status"`
+	Type       string                   `json:"type"`
 }
 
 // workflowItem is a workflow as the real API lists it; full adds Parley's
 // conditions and actions.
-func workflowItem(w *parley.Workflow, full bool) gin.H {
-	item := gin.H{"id": w.ID, "mailboxId": w.MailboxID, "type": w.Type, "status": w.Status, "order": w.Order,
-		"name": w.Name, "createdAt": parley.FormatTime(w.CreatedAt), "modifiedAt": parley.FormatTime(w.ModifiedAt)}
+func workflowItem(w *parley.Workflow, full bool) *workflowView {
+	item := &workflowView{ID: w.ID, MailboxID: w.MailboxID, Type: w.Type, Status: w.Status, Order: w.Order,
+		Name: w.Name, CreatedAt: parley.FormatTime(w.CreatedAt), ModifiedAt: parley.FormatTime(w.ModifiedAt)}
 	if full {
-		item["conditions"], item["actions"] = w.Conditions, w.Actions
+		item.Conditions, item.Actions = &w.Conditions, &w.Actions
 	}
 	return item
 }
 
+// workflowRunView is one entry of a workflow's run log.
+type workflowRunView struct {
+	At             string `json:"at"`
+	ConversationID int64  `json:"conversationId"`
+	ID             int64  `json:"id"`
+	Matched        bool   `json:"matched"`
+	Trigger        string `json:"trigger"`
+}
+
 // listWorkflows handles GET /v2/workflows: paged, filtered by mailboxId and
 // type, in the real API's shape.
-func (s *Server) listWorkflows(c *gin.Context) {
+func (s *Server) listWorkflows(c *gin.Context) error {
 	p := readParams(c, "page", "mailboxId", "type")
 	var f parley.WorkflowFilter
 	if id := p.id("mailboxId"); id != nil {
 		f.MailboxID = *id
 	}
 	f.Type = p.enum("type", "", parley.WorkflowTypes)
-	listRecords(s, c, p, "workflows",
+	return listRecords(s, c, p, "workflows",
 		func(tx parley.Tx, _ int64) ([]parley.Workflow, error) { return parley.WorkflowsOf(tx, caller(c), f) }, nil,
-		func(w *parley.Workflow) (gin.H, error) { return workflowItem(w, false), nil })
+		func(w *parley.Workflow) (*workflowView, error) { return workflowItem(w, false), nil })
 }
 
 // getWorkflow handles GET /v2/workflows/{id} (Parley's own).
-func (s *Server) getWorkflow(c *gin.Context) {
+func (s *Server) getWorkflow(c *gin.Context) error {
 	id, err := pathID(c, "workflowId")
 	if err == nil {
 		err = readParams(c).err()
@@ -61,15 +72,15 @@ func (s *Server) getWorkflow(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	render(c, http.StatusOK, workflowItem(w, true))
+	return nil
 }
 
 // createWorkflow handles POST /v2/workflows (Parley's own): 201 with
 // Resource-ID and Location.
-func (s *Server) createWorkflow(c *gin.Context) {
+func (s *Server) createWorkflow(c *gin.Context) error {
 	var in parley.WorkflowInput
 	err := decodeJSON(c, &in)
 	var w *parley.Workflow
@@ -80,14 +91,14 @@ func (s *Server) createWorkflow(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	s.created(c, w.ID, s.url(c, "v2", "workflows", w.ID))
+	return nil
 }
 
 // updateWorkflow handles PUT /v2/workflows/{id} (Parley's own): 204.
-func (s *Server) updateWorkflow(c *gin.Context) {
+func (s *Server) updateWorkflow(c *gin.Context) error {
 	id, err := pathID(c, "workflowId")
 	var in parley.WorkflowInput
 	if err == nil {
@@ -98,11 +109,11 @@ func (s *Server) updateWorkflow(c *gin.Context) {
 			return parley.UpdateWorkflow(tx, caller(c), id, &in, workflow.Check, s.now())
 		})
 	}
-	s.noContent(c, err)
+	return s.noContent(c, err)
 }
 
 // patchWorkflow handles PATCH /v2/workflows/{id}: `replace /status`.
-func (s *Server) patchWorkflow(c *gin.Context) {
+func (s *Server) patchWorkflow(c *gin.Context) error {
 	id, err := pathID(c, "workflowId")
 	var body []byte
 	if err == nil {
@@ -115,21 +126,21 @@ func (s *Server) patchWorkflow(c *gin.Context) {
 	if err == nil {
 		err = s.write(c, func(tx parley.Tx) error { return parley.PatchWorkflow(tx, caller(c), id, ops, s.now()) })
 	}
-	s.noContent(c, err)
+	return s.noContent(c, err)
 }
 
 // deleteWorkflow handles DELETE /v2/workflows/{id} (Parley's own): 204.
-func (s *Server) deleteWorkflow(c *gin.Context) {
+func (s *Server) deleteWorkflow(c *gin.Context) error {
 	id, err := pathID(c, "workflowId")
 	if err == nil {
 		err = s.write(c, func(tx parley.Tx) error { return parley.DeleteWorkflow(tx, caller(c), id) })
 	}
-	s.noContent(c, err)
+	return s.noContent(c, err)
 }
 
 // runWorkflow handles POST /v2/workflows/{id}/run with {conversationIds}:
 // a manual workflow on at most 50 conversations of its mailbox; 204.
-func (s *Server) runWorkflow(c *gin.Context) {
+func (s *Server) runWorkflow(c *gin.Context) error {
 	id, err := pathID(c, "workflowId")
 	var in parley.WorkflowRunRequest
 	if err == nil {
@@ -144,35 +155,34 @@ func (s *Server) runWorkflow(c *gin.Context) {
 			return workflow.Run(tx, caller(c), w, in.ConversationIDs, s.now())
 		})
 	}
-	s.noContent(c, err)
+	return s.noContent(c, err)
 }
 
 // listWorkflowRuns handles GET /v2/workflows/{id}/runs (Parley's own): the
 // run log, oldest first, paged.
-func (s *Server) listWorkflowRuns(c *gin.Context) {
+func (s *Server) listWorkflowRuns(c *gin.Context) error {
 	id, err := pathID(c, "workflowId")
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
-	listRecords(s, c, readParams(c, "page"), "runs",
+	return listRecords(s, c, readParams(c, "page"), "runs",
 		func(tx parley.Tx, companyID int64) ([]parley.WorkflowRun, error) {
 			if _, err := parley.LoadWorkflow(tx, caller(c), id); err != nil {
 				return nil, err
 			}
 			return tx.WorkflowRuns(companyID, id)
 		}, nil,
-		func(r *parley.WorkflowRun) (gin.H, error) {
-			return gin.H{"id": r.ID, "conversationId": r.ConversationID, "trigger": r.Trigger, "matched": r.Matched,
-				"at": parley.FormatTime(r.At)}, nil
+		func(r *parley.WorkflowRun) (workflowRunView, error) {
+			return workflowRunView{ID: r.ID, ConversationID: r.ConversationID, Trigger: r.Trigger, Matched: r.Matched,
+				At: parley.FormatTime(r.At)}, nil
 		})
 }
 
 // noContent answers 204, or the error.
-func (s *Server) noContent(c *gin.Context, err error) {
+func (s *Server) noContent(c *gin.Context, err error) error {
 	if err != nil {
-		s.fail(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

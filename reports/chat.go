@@ -117,7 +117,7 @@ type ChatReport struct {
 // in the filter's mailboxes, tags (by slug) and folders. The drill-down
 // lists with the same filter, so its lists and the counts agree.
 func ChatFilter(p Period, f Filter) query.Node {
-	nodes := append([]query.Node{during("createdAt", p)}, f.nodes("tag", func(t parley.Tag) string { return t.Slug })...)
+	nodes := append([]query.Node{during("createdAt", p)}, f.node(func(t parley.Tag) string { return t.Slug }))
 	return query.And{Nodes: nodes}
 }
 

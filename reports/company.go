@@ -212,8 +212,8 @@ func inBucket(field string, b index.Bucket) query.Node {
 // period with a response time in a range (responseTime), or first
 // responded to in the period in a range (firstResponseTime).
 func CompanyDrillFilter(r Request, rangeName string, rangeID int) (query.Node, error) {
-	rest := r.Filter.nodes("tag", tagName)
-	and := func(nodes ...query.Node) query.Node { return query.And{Nodes: append(nodes, rest...)} }
+	rest := r.Filter.node(tagName)
+	and := func(nodes ...query.Node) query.Node { return query.And{Nodes: append(nodes, rest)} }
 	switch rangeName {
 	case "replies":
 		return and(during("replyAt", r.Current), inBucket("replies", bucketsOf(repliesBounds)[rangeID-1])), nil
@@ -226,5 +226,5 @@ func CompanyDrillFilter(r Request, rangeName string, rangeID int) (query.Node, e
 	case "firstResponseTime":
 		return and(during("firstResponseAt", r.Current), inBucket(timeField("firstResponseSeconds", r.Filter.OfficeHours), bucketsOf(timeBounds)[rangeID-1])), nil
 	}
-	return nil, parley.Invalid("query", "range", parley.CodeValueNotSupported, "Parley does not record handle time", rangeName)
+	return nil, parley.InvalidParameter("range", parley.CodeValueNotSupported, "Parley does not record handle time", rangeName)
 }

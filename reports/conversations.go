@@ -13,12 +13,12 @@ import (
 // TotalFilter selects the conversations worked on in a period: created,
 // written to by the customer, or replied to by a user in it.
 func TotalFilter(p Period, f Filter) query.Node {
-	return query.And{Nodes: append([]query.Node{during("activityAt", p)}, f.nodes("tag", tagName)...)}
+	return query.And{Nodes: append([]query.Node{during("activityAt", p)}, f.node(tagName))}
 }
 
 // NewFilter selects the conversations created in a period.
 func NewFilter(p Period, f Filter) query.Node {
-	return query.And{Nodes: append([]query.Node{during("createdAt", p)}, f.nodes("tag", tagName)...)}
+	return query.And{Nodes: append([]query.Node{during("createdAt", p)}, f.node(tagName))}
 }
 
 // ConversationsFigures are the volume figures of one period.

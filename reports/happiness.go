@@ -52,7 +52,7 @@ var Ratings = []string{"great", "okay", "not-good"}
 // RatingFilter selects the rated replies whose current rating was given in
 // a period, in the filter's mailboxes, tags, folders and types.
 func RatingFilter(p Period, f Filter) query.Node {
-	nodes := append([]query.Node{during("ratedAt", p)}, f.nodes("tag", tagName)...)
+	nodes := append([]query.Node{during("ratedAt", p)}, f.node(tagName))
 	return query.And{Nodes: nodes}
 }
 
@@ -64,7 +64,7 @@ func ReplyFilter(p Period, f Filter) query.Node {
 // MessageFilter selects the messages from users (replies) or from
 // customers sent in a period.
 func MessageFilter(from string, p Period, f Filter) query.Node {
-	nodes := append([]query.Node{query.Keyword{Field: "from", Value: from}, during("createdAt", p)}, f.nodes("tag", tagName)...)
+	nodes := append([]query.Node{query.Keyword{Field: "from", Value: from}, during("createdAt", p)}, f.node(tagName))
 	return query.And{Nodes: nodes}
 }
 

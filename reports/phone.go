@@ -86,12 +86,12 @@ func PhoneConversationFilter(p Period, f Filter) query.Node {
 		query.Keyword{Field: "type", Value: string(parley.TypePhone)},
 		during("createdAt", p),
 	}
-	return query.And{Nodes: append(nodes, f.nodes("tag", func(t parley.Tag) string { return t.Name })...)}
+	return query.And{Nodes: append(nodes, f.node(func(t parley.Tag) string { return t.Name }))}
 }
 
 // CallFilter selects phone calls logged in a period.
 func CallFilter(p Period, f Filter) query.Node {
-	nodes := append([]query.Node{during("createdAt", p)}, f.nodes("tag", func(t parley.Tag) string { return t.Name })...)
+	nodes := append([]query.Node{during("createdAt", p)}, f.node(func(t parley.Tag) string { return t.Name }))
 	return query.And{Nodes: nodes}
 }
 

@@ -80,17 +80,17 @@ type ProductivityReport struct {
 // FirstResponseFilter selects the conversations first responded to in a
 // period.
 func FirstResponseFilter(p Period, f Filter) query.Node {
-	return query.And{Nodes: append([]query.Node{during("firstResponseAt", p)}, f.nodes("tag", tagName)...)}
+	return query.And{Nodes: append([]query.Node{during("firstResponseAt", p)}, f.node(tagName))}
 }
 
 // ResolvedFilter selects the conversations resolved in a period.
 func ResolvedFilter(p Period, f Filter) query.Node {
-	return query.And{Nodes: append([]query.Node{during("resolvedAt", p)}, f.nodes("tag", tagName)...)}
+	return query.And{Nodes: append([]query.Node{during("resolvedAt", p)}, f.node(tagName))}
 }
 
 // ClosedFilter selects the conversations closed in a period (by anyone).
 func ClosedFilter(p Period, f Filter) query.Node {
-	return query.And{Nodes: append([]query.Node{during("closedAt", p)}, f.nodes("tag", tagName)...)}
+	return query.And{Nodes: append([]query.Node{during("closedAt", p)}, f.node(tagName))}
 }
 
 // timeField is a figure's field, or its office-hours twin.

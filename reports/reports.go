@@ -14,6 +14,7 @@ import (
 	"time"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/filters"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
 )
@@ -56,26 +57,14 @@ type Engine interface {
 	index.Faceter
 }
 
-// nodes of the filter, for documents with the given field names.
-func (f Filter) nodes(tagField string, tagValue func(parley.Tag) string) []query.Node {
-	var out []query.Node
-	if len(f.Mailboxes) > 0 {
-		out = append(out, query.AnyID("mailboxId", f.Mailboxes))
+// node of the filter, for documents whose tags hold tagValue of a tag.
+// Reports span the company: the filter carries no caller's visibility.
+func (f Filter) node(tagValue func(parley.Tag) string) query.Node {
+	cf := parley.ConversationFilter{MailboxIDs: f.Mailboxes, FolderIDs: f.Folders, Types: f.Types}
+	for _, t := range f.Tags {
+		cf.Tags = append(cf.Tags, tagValue(t))
 	}
-	if len(f.Tags) > 0 {
-		tags := make([]string, len(f.Tags))
-		for i, t := range f.Tags {
-			tags[i] = tagValue(t)
-		}
-		out = append(out, query.AnyKeyword(tagField, tags))
-	}
-	if len(f.Folders) > 0 {
-		out = append(out, query.AnyID("folderId", f.Folders))
-	}
-	if len(f.Types) > 0 {
-		out = append(out, query.AnyKeyword("type", f.Types))
-	}
-	return out
+	return filters.Conversations(cf)
 }
 
 func during(field string, p Period) query.Node {

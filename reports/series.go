@@ -48,7 +48,7 @@ func ViewBy(r Request, requested string) (string, error) {
 		ok = span >= minMonths && span <= maxSeriesLen*31*24*time.Hour
 	}
 	if !ok {
-		return "", parley.Invalid("query", "viewBy", parley.CodeValueNotSupported,
+		return "", parley.InvalidParameter("viewBy", parley.CodeValueNotSupported,
 			"day is for periods up to 120 days, week up to a year, month from 61 days (at most 20 years)", requested)
 	}
 	return requested, nil

@@ -1,0 +1,76 @@
+// Package filters builds the query node of a typed list filter: the one
+// place a conversation or customer filter of the domain becomes a query,
+// for the API's lists and the reports alike. It knows the indexed field
+// names of the filters' criteria and nothing of HTTP.
+package filters
+
+import (
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/query"
+)
+
+// Conversations is the node of a conversation filter, for conversation
+// documents and the chat, call and reply documents that carry the same
+// fields.
+func Conversations(f parley.ConversationFilter) query.Node {
+	nodes := []query.Node{query.All{}}
+	if f.Visible != nil {
+		nodes = append(nodes, query.AnyID("mailboxId", *f.Visible))
+	}
+	if f.Statuses != nil {
+		statuses := make([]string, len(f.Statuses))
+		for i, st := range f.Statuses {
+			statuses[i] = string(st)
+		}
+		nodes = append(nodes, query.AnyKeyword("status", statuses))
+	}
+	if len(f.MailboxIDs) > 0 {
+		nodes = append(nodes, query.AnyID("mailboxId", f.MailboxIDs))
+	}
+	if len(f.Tags) > 0 {
+		nodes = append(nodes, query.AnyKeyword("tag", f.Tags))
+	}
+	if len(f.FolderIDs) > 0 {
+		nodes = append(nodes, query.AnyID("folderId", f.FolderIDs))
+	}
+	if len(f.Types) > 0 {
+		nodes = append(nodes, query.AnyKeyword("type", f.Types))
+	}
+	if f.AssigneeID != nil {
+		nodes = append(nodes, query.EqualID("assigneeId", *f.AssigneeID))
+	}
+	if f.CustomerIDs != nil {
+		nodes = append(nodes, query.AnyID("customerId", *f.CustomerIDs))
+	}
+	if f.ModifiedSince != nil {
+		nodes = append(nodes, query.TimeRange{Field: "modifiedAt", From: f.ModifiedSince, FromInclusive: true})
+	}
+	if f.Number != nil {
+		nodes = append(nodes, query.EqualID("number", *f.Number))
+	}
+	return query.And{Nodes: nodes}
+}
+
+// Customers is the node of a customer filter.
+func Customers(f parley.CustomerFilter) query.Node {
+	nodes := []query.Node{query.All{}}
+	if f.MailboxID != nil {
+		nodes = append(nodes, query.EqualID("mailboxId", *f.MailboxID))
+	}
+	if f.Email != nil {
+		nodes = append(nodes, query.Keyword{Field: "email", Value: *f.Email})
+	}
+	if f.FirstName != nil {
+		nodes = append(nodes, query.Match{Field: "firstName", Text: *f.FirstName})
+	}
+	if f.LastName != nil {
+		nodes = append(nodes, query.Match{Field: "lastName", Text: *f.LastName})
+	}
+	if f.CreatedSince != nil {
+		nodes = append(nodes, query.TimeRange{Field: "createdAt", From: f.CreatedSince, FromInclusive: true})
+	}
+	if f.ModifiedSince != nil {
+		nodes = append(nodes, query.TimeRange{Field: "modifiedAt", From: f.ModifiedSince, FromInclusive: true})
+	}
+	return query.And{Nodes: nodes}
+}
