@@ -237,6 +237,16 @@ func (s *Server) writeCommittingRefusal(c *gin.Context, fn func(parley.Tx) error
 	return refusal
 }
 
+// writeImport runs fn in a write transaction and answers at its commit,
+// without waiting for the index: imports (imported: true) are history a
+// loader sends by the thousand, whose rate would otherwise be the index's,
+// one request at a time. The commit holds the outbox entry, so the record
+// is searchable moments later, in the large batches a backlog makes.
+func (s *Server) writeImport(_ *gin.Context, fn func(parley.Tx) error) error {
+	_, err := s.store.Update(fn)
+	return err
+}
+
 // write runs fn in a write transaction and waits (bounded) until what it
 // queued for indexing is searchable, so a client that writes then lists
 // sees its write.

@@ -163,7 +163,11 @@ func (s *Server) createConversation(c *gin.Context) error {
 		return err
 	}
 	var conv *parley.Conversation
-	err := s.write(c, func(tx parley.Tx) error {
+	write := s.write
+	if in.Imported {
+		write = s.writeImport
+	}
+	err := write(c, func(tx parley.Tx) error {
 		var err error
 		conv, err = parley.CreateConversation(tx, caller(c), &in, s.cfg.Scanner, s.now())
 		return err

@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley/parley/api"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/index/scan"
 	"github.com/parley/parley/storage"
 )
 
@@ -176,6 +180,23 @@ func TestImportedConversationRecordsNoEvents(t *testing.T) {
 	assert.Len(t, events(), before, "an import records nothing")
 	w.create(convJSON(map[string]any{"tags": []string{"live-tag"}, "customer": customer("new@example.com")}))
 	assert.Equal(t, []string{"customer.created", "tag.created", "convo.created"}, events()[before:])
+}
+
+// TestImportedConversationIsAnsweredAtCommit: an import is answered once
+// committed, without waiting for the index; a live create waits (bounded)
+// until searchable. The syncer the server waits on here never runs, so a
+// create that waits runs out its write wait and says so in the log.
+func TestImportedConversationIsAnsweredAtCommit(t *testing.T) {
+	w := newWorld(t, func(cfg *api.Config) {
+		cfg.Syncer = index.NewSyncer(cfg.DB.(*storage.DB), scan.New(), cfg.Log)
+		cfg.WriteWait = 20 * time.Millisecond
+	})
+	const waited = "write committed but not yet searchable"
+	w.create(convJSON(map[string]any{"imported": true, "customer": customer("old@example.com"),
+		"threads": []any{map[string]any{"type": "customer", "text": "old mail", "createdAt": "2020-01-01T00:00:00Z"}}}))
+	assert.NotContains(t, w.logs.String(), waited, "an import does not wait for the index")
+	w.create(convJSON(map[string]any{"customer": customer("new@example.com")}))
+	assert.Contains(t, w.logs.String(), waited, "a live create waits for the index")
 }
 
 // TestCreateConversationAttachments: attachments sent with the threads of a

@@ -28,7 +28,8 @@ func printTable(out io.Writer, r Results) {
 		fmt.Fprintf(out, "%-44s %9d %9s %10s %10s %8s %10s %10s %10s\n",
 			q.Name, q.Hits, pgHits, round(q.P50), pgP50, ratio, round(q.P99), pgP99, round(q.ScanP50))
 	}
-	fmt.Fprintf(out, "\ningest: Parley internal %.0f conv/s, HTTP %.0f conv/s, then compaction %s", r.InternalPerSecond, r.HTTPPerSecond, round(r.Compact))
+	fmt.Fprintf(out, "\ningest: Parley internal %.0f conv/s, HTTP %.0f conv/s answered (%.0f/s searchable), then compaction %s",
+		r.InternalPerSecond, r.HTTPPerSecond, r.HTTPSearchablePerSecond, round(r.Compact))
 	if p := r.Postgres; p != nil {
 		fmt.Fprintf(out, "; PostgreSQL bulk load %.0f rows/s (%d rows in %s, indexes and ANALYZE included: %.0f conv/s)",
 			p.RowsPerSecond, p.Rows, round(p.Duration), p.ConversationsPerSecond)
