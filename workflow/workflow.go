@@ -16,6 +16,7 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/query"
 )
 
@@ -43,7 +44,7 @@ func compile(m *parley.Mailbox, condition string, now time.Time) (query.Node, er
 // that is not searchable (deleted) matches nothing; so does a condition
 // that no longer checks (a custom field since removed from the mailbox).
 func Matches(tx parley.Tx, w *parley.Workflow, convID int64, now time.Time) (bool, error) {
-	doc, ok, err := index.ConversationDocument(tx, convID)
+	doc, ok, err := indexer.ConversationDocument(tx, convID)
 	if err != nil || !ok {
 		return false, err
 	}
@@ -185,7 +186,7 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, now tim
 		if err != nil {
 			return err
 		}
-		doc, ok, err := index.ConversationDocument(tx, convID)
+		doc, ok, err := indexer.ConversationDocument(tx, convID)
 		if err != nil || !ok {
 			return err
 		}

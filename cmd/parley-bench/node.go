@@ -13,6 +13,7 @@ import (
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
 	"github.com/parley/parley/index/lists"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/storage"
 )
 
@@ -30,7 +31,7 @@ type node struct {
 	db         *storage.DB
 	full       *bleveindex.Engine
 	engine     index.Router
-	syncer     *index.Syncer
+	syncer     *indexer.Syncer
 	base       string
 	stopServer func()
 	stopSync   func()
@@ -77,7 +78,8 @@ func (n *node) open(ctx context.Context, dir string, log *slog.Logger) (t StartT
 	n.fast = fast
 	lap(&t.ListEngine)
 	n.engine = index.Router{Full: n.full, Fast: fast}
-	n.syncer = index.NewSyncer(n.db, n.engine, log)
+	n.syncer = indexer.NewSyncer(n.db, n.engine, log)
+	n.db.OnCommit(n.syncer.Notify)
 	if n.full.Fresh() {
 		if err = n.syncer.Rebuild(ctx, nil); err == nil {
 			err = n.full.MarkBuilt()

@@ -1,34 +1,17 @@
-package index
+package indexer
 
 import (
 	"strings"
 	"time"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/query"
+	"github.com/parley/parley/index"
 )
-
-// Millis is how dates are stored in documents.
-func Millis(t time.Time) float64 { return float64(t.UnixMilli()) }
-
-// MillisBounds are a time range's bounds as document numbers; nil stays
-// open.
-func MillisBounds(r query.TimeRange) (from, to *float64) {
-	if r.From != nil {
-		v := Millis(*r.From)
-		from = &v
-	}
-	if r.To != nil {
-		v := Millis(*r.To)
-		to = &v
-	}
-	return from, to
-}
 
 // ConversationDocument builds the document of a conversation from storage.
 // It returns ok=false when the conversation must not be searchable
 // (deleted or gone).
-func ConversationDocument(tx parley.Tx, id int64) (doc Document, ok bool, err error) {
+func ConversationDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, err error) {
 	c, err := tx.ConversationByID(id)
 	if parley.IsNotFound(err) {
 		return doc, false, nil
@@ -40,16 +23,16 @@ func ConversationDocument(tx parley.Tx, id int64) (doc Document, ok bool, err er
 	if err != nil {
 		return doc, false, err
 	}
-	d := NewDocument(FormatID(c.ID), c.CompanyID)
+	d := index.NewDocument(index.FormatID(c.ID), c.CompanyID)
 	k, txt, n := d.Keywords, d.Texts, d.Numbers
 	n["id"] = []float64{float64(c.ID)}
 	n["number"] = []float64{float64(c.Number)}
 	n["mailboxId"] = []float64{float64(c.MailboxID)}
 	n["folderId"] = []float64{float64(c.FolderID)}
-	n["createdAt"] = []float64{Millis(c.CreatedAt)}
-	n["modifiedAt"] = []float64{Millis(c.ModifiedAt)}
+	n["createdAt"] = []float64{index.Millis(c.CreatedAt)}
+	n["modifiedAt"] = []float64{index.Millis(c.ModifiedAt)}
 	if c.CustomerWaitingSince != nil {
-		n["waitingSince"] = []float64{Millis(*c.CustomerWaitingSince)}
+		n["waitingSince"] = []float64{index.Millis(*c.CustomerWaitingSince)}
 	}
 	k["status"] = []string{string(c.Status)}
 	k["state"] = []string{string(c.State)}
@@ -135,7 +118,7 @@ func ConversationDocument(tx parley.Tx, id int64) (doc Document, ok bool, err er
 // addCustomFields indexes custom field values by the type of their
 // definition: dropdowns and single-line text as keywords (and text), numbers
 // and dates as numbers, multi-line text as text.
-func addCustomFields(d *Document, tx parley.Tx, c *parley.Conversation) {
+func addCustomFields(d *index.Document, tx parley.Tx, c *parley.Conversation) {
 	if len(c.CustomFields) == 0 {
 		return
 	}
@@ -148,21 +131,21 @@ func addCustomFields(d *Document, tx parley.Tx, c *parley.Conversation) {
 		if !ok {
 			continue
 		}
-		id := FormatID(v.ID)
+		id := index.FormatID(v.ID)
 		switch def.Type {
 		case parley.FieldNumber:
 			if f, ok := parseFloat(v.Value); ok {
-				d.Numbers[CustomNumberPrefix+id] = []float64{f}
+				d.Numbers[index.CustomNumberPrefix+id] = []float64{f}
 			}
 		case parley.FieldDate:
 			if t, err := time.Parse("2006-01-02", v.Value); err == nil {
-				d.Numbers[CustomNumberPrefix+id] = []float64{Millis(t)}
+				d.Numbers[index.CustomNumberPrefix+id] = []float64{index.Millis(t)}
 			}
 		case parley.FieldMultiLine:
-			d.Texts[CustomTextPrefix+id] = []string{v.Value}
+			d.Texts[index.CustomTextPrefix+id] = []string{v.Value}
 		default:
-			d.Keywords[CustomKeywordPrefix+id] = []string{strings.ToLower(v.Value)}
-			d.Texts[CustomTextPrefix+id] = []string{v.Value}
+			d.Keywords[index.CustomKeywordPrefix+id] = []string{strings.ToLower(v.Value)}
+			d.Texts[index.CustomTextPrefix+id] = []string{v.Value}
 		}
 	}
 }
@@ -181,7 +164,7 @@ func assigneeName(tx parley.Tx, c *parley.Conversation) string {
 }
 
 // CustomerDocument builds the document of a customer.
-func CustomerDocument(tx parley.Tx, id int64) (doc Document, ok bool, err error) {
+func CustomerDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, err error) {
 	cu, err := tx.CustomerByID(id)
 	if parley.IsNotFound(err) {
 		return doc, false, nil
@@ -189,10 +172,10 @@ func CustomerDocument(tx parley.Tx, id int64) (doc Document, ok bool, err error)
 	if err != nil {
 		return doc, false, err
 	}
-	d := NewDocument(FormatID(cu.ID), cu.CompanyID)
+	d := index.NewDocument(index.FormatID(cu.ID), cu.CompanyID)
 	d.Numbers["id"] = []float64{float64(cu.ID)}
-	d.Numbers["createdAt"] = []float64{Millis(cu.CreatedAt)}
-	d.Numbers["modifiedAt"] = []float64{Millis(cu.UpdatedAt)}
+	d.Numbers["createdAt"] = []float64{index.Millis(cu.CreatedAt)}
+	d.Numbers["modifiedAt"] = []float64{index.Millis(cu.UpdatedAt)}
 	if cu.OrganizationID != 0 {
 		d.Numbers["organizationId"] = []float64{float64(cu.OrganizationID)}
 	}
@@ -233,19 +216,19 @@ func boolString(b bool) string {
 // threads, and lists the ids of its threads that must not have one (the
 // conversation is deleted, or the thread is not a published phone call),
 // with the conversation's company.
-func CallDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes []string, company int64, err error) {
+func CallDocuments(tx parley.Tx, convID int64) (upserts []index.Document, deletes []string, company int64, err error) {
 	c, threads, tags, err := threadsOf(tx, convID)
 	if c == nil || err != nil {
 		return nil, nil, 0, err
 	}
 	for _, t := range threads {
 		if c.State == parley.StateDeleted || t.Type != parley.ThreadPhone || t.State != parley.ThreadPublished {
-			deletes = append(deletes, FormatID(t.ID))
+			deletes = append(deletes, index.FormatID(t.ID))
 			continue
 		}
-		d := NewDocument(FormatID(t.ID), c.CompanyID)
+		d := index.NewDocument(index.FormatID(t.ID), c.CompanyID)
 		d.Numbers["id"] = []float64{float64(t.ID)}
-		d.Numbers["createdAt"] = []float64{Millis(t.CreatedAt)}
+		d.Numbers["createdAt"] = []float64{index.Millis(t.CreatedAt)}
 		d.Numbers["conversationId"] = []float64{float64(c.ID)}
 		d.Numbers["mailboxId"] = []float64{float64(c.MailboxID)}
 		d.Numbers["folderId"] = []float64{float64(c.FolderID)}
