@@ -240,7 +240,7 @@ func randomQueriesAgree(t *testing.T, e *engines, engine index.Engine) {
 func TestListEngineAgrees(t *testing.T) {
 	e := loadEngines(t)
 	loaded := lists.New()
-	require.NoError(t, loaded.Load(e.db))
+	require.NoError(t, loaded.Load(e.db.Store(), indexer.ListFields))
 	applied := lists.New()
 	require.NoError(t, indexer.NewSyncer(e.db, applied, quiet).Rebuild(context.Background(), nil))
 	g := newQueryGen(t, e.db)

@@ -8,27 +8,26 @@ import (
 	"github.com/parley/parley/index"
 )
 
-// ConversationDocument builds the document of a conversation from storage.
-// It returns ok=false when the conversation must not be searchable
-// (deleted or gone).
-func ConversationDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, err error) {
-	c, err := tx.ConversationByID(id)
-	if parley.IsNotFound(err) {
-		return doc, false, nil
-	}
-	if err != nil || c.State == parley.StateDeleted {
-		return doc, false, err
-	}
-	threads, err := tx.Threads(c.ID)
-	if err != nil {
-		return doc, false, err
+// ListFields is the part of a conversation's document that its own record
+// and its tags' names make: id, number, mailbox, folder, assignee, the
+// dates, status, state, type and tag names. ConversationDocument starts
+// from it, and the list engine fills itself from it at start (see
+// lists.Engine.Load), reading no thread or customer. tagName names a tag,
+// ok false when the tag is gone. It returns ok=false when the conversation
+// must not be searchable (deleted).
+func ListFields(c *parley.Conversation, tagName func(id int64) (name string, ok bool)) (doc index.Document, ok bool) {
+	if c.State == parley.StateDeleted {
+		return doc, false
 	}
 	d := index.NewDocument(index.FormatID(c.ID), c.CompanyID)
-	k, txt, n := d.Keywords, d.Texts, d.Numbers
+	k, n := d.Keywords, d.Numbers
 	n["id"] = []float64{float64(c.ID)}
 	n["number"] = []float64{float64(c.Number)}
 	n["mailboxId"] = []float64{float64(c.MailboxID)}
 	n["folderId"] = []float64{float64(c.FolderID)}
+	if c.Assignee != nil {
+		n["assigneeId"] = []float64{float64(c.Assignee.ID)}
+	}
 	n["createdAt"] = []float64{index.Millis(c.CreatedAt)}
 	n["modifiedAt"] = []float64{index.Millis(c.ModifiedAt)}
 	if c.CustomerWaitingSince != nil {
@@ -37,6 +36,45 @@ func ConversationDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, 
 	k["status"] = []string{string(c.Status)}
 	k["state"] = []string{string(c.State)}
 	k["type"] = []string{string(c.Type)}
+	for _, id := range c.TagIDs {
+		if name, ok := tagName(id); ok {
+			k["tag"] = append(k["tag"], name)
+		}
+	}
+	return d, true
+}
+
+// tagNames looks a company's tags up in tx, for ListFields.
+func tagNames(tx parley.Tx, companyID int64) func(id int64) (string, bool) {
+	return func(id int64) (string, bool) {
+		t, err := tx.Tag(companyID, id)
+		if err != nil {
+			return "", false
+		}
+		return t.Name, true
+	}
+}
+
+// ConversationDocument builds the document of a conversation from storage.
+// It returns ok=false when the conversation must not be searchable
+// (deleted or gone).
+func ConversationDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, err error) {
+	c, err := tx.ConversationByID(id)
+	if parley.IsNotFound(err) {
+		return doc, false, nil
+	}
+	if err != nil {
+		return doc, false, err
+	}
+	d, ok := ListFields(c, tagNames(tx, c.CompanyID))
+	if !ok {
+		return doc, false, nil
+	}
+	threads, err := tx.Threads(c.ID)
+	if err != nil {
+		return doc, false, err
+	}
+	k, txt, n := d.Keywords, d.Texts, d.Numbers
 	k["hasAttachments"] = []string{boolString(c.HasAttachments)}
 	txt["subject"] = []string{c.Subject}
 	k["subjectSort"] = []string{strings.ToLower(c.Subject)}
@@ -51,14 +89,8 @@ func ConversationDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, 
 	}
 	k["assigned"] = []string{"unassigned"}
 	if c.Assignee != nil {
-		n["assigneeId"] = []float64{float64(c.Assignee.ID)}
 		if name := assigneeName(tx, c); name != "" {
 			k["assigned"] = []string{strings.ToLower(name)}
-		}
-	}
-	for _, tagID := range c.TagIDs {
-		if t, err := tx.Tag(c.CompanyID, tagID); err == nil {
-			k["tag"] = append(k["tag"], t.Name)
 		}
 	}
 	emails := map[string]bool{}

@@ -172,9 +172,10 @@ func threadsOf(tx parley.Tx, convID int64) (*parley.Conversation, []parley.Threa
 		return nil, nil, nil, err
 	}
 	var tags []string
+	name := tagNames(tx, c.CompanyID)
 	for _, id := range c.TagIDs {
-		if t, err := tx.Tag(c.CompanyID, id); err == nil {
-			tags = append(tags, t.Name)
+		if n, ok := name(id); ok {
+			tags = append(tags, n)
 		}
 	}
 	return c, threads, tags, nil

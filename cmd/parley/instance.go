@@ -63,7 +63,7 @@ func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *s
 		db.Close()
 		return nil, err
 	}
-	fast, restored, damaged, err := lists.Open(db, dbPath(dir), listsPath(dir))
+	fast, restored, damaged, err := lists.Open(db, dbPath(dir), listsPath(dir), indexer.ListFields)
 	if err != nil {
 		engine.Close()
 		db.Close()
