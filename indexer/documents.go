@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -235,6 +236,11 @@ func CustomerDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, err 
 		d.Numbers["mailboxId"] = append(d.Numbers["mailboxId"], float64(mid))
 	}
 	return d, true, nil
+}
+
+func parseFloat(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
 }
 
 func boolString(b bool) string {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -169,7 +168,7 @@ func (s *Syncer) apply(ctx context.Context, entries []parley.OutboxEntry, rebuil
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("index: build documents: %w", err)
+		return fmt.Errorf("indexer: build documents: %w", err)
 	}
 	todo := batches.inOrder(rebuild)
 	var durable func(error)
@@ -184,7 +183,7 @@ func (s *Syncer) apply(ctx context.Context, entries []parley.OutboxEntry, rebuil
 					durable(err)
 				}
 			}
-			return fmt.Errorf("index: apply %s batch: %w", b.Kind, err)
+			return fmt.Errorf("indexer: apply %s batch: %w", b.Kind, err)
 		}
 		if f := s.onBatch.Load(); f != nil {
 			(*f)(b.Kind, len(b.Upserts)+len(b.Deletes), time.Since(start))
@@ -285,7 +284,7 @@ func (bs batches) collect(tx parley.Tx, e parley.OutboxEntry) error {
 		kind = index.Chats
 		doc, ok, err = ChatDocument(tx, e.Ref)
 	default:
-		return fmt.Errorf("index: unknown outbox kind %q", e.Kind)
+		return fmt.Errorf("indexer: unknown outbox kind %q", e.Kind)
 	}
 	if err != nil {
 		return err
@@ -384,7 +383,7 @@ func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) er
 	}
 	persisted.Wait()
 	if firstErr != nil {
-		return fmt.Errorf("index: rebuild not persisted: %w", firstErr)
+		return fmt.Errorf("indexer: rebuild not persisted: %w", firstErr)
 	}
 	return s.Drain(ctx)
 }
@@ -394,9 +393,4 @@ func (s *Syncer) Applied() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.applied
-}
-
-func parseFloat(s string) (float64, bool) {
-	f, err := strconv.ParseFloat(s, 64)
-	return f, err == nil
 }
