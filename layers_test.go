@@ -9,32 +9,34 @@ import (
 // allowedImports lists, for each package of the module, the module
 // packages it may import (DESIGN.md section 2: cmd -> api -> reports ->
 // index -> query, and api, reports, index, storage -> domain; filters,
-// the typed list filters' query builder, serves api and reports). Only cmd
-// imports a concrete engine.
+// the typed list filters' query builder, serves api and reports; the
+// indexer writes to index and reads storage through the domain's seam).
+// Only cmd imports a concrete engine.
 var allowedImports = map[string][]string{
 	"":                 {},
 	"query":            {},
 	"internal/golden":  {},
 	"storage":          {""},
-	"index":            {"", "query", "storage"},
+	"index":            {"", "query"}, // the contract reads no storage
+	"indexer":          {"", "index"}, // storage only through the domain's seam
 	"index/bleveindex": {"index", "query"},
 	"index/scan":       {"index", "query"},
 	"index/pgindex":    {"index", "query"},
 	"internal/pgtest":  {"internal/pgtest/pgserver"},
 	// Test support: the table of engines tests hold to the oracle.
-	"index/enginetest": {"index", "index/bleveindex", "index/pgindex", "internal/pgtest", "storage"},
-	"index/lists":      {"", "index", "query", "storage"},
+	"index/enginetest": {"index", "index/bleveindex", "index/pgindex", "indexer", "internal/pgtest", "storage"},
+	"index/lists":      {"", "index", "query"}, // filled through a projection passed in (indexer.ListFields)
 	"filters":          {"", "query"},
 	"reports":          {"", "filters", "index", "query"},
-	"workflow":         {"", "index", "index/scan", "query"},
-	"api":              {"", "filters", "index", "query", "reports", "workflow"},
+	"workflow":         {"", "index", "index/scan", "indexer", "query"},
+	"api":              {"", "filters", "index", "indexer", "query", "reports", "workflow"},
 	"fixtures":         {"", "storage", "workflow"}, // demo workflows' conditions go through the checker
 	"webhooks":         {"", "storage"},
 	"importer":         {"", "storage"},
 	"email":            {"", "storage"},
 	"email/smtptest":   {},
-	"cmd/parley-bench": {"", "api", "index", "index/bleveindex", "index/lists", "index/scan", "storage", "query", "internal/pgtest/pgserver"},
-	"cmd/parley":       {"", "api", "fixtures", "index", "index/bleveindex", "index/lists", "storage", "query", "reports", "webhooks", "importer", "email", "workflow"},
+	"cmd/parley-bench": {"", "api", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver"},
+	"cmd/parley":       {"", "api", "fixtures", "index", "index/bleveindex", "index/lists", "indexer", "storage", "query", "reports", "webhooks", "importer", "email", "workflow"},
 	// Starts PostgreSQL servers for the tests (through pgtest) and the bench's peer.
 	"internal/pgtest/pgserver": {},
 }

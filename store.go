@@ -151,6 +151,9 @@ type CustomerStore interface {
 	CustomerByID(id int64) (*Customer, error)
 	// CustomerMailboxes lists the mailboxes a customer has conversations in.
 	CustomerMailboxes(customerID int64) []int64
+	// EachCustomerID calls fn with every customer id of every company (an
+	// index rebuild).
+	EachCustomerID(fn func(int64)) error
 }
 
 // PropertyStore holds the customer property definitions.
@@ -222,6 +225,11 @@ type ConversationStore interface {
 	DeleteThread(conversationID, threadID int64) error
 	// RatedThread finds the thread a rating (by its id) belongs to.
 	RatedThread(companyID, ratingID int64) (*Conversation, *Thread, error)
+	// EachConversation calls fn with every conversation of every company,
+	// and EachConversationID with every conversation id (filling the
+	// search engines).
+	EachConversation(fn func(*Conversation) error) error
+	EachConversationID(fn func(int64)) error
 }
 
 // AttachmentStore holds attachments and their bytes.
@@ -255,6 +263,8 @@ type ChatStore interface {
 	ChatByID(id string) (*Chat, error)
 	// PutChat stores a chat and queues it for indexing.
 	PutChat(c *Chat) error
+	// EachChatID calls fn with every chat id (an index rebuild).
+	EachChatID(fn func(string)) error
 }
 
 // EventStore records domain events for webhook delivery, in the

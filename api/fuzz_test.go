@@ -14,8 +14,8 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/fixtures"
-	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/storage"
 )
 
@@ -68,7 +68,8 @@ func FuzzRequests(f *testing.F) {
 	}
 	f.Cleanup(func() { engine.Close() })
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	syncer := index.NewSyncer(db, engine, quiet)
+	syncer := indexer.NewSyncer(db, engine, quiet)
+	db.OnCommit(syncer.Notify)
 	if err := syncer.Rebuild(context.Background(), nil); err != nil {
 		f.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
 	"github.com/parley/parley/index/lists"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/internal/golden"
 	"github.com/parley/parley/storage"
 	"github.com/parley/parley/workflow"
@@ -76,7 +77,7 @@ type world struct {
 	t      *testing.T
 	db     *storage.DB
 	engine index.Engine
-	syncer *index.Syncer
+	syncer *indexer.Syncer
 	server *api.Server
 	clock  *testClock
 	logs   *bytes.Buffer
@@ -95,7 +96,8 @@ func newWorld(t *testing.T, opts ...func(*api.Config)) *world {
 	engine := index.Router{Full: full, Fast: lists.New()}
 	logs := &bytes.Buffer{}
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
-	syncer := index.NewSyncer(db, engine, log)
+	syncer := indexer.NewSyncer(db, engine, log)
+	db.OnCommit(syncer.Notify) // as cmd/parley wires it
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { syncer.Run(ctx); close(done) }()

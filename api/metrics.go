@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/parley/parley/index"
+	"github.com/parley/parley/indexer"
 )
 
 // Metrics are Parley's Prometheus metrics, in a registry of their own (not
@@ -94,7 +95,7 @@ func (m *Metrics) Handler() http.Handler {
 
 // watch registers the gauges read from storage and the syncer, and hooks
 // the transaction and batch timings. Called once by New.
-func (m *Metrics) watch(db Database, syncer *index.Syncer) {
+func (m *Metrics) watch(db Database, syncer *indexer.Syncer) {
 	if db != nil {
 		db.OnTx(func(write bool, took time.Duration) {
 			kind := "read"

@@ -5,14 +5,14 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/parley/parley/index"
+	"github.com/parley/parley/indexer"
 )
 
 // DefaultReadyMaxOutbox is how many outbox entries may wait for the index
 // while the server still reports ready: one drain batch, so steady write
 // traffic does not make readiness flap, while a backlog (a replay after a
 // crash, a stuck index) does.
-const DefaultReadyMaxOutbox = index.DrainBatch
+const DefaultReadyMaxOutbox = indexer.DrainBatch
 
 // readyz handles GET /readyz: 200 when storage answers and the index has
 // caught up with the outbox, else 503. No authentication; it shows counts

@@ -16,6 +16,7 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
+	"github.com/parley/parley/indexer"
 )
 
 // Database is what the API needs of a storage backend: its transactions
@@ -39,7 +40,7 @@ type Database interface {
 type Config struct {
 	DB     Database
 	Engine index.Engine
-	Syncer *index.Syncer
+	Syncer *indexer.Syncer
 	Clock  parley.Clock
 	Log    *slog.Logger
 	// BaseURL is the absolute URL clients reach the API at (no trailing

@@ -15,8 +15,8 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
-	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/storage"
 	"github.com/parley/parley/webhooks"
 )
@@ -206,7 +206,8 @@ func openWorldAt(t *testing.T, dir string, clock *testClock, seed bool) (*world,
 	engine, err := bleveindex.Open(filepath.Join(dir, "index"))
 	require.NoError(t, err)
 	log := slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))
-	syncer := index.NewSyncer(db, engine, log)
+	syncer := indexer.NewSyncer(db, engine, log)
+	db.OnCommit(syncer.Notify)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { syncer.Run(ctx); close(done) }()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -23,6 +25,7 @@ import (
 	"github.com/parley/parley/index/enginetest"
 	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/internal/golden"
 	"github.com/parley/parley/internal/pgtest"
 	"github.com/parley/parley/query"
@@ -35,6 +38,9 @@ var (
 
 // fixtureNow is the clock of the demo data in these tests.
 var fixtureNow = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+// quiet discards the syncer's log.
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // engines holds the demo fixtures in storage and in the scan oracle,
 // which every engine of engineCases is held to.
@@ -51,7 +57,7 @@ func loadEngines(t *testing.T) *engines {
 	t.Cleanup(func() { db.Close() })
 	require.NoError(t, fixtures.Load(db, fixtureNow))
 	e := &engines{db: db, oracle: scan.New(), mailboxes: map[int64][]parley.Mailbox{}}
-	require.NoError(t, index.NewSyncer(db, e.oracle, quiet).Rebuild(context.Background(), nil))
+	require.NoError(t, indexer.NewSyncer(db, e.oracle, quiet).Rebuild(context.Background(), nil))
 	require.NoError(t, db.View(func(tx *storage.Tx) error {
 		for _, company := range []int64{1, 2} {
 			boxes, err := tx.Mailboxes(company)
@@ -234,9 +240,9 @@ func randomQueriesAgree(t *testing.T, e *engines, engine index.Engine) {
 func TestListEngineAgrees(t *testing.T) {
 	e := loadEngines(t)
 	loaded := lists.New()
-	require.NoError(t, loaded.Load(e.db))
+	require.NoError(t, loaded.Load(e.db.Store(), indexer.ListFields))
 	applied := lists.New()
-	require.NoError(t, index.NewSyncer(e.db, applied, quiet).Rebuild(context.Background(), nil))
+	require.NoError(t, indexer.NewSyncer(e.db, applied, quiet).Rebuild(context.Background(), nil))
 	g := newQueryGen(t, e.db)
 	g.only = []int{5, 7, 8, 9, 10, 13, 14, 18, 19} // tag, mailbox id, dates, numbers, ids, status, type
 	sortChoices := [][]index.Sort{

@@ -1,11 +1,16 @@
 // Package index is Parley's search contract: the Engine interface every
-// search engine implements, the field catalog of each document kind, the
-// documents built from stored records, and the Syncer that drains the
-// storage outbox into an engine.
+// search engine implements (Document, Batch, Request, Result), the field
+// catalog of each document kind, text analysis, the schemas of custom
+// fields, the facets contract, the Router that sends cheap lists to the
+// list engine, and spelling suggestions. It reads no storage: package
+// indexer builds documents from stored records and drains the storage
+// outbox into an engine.
 //
 // Engines receive checked query nodes (package query) and never see HTTP.
-// The Bleve engine lives in index/bleveindex; index/scan is a brute-force
-// engine used as the oracle in tests and the baseline in benchmarks.
+// The Bleve engine lives in index/bleveindex, the PostgreSQL engine in
+// index/pgindex and the in-memory list engine in index/lists; index/scan
+// is a brute-force engine used as the oracle in tests and the baseline in
+// benchmarks.
 package index
 
 import (

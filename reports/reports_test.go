@@ -16,6 +16,7 @@ import (
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
 	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/reports"
 	"github.com/parley/parley/storage"
 )
@@ -78,7 +79,7 @@ func newFixture(t *testing.T, office *parley.OfficeHours, chats []chatSpec) *fix
 	t.Cleanup(func() { b.Close() })
 	oracle := scan.New()
 	for _, e := range []index.Engine{b, oracle} {
-		require.NoError(t, index.NewSyncer(db, e, slog.New(slog.NewTextHandler(io.Discard, nil))).Rebuild(context.Background(), nil))
+		require.NoError(t, indexer.NewSyncer(db, e, slog.New(slog.NewTextHandler(io.Discard, nil))).Rebuild(context.Background(), nil))
 	}
 	f.bleve, f.oracle = b, oracle
 	return f

@@ -14,9 +14,6 @@ var (
 	bucketEvents = newBucket("events")
 )
 
-// KindChat asks the indexer to reindex a chat.
-const KindChat Kind = "chat"
-
 // Chat loads a chat of a company.
 func (t *Tx) Chat(companyID int64, id string) (*parley.Chat, error) {
 	c := new(parley.Chat)

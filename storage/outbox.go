@@ -2,26 +2,6 @@ package storage
 
 import "go.etcd.io/bbolt"
 
-// Kind names what an outbox entry asks to reindex.
-type Kind string
-
-// Outbox entry kinds.
-const (
-	KindConversation Kind = "conversation"
-	KindCustomer     Kind = "customer"
-)
-
-// OutboxEntry asks the indexer to bring one record's document up to date
-// (write it, or delete it when the record is gone or deleted). Records
-// with numeric ids use ID; chats (UUIDs) use Ref.
-type OutboxEntry struct {
-	Seq     uint64 `json:"-"`
-	Kind    Kind   `json:"kind"`
-	Company int64  `json:"company,omitempty"` // 0 in entries written before entries named their company
-	ID      int64  `json:"id,omitempty"`
-	Ref     string `json:"ref,omitempty"`
-}
-
 // queue appends an outbox entry in the current write transaction. The
 // company goes with it: the index keeps companies apart, and a deleted
 // record can no longer say whose it was.

@@ -22,3 +22,19 @@ func (s store) View(fn func(parley.Tx) error) error {
 func (s store) Update(fn func(parley.Tx) error) (uint64, error) {
 	return s.db.Update(func(tx *Tx) error { return fn(tx) })
 }
+
+// The index outbox (outbox.go) holds the domain's entries, so the indexer
+// reads and acknowledges them without a storage type.
+type (
+	// OutboxEntry is parley.OutboxEntry.
+	OutboxEntry = parley.OutboxEntry
+	// Kind names what an outbox entry asks to reindex: parley.OutboxKind.
+	Kind = parley.OutboxKind
+)
+
+// Outbox entry kinds.
+const (
+	KindConversation = parley.OutboxConversation
+	KindCustomer     = parley.OutboxCustomer
+	KindChat         = parley.OutboxChat
+)

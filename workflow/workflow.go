@@ -1,10 +1,11 @@
 // Package workflow runs Parley's workflows: it checks their conditions
 // with the query checker, matches them against one conversation with the
-// scan oracle's evaluation over the conversation's index document (so a
-// condition matches exactly what the same search finds), and applies
-// their actions through the domain. Manual runs come from the API;
-// automatic runs come from the domain events of each write, in the write's
-// own transaction (see Engine.BeforeCommit).
+// scan oracle's evaluation over the conversation's index document (built
+// by indexer.ConversationDocument, so a condition matches exactly what the
+// same search finds), and applies their actions through the domain.
+// Manual runs come from the API; automatic runs come from the domain
+// events of each write, in the write's own transaction (see
+// Engine.BeforeCommit).
 package workflow
 
 import (
@@ -16,6 +17,7 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/query"
 )
 
@@ -43,7 +45,7 @@ func compile(m *parley.Mailbox, condition string, now time.Time) (query.Node, er
 // that is not searchable (deleted) matches nothing; so does a condition
 // that no longer checks (a custom field since removed from the mailbox).
 func Matches(tx parley.Tx, w *parley.Workflow, convID int64, now time.Time) (bool, error) {
-	doc, ok, err := index.ConversationDocument(tx, convID)
+	doc, ok, err := indexer.ConversationDocument(tx, convID)
 	if err != nil || !ok {
 		return false, err
 	}
@@ -185,7 +187,7 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, now tim
 		if err != nil {
 			return err
 		}
-		doc, ok, err := index.ConversationDocument(tx, convID)
+		doc, ok, err := indexer.ConversationDocument(tx, convID)
 		if err != nil || !ok {
 			return err
 		}

@@ -31,6 +31,7 @@ import (
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/internal/pgtest/pgserver"
 	"github.com/parley/parley/storage"
 )
@@ -275,7 +276,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 func compareWithScan(ctx context.Context, db *storage.DB, bleveRuns []QueryResult, queries []Query, repeat int, log *slog.Logger, out io.Writer) error {
 	fmt.Fprintln(out, "building the scan oracle and running queries on it...")
 	oracle := scan.New()
-	if err := index.NewSyncer(db, oracle, log).Rebuild(ctx, nil); err != nil {
+	if err := indexer.NewSyncer(db, oracle, log).Rebuild(ctx, nil); err != nil {
 		return err
 	}
 	scanBase, closeScan, err := serve(db, oracle, nil, log)
@@ -333,7 +334,7 @@ func profileTo(path string) (stop func(), err error) {
 }
 
 // serve runs the API on a loopback port; it returns the base URL.
-func serve(db *storage.DB, engine index.Engine, syncer *index.Syncer, log *slog.Logger) (string, func(), error) {
+func serve(db *storage.DB, engine index.Engine, syncer *indexer.Syncer, log *slog.Logger) (string, func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
 	"github.com/parley/parley/index/lists"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/storage"
 )
 
@@ -30,7 +31,7 @@ type node struct {
 	db         *storage.DB
 	full       *bleveindex.Engine
 	engine     index.Router
-	syncer     *index.Syncer
+	syncer     *indexer.Syncer
 	base       string
 	stopServer func()
 	stopSync   func()
@@ -70,14 +71,15 @@ func (n *node) open(ctx context.Context, dir string, log *slog.Logger) (t StartT
 	}
 	lap(&t.Index)
 	n.dir = dir
-	fast, _, damaged, err := lists.Open(n.db, filepath.Join(dir, "parley.db"), filepath.Join(dir, "lists.snapshot"))
+	fast, _, damaged, err := lists.Open(n.db, filepath.Join(dir, "parley.db"), filepath.Join(dir, "lists.snapshot"), indexer.ListFields)
 	if err = errors.Join(err, damaged); err != nil {
 		return t, fmt.Errorf("load the list engine: %w", err)
 	}
 	n.fast = fast
 	lap(&t.ListEngine)
 	n.engine = index.Router{Full: n.full, Fast: fast}
-	n.syncer = index.NewSyncer(n.db, n.engine, log)
+	n.syncer = indexer.NewSyncer(n.db, n.engine, log)
+	n.db.OnCommit(n.syncer.Notify)
 	if n.full.Fresh() {
 		if err = n.syncer.Rebuild(ctx, nil); err == nil {
 			err = n.full.MarkBuilt()

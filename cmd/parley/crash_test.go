@@ -29,6 +29,7 @@ import (
 	"github.com/parley/parley/fixtures"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/query"
 	"github.com/parley/parley/storage"
 )
@@ -468,7 +469,7 @@ func compareIndexWithStorage(t *testing.T, data string) {
 	require.NoError(t, err)
 	defer in.close()
 	oracle := scan.New()
-	require.NoError(t, index.NewSyncer(in.db, oracle, quietLog()).Rebuild(context.Background(), nil))
+	require.NoError(t, indexer.NewSyncer(in.db, oracle, quietLog()).Rebuild(context.Background(), nil))
 	for _, text := range []string{`subject:crash`, `subject:crash AND NOT body:acknowledged`, `type:email`} {
 		syntax, err := query.Parse(text)
 		require.NoError(t, err)

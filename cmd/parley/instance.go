@@ -14,6 +14,7 @@ import (
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
 	"github.com/parley/parley/index/lists"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/storage"
 	"github.com/parley/parley/workflow"
 )
@@ -26,7 +27,7 @@ type instance struct {
 	engine *bleveindex.Engine
 	fast   *lists.Engine
 	search index.Router
-	syncer *index.Syncer
+	syncer *indexer.Syncer
 }
 
 func dbPath(dir string) string    { return filepath.Join(dir, "parley.db") }
@@ -62,7 +63,7 @@ func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *s
 		db.Close()
 		return nil, err
 	}
-	fast, restored, damaged, err := lists.Open(db, dbPath(dir), listsPath(dir))
+	fast, restored, damaged, err := lists.Open(db, dbPath(dir), listsPath(dir), indexer.ListFields)
 	if err != nil {
 		engine.Close()
 		db.Close()
@@ -73,7 +74,8 @@ func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *s
 	}
 	log.Debug("list engine ready", "fromSnapshot", restored)
 	in := &instance{dir: dir, db: db, engine: engine, fast: fast, search: index.Router{Full: engine, Fast: fast}}
-	in.syncer = index.NewSyncer(db, in.search, log)
+	in.syncer = indexer.NewSyncer(db, in.search, log)
+	db.OnCommit(in.syncer.Notify) // a write wakes the syncer
 	if engine.Fresh() {
 		log.Info("building the search index from storage", "mappingVersion", index.MappingVersion)
 		if err = in.syncer.Rebuild(ctx, progress); err == nil {

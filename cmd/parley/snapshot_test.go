@@ -11,6 +11,7 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/lists"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/query"
 	"github.com/parley/parley/storage"
 )
@@ -36,7 +37,7 @@ func TestListSnapshotAcrossRestarts(t *testing.T) {
 	agree := func(in *instance) {
 		t.Helper()
 		loaded := lists.New()
-		require.NoError(t, loaded.Load(in.db))
+		require.NoError(t, loaded.Load(in.db.Store(), indexer.ListFields))
 		for i, r := range requests {
 			r.Kind, r.Company = index.Conversations, 1
 			require.True(t, in.fast.Supports(r))
@@ -63,7 +64,7 @@ func TestListSnapshotAcrossRestarts(t *testing.T) {
 
 	// A snapshot of another storage state is not used.
 	require.NoError(t, in.fast.Save(listsPath(dir), lists.Mark{Store: 1, Seq: 1}))
-	fresh, restored, damaged, err := lists.Open(in.db, dbPath(dir), listsPath(dir))
+	fresh, restored, damaged, err := lists.Open(in.db, dbPath(dir), listsPath(dir), indexer.ListFields)
 	require.NoError(t, err)
 	require.NoError(t, damaged)
 	assert.False(t, restored)

@@ -13,6 +13,7 @@ import (
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
 	"github.com/parley/parley/index/pgindex"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/internal/pgtest"
 	"github.com/parley/parley/storage"
 )
@@ -66,7 +67,7 @@ func openPostgres(t *testing.T) Engine {
 func Fill(t *testing.T, db *storage.DB, e index.Engine) {
 	t.Helper()
 	ctx := context.Background()
-	if err := index.NewSyncer(db, e, slog.New(slog.NewTextHandler(io.Discard, nil))).Rebuild(ctx, nil); err != nil {
+	if err := indexer.NewSyncer(db, e, slog.New(slog.NewTextHandler(io.Discard, nil))).Rebuild(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if a, ok := e.(interface{ Analyze(context.Context) error }); ok {

@@ -9,9 +9,12 @@
 // status, scanned with a compiled predicate and ranked with a bounded heap,
 // so a list costs one pass over the company's rows of the wanted statuses.
 //
-// The engine holds no data of its own on disk: Load fills it from storage
-// when the process starts, and the syncer keeps it current through Apply
-// like any engine. index.Router sends it the requests it Supports.
+// The engine holds no data of its own on disk: when the process starts,
+// Load fills it from storage through the projection the document builder
+// uses (indexer.ListFields, passed in: lists imports no indexer), or Open
+// restores the snapshot a clean shutdown saved; the syncer keeps it
+// current through Apply like any engine. index.Router sends it the
+// requests it Supports.
 package lists
 
 import (
@@ -21,7 +24,6 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
-	"github.com/parley/parley/storage"
 )
 
 // Numeric fields a row holds, by position in row.nums.
@@ -92,27 +94,45 @@ func New() *Engine {
 	return &Engine{parts: map[int64]map[string]*part{}, where: map[int64]place{}, words: map[string]string{}}
 }
 
+// Projection builds the list fields of a stored conversation's document
+// (indexer.ListFields), ok false when the conversation is not searchable;
+// tagName names a tag, ok false when it is gone. Load fills the engine
+// through it, so its rows are those the syncer's documents make.
+type Projection func(c *parley.Conversation, tagName func(id int64) (string, bool)) (doc index.Document, ok bool)
+
+// Source is the storage the engine fills itself from: its transactions, to
+// walk every conversation, and its last outbox sequence, which marks a
+// snapshot. storage.DB is one.
+type Source interface {
+	Store() parley.Store
+	LastOutboxSeq() (uint64, error)
+}
+
 // Load replaces the engine's rows with every searchable conversation of
-// storage. Call it before the syncer runs, so no newer Apply is undone.
-func (e *Engine) Load(db *storage.DB) error {
+// store, each projected by project (looking each tag's name up once).
+// Call it before the syncer runs, so no newer Apply is undone.
+func (e *Engine) Load(store parley.Store, project Projection) error {
 	fresh := New()
-	err := db.View(func(tx *storage.Tx) error {
-		tags := map[int64]string{}
+	err := store.View(func(tx parley.Tx) error {
+		type tag struct {
+			name string
+			ok   bool
+		}
+		tags := map[int64]tag{}
 		return tx.EachConversation(func(c *parley.Conversation) error {
-			if c.State == parley.StateDeleted {
-				return nil
-			}
-			r := fresh.recordRow(c, func(id int64) string {
-				name, ok := tags[id]
-				if !ok {
-					if t, err := tx.Tag(c.CompanyID, id); err == nil {
-						name = t.Name
+			d, ok := project(c, func(id int64) (string, bool) {
+				t, cached := tags[id]
+				if !cached {
+					if found, err := tx.Tag(c.CompanyID, id); err == nil {
+						t = tag{found.Name, true}
 					}
-					tags[id] = name
+					tags[id] = t
 				}
-				return name
+				return t.name, t.ok
 			})
-			fresh.put(c.CompanyID, r)
+			if ok {
+				fresh.put(d.Company, fresh.documentRow(d))
+			}
 			return nil
 		})
 	})
@@ -123,34 +143,6 @@ func (e *Engine) Load(db *storage.DB) error {
 	defer e.mu.Unlock()
 	e.parts, e.where, e.words = fresh.parts, fresh.where, fresh.words
 	return nil
-}
-
-// recordRow is the row of a stored conversation; it must equal documentRow
-// of the conversation's document (a test holds them to it).
-func (e *Engine) recordRow(c *parley.Conversation, tagName func(int64) string) row {
-	var r row
-	set := func(f int, v float64) { r.nums[f], r.has = v, r.has|1<<f }
-	set(fID, float64(c.ID))
-	set(fNumber, float64(c.Number))
-	set(fMailbox, float64(c.MailboxID))
-	set(fFolder, float64(c.FolderID))
-	if c.Assignee != nil {
-		set(fAssignee, float64(c.Assignee.ID))
-	}
-	set(fCreated, index.Millis(c.CreatedAt))
-	set(fModified, index.Millis(c.ModifiedAt))
-	if c.CustomerWaitingSince != nil {
-		set(fWaiting, index.Millis(*c.CustomerWaitingSince))
-	}
-	r.words[kStatus] = e.intern(string(c.Status))
-	r.words[kState] = e.intern(string(c.State))
-	r.words[kType] = e.intern(string(c.Type))
-	for _, id := range c.TagIDs {
-		if name := tagName(id); name != "" {
-			r.tags = append(r.tags, e.intern(name))
-		}
-	}
-	return r
 }
 
 // documentRow is the row of a conversation document.

@@ -10,8 +10,6 @@ import (
 	"math"
 	"os"
 	"syscall"
-
-	"github.com/parley/parley/storage"
 )
 
 // A snapshot is the engine's rows saved in a file at a clean shutdown, so
@@ -245,12 +243,12 @@ func (r *snapshotReader) u64() uint64 { return binary.LittleEndian.Uint64(r.byte
 
 // Open returns the engine of db, whose file is dbFile: restored from the
 // snapshot at path when it was saved from db as db is now, else loaded
-// from storage (a damaged snapshot is reported through damaged and not
-// used). The snapshot is removed either way: once the start's drain has
+// from storage through project (a damaged snapshot is reported through
+// damaged and not used). The snapshot is removed either way: once the start's drain has
 // applied and acknowledged the outbox entries the snapshot predates, the
 // same mark would no longer vouch for it, and after a crash the next start
 // must read storage.
-func Open(db *storage.DB, dbFile, path string) (e *Engine, restored bool, damaged error, err error) {
+func Open(db Source, dbFile, path string, project Projection) (e *Engine, restored bool, damaged error, err error) {
 	m, err := markOf(db, dbFile)
 	if err != nil {
 		return nil, false, nil, err
@@ -261,14 +259,14 @@ func Open(db *storage.DB, dbFile, path string) (e *Engine, restored bool, damage
 		return nil, false, damaged, fmt.Errorf("lists: remove the used snapshot: %w", err)
 	}
 	if !restored {
-		err = e.Load(db)
+		err = e.Load(db.Store(), project)
 	}
 	return e, restored, damaged, err
 }
 
 // SaveFor saves the engine as the snapshot of db (whose file is dbFile)
 // at path. Call it once the syncer has stopped.
-func (e *Engine) SaveFor(db *storage.DB, dbFile, path string) error {
+func (e *Engine) SaveFor(db Source, dbFile, path string) error {
 	m, err := markOf(db, dbFile)
 	if err != nil {
 		return err
@@ -278,7 +276,7 @@ func (e *Engine) SaveFor(db *storage.DB, dbFile, path string) error {
 
 // markOf is db's mark now: its file's inode (a restored or copied file is
 // another one) and its last outbox sequence.
-func markOf(db *storage.DB, dbFile string) (Mark, error) {
+func markOf(db Source, dbFile string) (Mark, error) {
 	info, err := os.Stat(dbFile)
 	if err != nil {
 		return Mark{}, fmt.Errorf("lists: %w", err)

@@ -1,12 +1,10 @@
-package index
+package indexer
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
 )
 
 // addFigures stores a conversation's report figures (parley.Figures) in
@@ -14,7 +12,7 @@ import (
 // with office-hours twins when the company keeps office hours; and what
 // the conversations reports count: its customer, its activity times, who
 // created it and the hour of the week it was created in.
-func addFigures(tx parley.Tx, c *parley.Conversation, threads []parley.Thread, d *Document) {
+func addFigures(tx parley.Tx, c *parley.Conversation, threads []parley.Thread, d *index.Document) {
 	n := d.Numbers
 	f := c.ReportFigures(threads)
 	n["replies"] = []float64{float64(f.Replies)}
@@ -22,16 +20,16 @@ func addFigures(tx parley.Tx, c *parley.Conversation, threads []parley.Thread, d
 		n["primaryCustomerId"] = []float64{float64(c.CustomerID)}
 	}
 	for _, at := range c.Activity(threads) {
-		n["activityAt"] = append(n["activityAt"], Millis(at))
+		n["activityAt"] = append(n["activityAt"], index.Millis(at))
 	}
 	for _, t := range threads {
 		if t.IsUserReply() {
-			n["replyAt"] = append(n["replyAt"], Millis(t.CreatedAt))
+			n["replyAt"] = append(n["replyAt"], index.Millis(t.CreatedAt))
 		}
 	}
 	d.Keywords["createdBy"] = []string{string(c.CreatedBy.Type)}
 	if c.Status == parley.StatusClosed && c.ClosedAt != nil {
-		n["closedAt"] = []float64{Millis(*c.ClosedAt)}
+		n["closedAt"] = []float64{index.Millis(*c.ClosedAt)}
 	}
 	loc, office := reportClock(tx, c.CompanyID)
 	for _, t := range threads { // thread order, so documents are deterministic
@@ -45,16 +43,16 @@ func addFigures(tx parley.Tx, c *parley.Conversation, threads []parley.Thread, d
 		}
 	}
 	day, hour := parley.WeekHour(c.CreatedAt, loc)
-	d.Keywords["createdWeekHour"] = []string{WeekHourKey(day, hour)}
+	d.Keywords["createdWeekHour"] = []string{index.WeekHourKey(day, hour)}
 	if f.FirstResponseAt != nil {
-		n["firstResponseAt"] = []float64{Millis(*f.FirstResponseAt)}
+		n["firstResponseAt"] = []float64{index.Millis(*f.FirstResponseAt)}
 		n["firstResponseSeconds"] = []float64{f.FirstResponse.Seconds()}
 		if office != nil {
 			n["firstResponseOfficeSeconds"] = []float64{office.duration(*f.FirstCustomerAt, *f.FirstResponseAt).Seconds()}
 		}
 	}
 	if f.ResolvedAt != nil {
-		n["resolvedAt"] = []float64{Millis(*f.ResolvedAt)}
+		n["resolvedAt"] = []float64{index.Millis(*f.ResolvedAt)}
 		n["resolutionSeconds"] = []float64{f.Resolution.Seconds()}
 		n["resolvedByUserId"] = []float64{float64(c.ClosedBy)}
 		if office != nil {
@@ -63,14 +61,11 @@ func addFigures(tx parley.Tx, c *parley.Conversation, threads []parley.Thread, d
 	}
 }
 
-// RatingRanks orders the ratings for sorting: great first.
-var RatingRanks = map[string]float64{"great": 1, "okay": 2, "not-good": 3}
-
 // MessageDocuments builds the message documents of a conversation's user
 // replies and customer messages, and lists the ids of its threads that
 // must not have one (the conversation is deleted, or the thread is
 // neither), with the conversation's company.
-func MessageDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes []string, company int64, err error) {
+func MessageDocuments(tx parley.Tx, convID int64) (upserts []index.Document, deletes []string, company int64, err error) {
 	c, threads, tags, err := threadsOf(tx, convID)
 	if c == nil || err != nil {
 		return nil, nil, 0, err
@@ -83,7 +78,7 @@ func MessageDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes [
 			return nil, nil, 0, err
 		}
 		for _, t := range moved {
-			deletes = append(deletes, MessageID(c.ID, t.ID))
+			deletes = append(deletes, index.MessageID(c.ID, t.ID))
 		}
 	}
 	figures := c.ReportFigures(threads)
@@ -94,14 +89,14 @@ func MessageDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes [
 			from = "customer"
 		}
 		if c.State == parley.StateDeleted || !t.IsUserReply() && from != "customer" {
-			deletes = append(deletes, MessageID(c.ID, t.ID))
+			deletes = append(deletes, index.MessageID(c.ID, t.ID))
 			continue
 		}
-		d := NewDocument(MessageID(c.ID, t.ID), c.CompanyID)
+		d := index.NewDocument(index.MessageID(c.ID, t.ID), c.CompanyID)
 		n, k := d.Numbers, d.Keywords
 		k["from"] = []string{from}
 		n["id"] = []float64{float64(t.ID)}
-		n["createdAt"] = []float64{Millis(t.CreatedAt)}
+		n["createdAt"] = []float64{index.Millis(t.CreatedAt)}
 		n["mailboxId"] = []float64{float64(c.MailboxID)}
 		n["folderId"] = []float64{float64(c.FolderID)}
 		k["type"] = []string{string(c.Type)}
@@ -127,8 +122,8 @@ func MessageDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes [
 		if r := t.Rating; r != nil {
 			k["rating"] = []string{r.Rating}
 			n["number"] = []float64{float64(c.Number)} // the ratings list sorts by it
-			n["ratedAt"] = []float64{Millis(r.CreatedAt)}
-			n["ratingRank"] = []float64{RatingRanks[r.Rating]}
+			n["ratedAt"] = []float64{index.Millis(r.CreatedAt)}
+			n["ratingRank"] = []float64{index.RatingRanks[r.Rating]}
 			if r.CustomerID != 0 {
 				n["ratingCustomerId"] = []float64{float64(r.CustomerID)}
 			}
@@ -137,30 +132,6 @@ func MessageDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes [
 	}
 	return upserts, deletes, c.CompanyID, nil
 }
-
-// MessageID is a message document's id: its conversation's and its
-// thread's, so a list of messages loads its threads without another
-// look-up.
-func MessageID(conversationID, threadID int64) string {
-	return FormatID(conversationID) + "-" + FormatID(threadID)
-}
-
-// ParseMessageID splits a message document's id.
-func ParseMessageID(id string) (conversationID, threadID int64, err error) {
-	conv, thread, ok := strings.Cut(id, "-")
-	if ok {
-		if conversationID, err = strconv.ParseInt(conv, 10, 64); err == nil {
-			threadID, err = strconv.ParseInt(thread, 10, 64)
-		}
-	}
-	if !ok || err != nil {
-		return 0, 0, fmt.Errorf("index: %q is not a message id", id)
-	}
-	return conversationID, threadID, nil
-}
-
-// WeekHourKey is the createdWeekHour value of a day (1-7) and an hour.
-func WeekHourKey(day, hour int) string { return fmt.Sprintf("%d-%d", day, hour) }
 
 // officeClock measures office time with the schedule's zone loaded once.
 type officeClock struct {
@@ -201,9 +172,10 @@ func threadsOf(tx parley.Tx, convID int64) (*parley.Conversation, []parley.Threa
 		return nil, nil, nil, err
 	}
 	var tags []string
+	name := tagNames(tx, c.CompanyID)
 	for _, id := range c.TagIDs {
-		if t, err := tx.Tag(c.CompanyID, id); err == nil {
-			tags = append(tags, t.Name)
+		if n, ok := name(id); ok {
+			tags = append(tags, n)
 		}
 	}
 	return c, threads, tags, nil

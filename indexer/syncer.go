@@ -1,4 +1,4 @@
-package index
+package indexer
 
 import (
 	"cmp"
@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
+	"github.com/parley/parley/index"
 )
 
 // DrainBatch bounds how many outbox entries go into one engine batch.
@@ -21,14 +20,26 @@ import (
 // documents of one batch (see the commit that set it).
 const DrainBatch = 5000
 
+// Source is what the syncer needs of storage: the domain's transactions,
+// to build documents and to list every record for a rebuild, and the index
+// outbox, read after a sequence and acknowledged once durable.
+// storage.DB is one.
+type Source interface {
+	Store() parley.Store
+	Outbox(after uint64, max int) ([]parley.OutboxEntry, error)
+	AckOutbox(entries []parley.OutboxEntry) error
+	LastOutboxSeq() (uint64, error)
+}
+
 // Syncer drains the storage outbox into an engine. Writers call Notify
-// (through storage.DB.OnCommit) and may Wait until their write is
-// searchable; concurrent writes share one engine batch. An outbox entry is
-// acknowledged (removed) only once the engine reports its batch durable,
-// so a crash at any point replays what the index may have lost.
+// (the caller hooks it on storage's commits: storage.DB.OnCommit) and may
+// Wait until their write is searchable; concurrent writes share one engine
+// batch. An outbox entry is acknowledged (removed) only once the engine
+// reports its batch durable, so a crash at any point replays what the
+// index may have lost.
 type Syncer struct {
-	db     *storage.DB
-	engine Engine
+	db     Source
+	engine index.Engine
 	log    *slog.Logger
 	wake   chan struct{}
 
@@ -37,19 +48,19 @@ type Syncer struct {
 	changed chan struct{}
 	pending sync.WaitGroup // batches applied but not yet acknowledged
 
-	onBatch atomic.Pointer[func(kind Kind, docs int, took time.Duration)] // metrics, see OnBatch
+	onBatch atomic.Pointer[func(kind index.Kind, docs int, took time.Duration)] // metrics, see OnBatch
 }
 
 // OnBatch registers the function told the size (upserts plus deletes) and
 // duration of each engine batch, for metrics. It may be set while the
 // syncer runs.
-func (s *Syncer) OnBatch(f func(kind Kind, docs int, took time.Duration)) { s.onBatch.Store(&f) }
+func (s *Syncer) OnBatch(f func(kind index.Kind, docs int, took time.Duration)) { s.onBatch.Store(&f) }
 
-// NewSyncer wires db's commits to the engine.
-func NewSyncer(db *storage.DB, engine Engine, log *slog.Logger) *Syncer {
-	s := &Syncer{db: db, engine: engine, log: log, wake: make(chan struct{}, 1), changed: make(chan struct{})}
-	db.OnCommit(s.Notify)
-	return s
+// NewSyncer returns the syncer from db's outbox to engine. It learns of
+// new writes through Notify, which the caller hooks on db's commits; Run
+// also looks every second.
+func NewSyncer(db Source, engine index.Engine, log *slog.Logger) *Syncer {
+	return &Syncer{db: db, engine: engine, log: log, wake: make(chan struct{}, 1), changed: make(chan struct{})}
 }
 
 // Notify tells the syncer that writes up to seq are committed.
@@ -103,7 +114,7 @@ func (s *Syncer) Drain(ctx context.Context) error {
 
 // acknowledge returns the callback that removes entries from the outbox
 // once every engine batch made of them is durable.
-func (s *Syncer) acknowledge(entries []storage.OutboxEntry) func(batches int) func(error) {
+func (s *Syncer) acknowledge(entries []parley.OutboxEntry) func(batches int) func(error) {
 	return func(batches int) func(error) {
 		s.pending.Add(1)
 		var mu sync.Mutex
@@ -140,10 +151,10 @@ func (s *Syncer) Settle() { s.pending.Wait() }
 // told how many engine batches there are and gives the durability
 // callback of each. A rebuild fills an empty engine, so it sends no
 // deletions.
-func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry, rebuild bool, ack func(batches int) func(error)) error {
-	seen := map[storage.OutboxEntry]bool{}
+func (s *Syncer) apply(ctx context.Context, entries []parley.OutboxEntry, rebuild bool, ack func(batches int) func(error)) error {
+	seen := map[parley.OutboxEntry]bool{}
 	batches := batches{}
-	err := s.db.View(func(tx *storage.Tx) error {
+	err := s.db.Store().View(func(tx parley.Tx) error {
 		for _, e := range entries {
 			e.Seq = 0
 			if seen[e] {
@@ -157,7 +168,7 @@ func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry, rebui
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("index: build documents: %w", err)
+		return fmt.Errorf("indexer: build documents: %w", err)
 	}
 	todo := batches.inOrder(rebuild)
 	var durable func(error)
@@ -172,7 +183,7 @@ func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry, rebui
 					durable(err)
 				}
 			}
-			return fmt.Errorf("index: apply %s batch: %w", b.Kind, err)
+			return fmt.Errorf("indexer: apply %s batch: %w", b.Kind, err)
 		}
 		if f := s.onBatch.Load(); f != nil {
 			(*f)(b.Kind, len(b.Upserts)+len(b.Deletes), time.Since(start))
@@ -183,31 +194,31 @@ func (s *Syncer) apply(ctx context.Context, entries []storage.OutboxEntry, rebui
 
 // batchKey names the engine batch of one kind and company.
 type batchKey struct {
-	kind    Kind
+	kind    index.Kind
 	company int64
 }
 
 // batches gathers what outbox entries change, batch by batch.
-type batches map[batchKey]*Batch
+type batches map[batchKey]*index.Batch
 
-func (bs batches) of(kind Kind, company int64) *Batch {
+func (bs batches) of(kind index.Kind, company int64) *index.Batch {
 	k := batchKey{kind, company}
 	b := bs[k]
 	if b == nil {
-		b = &Batch{Kind: kind, Company: company}
+		b = &index.Batch{Kind: kind, Company: company}
 		bs[k] = b
 	}
 	return b
 }
 
-func (bs batches) upsert(kind Kind, docs ...Document) {
+func (bs batches) upsert(kind index.Kind, docs ...index.Document) {
 	for _, d := range docs {
 		b := bs.of(kind, d.Company)
 		b.Upserts = append(b.Upserts, d)
 	}
 }
 
-func (bs batches) delete(kind Kind, company int64, ids ...string) {
+func (bs batches) delete(kind index.Kind, company int64, ids ...string) {
 	if len(ids) > 0 {
 		b := bs.of(kind, company)
 		b.Deletes = append(b.Deletes, ids...)
@@ -216,8 +227,8 @@ func (bs batches) delete(kind Kind, company int64, ids ...string) {
 
 // inOrder lists the batches in kind order (Kinds), then by company, so
 // engines see one order on every run; without deletions for a rebuild.
-func (bs batches) inOrder(rebuild bool) []Batch {
-	var out []Batch
+func (bs batches) inOrder(rebuild bool) []index.Batch {
+	var out []index.Batch
 	for _, b := range bs {
 		if rebuild {
 			b.Deletes = nil
@@ -226,11 +237,11 @@ func (bs batches) inOrder(rebuild bool) []Batch {
 			out = append(out, *b)
 		}
 	}
-	rank := map[Kind]int{}
-	for i, k := range Kinds {
+	rank := map[index.Kind]int{}
+	for i, k := range index.Kinds {
 		rank[k] = i
 	}
-	slices.SortFunc(out, func(a, b Batch) int {
+	slices.SortFunc(out, func(a, b index.Batch) int {
 		return cmp.Or(cmp.Compare(rank[a.Kind], rank[b.Kind]), cmp.Compare(a.Company, b.Company))
 	})
 	return out
@@ -242,23 +253,23 @@ func (bs batches) inOrder(rebuild bool) []Batch {
 // threads and the message documents of its replies and customer messages.
 // A deletion goes to the entry's company (0 when the entry is older than
 // entries that name it: engines then look in every company).
-func (bs batches) collect(tx *storage.Tx, e storage.OutboxEntry) error {
+func (bs batches) collect(tx parley.Tx, e parley.OutboxEntry) error {
 	var (
-		kind Kind
-		doc  Document
+		kind index.Kind
+		doc  index.Document
 		ok   bool
 		err  error
 	)
 	switch e.Kind {
-	case storage.KindConversation:
-		kind = Conversations
+	case parley.OutboxConversation:
+		kind = index.Conversations
 		if doc, ok, err = ConversationDocument(tx, e.ID); err != nil {
 			return err
 		}
 		for _, related := range []struct {
-			kind  Kind
-			build func(parley.Tx, int64) ([]Document, []string, int64, error)
-		}{{Calls, CallDocuments}, {Messages, MessageDocuments}} {
+			kind  index.Kind
+			build func(parley.Tx, int64) ([]index.Document, []string, int64, error)
+		}{{index.Calls, CallDocuments}, {index.Messages, MessageDocuments}} {
 			docs, gone, company, err := related.build(tx, e.ID)
 			if err != nil {
 				return err
@@ -266,14 +277,14 @@ func (bs batches) collect(tx *storage.Tx, e storage.OutboxEntry) error {
 			bs.upsert(related.kind, docs...)
 			bs.delete(related.kind, company, gone...)
 		}
-	case storage.KindCustomer:
-		kind = Customers
+	case parley.OutboxCustomer:
+		kind = index.Customers
 		doc, ok, err = CustomerDocument(tx, e.ID)
-	case storage.KindChat:
-		kind = Chats
+	case parley.OutboxChat:
+		kind = index.Chats
 		doc, ok, err = ChatDocument(tx, e.Ref)
 	default:
-		return fmt.Errorf("index: unknown outbox kind %q", e.Kind)
+		return fmt.Errorf("indexer: unknown outbox kind %q", e.Kind)
 	}
 	if err != nil {
 		return err
@@ -287,11 +298,11 @@ func (bs batches) collect(tx *storage.Tx, e storage.OutboxEntry) error {
 }
 
 // docID is the document id an outbox entry refers to.
-func docID(e storage.OutboxEntry) string {
+func docID(e parley.OutboxEntry) string {
 	if e.Ref != "" {
 		return e.Ref
 	}
-	return FormatID(e.ID)
+	return index.FormatID(e.ID)
 }
 
 func (s *Syncer) advance(seq uint64) {
@@ -334,15 +345,15 @@ func (s *Syncer) Wait(ctx context.Context, seq uint64, timeout time.Duration) bo
 // reporting progress, and returns once the engine holds it durably. The
 // outbox is drained after.
 func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) error {
-	var refs []storage.OutboxEntry
-	err := s.db.View(func(tx *storage.Tx) error {
-		if err := tx.EachConversationID(func(id int64) { refs = append(refs, storage.OutboxEntry{Kind: storage.KindConversation, ID: id}) }); err != nil {
+	var refs []parley.OutboxEntry
+	err := s.db.Store().View(func(tx parley.Tx) error {
+		if err := tx.EachConversationID(func(id int64) { refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxConversation, ID: id}) }); err != nil {
 			return err
 		}
-		if err := tx.EachCustomerID(func(id int64) { refs = append(refs, storage.OutboxEntry{Kind: storage.KindCustomer, ID: id}) }); err != nil {
+		if err := tx.EachCustomerID(func(id int64) { refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxCustomer, ID: id}) }); err != nil {
 			return err
 		}
-		return tx.EachChatID(func(id string) { refs = append(refs, storage.OutboxEntry{Kind: storage.KindChat, Ref: id}) })
+		return tx.EachChatID(func(id string) { refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxChat, Ref: id}) })
 	})
 	if err != nil {
 		return err
@@ -372,7 +383,7 @@ func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) er
 	}
 	persisted.Wait()
 	if firstErr != nil {
-		return fmt.Errorf("index: rebuild not persisted: %w", firstErr)
+		return fmt.Errorf("indexer: rebuild not persisted: %w", firstErr)
 	}
 	return s.Drain(ctx)
 }
@@ -382,9 +393,4 @@ func (s *Syncer) Applied() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.applied
-}
-
-func parseFloat(s string) (float64, bool) {
-	f, err := strconv.ParseFloat(s, 64)
-	return f, err == nil
 }

@@ -1,11 +1,12 @@
-package index
+package indexer
 
 import (
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
 )
 
 // ChatDocument builds the document of a chat: what the chat report needs.
-func ChatDocument(tx parley.Tx, id string) (doc Document, ok bool, err error) {
+func ChatDocument(tx parley.Tx, id string) (doc index.Document, ok bool, err error) {
 	c, err := tx.ChatByID(id)
 	if parley.IsNotFound(err) {
 		return doc, false, nil
@@ -13,15 +14,15 @@ func ChatDocument(tx parley.Tx, id string) (doc Document, ok bool, err error) {
 	if err != nil {
 		return doc, false, err
 	}
-	d := NewDocument(c.ID, c.CompanyID)
+	d := index.NewDocument(c.ID, c.CompanyID)
 	n, k := d.Numbers, d.Keywords
-	n["createdAt"] = []float64{Millis(c.CreatedAt)}
+	n["createdAt"] = []float64{index.Millis(c.CreatedAt)}
 	n["mailboxId"] = []float64{float64(c.MailboxID)}
 	if c.AssigneeID != 0 {
 		n["assigneeId"] = []float64{float64(c.AssigneeID)}
 	}
 	if c.EndedAt != nil {
-		n["endedAt"] = []float64{Millis(*c.EndedAt)}
+		n["endedAt"] = []float64{index.Millis(*c.EndedAt)}
 	}
 	if c.ConversationID != 0 {
 		n["conversationId"] = []float64{float64(c.ConversationID)}

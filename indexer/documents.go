@@ -1,59 +1,81 @@
-package index
+package indexer
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/query"
+	"github.com/parley/parley/index"
 )
 
-// Millis is how dates are stored in documents.
-func Millis(t time.Time) float64 { return float64(t.UnixMilli()) }
+// ListFields is the part of a conversation's document that its own record
+// and its tags' names make: id, number, mailbox, folder, assignee, the
+// dates, status, state, type and tag names. ConversationDocument starts
+// from it, and the list engine fills itself from it at start (see
+// lists.Engine.Load), reading no thread or customer. tagName names a tag,
+// ok false when the tag is gone. It returns ok=false when the conversation
+// must not be searchable (deleted).
+func ListFields(c *parley.Conversation, tagName func(id int64) (name string, ok bool)) (doc index.Document, ok bool) {
+	if c.State == parley.StateDeleted {
+		return doc, false
+	}
+	d := index.NewDocument(index.FormatID(c.ID), c.CompanyID)
+	k, n := d.Keywords, d.Numbers
+	n["id"] = []float64{float64(c.ID)}
+	n["number"] = []float64{float64(c.Number)}
+	n["mailboxId"] = []float64{float64(c.MailboxID)}
+	n["folderId"] = []float64{float64(c.FolderID)}
+	if c.Assignee != nil {
+		n["assigneeId"] = []float64{float64(c.Assignee.ID)}
+	}
+	n["createdAt"] = []float64{index.Millis(c.CreatedAt)}
+	n["modifiedAt"] = []float64{index.Millis(c.ModifiedAt)}
+	if c.CustomerWaitingSince != nil {
+		n["waitingSince"] = []float64{index.Millis(*c.CustomerWaitingSince)}
+	}
+	k["status"] = []string{string(c.Status)}
+	k["state"] = []string{string(c.State)}
+	k["type"] = []string{string(c.Type)}
+	for _, id := range c.TagIDs {
+		if name, ok := tagName(id); ok {
+			k["tag"] = append(k["tag"], name)
+		}
+	}
+	return d, true
+}
 
-// MillisBounds are a time range's bounds as document numbers; nil stays
-// open.
-func MillisBounds(r query.TimeRange) (from, to *float64) {
-	if r.From != nil {
-		v := Millis(*r.From)
-		from = &v
+// tagNames looks a company's tags up in tx, for ListFields.
+func tagNames(tx parley.Tx, companyID int64) func(id int64) (string, bool) {
+	return func(id int64) (string, bool) {
+		t, err := tx.Tag(companyID, id)
+		if err != nil {
+			return "", false
+		}
+		return t.Name, true
 	}
-	if r.To != nil {
-		v := Millis(*r.To)
-		to = &v
-	}
-	return from, to
 }
 
 // ConversationDocument builds the document of a conversation from storage.
 // It returns ok=false when the conversation must not be searchable
 // (deleted or gone).
-func ConversationDocument(tx parley.Tx, id int64) (doc Document, ok bool, err error) {
+func ConversationDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, err error) {
 	c, err := tx.ConversationByID(id)
 	if parley.IsNotFound(err) {
 		return doc, false, nil
 	}
-	if err != nil || c.State == parley.StateDeleted {
+	if err != nil {
 		return doc, false, err
+	}
+	d, ok := ListFields(c, tagNames(tx, c.CompanyID))
+	if !ok {
+		return doc, false, nil
 	}
 	threads, err := tx.Threads(c.ID)
 	if err != nil {
 		return doc, false, err
 	}
-	d := NewDocument(FormatID(c.ID), c.CompanyID)
 	k, txt, n := d.Keywords, d.Texts, d.Numbers
-	n["id"] = []float64{float64(c.ID)}
-	n["number"] = []float64{float64(c.Number)}
-	n["mailboxId"] = []float64{float64(c.MailboxID)}
-	n["folderId"] = []float64{float64(c.FolderID)}
-	n["createdAt"] = []float64{Millis(c.CreatedAt)}
-	n["modifiedAt"] = []float64{Millis(c.ModifiedAt)}
-	if c.CustomerWaitingSince != nil {
-		n["waitingSince"] = []float64{Millis(*c.CustomerWaitingSince)}
-	}
-	k["status"] = []string{string(c.Status)}
-	k["state"] = []string{string(c.State)}
-	k["type"] = []string{string(c.Type)}
 	k["hasAttachments"] = []string{boolString(c.HasAttachments)}
 	txt["subject"] = []string{c.Subject}
 	k["subjectSort"] = []string{strings.ToLower(c.Subject)}
@@ -68,14 +90,8 @@ func ConversationDocument(tx parley.Tx, id int64) (doc Document, ok bool, err er
 	}
 	k["assigned"] = []string{"unassigned"}
 	if c.Assignee != nil {
-		n["assigneeId"] = []float64{float64(c.Assignee.ID)}
 		if name := assigneeName(tx, c); name != "" {
 			k["assigned"] = []string{strings.ToLower(name)}
-		}
-	}
-	for _, tagID := range c.TagIDs {
-		if t, err := tx.Tag(c.CompanyID, tagID); err == nil {
-			k["tag"] = append(k["tag"], t.Name)
 		}
 	}
 	emails := map[string]bool{}
@@ -135,7 +151,7 @@ func ConversationDocument(tx parley.Tx, id int64) (doc Document, ok bool, err er
 // addCustomFields indexes custom field values by the type of their
 // definition: dropdowns and single-line text as keywords (and text), numbers
 // and dates as numbers, multi-line text as text.
-func addCustomFields(d *Document, tx parley.Tx, c *parley.Conversation) {
+func addCustomFields(d *index.Document, tx parley.Tx, c *parley.Conversation) {
 	if len(c.CustomFields) == 0 {
 		return
 	}
@@ -148,21 +164,21 @@ func addCustomFields(d *Document, tx parley.Tx, c *parley.Conversation) {
 		if !ok {
 			continue
 		}
-		id := FormatID(v.ID)
+		id := index.FormatID(v.ID)
 		switch def.Type {
 		case parley.FieldNumber:
 			if f, ok := parseFloat(v.Value); ok {
-				d.Numbers[CustomNumberPrefix+id] = []float64{f}
+				d.Numbers[index.CustomNumberPrefix+id] = []float64{f}
 			}
 		case parley.FieldDate:
 			if t, err := time.Parse("2006-01-02", v.Value); err == nil {
-				d.Numbers[CustomNumberPrefix+id] = []float64{Millis(t)}
+				d.Numbers[index.CustomNumberPrefix+id] = []float64{index.Millis(t)}
 			}
 		case parley.FieldMultiLine:
-			d.Texts[CustomTextPrefix+id] = []string{v.Value}
+			d.Texts[index.CustomTextPrefix+id] = []string{v.Value}
 		default:
-			d.Keywords[CustomKeywordPrefix+id] = []string{strings.ToLower(v.Value)}
-			d.Texts[CustomTextPrefix+id] = []string{v.Value}
+			d.Keywords[index.CustomKeywordPrefix+id] = []string{strings.ToLower(v.Value)}
+			d.Texts[index.CustomTextPrefix+id] = []string{v.Value}
 		}
 	}
 }
@@ -181,7 +197,7 @@ func assigneeName(tx parley.Tx, c *parley.Conversation) string {
 }
 
 // CustomerDocument builds the document of a customer.
-func CustomerDocument(tx parley.Tx, id int64) (doc Document, ok bool, err error) {
+func CustomerDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, err error) {
 	cu, err := tx.CustomerByID(id)
 	if parley.IsNotFound(err) {
 		return doc, false, nil
@@ -189,10 +205,10 @@ func CustomerDocument(tx parley.Tx, id int64) (doc Document, ok bool, err error)
 	if err != nil {
 		return doc, false, err
 	}
-	d := NewDocument(FormatID(cu.ID), cu.CompanyID)
+	d := index.NewDocument(index.FormatID(cu.ID), cu.CompanyID)
 	d.Numbers["id"] = []float64{float64(cu.ID)}
-	d.Numbers["createdAt"] = []float64{Millis(cu.CreatedAt)}
-	d.Numbers["modifiedAt"] = []float64{Millis(cu.UpdatedAt)}
+	d.Numbers["createdAt"] = []float64{index.Millis(cu.CreatedAt)}
+	d.Numbers["modifiedAt"] = []float64{index.Millis(cu.UpdatedAt)}
 	if cu.OrganizationID != 0 {
 		d.Numbers["organizationId"] = []float64{float64(cu.OrganizationID)}
 	}
@@ -222,6 +238,11 @@ func CustomerDocument(tx parley.Tx, id int64) (doc Document, ok bool, err error)
 	return d, true, nil
 }
 
+func parseFloat(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
+}
+
 func boolString(b bool) string {
 	if b {
 		return "true"
@@ -233,19 +254,19 @@ func boolString(b bool) string {
 // threads, and lists the ids of its threads that must not have one (the
 // conversation is deleted, or the thread is not a published phone call),
 // with the conversation's company.
-func CallDocuments(tx parley.Tx, convID int64) (upserts []Document, deletes []string, company int64, err error) {
+func CallDocuments(tx parley.Tx, convID int64) (upserts []index.Document, deletes []string, company int64, err error) {
 	c, threads, tags, err := threadsOf(tx, convID)
 	if c == nil || err != nil {
 		return nil, nil, 0, err
 	}
 	for _, t := range threads {
 		if c.State == parley.StateDeleted || t.Type != parley.ThreadPhone || t.State != parley.ThreadPublished {
-			deletes = append(deletes, FormatID(t.ID))
+			deletes = append(deletes, index.FormatID(t.ID))
 			continue
 		}
-		d := NewDocument(FormatID(t.ID), c.CompanyID)
+		d := index.NewDocument(index.FormatID(t.ID), c.CompanyID)
 		d.Numbers["id"] = []float64{float64(t.ID)}
-		d.Numbers["createdAt"] = []float64{Millis(t.CreatedAt)}
+		d.Numbers["createdAt"] = []float64{index.Millis(t.CreatedAt)}
 		d.Numbers["conversationId"] = []float64{float64(c.ID)}
 		d.Numbers["mailboxId"] = []float64{float64(c.MailboxID)}
 		d.Numbers["folderId"] = []float64{float64(c.FolderID)}

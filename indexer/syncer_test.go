@@ -1,4 +1,4 @@
-package index_test
+package indexer_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
 	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/query"
 	"github.com/parley/parley/storage"
 )
@@ -99,7 +100,7 @@ func TestOutboxReplayAfterCrash(t *testing.T) {
 	require.NoError(t, err)
 	defer engine.Close()
 	assert.False(t, engine.Fresh())
-	syncer := index.NewSyncer(db, engine, quiet)
+	syncer := indexer.NewSyncer(db, engine, quiet)
 	require.NoError(t, syncer.Drain(context.Background()))
 	assert.Equal(t, index.Result{IDs: []string{"1", "2", "3"}, Total: 3}, refunds(t, engine))
 	syncer.Settle()
@@ -117,7 +118,8 @@ func TestWaitSeesWrite(t *testing.T) {
 	engine, err := bleveindex.Open(t.TempDir())
 	require.NoError(t, err)
 	defer engine.Close()
-	syncer := index.NewSyncer(db, engine, quiet)
+	syncer := indexer.NewSyncer(db, engine, quiet)
+	db.OnCommit(syncer.Notify) // as cmd/parley wires it
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go syncer.Run(ctx)
@@ -148,7 +150,7 @@ func TestRebuildMatchesScan(t *testing.T) {
 	defer bleveEngine.Close()
 	oracle := scan.New()
 	for _, e := range []index.Engine{bleveEngine, oracle} {
-		require.NoError(t, index.NewSyncer(db, e, quiet).Rebuild(context.Background(), nil))
+		require.NoError(t, indexer.NewSyncer(db, e, quiet).Rebuild(context.Background(), nil))
 	}
 	assert.Equal(t, refunds(t, oracle), refunds(t, bleveEngine))
 	assert.Equal(t, 20, refunds(t, bleveEngine).Total)
