@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley/parley/api"
-	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/storage"
 )
 
@@ -188,7 +188,7 @@ func TestImportedConversationRecordsNoEvents(t *testing.T) {
 // create that waits runs out its write wait and says so in the log.
 func TestImportedConversationIsAnsweredAtCommit(t *testing.T) {
 	w := newWorld(t, func(cfg *api.Config) {
-		cfg.Syncer = index.NewSyncer(cfg.DB.(*storage.DB), scan.New(), cfg.Log)
+		cfg.Syncer = indexer.NewSyncer(cfg.DB.(*storage.DB), scan.New(), cfg.Log)
 		cfg.WriteWait = 20 * time.Millisecond
 	})
 	const waited = "write committed but not yet searchable"
