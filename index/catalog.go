@@ -111,12 +111,12 @@ var Catalog = map[Kind][]Field{
 	// the happiness reports count. `from` is user or customer.
 	Messages: {
 		{Name: "from", Type: KeywordField},
-		{Name: "id", Type: NumberField, Sortable: true},
+		{Name: "id", Type: NumberField, Key: true, Sortable: true},
 		{Name: "createdAt", Type: NumberField, Sortable: true},
 		{Name: "userId", Type: NumberField, Key: true, Valued: true},
 		{Name: "customerId", Type: NumberField, Key: true, Valued: true},
 		{Name: "conversationId", Type: NumberField, Key: true, Valued: true},
-		{Name: "number", Type: NumberField, Sortable: true},
+		{Name: "number", Type: NumberField, Key: true, Sortable: true},
 		{Name: "mailboxId", Type: NumberField, Key: true},
 		{Name: "folderId", Type: NumberField, Key: true},
 		{Name: "type", Type: KeywordField},
@@ -130,7 +130,7 @@ var Catalog = map[Kind][]Field{
 	},
 	// Calls are phone threads: who logged them, for which customer, when.
 	Calls: {
-		{Name: "id", Type: NumberField, Sortable: true},
+		{Name: "id", Type: NumberField, Key: true, Sortable: true},
 		{Name: "createdAt", Type: NumberField, Sortable: true},
 		{Name: "userId", Type: NumberField, Key: true, Valued: true},
 		{Name: "customerId", Type: NumberField, Key: true, Valued: true},
@@ -190,7 +190,7 @@ var catalogFields = func() map[Kind]map[string]Field {
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "12"
+const MappingVersion = "13"
 
 // PresentField is a field every document has: the names of its non-empty
 // fields, for `field:*` queries.
