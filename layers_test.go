@@ -13,16 +13,17 @@ import (
 // indexer writes to index and reads storage through the domain's seam).
 // Only cmd imports a concrete engine.
 var allowedImports = map[string][]string{
-	"":                 {},
-	"query":            {},
-	"internal/golden":  {},
-	"storage":          {""},
-	"index":            {"", "query"}, // the contract reads no storage
-	"indexer":          {"", "index"}, // storage only through the domain's seam
-	"index/bleveindex": {"index", "query"},
-	"index/scan":       {"index", "query"},
-	"index/pgindex":    {"index", "query"},
-	"internal/pgtest":  {"internal/pgtest/pgserver"},
+	"":                  {},
+	"query":             {},
+	"internal/golden":   {},
+	"internal/gcpolicy": {},
+	"storage":           {""},
+	"index":             {"", "query"}, // the contract reads no storage
+	"indexer":           {"", "index"}, // storage only through the domain's seam
+	"index/bleveindex":  {"index", "query"},
+	"index/scan":        {"index", "query"},
+	"index/pgindex":     {"index", "query"},
+	"internal/pgtest":   {"internal/pgtest/pgserver"},
 	// Test support: the table of engines tests hold to the oracle.
 	"index/enginetest": {"index", "index/bleveindex", "index/pgindex", "indexer", "internal/pgtest", "storage"},
 	"index/lists":      {"", "index", "query"}, // filled through a projection passed in (indexer.ListFields)
@@ -35,8 +36,8 @@ var allowedImports = map[string][]string{
 	"importer":         {"", "storage"},
 	"email":            {"", "storage"},
 	"email/smtptest":   {},
-	"cmd/parley-bench": {"", "api", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver"},
-	"cmd/parley":       {"", "api", "fixtures", "index", "index/bleveindex", "index/lists", "indexer", "storage", "query", "reports", "webhooks", "importer", "email", "workflow"},
+	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver"},
+	"cmd/parley":       {"", "api", "internal/gcpolicy", "fixtures", "index", "index/bleveindex", "index/lists", "indexer", "storage", "query", "reports", "webhooks", "importer", "email", "workflow"},
 	// Starts PostgreSQL servers for the tests (through pgtest) and the bench's peer.
 	"internal/pgtest/pgserver": {},
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/scan"
 	"github.com/parley/parley/indexer"
+	"github.com/parley/parley/internal/gcpolicy"
 	"github.com/parley/parley/internal/pgtest/pgserver"
 	"github.com/parley/parley/storage"
 )
@@ -66,6 +67,8 @@ func main() {
 	flag.StringVar(&o.QueryProfile, "queryprofile", "", "write a CPU profile of the queries on Bleve to this file")
 	flag.BoolVar(&o.PG, "pg", true, "also load the same data into a PostgreSQL server started for the run, and run the queries there")
 	flag.Parse()
+	// The node in this process runs with serve's garbage collector policy.
+	fmt.Println("garbage collector:", gcpolicy.Apply(os.Getenv, os.DirFS("/")).Reason)
 	if *cpuProfile != "" {
 		stop, err := profileTo(*cpuProfile)
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/internal/gcpolicy"
 	"github.com/parley/parley/storage"
 )
 
@@ -33,6 +34,7 @@ func reindexCommand(ctx context.Context, args []string, stderr io.Writer) error 
 	if _, err := os.Stat(dbPath(*data)); err != nil {
 		return fmt.Errorf("no Parley database in %s", *data)
 	}
+	gcpolicy.Apply(os.Getenv, os.DirFS("/")) // a rebuild indexes everything: see the package
 	// Refuse before touching the index when a server holds the directory.
 	db, err := storage.Open(dbPath(*data), storage.Options{})
 	if err != nil {

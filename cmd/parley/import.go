@@ -13,6 +13,7 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/importer"
+	"github.com/parley/parley/internal/gcpolicy"
 )
 
 // importCommand loads a Help Scout-shaped export into a company of a data
@@ -25,6 +26,7 @@ func importCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := parseFlags(fs, args, map[string]string{"data": "data", "company": "company"}); err != nil {
 		return err
 	}
+	gcpolicy.Apply(os.Getenv, os.DirFS("/")) // a bulk load: see the package
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: import needs one export file (JSON lines or a JSON array; - reads standard input)", errUsage)
 	}

@@ -16,11 +16,13 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
+	"github.com/parley/parley/internal/gcpolicy"
 	"github.com/parley/parley/storage"
 	"github.com/parley/parley/webhooks"
 )
@@ -78,6 +80,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	log.Info("garbage collector", "policy", gcpolicy.Apply(os.Getenv, os.DirFS("/")).Reason)
 	proxies, err := api.ParseTrustedProxies(*trustedProxies)
 	if err != nil {
 		return fmt.Errorf("%w: --trusted-proxies: %v", errUsage, err)
