@@ -218,7 +218,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		return err
 	}
 	res.StoredBytesPerConv = float64(stored.Size()) / float64(o.N)
-	res.IndexBytesPerConv = float64(dirSize(filepath.Join(dir, "index"))) / float64(o.N)
+	res.IndexBytesPerConv = float64(settledDirSize(filepath.Join(dir, "index"))) / float64(o.N)
 	res.BytesPerConv = res.StoredBytesPerConv + res.IndexBytesPerConv
 
 	convID, err := firstConversation(n.base, w.tokens[w.companies[0]])
@@ -347,6 +347,23 @@ func serve(db *storage.DB, engine index.Engine, syncer *indexer.Syncer, log *slo
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+}
+
+// settledDirSize is dirSize once it stops changing: scorch removes the
+// files a merge made obsolete in the background, a little after the merge,
+// and measuring before that counted them (runs of the same build differed
+// by a quarter). It gives up waiting after a minute.
+func settledDirSize(dir string) int64 {
+	size := dirSize(dir)
+	for range 60 {
+		time.Sleep(time.Second)
+		next := dirSize(dir)
+		if next == size {
+			break
+		}
+		size = next
+	}
+	return size
 }
 
 func dirSize(dir string) int64 {
