@@ -268,15 +268,41 @@ func TestListEngineAgrees(t *testing.T) {
 		if want.Total > 0 {
 			hits++
 		}
+		facets := listFacetRequest(g, company, filter)
+		require.True(t, loaded.FacetsSupported(facets))
+		wantFacets, err := e.oracle.(index.Faceter).Facets(context.Background(), facets)
+		require.NoError(t, err)
 		for name, engine := range map[string]*lists.Engine{"loaded": loaded, "applied": applied} {
 			got, err := engine.Search(context.Background(), r)
 			require.NoError(t, err)
 			require.Equal(t, want, got, "%s list engine, filter %q (company %d, sort %v, offset %d, limit %d)",
 				name, text, company, r.Sort, r.Offset, r.Limit)
+			gotFacets, err := engine.Facets(context.Background(), facets)
+			require.NoError(t, err)
+			require.Equal(t, wantFacets, gotFacets, "%s list engine's facets, filter %q (company %d)", name, text, company)
 		}
 	}
 	assert.Greater(t, supported, *randomCount*9/10, "the list engine should take nearly every such filter")
 	assert.Greater(t, hits, supported/3, "too few generated filters match anything")
+}
+
+// listFacetRequest asks for every facet the list engine counts: the
+// keywords rows hold, the tags, and buckets of a date and of a number
+// with random bounds (some open).
+func listFacetRequest(g *queryGen, company int64, filter query.Node) index.FacetRequest {
+	bound := func(v float64) *float64 { return &v }
+	day := float64(24 * time.Hour / time.Millisecond)
+	now := float64(fixtureNow.UnixMilli())
+	var dates []index.Bucket
+	for at := now - float64(g.r.IntN(90))*day; at < now; at += float64(1+g.r.IntN(20)) * day {
+		dates = append(dates, index.Bucket{Min: bound(at), Max: bound(at + 7*day)})
+	}
+	dates = append(dates, index.Bucket{Max: bound(now - 30*day)}, index.Bucket{Min: bound(now)})
+	numbers := []index.Bucket{{Max: bound(float64(g.r.IntN(20)))}, {Min: bound(float64(g.r.IntN(20))), Max: bound(float64(20 + g.r.IntN(20)))}}
+	return index.FacetRequest{Kind: index.Conversations, Company: company, Filter: filter,
+		Values: map[string]string{"status": "status", "tag": "tag", "type": "type", "mailbox": "mailboxName", "assignee": "assigned", "state": "state"},
+		Ranges: map[string]index.RangeFacet{"created": {Field: "createdAt", Buckets: dates}, "waiting": {Field: "waitingSince", Buckets: dates},
+			"number": {Field: "number", Buckets: numbers}}}
 }
 
 // queryGen writes random queries from the grammar, using values found in

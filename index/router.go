@@ -38,8 +38,17 @@ func (r Router) Search(ctx context.Context, req Request) (Result, error) {
 	return r.Full.Search(ctx, req)
 }
 
-// Facets are always Full's.
+// PartialFaceter is a partial engine that counts some facets cheaply.
+type PartialFaceter interface {
+	Faceter
+	FacetsSupported(r FacetRequest) bool
+}
+
+// Facets are Fast's when it can count them, else Full's.
 func (r Router) Facets(ctx context.Context, req FacetRequest) (FacetResult, error) {
+	if fast, ok := r.Fast.(PartialFaceter); ok && fast.FacetsSupported(req) {
+		return fast.Facets(ctx, req)
+	}
 	f, ok := r.Full.(Faceter)
 	if !ok {
 		return FacetResult{}, errors.New("index: the full engine cannot count facets")

@@ -10,13 +10,14 @@ import (
 )
 
 // ListFields is the part of a conversation's document that its own record
-// and its tags' names make: id, number, mailbox, folder, assignee, the
-// dates, status, state, type and tag names. ConversationDocument starts
-// from it, and the list engine fills itself from it at start (see
-// lists.Engine.Load), reading no thread or customer. tagName names a tag,
-// ok false when the tag is gone. It returns ok=false when the conversation
-// must not be searchable (deleted).
-func ListFields(c *parley.Conversation, tagName func(id int64) (name string, ok bool)) (doc index.Document, ok bool) {
+// and the names of what it refers to make: id, number, mailbox (and its
+// name), folder, assignee (and its name), the dates, status, state, type
+// and tag names. ConversationDocument starts from it, and the list engine
+// fills itself from it at start (see lists.Engine.Load, which hands it a
+// Tx that remembers the names it looked up), reading no thread or
+// customer. It returns ok=false when the conversation must not be
+// searchable (deleted).
+func ListFields(tx parley.Tx, c *parley.Conversation) (doc index.Document, ok bool) {
 	if c.State == parley.StateDeleted {
 		return doc, false
 	}
@@ -25,9 +26,16 @@ func ListFields(c *parley.Conversation, tagName func(id int64) (name string, ok 
 	n["id"] = []float64{float64(c.ID)}
 	n["number"] = []float64{float64(c.Number)}
 	n["mailboxId"] = []float64{float64(c.MailboxID)}
+	if m, err := tx.Mailbox(c.CompanyID, c.MailboxID); err == nil {
+		k["mailboxName"] = []string{strings.ToLower(m.Name)}
+	}
 	n["folderId"] = []float64{float64(c.FolderID)}
+	k["assigned"] = []string{"unassigned"}
 	if c.Assignee != nil {
 		n["assigneeId"] = []float64{float64(c.Assignee.ID)}
+		if name := assigneeName(tx, c); name != "" {
+			k["assigned"] = []string{strings.ToLower(name)}
+		}
 	}
 	n["createdAt"] = []float64{index.Millis(c.CreatedAt)}
 	n["modifiedAt"] = []float64{index.Millis(c.ModifiedAt)}
@@ -37,23 +45,21 @@ func ListFields(c *parley.Conversation, tagName func(id int64) (name string, ok 
 	k["status"] = []string{string(c.Status)}
 	k["state"] = []string{string(c.State)}
 	k["type"] = []string{string(c.Type)}
-	for _, id := range c.TagIDs {
-		if name, ok := tagName(id); ok {
-			k["tag"] = append(k["tag"], name)
-		}
+	if tags := tagNames(tx, c); len(tags) > 0 {
+		k["tag"] = tags
 	}
 	return d, true
 }
 
-// tagNames looks a company's tags up in tx, for ListFields.
-func tagNames(tx parley.Tx, companyID int64) func(id int64) (string, bool) {
-	return func(id int64) (string, bool) {
-		t, err := tx.Tag(companyID, id)
-		if err != nil {
-			return "", false
+// tagNames lists the names of a conversation's tags that still exist.
+func tagNames(tx parley.Tx, c *parley.Conversation) []string {
+	var out []string
+	for _, id := range c.TagIDs {
+		if t, err := tx.Tag(c.CompanyID, id); err == nil {
+			out = append(out, t.Name)
 		}
-		return t.Name, true
 	}
+	return out
 }
 
 // ConversationDocument builds the document of a conversation from storage.
@@ -67,7 +73,7 @@ func ConversationDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, 
 	if err != nil {
 		return doc, false, err
 	}
-	d, ok := ListFields(c, tagNames(tx, c.CompanyID))
+	d, ok := ListFields(tx, c)
 	if !ok {
 		return doc, false, nil
 	}
@@ -84,15 +90,6 @@ func ConversationDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, 
 	}
 	for _, uid := range c.ReplyUserIDs {
 		n["replyUserId"] = append(n["replyUserId"], float64(uid))
-	}
-	if m, err := tx.Mailbox(c.CompanyID, c.MailboxID); err == nil {
-		k["mailboxName"] = []string{strings.ToLower(m.Name)}
-	}
-	k["assigned"] = []string{"unassigned"}
-	if c.Assignee != nil {
-		if name := assigneeName(tx, c); name != "" {
-			k["assigned"] = []string{strings.ToLower(name)}
-		}
 	}
 	emails := map[string]bool{}
 	addEmail := func(e string) {

@@ -171,14 +171,7 @@ func threadsOf(tx parley.Tx, convID int64) (*parley.Conversation, []parley.Threa
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var tags []string
-	name := tagNames(tx, c.CompanyID)
-	for _, id := range c.TagIDs {
-		if n, ok := name(id); ok {
-			tags = append(tags, n)
-		}
-	}
-	return c, threads, tags, nil
+	return c, threads, tagNames(tx, c), nil
 }
 
 // maxMergeHops bounds following a chain of merges.

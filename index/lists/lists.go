@@ -44,15 +44,19 @@ var numberFields = map[string]int{
 	"createdAt": fCreated, "modifiedAt": fModified, "waitingSince": fWaiting,
 }
 
-// Single-valued keyword fields, by position in row.words.
+// Single-valued keyword fields, by position in row.words. The mailbox's
+// and the assignee's names are there for facets (see facets.go).
 const (
 	kStatus = iota
 	kState
 	kType
+	kMailboxName
+	kAssigned
 	wordFields
 )
 
-var keywordFields = map[string]int{"status": kStatus, "state": kState, "type": kType}
+var keywordFields = map[string]int{"status": kStatus, "state": kState, "type": kType,
+	"mailboxName": kMailboxName, "assigned": kAssigned}
 
 // tagField is the one multi-valued keyword a row holds.
 const tagField = "tag"
@@ -96,9 +100,10 @@ func New() *Engine {
 
 // Projection builds the list fields of a stored conversation's document
 // (indexer.ListFields), ok false when the conversation is not searchable;
-// tagName names a tag, ok false when it is gone. Load fills the engine
-// through it, so its rows are those the syncer's documents make.
-type Projection func(c *parley.Conversation, tagName func(id int64) (string, bool)) (doc index.Document, ok bool)
+// it reads the names of the tags, mailbox and assignee through tx. Load
+// fills the engine through it, so its rows are those the syncer's
+// documents make.
+type Projection func(tx parley.Tx, c *parley.Conversation) (doc index.Document, ok bool)
 
 // Source is the storage the engine fills itself from: its transactions, to
 // walk every conversation, and its last outbox sequence, which marks a
@@ -114,23 +119,9 @@ type Source interface {
 func (e *Engine) Load(store parley.Store, project Projection) error {
 	fresh := New()
 	err := store.View(func(tx parley.Tx) error {
-		type tag struct {
-			name string
-			ok   bool
-		}
-		tags := map[int64]tag{}
+		names := newNameCache(tx)
 		return tx.EachConversation(func(c *parley.Conversation) error {
-			d, ok := project(c, func(id int64) (string, bool) {
-				t, cached := tags[id]
-				if !cached {
-					if found, err := tx.Tag(c.CompanyID, id); err == nil {
-						t = tag{found.Name, true}
-					}
-					tags[id] = t
-				}
-				return t.name, t.ok
-			})
-			if ok {
+			if d, ok := project(names, c); ok {
 				fresh.put(d.Company, fresh.documentRow(d))
 			}
 			return nil
@@ -143,6 +134,54 @@ func (e *Engine) Load(store parley.Store, project Projection) error {
 	defer e.mu.Unlock()
 	e.parts, e.where, e.words = fresh.parts, fresh.where, fresh.words
 	return nil
+}
+
+// nameCache is a transaction that remembers the tags, mailboxes, users and
+// teams it has read: a million conversations refer to a few hundred of
+// them, and each read decodes a record.
+type nameCache struct {
+	parley.Tx
+	tags      map[[2]int64]cached[parley.Tag]
+	mailboxes map[[2]int64]cached[parley.Mailbox]
+	users     map[[2]int64]cached[parley.User]
+	teams     map[[2]int64]cached[parley.Team]
+}
+
+type cached[T any] struct {
+	v   *T
+	err error
+}
+
+func newNameCache(tx parley.Tx) *nameCache {
+	return &nameCache{Tx: tx, tags: map[[2]int64]cached[parley.Tag]{}, mailboxes: map[[2]int64]cached[parley.Mailbox]{},
+		users: map[[2]int64]cached[parley.User]{}, teams: map[[2]int64]cached[parley.Team]{}}
+}
+
+// remember answers from seen, or reads through read and keeps the answer.
+func remember[T any](seen map[[2]int64]cached[T], company, id int64, read func(int64, int64) (*T, error)) (*T, error) {
+	k := [2]int64{company, id}
+	c, ok := seen[k]
+	if !ok {
+		c.v, c.err = read(company, id)
+		seen[k] = c
+	}
+	return c.v, c.err
+}
+
+func (n *nameCache) Tag(company, id int64) (*parley.Tag, error) {
+	return remember(n.tags, company, id, n.Tx.Tag)
+}
+
+func (n *nameCache) Mailbox(company, id int64) (*parley.Mailbox, error) {
+	return remember(n.mailboxes, company, id, n.Tx.Mailbox)
+}
+
+func (n *nameCache) User(company, id int64) (*parley.User, error) {
+	return remember(n.users, company, id, n.Tx.User)
+}
+
+func (n *nameCache) Team(company, id int64) (*parley.Team, error) {
+	return remember(n.teams, company, id, n.Tx.Team)
 }
 
 // documentRow is the row of a conversation document.

@@ -34,7 +34,9 @@ type Mark struct {
 	Seq   uint64 // its last outbox sequence
 }
 
-var snapshotMagic = [8]byte{'P', 'L', 'I', 'S', 'T', 'S', '0', '1'}
+// snapshotMagic names the format; it changes with the row layout (02: the
+// mailbox's and assignee's names joined the keywords).
+var snapshotMagic = [8]byte{'P', 'L', 'I', 'S', 'T', 'S', '0', '2'}
 
 // Save writes the engine's rows to path (through a temporary file renamed
 // into place). Call it only once the syncer has stopped, with the mark of
@@ -161,7 +163,7 @@ func (e *Engine) Restore(path string, m Mark) (bool, error) {
 	var magic [8]byte
 	copy(magic[:], r.bytes(8))
 	if magic != snapshotMagic {
-		return false, errors.New("lists: restore: not a list snapshot")
+		return false, errors.New("lists: restore: not a list snapshot of this version")
 	}
 	if (Mark{Store: r.u64(), Seq: r.u64()}) != m {
 		return false, nil

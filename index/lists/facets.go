@@ -1,0 +1,119 @@
+package lists
+
+import (
+	"context"
+	"slices"
+
+	"github.com/parley/parley/index"
+)
+
+// Facets beside a list are counted here when the list's filter is one the
+// engine can match and every counted field is one rows hold: the keywords
+// (status, state, type, mailbox and assignee names), the tags, and the
+// numbers (for range buckets). A pass over the company's rows of the
+// wanted statuses counts them all, where the full engine visits each
+// matching document's values field by field.
+
+var _ index.PartialFaceter = (*Engine)(nil)
+
+// FacetsSupported reports whether Facets can answer r exactly as the full
+// engine would.
+func (e *Engine) FacetsSupported(r index.FacetRequest) bool {
+	_, err := facetPlan(r)
+	return err == nil
+}
+
+// facetCounter counts one row into a facet.
+type facetCounter func(r *row)
+
+// facetPlan compiles the request's filter; it fails when a field is not
+// one rows hold.
+func facetPlan(r index.FacetRequest) (predicate, error) {
+	if r.Kind != index.Conversations {
+		return nil, errUnsupported
+	}
+	for _, field := range r.Values {
+		if _, ok := keywordFields[field]; !ok && field != tagField {
+			return nil, errUnsupported
+		}
+	}
+	for _, rf := range r.Ranges {
+		if _, ok := numberFields[rf.Field]; !ok {
+			return nil, errUnsupported
+		}
+	}
+	match, _, err := plan(index.Request{Kind: r.Kind, Filter: r.Filter})
+	return match, err
+}
+
+// Facets counts, over the rows matching the filter, the rows per value and
+// per bucket asked for.
+func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetResult, error) {
+	if err := ctx.Err(); err != nil {
+		return index.FacetResult{}, err
+	}
+	match, err := facetPlan(r)
+	if err != nil {
+		return index.FacetResult{}, err
+	}
+	out := index.FacetResult{Ranges: map[string][]int{}, Values: map[string]map[string]int{}}
+	var counters []facetCounter
+	for name, field := range r.Values {
+		counts := map[string]int{}
+		out.Values[name] = counts
+		if field == tagField {
+			counters = append(counters, func(r *row) {
+				for _, t := range r.tags {
+					counts[t]++
+				}
+			})
+			continue
+		}
+		f := keywordFields[field]
+		counters = append(counters, func(r *row) {
+			if v := r.words[f]; v != "" {
+				counts[v]++
+			}
+		})
+	}
+	for name, rf := range r.Ranges {
+		counts := make([]int, len(rf.Buckets))
+		out.Ranges[name] = counts
+		f, buckets := numberFields[rf.Field], rf.Buckets
+		counters = append(counters, func(r *row) {
+			v, ok := r.value(f)
+			if !ok {
+				return
+			}
+			for i, b := range buckets {
+				if index.InBucket(v, b) {
+					counts[i]++
+				}
+			}
+		})
+	}
+
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	statuses, narrowed := statusesOf(r.Filter)
+	scanned := 0
+	for status, p := range e.parts[r.Company] {
+		if narrowed && !slices.Contains(statuses, status) {
+			continue
+		}
+		for i := range p.rows {
+			if scanned++; scanned%checkEvery == 0 && ctx.Err() != nil {
+				return index.FacetResult{}, ctx.Err()
+			}
+			row := &p.rows[i]
+			if !match(row) {
+				continue
+			}
+			out.Total++
+			for _, count := range counters {
+				count(row)
+			}
+		}
+	}
+	return out, nil
+}
