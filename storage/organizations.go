@@ -2,7 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"time"
 
@@ -77,9 +76,7 @@ func (t *Tx) PutOrganization(o *parley.Organization) error {
 	for i, d := range o.Domains {
 		k := keyStr(o.CompanyID, d)
 		if owner := domains.Get(k); owner != nil && idOf(owner) != o.ID {
-			return &parley.Error{Kind: parley.KindConflict, Message: "Conflict", Errors: []parley.FieldError{{
-				Path: fmt.Sprintf("domains[%d]", i), Code: parley.CodeConflict, Message: "the domain belongs to another organization",
-				RejectedValue: d, Source: "JSON"}}}
+			return parley.OrganizationDomainTaken(i, d)
 		}
 		if err := domains.Put(k, key(o.ID)); err != nil {
 			return err
