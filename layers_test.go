@@ -13,16 +13,19 @@ import (
 // indexer writes to index and reads storage through the domain's seam).
 // Only cmd imports a concrete engine.
 var allowedImports = map[string][]string{
-	"":                 {},
-	"query":            {},
-	"internal/golden":  {},
-	"storage":          {""},
-	"index":            {"", "query"}, // the contract reads no storage
-	"indexer":          {"", "index"}, // storage only through the domain's seam
-	"index/bleveindex": {"index", "query"},
-	"index/scan":       {"index", "query"},
-	"index/pgindex":    {"index", "query"},
-	"internal/pgtest":  {"internal/pgtest/pgserver"},
+	"":                {},
+	"query":           {},
+	"internal/golden": {},
+	"storage":         {""},
+	"pgstore":         {""}, // the PostgreSQL store; its tests add internal/pgtest and internal/storetest
+	// Test support: the conformance suite every store backend runs.
+	"internal/storetest": {""},
+	"index":              {"", "query"}, // the contract reads no storage
+	"indexer":            {"", "index"}, // storage only through the domain's seam
+	"index/bleveindex":   {"index", "query"},
+	"index/scan":         {"index", "query"},
+	"index/pgindex":      {"index", "query"},
+	"internal/pgtest":    {"internal/pgtest/pgserver"},
 	// Test support: the table of engines tests hold to the oracle.
 	"index/enginetest": {"index", "index/bleveindex", "index/pgindex", "indexer", "internal/pgtest", "storage"},
 	"index/lists":      {"", "index", "query"}, // filled through a projection passed in (indexer.ListFields)
