@@ -528,7 +528,7 @@ func (t *Tx) assignID(sequence string, id *int64) error {
 
 var (
 	sqlSequenceLock = stmt(`SELECT pg_advisory_xact_lock(hashtext($1))`)
-	sqlSequencePast = stmt(`SELECT setval($1::regclass, $2) FROM pg_sequences s WHERE s.schemaname = current_schema() AND s.sequencename = $1 AND coalesce(s.last_value, 0) < $2`)
+	sqlSequencePast = stmt(`SELECT setval($1::text::regclass, $2) FROM pg_sequences s WHERE s.schemaname = current_schema() AND s.sequencename = $1::text AND coalesce(s.last_value, 0) < $2`)
 )
 
 // keepSequencePast moves a family's sequence to at least id (an imported
