@@ -19,7 +19,7 @@ var allowedImports = map[string][]string{
 	"storage":         {""},
 	"pgstore":         {""}, // the PostgreSQL store; its tests add internal/pgtest and internal/storetest
 	// Test support: the conformance suite every store backend runs.
-	"internal/storetest": {""},
+	"internal/storetest": {"", "indexer"},
 	"index":              {"", "query"}, // the contract reads no storage
 	"indexer":            {"", "index"}, // storage only through the domain's seam
 	"index/bleveindex":   {"index", "query"},

@@ -86,18 +86,8 @@ func (t *Tx) OrganizationCustomerIDs(orgID int64) []int64 {
 // DeleteOrganization removes an organization; its customers stay, unlinked
 // (and reindexed).
 func (t *Tx) DeleteOrganization(o *parley.Organization, now time.Time) error {
-	for _, id := range t.OrganizationCustomerIDs(o.ID) {
-		cu, err := t.Customer(o.CompanyID, id)
-		if parley.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		cu.OrganizationID, cu.Organization, cu.UpdatedAt = 0, "", now
-		if err := t.PutCustomer(cu); err != nil {
-			return err
-		}
+	if err := parley.UnlinkOrganizationCustomers(t, o, now); err != nil {
+		return err
 	}
 	if err := t.exec(sqlDropOrganizationDomains, o.CompanyID, o.ID); err != nil {
 		return err

@@ -15,16 +15,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/indexer"
 )
 
 // Backend is a store under test with its index outbox: what the indexer
-// needs of a backend (indexer.Source).
-type Backend interface {
-	Store() parley.Store
-	Outbox(after uint64, max int) ([]parley.OutboxEntry, error)
-	AckOutbox(entries []parley.OutboxEntry) error
-	LastOutboxSeq() (uint64, error)
-}
+// needs of a backend.
+type Backend = indexer.Source
 
 // TeamWriter is what the suite needs beyond the seam to make teams (the
 // seam reads them only; fixtures write them).
