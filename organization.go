@@ -193,6 +193,26 @@ func RemoveOrganization(tx Tx, companyID, id int64, now time.Time) error {
 	return emit(tx, EventOrganizationDeleted, companyID, o.ID, now)
 }
 
+// UnlinkOrganizationCustomers clears an organization from each of its
+// customers, updated at now (and so reindexed): what every backend's
+// DeleteOrganization does before removing the organization.
+func UnlinkOrganizationCustomers(tx Tx, o *Organization, now time.Time) error {
+	for _, id := range tx.OrganizationCustomerIDs(o.ID) {
+		cu, err := tx.Customer(o.CompanyID, id)
+		if IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		cu.OrganizationID, cu.Organization, cu.UpdatedAt = 0, "", now
+		if err := tx.PutCustomer(cu); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // organizationByName finds the company's organization with this name
 // (case-insensitive; the oldest when several share it) or creates it.
 func organizationByName(tx Tx, companyID int64, name string, now time.Time) (*Organization, error) {

@@ -1,6 +1,9 @@
 package parley
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // This file is the one seam between the domain and storage. A backend
 // (bbolt today in package storage, PostgreSQL later) implements Store and
@@ -306,4 +309,34 @@ type WebhookStore interface {
 	// SetDeliveriesPaused pauses or resumes (due at now) every pending
 	// delivery of a webhook.
 	SetDeliveriesPaused(webhookID int64, paused bool, now time.Time) error
+}
+
+// The Conflict errors of taken unique keys, the same from every backend.
+
+// UserEmailTaken is the Conflict of a sign-in e-mail another user holds.
+func UserEmailTaken() *Error {
+	return &Error{Kind: KindConflict, Message: "User email not unique", Errors: []FieldError{{
+		Path: "email", Code: CodeUserEmailNotUnique, Message: "a user with this e-mail already exists", Source: "JSON"}}}
+}
+
+// CustomerEmailTaken is the Conflict of an e-mail another customer of the
+// company holds.
+func CustomerEmailTaken(email string) *Error {
+	return &Error{Kind: KindConflict, Message: "Conflict", Errors: []FieldError{{
+		Path: "emails", Code: CodeConflict, Message: "the e-mail is used by another customer", RejectedValue: email, Source: "JSON"}}}
+}
+
+// OrganizationDomainTaken is the Conflict of the i-th domain of an
+// organization, held by another organization of the company.
+func OrganizationDomainTaken(i int, domain string) *Error {
+	return &Error{Kind: KindConflict, Message: "Conflict", Errors: []FieldError{{
+		Path: fmt.Sprintf("domains[%d]", i), Code: CodeConflict, Message: "the domain belongs to another organization",
+		RejectedValue: domain, Source: "JSON"}}}
+}
+
+// PropertySlugTaken is the Conflict of a new property definition whose slug
+// the company already defined.
+func PropertySlugTaken(kind *PropertyKind, slug string) *Error {
+	return &Error{Kind: KindConflict, Message: "Conflict", Errors: []FieldError{{
+		Path: "slug", Code: CodeConflict, Message: "a " + kind.Noun + " with this slug exists", RejectedValue: slug, Source: "JSON"}}}
 }

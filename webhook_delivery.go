@@ -70,6 +70,19 @@ func NewDelivery(w *Webhook, e Event, body []byte, now time.Time) *Delivery {
 		Body: body, Status: DeliveryPending, Paused: w.State == WebhookDisabled, CreatedAt: now, RoundStartedAt: now, NextAttemptAt: now}
 }
 
+// SetPaused pauses (its webhook was disabled) or resumes, due at now, a
+// queued delivery, and reports whether that changed it.
+func (d *Delivery) SetPaused(paused bool, now time.Time) bool {
+	if d.Final() || d.Paused == paused {
+		return false
+	}
+	d.Paused = paused
+	if !paused {
+		d.NextAttemptAt = now
+	}
+	return true
+}
+
 // Final reports whether the delivery is no longer queued.
 func (d *Delivery) Final() bool { return d.Status == DeliveryDelivered || d.Status == DeliveryDead }
 

@@ -44,8 +44,7 @@ func (t *Tx) propertyDefs(bucket []byte, companyID int64) ([]parley.PropertyDef,
 func (t *Tx) putPropertyDef(bucket []byte, d *parley.PropertyDef, isNew bool, kind *parley.PropertyKind) error {
 	k := keyStr(d.CompanyID, d.Slug)
 	if isNew && t.tx.Bucket(bucket).Get(k) != nil {
-		return &parley.Error{Kind: parley.KindConflict, Message: "Conflict", Errors: []parley.FieldError{{
-			Path: "slug", Code: parley.CodeConflict, Message: "a " + kind.Noun + " with this slug exists", RejectedValue: d.Slug, Source: "JSON"}}}
+		return parley.PropertySlugTaken(kind, d.Slug)
 	}
 	if isNew {
 		id, err := t.nextID(bucket)

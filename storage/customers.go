@@ -68,8 +68,7 @@ func (t *Tx) PutCustomer(c *parley.Customer) error {
 		}
 		k := keyStr(c.CompanyID, parley.NormalizeEmail(e.Value))
 		if owner := emails.Get(k); owner != nil && idOf(owner) != c.ID {
-			return &parley.Error{Kind: parley.KindConflict, Message: "Conflict", Errors: []parley.FieldError{{
-				Path: "emails", Code: parley.CodeConflict, Message: "the e-mail is used by another customer", RejectedValue: e.Value, Source: "JSON"}}}
+			return parley.CustomerEmailTaken(e.Value)
 		}
 		if err := emails.Put(k, key(c.ID)); err != nil {
 			return err

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"time"
 
@@ -77,9 +76,7 @@ func (t *Tx) PutOrganization(o *parley.Organization) error {
 	for i, d := range o.Domains {
 		k := keyStr(o.CompanyID, d)
 		if owner := domains.Get(k); owner != nil && idOf(owner) != o.ID {
-			return &parley.Error{Kind: parley.KindConflict, Message: "Conflict", Errors: []parley.FieldError{{
-				Path: fmt.Sprintf("domains[%d]", i), Code: parley.CodeConflict, Message: "the domain belongs to another organization",
-				RejectedValue: d, Source: "JSON"}}}
+			return parley.OrganizationDomainTaken(i, d)
 		}
 		if err := domains.Put(k, key(o.ID)); err != nil {
 			return err
@@ -114,18 +111,8 @@ func (t *Tx) OrganizationCustomerIDs(orgID int64) []int64 {
 // DeleteOrganization removes an organization; its customers stay, unlinked
 // (and reindexed).
 func (t *Tx) DeleteOrganization(o *parley.Organization, now time.Time) error {
-	for _, id := range t.OrganizationCustomerIDs(o.ID) {
-		cu, err := t.Customer(o.CompanyID, id)
-		if parley.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		cu.OrganizationID, cu.Organization, cu.UpdatedAt = 0, "", now
-		if err := t.PutCustomer(cu); err != nil {
-			return err
-		}
+	if err := parley.UnlinkOrganizationCustomers(t, o, now); err != nil {
+		return err
 	}
 	if err := t.unkeyOrganization(o); err != nil {
 		return err

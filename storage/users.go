@@ -52,8 +52,7 @@ func (t *Tx) PutUser(u *parley.User) error {
 	}
 	emails := t.tx.Bucket(bucketUsersByEmail)
 	if owner := emails.Get(email); owner != nil && idOf(owner) != u.ID {
-		return &parley.Error{Kind: parley.KindConflict, Message: "User email not unique", Errors: []parley.FieldError{{
-			Path: "email", Code: parley.CodeUserEmailNotUnique, Message: "a user with this e-mail already exists", Source: "JSON"}}}
+		return parley.UserEmailTaken()
 	}
 	old := new(parley.User)
 	found, err := t.get(bucketUsers, key(u.ID), old)

@@ -188,12 +188,8 @@ func (t *Tx) SetDeliveriesPaused(webhookID int64, paused bool, now time.Time) er
 		if err != nil {
 			return err
 		}
-		if d.Final() || d.Paused == paused {
+		if !d.SetPaused(paused, now) {
 			continue
-		}
-		d.Paused = paused
-		if !paused {
-			d.NextAttemptAt = now
 		}
 		if err := t.PutDelivery(d); err != nil {
 			return err

@@ -1,0 +1,54 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	parley "github.com/parley/parley"
+)
+
+// testLater: wake-ups are counted per company, due (to the second) oldest
+// first across companies, moved by a new time and deleted.
+func testLater(t *testing.T, b Backend) {
+	item := func(company int64, kind parley.LaterKind, id int64, when time.Time) parley.LaterItem {
+		return parley.LaterItem{CompanyID: company, Kind: kind, ID: id, ConversationID: id * 10, At: when}
+	}
+	snooze := item(1, parley.LaterSnooze, 1, at(30))
+	scheduled := item(1, parley.LaterScheduled, 2, at(10))
+	elsewhere := item(2, parley.LaterSnooze, 3, at(20))
+	late := item(1, parley.LaterSnooze, 4, at(90))
+	put(t, b, func(tx parley.Tx) error {
+		for _, i := range []parley.LaterItem{snooze, scheduled, elsewhere, late} {
+			if err := tx.PutLater(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	count := func(company int64) int {
+		return get(t, b, func(tx parley.Tx) (int, error) { return tx.CountLater(company) })
+	}
+	due := func(now time.Time) []parley.LaterItem {
+		return get(t, b, func(tx parley.Tx) ([]parley.LaterItem, error) { return tx.DueLater(now) })
+	}
+	assert.Equal(t, 3, count(1))
+	assert.Equal(t, 1, count(2))
+	assert.Equal(t, []parley.LaterItem{scheduled, elsewhere, snooze}, due(at(30)), "due at or before now, oldest first, of every company")
+	assert.Equal(t, []parley.LaterItem{scheduled}, due(at(10).Add(-time.Second).Truncate(time.Second).Add(time.Second)),
+		"compared to the second")
+	assert.Empty(t, due(at(0)))
+
+	snooze.At = at(5)
+	put(t, b, func(tx parley.Tx) error { return tx.PutLater(snooze) })
+	assert.Equal(t, 3, count(1), "a new time moves the wake-up")
+	assert.Equal(t, []parley.LaterItem{snooze, scheduled}, due(at(15)))
+
+	put(t, b, func(tx parley.Tx) error { return tx.DeleteLater(1, parley.LaterScheduled, 2) },
+		func(tx parley.Tx) error { return tx.DeleteLater(1, parley.LaterScheduled, 77) })
+	assert.Equal(t, 2, count(1))
+	assert.Equal(t, []parley.LaterItem{snooze}, due(at(15)))
+	put(t, b, func(tx parley.Tx) error { return tx.DeleteLater(2, parley.LaterSnooze, 1) })
+	assert.Equal(t, 2, count(1), "deleting keeps to the company")
+}

@@ -1,0 +1,150 @@
+// Package storetest is the conformance suite of the store seam
+// (parley.Store, parley.Tx): every backend runs it (the embedded bbolt
+// store and PostgreSQL) and must behave alike, family by family: ids
+// assigned on Put, records read back whole, another company's records not
+// found, unique keys in conflict, listings in their documented order,
+// secondary keys that follow renames and deletes, the index-outbox entries
+// each write queues, and the sequence Update returns. It is test support:
+// only tests import it.
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/indexer"
+)
+
+// Backend is a store under test with its index outbox: what the indexer
+// needs of a backend.
+type Backend = indexer.Source
+
+// TeamWriter is what the suite needs beyond the seam to make teams (the
+// seam reads them only; fixtures write them).
+type TeamWriter interface {
+	PutTeam(t *parley.Team) error
+}
+
+// Run runs the suite; open returns a new, empty backend for each test,
+// closed when the test ends.
+func Run(t *testing.T, open func(t *testing.T) Backend) {
+	for _, family := range families {
+		t.Run(family.name, func(t *testing.T) { family.run(t, open(t)) })
+	}
+}
+
+var families = []struct {
+	name string
+	run  func(t *testing.T, b Backend)
+}{
+	{"transactions", testTransactions},
+	{"companies", testCompanies},
+	{"users", testUsers},
+	{"teams", testTeams},
+	{"credentials", testCredentials},
+	{"mailboxes", testMailboxes},
+	{"saved replies", testSavedReplies},
+	{"customers", testCustomers},
+	{"customer conversations", testCustomerConversations},
+	{"cursor key", testCursorKey},
+	{"property definitions", testPropertyDefs},
+	{"organizations", testOrganizations},
+	{"tags", testTags},
+	{"conversations", testConversations},
+	{"conversation outbox", testConversationOutbox},
+	{"open assigned", testOpenAssigned},
+	{"threads", testThreads},
+	{"attachments", testAttachments},
+	{"later", testLater},
+	{"chats", testChats},
+	{"mail", testMail},
+	{"webhooks", testWebhooks},
+	{"deliveries", testDeliveries},
+	{"workflows", testWorkflows},
+	{"walks", testWalks},
+}
+
+// clock is the suite's fixed time; records carry it and times after it.
+var clock = time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC)
+
+// at is clock plus a number of minutes.
+func at(minutes int) time.Time { return clock.Add(time.Duration(minutes) * time.Minute) }
+
+func ptr[T any](v T) *T { return &v }
+
+// update runs fn in a write that must commit, and returns its sequence.
+func update(t *testing.T, b Backend, fn func(tx parley.Tx) error) uint64 {
+	t.Helper()
+	seq, err := b.Store().Update(fn)
+	require.NoError(t, err)
+	return seq
+}
+
+// view runs fn in a read that must succeed.
+func view(t *testing.T, b Backend, fn func(tx parley.Tx) error) {
+	t.Helper()
+	require.NoError(t, b.Store().View(fn))
+}
+
+// get reads one value in a read of its own.
+func get[T any](t *testing.T, b Backend, fn func(tx parley.Tx) (T, error)) T {
+	t.Helper()
+	var v T
+	view(t, b, func(tx parley.Tx) error {
+		var err error
+		v, err = fn(tx)
+		return err
+	})
+	return v
+}
+
+// failure runs fn in a write and returns its error, which must not be nil.
+func failure(t *testing.T, b Backend, fn func(tx parley.Tx) error) error {
+	t.Helper()
+	_, err := b.Store().Update(fn)
+	require.Error(t, err)
+	return err
+}
+
+// notFound asserts that a read answers NotFound.
+func notFound(t *testing.T, b Backend, what string, fn func(tx parley.Tx) error) {
+	t.Helper()
+	err := b.Store().View(fn)
+	require.Truef(t, parley.IsNotFound(err), "%s: want NotFound, got %v", what, err)
+}
+
+// put stores records in one write.
+func put(t *testing.T, b Backend, puts ...func(tx parley.Tx) error) uint64 {
+	t.Helper()
+	return update(t, b, func(tx parley.Tx) error {
+		for _, p := range puts {
+			if err := p(tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// drain returns the pending outbox entries in order, without their
+// sequences, and acknowledges them, so the next drain sees only later
+// writes'.
+func drain(t *testing.T, b Backend) []parley.OutboxEntry {
+	t.Helper()
+	entries, err := b.Outbox(0, 1000)
+	require.NoError(t, err)
+	require.NoError(t, b.AckOutbox(entries))
+	var out []parley.OutboxEntry
+	for _, e := range entries {
+		e.Seq = 0
+		out = append(out, e)
+	}
+	return out
+}
+
+func entry(kind parley.OutboxKind, company, id int64) parley.OutboxEntry {
+	return parley.OutboxEntry{Kind: kind, Company: company, ID: id}
+}

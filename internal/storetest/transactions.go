@@ -1,0 +1,142 @@
+package storetest
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
+)
+
+// testTransactions: Update commits when fn returns nil and rolls back
+// otherwise; it returns the highest outbox sequence its write queued (0
+// when none), which LastOutboxSeq then reports; the outbox reads after a
+// sequence, at most max, oldest first, and forgets what is acknowledged.
+func testTransactions(t *testing.T, b Backend) {
+	last, err := b.LastOutboxSeq()
+	require.NoError(t, err)
+	assert.Zero(t, last, "a new store has queued nothing")
+
+	seq := put(t, b, func(tx parley.Tx) error { return tx.PutCompany(&parley.Company{Name: "Acme", CreatedAt: clock}) })
+	assert.Zero(t, seq, "a write that queues no index work")
+
+	refused := errors.New("refused")
+	_, err = b.Store().Update(func(tx parley.Tx) error {
+		if err := tx.PutTag(&parley.Tag{CompanyID: 1, Name: "dropped"}); err != nil {
+			return err
+		}
+		if err := tx.PutCustomer(&parley.Customer{CompanyID: 1, FirstName: "Dropped"}); err != nil {
+			return err
+		}
+		return refused
+	})
+	require.ErrorIs(t, err, refused)
+	assert.Empty(t, get(t, b, func(tx parley.Tx) ([]parley.Tag, error) { return tx.Tags(1) }), "a failed write leaves nothing")
+	assert.Empty(t, drain(t, b), "nor outbox entries")
+
+	var ids []int64
+	seq = update(t, b, func(tx parley.Tx) error {
+		for _, name := range []string{"Ann", "Bob", "Cy"} {
+			c := &parley.Customer{CompanyID: 1, FirstName: name, CreatedAt: clock}
+			if err := tx.PutCustomer(c); err != nil {
+				return err
+			}
+			ids = append(ids, c.ID)
+		}
+		return nil
+	})
+	last, err = b.LastOutboxSeq()
+	require.NoError(t, err)
+	assert.Equal(t, last, seq, "Update returns the highest sequence it queued")
+
+	all, err := b.Outbox(0, 10)
+	require.NoError(t, err)
+	require.Len(t, all, 3)
+	assert.Equal(t, seq, all[2].Seq)
+	for i, e := range all {
+		assert.Equal(t, entry(parley.OutboxCustomer, 1, ids[i]), parley.OutboxEntry{Kind: e.Kind, Company: e.Company, ID: e.ID})
+		if i > 0 {
+			assert.Greater(t, e.Seq, all[i-1].Seq, "entries come in sequence order")
+		}
+	}
+	page, err := b.Outbox(all[0].Seq, 1)
+	require.NoError(t, err)
+	assert.Equal(t, all[1:2], page, "after a sequence, at most max")
+
+	require.NoError(t, b.AckOutbox(all[:2]))
+	rest, err := b.Outbox(0, 10)
+	require.NoError(t, err)
+	assert.Equal(t, all[2:], rest, "acknowledged entries are gone")
+	require.NoError(t, b.AckOutbox(rest))
+	last, err = b.LastOutboxSeq()
+	require.NoError(t, err)
+	assert.Equal(t, seq, last, "the last sequence outlives its entries")
+
+	next := put(t, b, func(tx parley.Tx) error { return tx.PutCustomer(&parley.Customer{CompanyID: 1, FirstName: "Di"}) })
+	assert.Greater(t, next, seq, "sequences keep growing")
+
+	view(t, b, func(tx parley.Tx) error {
+		c, err := tx.Customer(1, ids[1])
+		require.NoError(t, err)
+		assert.Equal(t, "Bob", c.FirstName, "a read sees committed writes")
+		return nil
+	})
+}
+
+// testWalks: the walks over every record of every company find each once,
+// and stop early, without error, when fn returns parley.ErrStop.
+func testWalks(t *testing.T, b Backend) {
+	var customers, conversations []int64
+	put(t, b, func(tx parley.Tx) error {
+		for _, company := range []int64{1, 2} {
+			if err := tx.PutCompany(&parley.Company{Name: "Co", CreatedAt: clock}); err != nil {
+				return err
+			}
+			for range 3 {
+				cu := &parley.Customer{CompanyID: company, FirstName: "C"}
+				if err := tx.PutCustomer(cu); err != nil {
+					return err
+				}
+				customers = append(customers, cu.ID)
+				c := &parley.Conversation{CompanyID: company, CustomerID: cu.ID, MailboxID: 1, State: parley.StatePublished}
+				if err := tx.PutConversation(c); err != nil {
+					return err
+				}
+				conversations = append(conversations, c.ID)
+				if err := tx.PutChat(&parley.Chat{ID: "chat-" + string(rune('a'+len(conversations))), CompanyID: company}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	view(t, b, func(tx parley.Tx) error {
+		var seenCustomers, seenCustomerIDs, seenConversations, seenConversationIDs []int64
+		var seenChats []string
+		require.NoError(t, tx.EachCustomer(func(c *parley.Customer) error { seenCustomers = append(seenCustomers, c.ID); return nil }))
+		require.NoError(t, tx.EachCustomerID(func(id int64) { seenCustomerIDs = append(seenCustomerIDs, id) }))
+		require.NoError(t, tx.EachConversation(func(c *parley.Conversation) error {
+			seenConversations = append(seenConversations, c.ID)
+			return nil
+		}))
+		require.NoError(t, tx.EachConversationID(func(id int64) { seenConversationIDs = append(seenConversationIDs, id) }))
+		require.NoError(t, tx.EachChatID(func(id string) { seenChats = append(seenChats, id) }))
+		assert.ElementsMatch(t, customers, seenCustomers)
+		assert.ElementsMatch(t, customers, seenCustomerIDs)
+		assert.ElementsMatch(t, conversations, seenConversations)
+		assert.ElementsMatch(t, conversations, seenConversationIDs)
+		assert.ElementsMatch(t, []string{"chat-b", "chat-c", "chat-d", "chat-e", "chat-f", "chat-g"}, seenChats)
+
+		n := 0
+		require.NoError(t, tx.EachCustomer(func(*parley.Customer) error { n++; return parley.ErrStop }))
+		assert.Equal(t, 1, n, "ErrStop ends the walk")
+		n = 0
+		require.NoError(t, tx.EachConversation(func(*parley.Conversation) error { n++; return parley.ErrStop }))
+		assert.Equal(t, 1, n, "ErrStop ends the walk")
+		failed := errors.New("failed")
+		assert.ErrorIs(t, tx.EachConversation(func(*parley.Conversation) error { return failed }), failed)
+		return nil
+	})
+}

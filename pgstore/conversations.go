@@ -1,0 +1,174 @@
+package pgstore
+
+import (
+	"fmt"
+
+	parley "github.com/parley/parley"
+)
+
+var (
+	sqlConversation    = stmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id = $2`)
+	sqlPutConversation = stmt(`INSERT INTO conversations (company_id, id, number, customer_id, mailbox_id, deleted, open_assignee, tag_ids, body)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+ON CONFLICT (company_id, id) DO UPDATE SET number = EXCLUDED.number, customer_id = EXCLUDED.customer_id,
+mailbox_id = EXCLUDED.mailbox_id, deleted = EXCLUDED.deleted, open_assignee = EXCLUDED.open_assignee,
+tag_ids = EXCLUDED.tag_ids, body = EXCLUDED.body`)
+	sqlConversationsAfter   = stmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3`)
+	sqlConversationIDsFrom  = stmt(`SELECT c.id FROM conversations c WHERE c.company_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3`)
+	sqlConversationByNumber = stmt(`SELECT c.id FROM conversations c WHERE c.company_id = $1 AND c.number = $2`)
+
+	sqlNextConversationNumber = stmt(`INSERT INTO conversation_numbers (company_id, last_number) VALUES ($1, 1)
+ON CONFLICT (company_id) DO UPDATE SET last_number = conversation_numbers.last_number + 1 RETURNING last_number`)
+	sqlKeepConversationNumber = stmt(`INSERT INTO conversation_numbers (company_id, last_number) VALUES ($1, $2)
+ON CONFLICT (company_id) DO UPDATE SET last_number = greatest(conversation_numbers.last_number, EXCLUDED.last_number)`)
+
+	sqlConversationByMessageID = stmt(`SELECT m.conversation_id FROM message_ids m WHERE m.company_id = $1 AND m.message_id = $2`)
+	sqlPutMessageID            = stmt(`INSERT INTO message_ids (company_id, message_id, conversation_id) VALUES ($1, $2, $3)
+ON CONFLICT (company_id, message_id) DO UPDATE SET conversation_id = EXCLUDED.conversation_id`)
+)
+
+// Conversation loads a conversation of a company.
+func (t *Tx) Conversation(companyID, id int64) (*parley.Conversation, error) {
+	return one[parley.Conversation](t, "conversation", sqlConversation, companyID, id)
+}
+
+// ConversationByID loads a conversation whatever its company; only the
+// indexer uses it.
+func (t *Tx) ConversationByID(id int64) (*parley.Conversation, error) {
+	company, found, err := t.companyOf(ownedConversation, id)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, parley.NotFound("conversation")
+	}
+	return t.Conversation(company, id)
+}
+
+// conversationCompany is the company of a conversation named by id alone;
+// found is false for an id no conversation holds.
+func (t *Tx) conversationCompany(id int64) (int64, bool, error) {
+	return t.companyOf(ownedConversation, id)
+}
+
+// ConversationIDTaken says whether a conversation id is used.
+func (t *Tx) ConversationIDTaken(id int64) bool {
+	_, found, _ := t.conversationCompany(id)
+	return found
+}
+
+// ConversationNumberTaken says whether the company used a number.
+func (t *Tx) ConversationNumberTaken(companyID, number int64) bool {
+	_, err := t.ConversationIDByNumber(companyID, number)
+	return err == nil
+}
+
+// ConversationIDByNumber finds a company's conversation by its number.
+func (t *Tx) ConversationIDByNumber(companyID, number int64) (int64, error) {
+	var id int64
+	found, err := t.scan(sqlConversationByNumber, []any{companyID, number}, &id)
+	if err == nil && !found {
+		err = parley.NotFound("conversation")
+	}
+	return id, err
+}
+
+// PutConversation stores a conversation, assigning an id and the company's
+// next number when new, and queues it for indexing, with its customer when
+// the conversation is new, moved or deleted (the customer's document holds
+// its mailboxes).
+func (t *Tx) PutConversation(c *parley.Conversation) error {
+	var old *parley.Conversation
+	if c.ID == 0 {
+		if err := t.assignID(seqConversations, &c.ID); err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if old, err = t.Conversation(c.CompanyID, c.ID); parley.IsNotFound(err) {
+			old = nil
+			if err := t.keepSequencePast(seqConversations, c.ID); err != nil {
+				return err // an imported id: later ids must not reach it
+			}
+		} else if err != nil {
+			return err
+		}
+	}
+	if err := t.claim(ownedConversation, c.ID, c.CompanyID); err != nil {
+		return err
+	}
+	if err := t.numberConversation(c); err != nil {
+		return err
+	}
+	if old != nil && (old.CustomerID != c.CustomerID || c.State == parley.StateDeleted) {
+		t.queue(parley.OutboxCustomer, old.CompanyID, old.CustomerID)
+	}
+	if old == nil || old.CustomerID != c.CustomerID || old.MailboxID != c.MailboxID {
+		t.queue(parley.OutboxCustomer, c.CompanyID, c.CustomerID)
+	}
+	tagIDs := c.TagIDs
+	if tagIDs == nil {
+		tagIDs = []int64{}
+	}
+	if err := t.put(sqlPutConversation, c, c.CompanyID, c.ID, c.Number, c.CustomerID, c.MailboxID,
+		c.State == parley.StateDeleted, openAssignee(c), tagIDs); err != nil {
+		return err
+	}
+	t.queue(parley.OutboxConversation, c.CompanyID, c.ID)
+	return nil
+}
+
+// openAssignee is the user an open (published, active or pending)
+// conversation is assigned to, or nil: routing counts a user's load by it.
+func openAssignee(c *parley.Conversation) *int64 {
+	if c.State != parley.StatePublished || (c.Status != parley.StatusActive && c.Status != parley.StatusPending) ||
+		c.Assignee == nil || c.Assignee.Type != parley.PartyUser {
+		return nil
+	}
+	return &c.Assignee.ID
+}
+
+// numberConversation gives a new conversation the company's next number,
+// or keeps the number it came with (an import), keeping the company's
+// counter past every number used. A number another conversation holds is
+// refused (the embedded store would let both hold it; the domain checks
+// ConversationNumberTaken first).
+func (t *Tx) numberConversation(c *parley.Conversation) error {
+	if c.Number == 0 {
+		_, err := t.scan(sqlNextConversationNumber, []any{c.CompanyID}, &c.Number)
+		return err
+	}
+	holder, err := t.ConversationIDByNumber(c.CompanyID, c.Number)
+	switch {
+	case err == nil && holder == c.ID:
+		return nil // an existing conversation keeps its number
+	case err == nil:
+		return fmt.Errorf("pgstore: conversation number %d of company %d is taken", c.Number, c.CompanyID)
+	case !parley.IsNotFound(err):
+		return err
+	}
+	return t.exec(sqlKeepConversationNumber, c.CompanyID, c.Number)
+}
+
+// ConversationByMessageID finds the conversation of the company holding a
+// thread with this Message-ID.
+func (t *Tx) ConversationByMessageID(companyID int64, messageID string) (int64, error) {
+	var id int64
+	found, err := t.scan(sqlConversationByMessageID, []any{companyID, keyText(messageID)}, &id)
+	if err == nil && !found {
+		err = parley.NotFound("message")
+	}
+	return id, err
+}
+
+// EachConversation calls fn for every conversation of every company,
+// company by company in id order.
+func (t *Tx) EachConversation(fn func(*parley.Conversation) error) error {
+	return walk(t, sqlConversationsAfter, bodyRow[parley.Conversation], func(c parley.Conversation) int64 { return c.ID },
+		func(c parley.Conversation) error { return fn(&c) })
+}
+
+// EachConversationID calls fn with every conversation id.
+func (t *Tx) EachConversationID(fn func(int64)) error {
+	return walk(t, sqlConversationIDsFrom, idRow, func(id int64) int64 { return id }, func(id int64) error { fn(id); return nil })
+}

@@ -1,0 +1,219 @@
+package pgstore
+
+import (
+	"slices"
+
+	parley "github.com/parley/parley"
+)
+
+var (
+	sqlCustomer    = stmt(`SELECT c.body FROM customers c WHERE c.company_id = $1 AND c.id = $2`)
+	sqlPutCustomer = stmt(`INSERT INTO customers (company_id, id, organization_id, body) VALUES ($1, $2, $3, $4)
+ON CONFLICT (company_id, id) DO UPDATE SET organization_id = EXCLUDED.organization_id, body = EXCLUDED.body`)
+	sqlDeleteCustomer  = stmt(`DELETE FROM customers c WHERE c.company_id = $1 AND c.id = $2`)
+	sqlCustomersAfter  = stmt(`SELECT c.body FROM customers c WHERE c.company_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3`)
+	sqlCustomerIDsFrom = stmt(`SELECT c.id FROM customers c WHERE c.company_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3`)
+
+	sqlCustomerByEmail  = stmt(`SELECT e.customer_id FROM customer_emails e WHERE e.company_id = $1 AND e.email = $2`)
+	sqlAddCustomerEmail = stmt(`INSERT INTO customer_emails (company_id, email, customer_id) VALUES ($1, $2, $3)
+ON CONFLICT (company_id, email) DO NOTHING RETURNING customer_id`)
+	sqlDropCustomerEmails = stmt(`DELETE FROM customer_emails e WHERE e.company_id = $1 AND e.customer_id = $2`)
+
+	sqlCustomerConversations = stmt(`SELECT c.id FROM conversations c
+WHERE c.company_id = $1 AND c.customer_id = $2 AND NOT c.deleted ORDER BY c.id`)
+	sqlCustomerConversationCount = stmt(`SELECT count(*) FROM conversations c
+WHERE c.company_id = $1 AND c.customer_id = $2 AND NOT c.deleted`)
+	sqlCustomerConversationMailboxes = stmt(`SELECT c.mailbox_id FROM conversations c
+WHERE c.company_id = $1 AND c.customer_id = $2 AND NOT c.deleted ORDER BY c.id`)
+)
+
+var _ parley.CustomerStore = (*Tx)(nil)
+
+// Customer loads a customer of a company.
+func (t *Tx) Customer(companyID, id int64) (*parley.Customer, error) {
+	return one[parley.Customer](t, "customer", sqlCustomer, companyID, id)
+}
+
+// CustomerByEmail finds the customer holding an e-mail in a company.
+func (t *Tx) CustomerByEmail(companyID int64, email string) (*parley.Customer, error) {
+	var id int64
+	found, err := t.scan(sqlCustomerByEmail, []any{companyID, keyText(parley.NormalizeEmail(email))}, &id)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, parley.NotFound("customer")
+	}
+	return t.Customer(companyID, id)
+}
+
+// CustomerByID loads a customer whatever its company; only the indexer uses it.
+func (t *Tx) CustomerByID(id int64) (*parley.Customer, error) {
+	company, found, err := t.companyOf(ownedCustomer, id)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, parley.NotFound("customer")
+	}
+	return t.Customer(company, id)
+}
+
+// CustomerIDTaken says whether a customer id is used.
+func (t *Tx) CustomerIDTaken(id int64) bool {
+	_, found, _ := t.companyOf(ownedCustomer, id)
+	return found
+}
+
+// PutCustomer stores a customer with its e-mail keys and queues it for
+// indexing. An e-mail held by another customer of the company is a
+// Conflict. When the name or e-mails change, the customer's conversations
+// are queued too: their documents hold them.
+func (t *Tx) PutCustomer(c *parley.Customer) error {
+	var old *parley.Customer
+	if c.ID == 0 {
+		if err := t.assignID(seqCustomers, &c.ID); err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if old, err = t.Customer(c.CompanyID, c.ID); parley.IsNotFound(err) {
+			old = nil
+			if err := t.keepSequencePast(seqCustomers, c.ID); err != nil {
+				return err // an imported id: later ids must not reach it
+			}
+		} else if err != nil {
+			return err
+		}
+	}
+	if err := t.claim(ownedCustomer, c.ID, c.CompanyID); err != nil {
+		return err
+	}
+	if old != nil {
+		if err := t.exec(sqlDropCustomerEmails, c.CompanyID, c.ID); err != nil {
+			return err
+		}
+	}
+	for i := range c.Emails {
+		e := &c.Emails[i]
+		if err := t.assignID(seqItems, &e.ID); err != nil {
+			return err
+		}
+		if err := t.keyCustomerEmail(c, e.Value); err != nil {
+			return err
+		}
+	}
+	for _, list := range [][]parley.Entry{c.Phones, c.Chats, c.SocialProfiles, c.Websites} {
+		for i := range list {
+			if err := t.assignID(seqItems, &list[i].ID); err != nil {
+				return err
+			}
+		}
+	}
+	if err := t.put(sqlPutCustomer, c, c.CompanyID, c.ID, c.OrganizationID); err != nil {
+		return err
+	}
+	if old != nil && (old.Name() != c.Name() || !sameEmails(old.Emails, c.Emails)) {
+		for _, id := range t.CustomerConversationIDs(c.ID) {
+			t.queue(parley.OutboxConversation, c.CompanyID, id)
+		}
+	}
+	t.queue(parley.OutboxCustomer, c.CompanyID, c.ID)
+	return nil
+}
+
+// keyCustomerEmail gives a customer an e-mail key, unless another customer
+// of the company holds it (a Conflict).
+func (t *Tx) keyCustomerEmail(c *parley.Customer, email string) error {
+	key := keyText(parley.NormalizeEmail(email))
+	var holder int64
+	added, err := t.scan(sqlAddCustomerEmail, []any{c.CompanyID, key, c.ID}, &holder)
+	if err != nil || added {
+		return err
+	}
+	if _, err := t.scan(sqlCustomerByEmail, []any{c.CompanyID, key}, &holder); err != nil {
+		return err
+	}
+	if holder != c.ID {
+		return parley.CustomerEmailTaken(email)
+	}
+	return nil
+}
+
+func sameEmails(a, b []parley.Entry) bool {
+	return slices.EqualFunc(a, b, func(x, y parley.Entry) bool {
+		return parley.NormalizeEmail(x.Value) == parley.NormalizeEmail(y.Value)
+	})
+}
+
+// DeleteCustomer removes a customer and its keys, and queues its document
+// for removal. Its conversations are the caller's business: they keep the
+// customer's id, but no longer count as the customer's.
+func (t *Tx) DeleteCustomer(c *parley.Customer) error {
+	if _, err := t.Customer(c.CompanyID, c.ID); parley.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if err := t.exec(sqlDropCustomerEmails, c.CompanyID, c.ID); err != nil {
+		return err
+	}
+	if err := t.exec(sqlDeleteCustomer, c.CompanyID, c.ID); err != nil {
+		return err
+	}
+	if err := t.disown(ownedCustomer, c.ID); err != nil {
+		return err
+	}
+	t.queue(parley.OutboxCustomer, c.CompanyID, c.ID)
+	return nil
+}
+
+// customerConversations runs a statement over a customer's conversations,
+// in its company (none for a customer that does not exist).
+func (t *Tx) customerConversations(sql string, customerID int64) []int64 {
+	company, found, err := t.companyOf(ownedCustomer, customerID)
+	if err != nil || !found {
+		return nil
+	}
+	ids, _ := t.ids(sql, company, customerID) // a failure stays on the transaction
+	return ids
+}
+
+// CustomerConversationIDs lists a customer's conversations (deleted
+// excluded), in id order.
+func (t *Tx) CustomerConversationIDs(customerID int64) []int64 {
+	return t.customerConversations(sqlCustomerConversations, customerID)
+}
+
+// ConversationCount counts a customer's conversations (deleted excluded).
+func (t *Tx) ConversationCount(customerID int64) int {
+	company, found, err := t.companyOf(ownedCustomer, customerID)
+	if err != nil || !found {
+		return 0
+	}
+	return t.countOf(sqlCustomerConversationCount, company, customerID)
+}
+
+// CustomerMailboxes lists the mailboxes a customer has conversations in, in
+// the order of their first conversation there.
+func (t *Tx) CustomerMailboxes(customerID int64) []int64 {
+	var out []int64
+	for _, id := range t.customerConversations(sqlCustomerConversationMailboxes, customerID) {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// EachCustomer calls fn for every customer of every company, company by
+// company in id order.
+func (t *Tx) EachCustomer(fn func(*parley.Customer) error) error {
+	return walk(t, sqlCustomersAfter, bodyRow[parley.Customer], func(c parley.Customer) int64 { return c.ID },
+		func(c parley.Customer) error { return fn(&c) })
+}
+
+// EachCustomerID calls fn with every customer id.
+func (t *Tx) EachCustomerID(fn func(int64)) error {
+	return walk(t, sqlCustomerIDsFrom, idRow, func(id int64) int64 { return id }, func(id int64) error { fn(id); return nil })
+}

@@ -1,0 +1,142 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	parley "github.com/parley/parley"
+)
+
+// The index outbox. The indexer reads entries after the last sequence it
+// applied (indexer.Syncer), so entries must become visible in sequence
+// order: an entry committed after a higher one would never be read. A
+// sequence alone does not give that (concurrent writers commit in any
+// order), so a write takes its outbox sequences at the very end, under a
+// transaction-level advisory lock held through its commit: writes that
+// queue index work commit one at a time in sequence order, the rest of
+// their work still concurrent. The lock is released after the commit is
+// visible, so a reader that sees an entry sees every lower one.
+//
+// Several nodes will share the outbox the same way (the lock is the
+// database's); draining it from several nodes will take each batch with
+// SELECT ... FOR UPDATE SKIP LOCKED, so that each entry is indexed once.
+
+// outboxLock is the advisory lock that orders the outbox's writers.
+const outboxLock = 0x6f7574626f78 // "outbox"
+
+var (
+	sqlOutboxLock       = stmt(`SELECT pg_advisory_xact_lock($1)`)
+	sqlOutboxLockShared = stmt(`SELECT pg_advisory_xact_lock_shared($1)`)
+	sqlQueueOutbox      = stmt(`INSERT INTO outbox (company_id, seq, kind, record_id, ref)
+SELECT u.company_id, nextval('outbox_seq'), u.kind, u.record_id, u.ref
+FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[]) WITH ORDINALITY AS u(company_id, kind, record_id, ref, n)
+ORDER BY u.n RETURNING seq`)
+	sqlOutbox        = stmt(`SELECT o.seq, o.company_id, o.kind, o.record_id, o.ref FROM outbox o WHERE o.seq > $1 ORDER BY o.seq LIMIT $2 ` + AllCompanies)
+	sqlAckOutbox     = stmt(`DELETE FROM outbox o WHERE o.company_id = $1 AND o.seq = ANY ($2)`)
+	sqlOutboxDepth   = stmt(`SELECT count(*) FROM outbox o ` + AllCompanies)
+	sqlLastOutboxSeq = stmt(`SELECT CASE WHEN s.is_called THEN s.last_value ELSE 0 END FROM outbox_seq s`)
+)
+
+// queue appends an outbox entry, written when the transaction commits. The
+// company goes with it: the index keeps companies apart, and a deleted
+// record can no longer say whose it was.
+func (t *Tx) queue(kind parley.OutboxKind, company, id int64) {
+	t.outbox = append(t.outbox, parley.OutboxEntry{Kind: kind, Company: company, ID: id})
+}
+
+// queueRef appends an outbox entry for a record with a string id.
+func (t *Tx) queueRef(kind parley.OutboxKind, company int64, ref string) {
+	t.outbox = append(t.outbox, parley.OutboxEntry{Kind: kind, Company: company, Ref: ref})
+}
+
+// flushOutbox writes the queued entries in queue order, with sequences
+// taken under the outbox lock (see above), and keeps the highest.
+func (t *Tx) flushOutbox() error {
+	if len(t.outbox) == 0 {
+		return nil
+	}
+	companies, kinds, ids, refs := make([]int64, len(t.outbox)), make([]string, len(t.outbox)), make([]int64, len(t.outbox)), make([]string, len(t.outbox))
+	for i, e := range t.outbox {
+		companies[i], kinds[i], ids[i], refs[i] = e.Company, string(e.Kind), e.ID, keyText(e.Ref)
+	}
+	if err := t.exec(sqlOutboxLock, outboxLock); err != nil {
+		return err
+	}
+	seqs, err := t.ids(sqlQueueOutbox, companies, kinds, ids, refs)
+	if err != nil {
+		return err
+	}
+	t.outboxSeq = uint64(slices.Max(seqs))
+	return nil
+}
+
+// Outbox returns up to max pending entries after sequence after, oldest
+// first, of every company.
+func (db *DB) Outbox(after uint64, max int) ([]parley.OutboxEntry, error) {
+	rows, err := db.pool.Query(context.Background(), sqlOutbox, int64(after), max)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: outbox: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (parley.OutboxEntry, error) {
+		var e parley.OutboxEntry
+		var seq int64
+		var kind string
+		err := row.Scan(&seq, &e.Company, &kind, &e.ID, &e.Ref)
+		e.Seq, e.Kind = uint64(seq), parley.OutboxKind(kind)
+		return e, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: outbox: %w", err)
+	}
+	return out, nil
+}
+
+// AckOutbox removes entries the index holds durably, company by company.
+func (db *DB) AckOutbox(entries []parley.OutboxEntry) error {
+	byCompany := map[int64][]int64{}
+	for _, e := range entries {
+		byCompany[e.Company] = append(byCompany[e.Company], int64(e.Seq))
+	}
+	err := pgx.BeginFunc(context.Background(), db.pool, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		for company, seqs := range byCompany {
+			b.Queue(sqlAckOutbox, company, seqs)
+		}
+		return tx.SendBatch(context.Background(), b).Close()
+	})
+	if err != nil {
+		return fmt.Errorf("pgstore: acknowledge outbox: %w", err)
+	}
+	return nil
+}
+
+// OutboxDepth counts pending entries.
+func (db *DB) OutboxDepth() (int, error) {
+	var n int
+	if err := db.pool.QueryRow(context.Background(), sqlOutboxDepth).Scan(&n); err != nil {
+		return 0, fmt.Errorf("pgstore: outbox depth: %w", err)
+	}
+	return n, nil
+}
+
+// LastOutboxSeq is the highest sequence ever queued by a committed write
+// (0 if none). It waits, under the outbox lock shared, for a write taking
+// sequences to commit, so the sequence it answers is never one whose entry
+// is yet to be seen (the indexer takes every sequence up to it for
+// applied once the outbox reads empty).
+func (db *DB) LastOutboxSeq() (uint64, error) {
+	var seq int64
+	err := pgx.BeginFunc(context.Background(), db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(context.Background(), sqlOutboxLockShared, outboxLock); err != nil {
+			return err
+		}
+		return tx.QueryRow(context.Background(), sqlLastOutboxSeq).Scan(&seq)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("pgstore: last outbox sequence: %w", err)
+	}
+	return uint64(seq), nil
+}

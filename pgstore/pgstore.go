@@ -1,0 +1,230 @@
+// Package pgstore keeps Parley's records in PostgreSQL: the second
+// implementation of the domain's store seam (parley.Store and parley.Tx),
+// beside the embedded bbolt one (package storage), with the same
+// behaviour, which one conformance suite (internal/storetest) holds both
+// to.
+//
+// Each record family has its table, keyed by company first so Citus can
+// distribute it by company (see the migrations), with the record as JSON
+// beside the typed columns that lookups, unique keys and orderings need.
+// Every write commits the record, its secondary keys and its index-outbox
+// entries in one SERIALIZABLE transaction, retried when PostgreSQL reports
+// a serialization failure or a deadlock: the seam lets Update run its
+// function more than once. The schema is created by versioned migrations
+// (goose, embedded SQL) that `parley migrate` applies (Migrate); Open
+// refuses a database whose schema is older than the binary.
+package pgstore
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	parley "github.com/parley/parley"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// versionTable records which migrations are applied: the store's own,
+// apart from the search engine's (pgindex) in the same database.
+const versionTable = "parley_store_version"
+
+// migrationLock is the advisory lock that keeps two nodes from migrating
+// together.
+const migrationLock = 0x70617273746f7265 // "parstore"
+
+// ReferenceTables are the tables found without a company, replicated to
+// every node under Citus (create_reference_table): companies themselves,
+// and the keys a request or a background job starts from before it knows
+// the company: credentials by hash or client id, sign-in e-mails, V1 key
+// hashes, public widget ids, and the owners of ids that a few reads of the
+// seam name without their company. Every other table is in CompanyTables.
+var ReferenceTables = []string{"companies", "credentials", "user_emails", "user_v1_keys", "widgets", "owners", "chat_owners"}
+
+// CompanyTables are the tables keyed by company_id first, distributed by
+// company under Citus (create_distributed_table(table, 'company_id')):
+// every statement on one filters by company_id, but for the few marked
+// AllCompanies.
+var CompanyTables = []string{"users", "teams", "mailboxes", "saved_replies", "customers", "customer_emails", "property_defs",
+	"organizations", "organization_domains", "tags", "tag_names", "conversation_numbers", "conversations", "threads", "ratings",
+	"message_ids", "thread_sources", "attachments", "later", "chats", "events", "mail", "webhooks", "deliveries", "workflows",
+	"workflow_runs", "outbox"}
+
+// AllCompanies marks the statements that read a company table across
+// companies: the queues that background workers drain in time or sequence
+// order (the index outbox, wake-ups). Under Citus they are multi-shard
+// queries, run by a worker, never by a request.
+const AllCompanies = "/* all companies: a queue drained in order */"
+
+// statements is every SQL text the package runs (see stmt), for the test
+// that holds each to its company.
+var statements []string
+
+// stmt registers a statement; the package runs no SQL it did not register.
+func stmt(sql string) string {
+	statements = append(statements, sql)
+	return sql
+}
+
+// Statements lists every SQL statement the package may run.
+func Statements() []string { return append([]string(nil), statements...) }
+
+// Options tune Open.
+type Options struct {
+	// Tracer, when set, sees every statement (tests check that each is
+	// registered and keeps to a company). Migrations run apart from it.
+	Tracer pgx.QueryTracer
+}
+
+// DB is Parley's record store on PostgreSQL.
+type DB struct {
+	pool *pgxpool.Pool
+	// onCommit is told the highest outbox sequence of each committed write.
+	onCommit func(seq uint64)
+	// onTx is told the duration of each View and Update (metrics).
+	onTx atomic.Pointer[func(write bool, took time.Duration)]
+	// later, webhooks and mail are signalled after a commit that stored a
+	// wake-up, a domain event or webhook delivery, or an e-mail to send.
+	// They reach this process only; nodes sharing a database will need
+	// LISTEN/NOTIFY.
+	later, webhooks, mail chan struct{}
+	// beforeCommit, when set, runs at the end of every write that recorded
+	// domain events, in its transaction (automatic workflows).
+	beforeCommit atomic.Pointer[func(parley.Tx, []parley.Event) error]
+}
+
+// ErrSchemaOutdated is returned by Open when the database's schema is
+// older than the binary's migrations.
+var ErrSchemaOutdated = errors.New("pgstore: the database schema is older than this Parley; run `parley migrate` first")
+
+// Open connects to the database at url (a postgres:// URL) and checks that
+// its schema is migrated at least as far as this binary's migrations
+// (ErrSchemaOutdated otherwise). A newer schema is served: migrations only
+// add, so nodes of the previous version keep serving while a new one rolls
+// out.
+func Open(ctx context.Context, url string, opts Options) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	have, want, err := versions(ctx, cfg.ConnConfig.Copy())
+	if err != nil {
+		return nil, err
+	}
+	if have < want {
+		return nil, fmt.Errorf("%w (schema version %d, this binary needs %d)", ErrSchemaOutdated, have, want)
+	}
+	cfg.ConnConfig.Tracer = opts.Tracer
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	return &DB{pool: pool, later: make(chan struct{}, 1), webhooks: make(chan struct{}, 1), mail: make(chan struct{}, 1)}, nil
+}
+
+// Migrate applies the store schema's pending migrations to the database at
+// url, one node at a time (an advisory lock): what `parley migrate` runs.
+func Migrate(ctx context.Context, url string) error {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return fmt.Errorf("pgstore: %w", err)
+	}
+	return withProvider(cfg, func(p *goose.Provider) error {
+		if _, err := p.Up(ctx); err != nil {
+			return fmt.Errorf("pgstore: migrate: %w", err)
+		}
+		return nil
+	})
+}
+
+// versions returns the schema version of the database and the latest
+// version of the binary's migrations.
+func versions(ctx context.Context, cfg *pgx.ConnConfig) (have, want int64, err error) {
+	err = withProvider(cfg, func(p *goose.Provider) error {
+		sources := p.ListSources()
+		want = sources[len(sources)-1].Version
+		if have, err = p.GetDBVersion(ctx); err != nil {
+			return fmt.Errorf("pgstore: schema version: %w", err)
+		}
+		return nil
+	})
+	return have, want, err
+}
+
+func withProvider(cfg *pgx.ConnConfig, fn func(*goose.Provider) error) error {
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return fmt.Errorf("pgstore: %w", err)
+	}
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(migrationLock))
+	if err != nil {
+		return fmt.Errorf("pgstore: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, sub, goose.WithTableName(versionTable),
+		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("pgstore: migrations: %w", err)
+	}
+	return fn(p)
+}
+
+// Close closes the connection pool.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// OnCommit registers the function told the outbox sequence of each write
+// that queued index work. Set it before serving.
+func (db *DB) OnCommit(f func(seq uint64)) { db.onCommit = f }
+
+// OnTx registers the function told how long each View and Update took
+// (for metrics). It may be set while the database is in use.
+func (db *DB) OnTx(f func(write bool, took time.Duration)) { db.onTx.Store(&f) }
+
+// SetBeforeCommit sets the hook every write that recorded domain events
+// runs in its transaction before committing (automatic workflows); an
+// error from it aborts the write. nil removes it.
+func (db *DB) SetBeforeCommit(fn func(tx parley.Tx, events []parley.Event) error) {
+	if fn == nil {
+		db.beforeCommit.Store(nil)
+		return
+	}
+	db.beforeCommit.Store(&fn)
+}
+
+// LaterChanged is signalled after each commit that stored a wake-up.
+func (db *DB) LaterChanged() <-chan struct{} { return db.later }
+
+// WebhookWork is signalled after each commit that recorded a domain event
+// or stored a webhook delivery.
+func (db *DB) WebhookWork() <-chan struct{} { return db.webhooks }
+
+// MailWork is signalled after each commit that stored an e-mail to send.
+func (db *DB) MailWork() <-chan struct{} { return db.mail }
+
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+func (db *DB) observeTx(write bool, start time.Time) {
+	if f := db.onTx.Load(); f != nil {
+		(*f)(write, time.Since(start))
+	}
+}

@@ -1,0 +1,113 @@
+package pgstore
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley/parley/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// open migrates a fresh database and opens the store on it; when the test
+// ends it checks that every statement the store ran is registered and
+// kept to one company.
+func open(t *testing.T) (*DB, string) {
+	t.Helper()
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	require.NoError(t, Migrate(ctx, url))
+	rec := &pgtest.Recorder{}
+	db, err := Open(ctx, url, Options{Tracer: rec})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		db.Close()
+		for _, sql := range rec.Statements() {
+			if !slices.Contains(statements, sql) && !transactionControl.MatchString(sql) {
+				t.Errorf("a statement run is not registered with stmt: %s", sql)
+			}
+		}
+		rec.AssertTenant(t, CompanyTables, AllCompanies, len(allCompanies))
+	})
+	return db, url
+}
+
+// transactionControl matches the statements pgx issues to begin and end
+// transactions.
+var transactionControl = regexp.MustCompile(`^(?i)(begin|commit|rollback)\b`)
+
+// allCompanies are the statements allowed to read across companies.
+var allCompanies = []string{sqlDueLater, sqlOutbox, sqlOutboxDepth}
+
+// TestStatementsKeepToACompany walks every statement the package may run:
+// each that touches a company table filters it by company_id (or sets it,
+// inserting), but for the queues marked AllCompanies.
+func TestStatementsKeepToACompany(t *testing.T) {
+	exempt := 0
+	for _, sql := range Statements() {
+		if err := pgtest.CheckTenant(sql, CompanyTables, AllCompanies); err != nil {
+			t.Error(err)
+		}
+		if slices.Contains(allCompanies, sql) {
+			exempt++
+		}
+	}
+	assert.Equal(t, len(allCompanies), exempt, "every statement marked AllCompanies is one of allCompanies")
+	marked := 0
+	for _, sql := range Statements() {
+		if pgtest.CheckTenant(sql, CompanyTables, "") != nil {
+			marked++
+		}
+	}
+	assert.Equal(t, len(allCompanies), marked, "only the statements of allCompanies reach past one company")
+}
+
+// TestSchemaIsKeyedByCompany: every table is a reference table or a
+// company table, and each company table has company_id as the first
+// column of its primary key, so Citus can distribute it by company.
+func TestSchemaIsKeyedByCompany(t *testing.T) {
+	ctx := context.Background()
+	_, url := open(t)
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT c.relname, coalesce(a.attname, '')
+FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
+LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
+WHERE s.nspname = 'public' AND c.relkind = 'r' AND c.relname <> $1 ORDER BY c.relname`, versionTable)
+	require.NoError(t, err)
+	first, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct{ Table, Column string }])
+	require.NoError(t, err)
+	var tables []string
+	for _, f := range first {
+		tables = append(tables, f.Table)
+		if slices.Contains(CompanyTables, f.Table) {
+			assert.Equal(t, "company_id", f.Column, "the primary key of %s", f.Table)
+		}
+	}
+	assert.ElementsMatch(t, append(slices.Clone(ReferenceTables), CompanyTables...), tables)
+}
+
+// TestOpenRefusesAnOlderSchema: a database not migrated as far as the
+// binary is refused with the error that names the command to run; once
+// migrated it opens, and migrating again changes nothing.
+func TestOpenRefusesAnOlderSchema(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	_, err := Open(ctx, url, Options{})
+	require.ErrorIs(t, err, ErrSchemaOutdated)
+	assert.Contains(t, err.Error(), "parley migrate")
+	require.NoError(t, Migrate(ctx, url))
+	require.NoError(t, Migrate(ctx, url))
+	db, err := Open(ctx, url, Options{})
+	require.NoError(t, err)
+	db.Close()
+}

@@ -1,0 +1,261 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	parley "github.com/parley/parley"
+)
+
+// store is the database as the domain's seam, its transactions run with
+// the context it was made with (the seam's functions take none).
+type store struct {
+	db  *DB
+	ctx context.Context
+}
+
+var _ parley.Store = store{}
+
+// Store returns the database as a parley.Store whose transactions run
+// without a deadline.
+func (db *DB) Store() parley.Store { return store{db, context.Background()} }
+
+// StoreContext returns the database as a parley.Store whose transactions
+// run with ctx: a request's, so a client gone or a deadline passed ends
+// its statements.
+func (db *DB) StoreContext(ctx context.Context) parley.Store { return store{db, ctx} }
+
+func (s store) View(fn func(parley.Tx) error) error {
+	return s.db.View(s.ctx, func(tx *Tx) error { return fn(tx) })
+}
+
+func (s store) Update(fn func(parley.Tx) error) (uint64, error) {
+	return s.db.Update(s.ctx, func(tx *Tx) error { return fn(tx) })
+}
+
+// View runs fn in a read-only REPEATABLE READ transaction: one snapshot
+// for all its reads. Records returned by Tx methods are decoded copies.
+func (db *DB) View(ctx context.Context, fn func(*Tx) error) error {
+	defer db.observeTx(false, time.Now())
+	_, err := db.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+	return err
+}
+
+// Update runs fn in a SERIALIZABLE transaction, committed when fn returns
+// nil, and returns the highest outbox sequence it queued (0 if none). fn
+// runs again when PostgreSQL reports a serialization failure or a
+// deadlock, so it must touch only the transaction.
+func (db *DB) Update(ctx context.Context, fn func(*Tx) error) (uint64, error) {
+	defer db.observeTx(true, time.Now())
+	return db.run(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable}, fn)
+}
+
+// maxAttempts bounds the runs of one transaction under contention.
+const maxAttempts = 10
+
+func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) error) (uint64, error) {
+	for attempt := 1; ; attempt++ {
+		t, err := db.attempt(ctx, opts, fn)
+		if err == nil {
+			db.committed(t)
+			return t.outboxSeq, nil
+		}
+		if !retryable(err) || attempt == maxAttempts || ctx.Err() != nil {
+			return 0, err
+		}
+		// A short random pause, growing with the attempts, so the
+		// transactions that collided do not collide again.
+		pause := time.Duration(rand.Int64N(int64(attempt) * int64(2*time.Millisecond)))
+		select {
+		case <-ctx.Done():
+			return 0, err
+		case <-time.After(pause):
+		}
+	}
+}
+
+func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) error) (*Tx, error) {
+	ptx, err := db.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: begin: %w", err)
+	}
+	// After Commit, Rollback does nothing; before it, the error that
+	// matters is the one returned below.
+	defer func() { _ = ptx.Rollback(ctx) }()
+	t := &Tx{ctx: ctx, tx: ptx, owners: map[owner]int64{}, writable: opts.AccessMode != pgx.ReadOnly}
+	err = fn(t)
+	if t.failed != nil {
+		return nil, t.failed // the cause; fn may have returned its consequence, or swallowed it
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t.writable {
+		if hook := db.beforeCommit.Load(); hook != nil && len(t.events) > 0 {
+			if err := (*hook)(t, t.takeEvents()); err != nil {
+				return nil, causeOf(t, err)
+			}
+		}
+		if err := t.flushOutbox(); err != nil {
+			return nil, err
+		}
+	}
+	if err := ptx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("pgstore: commit: %w", err)
+	}
+	return t, nil
+}
+
+// causeOf prefers a statement's failure over what a caller made of it.
+func causeOf(t *Tx, err error) error {
+	if t.failed != nil {
+		return t.failed
+	}
+	return err
+}
+
+// committed tells the waiters of a committed write.
+func (db *DB) committed(t *Tx) {
+	if t.laterChanged {
+		signal(db.later)
+	}
+	if t.webhookWork {
+		signal(db.webhooks)
+	}
+	if t.mailWork {
+		signal(db.mail)
+	}
+	if t.outboxSeq != 0 && db.onCommit != nil {
+		db.onCommit(t.outboxSeq)
+	}
+}
+
+// retryable reports a serialization failure or a deadlock: the
+// transaction may succeed when run again.
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
+}
+
+// Tx is one PostgreSQL transaction with typed accessors. It implements
+// parley.Tx.
+type Tx struct {
+	ctx      context.Context
+	tx       pgx.Tx
+	writable bool
+	// failed is the first statement error: PostgreSQL refuses every later
+	// statement of the transaction, and methods that return no error
+	// (counts, ids) leave it here for the transaction to fail with.
+	failed error
+	// owners caches the companies of ids this transaction looked up or
+	// wrote (see owners.go).
+	owners map[owner]int64
+	// outbox holds the entries queued so far, written at commit (see
+	// outbox.go); outboxSeq is the highest sequence they got.
+	outbox    []parley.OutboxEntry
+	outboxSeq uint64
+	// laterChanged, webhookWork and mailWork record what the transaction
+	// stored, for the signals after its commit.
+	laterChanged, webhookWork, mailWork bool
+	// events are the domain events recorded so far, for beforeCommit.
+	events []parley.Event
+}
+
+var _ parley.Tx = (*Tx)(nil)
+
+// check records a statement's error as the transaction's failure and
+// returns it in the domain's terms (see domainError).
+func (t *Tx) check(err error) error {
+	if err == nil {
+		return nil
+	}
+	if t.failed == nil {
+		t.failed = domainError(err)
+	}
+	return t.failed
+}
+
+// exec runs a statement that returns no rows.
+func (t *Tx) exec(sql string, args ...any) error {
+	if t.failed != nil {
+		return t.failed
+	}
+	_, err := t.tx.Exec(t.ctx, sql, args...)
+	return t.check(err)
+}
+
+// scan runs a statement returning at most one row into dest; found is
+// false when it returned none.
+func (t *Tx) scan(sql string, args []any, dest ...any) (found bool, err error) {
+	if t.failed != nil {
+		return false, t.failed
+	}
+	err = t.tx.QueryRow(t.ctx, sql, args...).Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, t.check(err)
+}
+
+// collect runs a statement and scans each row with fn; the rows are all
+// read before it returns, so fn's caller may run statements again.
+func collect[T any](t *Tx, fn func(pgx.CollectableRow) (T, error), sql string, args ...any) ([]T, error) {
+	if t.failed != nil {
+		return nil, t.failed
+	}
+	rows, err := t.tx.Query(t.ctx, sql, args...)
+	if err != nil {
+		return nil, t.check(err)
+	}
+	var out []T // nil when empty, as the embedded store answers
+	for rows.Next() {
+		v, err := fn(rows)
+		if err != nil {
+			rows.Close()
+			return nil, t.check(err)
+		}
+		out = append(out, v)
+	}
+	return out, t.check(rows.Err())
+}
+
+// one loads the record a statement's single body column holds, or answers
+// NotFound(noun).
+func one[T any](t *Tx, noun, sql string, args ...any) (*T, error) {
+	var body []byte
+	found, err := t.scan(sql, args, &body)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, parley.NotFound(noun)
+	}
+	rec := new(T)
+	return rec, t.decode(body, rec)
+}
+
+// many loads the records of a statement's body column, in its order.
+func many[T any](t *Tx, sql string, args ...any) ([]T, error) {
+	return collect(t, bodyRow[T], sql, args...)
+}
+
+// ids collects a statement's single bigint column.
+func (t *Tx) ids(sql string, args ...any) ([]int64, error) {
+	return collect(t, idRow, sql, args...)
+}
+
+func (t *Tx) decode(body []byte, rec any) error { return t.check(decodeBody(body, rec)) }
+
+// countOf runs a count for a method that returns no error: a failure
+// stays on the transaction (see Tx.failed).
+func (t *Tx) countOf(sql string, args ...any) int {
+	var n int
+	_, _ = t.scan(sql, args, &n)
+	return n
+}

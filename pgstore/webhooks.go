@@ -1,0 +1,120 @@
+package pgstore
+
+import (
+	"time"
+
+	parley "github.com/parley/parley"
+)
+
+var (
+	sqlWebhook    = stmt(`SELECT w.body FROM webhooks w WHERE w.company_id = $1 AND w.id = $2`)
+	sqlWebhooks   = stmt(`SELECT w.body FROM webhooks w WHERE w.company_id = $1 ORDER BY w.id`)
+	sqlPutWebhook = stmt(`INSERT INTO webhooks (company_id, id, body) VALUES ($1, $2, $3)
+ON CONFLICT (company_id, id) DO UPDATE SET body = EXCLUDED.body`)
+	sqlDeleteWebhook = stmt(`DELETE FROM webhooks w WHERE w.company_id = $1 AND w.id = $2`)
+
+	sqlDelivery         = stmt(`SELECT d.body FROM deliveries d WHERE d.company_id = $1 AND d.webhook_id = $2 AND d.id = $3`)
+	sqlDeliveriesPage   = stmt(`SELECT d.body FROM deliveries d WHERE d.company_id = $1 AND d.webhook_id = $2 ORDER BY d.id DESC OFFSET $3 LIMIT $4`)
+	sqlDeliveryCount    = stmt(`SELECT count(*) FROM deliveries d WHERE d.company_id = $1 AND d.webhook_id = $2`)
+	sqlQueuedDeliveries = stmt(`SELECT d.body FROM deliveries d WHERE d.company_id = $1 AND d.webhook_id = $2 AND d.queued ORDER BY d.id`)
+	sqlPutDelivery      = stmt(`INSERT INTO deliveries (company_id, webhook_id, id, order_key, queued, due_ns, body) VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (company_id, webhook_id, id) DO UPDATE SET order_key = EXCLUDED.order_key, queued = EXCLUDED.queued,
+due_ns = EXCLUDED.due_ns, body = EXCLUDED.body`)
+	sqlDeleteDeliveries = stmt(`DELETE FROM deliveries d WHERE d.company_id = $1 AND d.webhook_id = $2`)
+)
+
+// Webhook loads a webhook of a company.
+func (t *Tx) Webhook(companyID, id int64) (*parley.Webhook, error) {
+	return one[parley.Webhook](t, "webhook", sqlWebhook, companyID, id)
+}
+
+// Webhooks lists a company's webhooks in id order.
+func (t *Tx) Webhooks(companyID int64) ([]parley.Webhook, error) {
+	return many[parley.Webhook](t, sqlWebhooks, companyID)
+}
+
+// PutWebhook stores a webhook, assigning an id when ID is 0.
+func (t *Tx) PutWebhook(w *parley.Webhook) error {
+	if err := t.assignID(seqWebhooks, &w.ID); err != nil {
+		return err
+	}
+	if err := t.claim(ownedWebhook, w.ID, w.CompanyID); err != nil {
+		return err
+	}
+	return t.put(sqlPutWebhook, w, w.CompanyID, w.ID)
+}
+
+// DeleteWebhook removes a webhook with its deliveries.
+func (t *Tx) DeleteWebhook(w *parley.Webhook) error {
+	if err := t.exec(sqlDeleteDeliveries, w.CompanyID, w.ID); err != nil {
+		return err
+	}
+	if err := t.exec(sqlDeleteWebhook, w.CompanyID, w.ID); err != nil {
+		return err
+	}
+	return t.disown(ownedWebhook, w.ID)
+}
+
+// Delivery loads a delivery of a webhook.
+func (t *Tx) Delivery(webhookID, id int64) (*parley.Delivery, error) {
+	company, found, err := t.companyOf(ownedWebhook, webhookID)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, parley.NotFound("delivery")
+	}
+	return one[parley.Delivery](t, "delivery", sqlDelivery, company, webhookID, id)
+}
+
+// Deliveries pages through a webhook's deliveries, newest first, and
+// counts them all.
+func (t *Tx) Deliveries(webhookID int64, offset, limit int) ([]parley.Delivery, int, error) {
+	company, found, err := t.companyOf(ownedWebhook, webhookID)
+	if err != nil || !found {
+		return []parley.Delivery{}, 0, err
+	}
+	total := t.countOf(sqlDeliveryCount, company, webhookID)
+	page, err := many[parley.Delivery](t, sqlDeliveriesPage, company, webhookID, offset, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	if page == nil {
+		page = []parley.Delivery{} // an empty page, as the embedded store answers
+	}
+	return page, total, nil
+}
+
+// PutDelivery stores a delivery, assigning an id when ID is 0; it stays
+// queued while not final, and due at its next attempt unless paused.
+func (t *Tx) PutDelivery(d *parley.Delivery) error {
+	t.webhookWork = true
+	if err := t.assignID(seqDeliveries, &d.ID); err != nil {
+		return err
+	}
+	queued := !d.Final()
+	return t.put(sqlPutDelivery, d, d.CompanyID, d.WebhookID, d.ID, keyText(d.OrderKey), queued, dueAt(queued && !d.Paused, d.NextAttemptAt))
+}
+
+// SetDeliveriesPaused pauses (a webhook was disabled) or resumes, due at
+// now, every queued delivery of a webhook.
+func (t *Tx) SetDeliveriesPaused(webhookID int64, paused bool, now time.Time) error {
+	company, found, err := t.companyOf(ownedWebhook, webhookID)
+	if err != nil || !found {
+		return err
+	}
+	queued, err := many[parley.Delivery](t, sqlQueuedDeliveries, company, webhookID)
+	if err != nil {
+		return err
+	}
+	for i := range queued {
+		d := &queued[i]
+		if !d.SetPaused(paused, now) {
+			continue
+		}
+		if err := t.PutDelivery(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
