@@ -1,0 +1,485 @@
+package dashboard_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/api"
+	"github.com/parley/parley/fixtures"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/index/lists"
+	"github.com/parley/parley/indexer"
+	"github.com/parley/parley/storage"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/dashboard.png, the README's screenshot of the dashboard")
+
+// screenshotPath is where -update writes the README's screenshot.
+const screenshotPath = "../docs/dashboard.png"
+
+// demoNow is the fixed clock of the server: the demo data spreads over the
+// year before it.
+var demoNow = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+// The view the tests open: October 2026 against September, as the page
+// writes it (whole UTC days, both ends included) and as the API reads it.
+const viewQuery = "?start=2026-10-01&end=2026-10-31&previousStart=2026-09-01&previousEnd=2026-09-30"
+
+var viewParams = url.Values{
+	"start": {"2026-10-01T00:00:00Z"}, "end": {"2026-11-01T00:00:00Z"},
+	"previousStart": {"2026-09-01T00:00:00Z"}, "previousEnd": {"2026-10-01T00:00:00Z"},
+}
+
+// browserRequired: CI (CI=true) installs Chromium (see .ci/run), so there a
+// missing browser is a broken set-up, not a reason to test less; the same
+// rule as internal/pgtest's for PostgreSQL.
+func browserRequired() bool { return os.Getenv("CI") == "true" }
+
+// startBrowser starts one headless Chromium for the test binary's tests
+// and returns a context for new tabs. Where Chromium is not installed the
+// test skips, except under CI, where it fails.
+func startBrowser(t *testing.T) context.Context {
+	t.Helper()
+	var path string
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		if browserRequired() {
+			t.Fatal("Chromium is not installed (CI=true requires it): apt-get install -y chromium")
+		}
+		t.Skip("Chromium is not installed; apt-get install -y chromium to run the dashboard's browser tests")
+	}
+	// The network here is closed and the page needs none but Parley's: the
+	// flags keep Chromium from reaching out for updates, sync and the like.
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1280, 900), chromedp.UserDataDir(t.TempDir()))
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancelBrowser(); cancelAlloc() })
+	require.NoError(t, chromedp.Do(browser), "start Chromium")
+	return browser
+}
+
+// parleyServer is Parley's real handler over the demo data, behind an
+// httptest server, with a fixed clock.
+type parleyServer struct {
+	*httptest.Server
+	token string // Acme's owner's, by client credentials: the user who signs in
+}
+
+func startParley(t *testing.T) *parleyServer {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := storage.Open(filepath.Join(dir, "parley.db"), storage.Options{NoSync: true})
+	require.NoError(t, err)
+	require.NoError(t, fixtures.Load(db, demoNow))
+	full, err := bleveindex.Open(filepath.Join(dir, "index"))
+	require.NoError(t, err)
+	engine := index.Router{Full: full, Fast: lists.New()}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	syncer := indexer.NewSyncer(db, engine, quiet)
+	db.OnCommit(syncer.Notify)
+	require.NoError(t, syncer.Rebuild(context.Background(), nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { syncer.Run(ctx); close(done) }()
+	server := api.New(api.Config{DB: db, Engine: engine, Syncer: syncer, Log: quiet,
+		Clock:      parley.ClockFunc(func() time.Time { return demoNow }),
+		RateLimits: map[parley.Plan]int{parley.PlanPro: 1 << 20}, TokenRateLimit: 1 << 20})
+	ts := httptest.NewServer(server)
+	t.Cleanup(func() {
+		ts.Close()
+		cancel()
+		<-done
+		engine.Close()
+		db.Close()
+	})
+	res, err := http.PostForm(ts.URL+"/v2/oauth2/token", url.Values{"grant_type": {"client_credentials"},
+		"client_id": {fixtures.AcmeClientID}, "client_secret": {fixtures.AcmeClientSecret}})
+	require.NoError(t, err)
+	defer res.Body.Close()
+	var issued struct {
+		AccessToken string `json:"access_token"`
+	}
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&issued))
+	require.NotEmpty(t, issued.AccessToken)
+	return &parleyServer{Server: ts, token: issued.AccessToken}
+}
+
+// get calls the API directly, as the signed-in user, and decodes the answer.
+func (p *parleyServer) get(t *testing.T, path string, params url.Values, out any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, p.URL+path+"?"+params.Encode(), nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+p.token)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode, "GET %s", path)
+	require.NoError(t, json.NewDecoder(res.Body).Decode(out))
+}
+
+// with returns the view's parameters and more.
+func with(extra url.Values) url.Values {
+	out := url.Values{}
+	for _, v := range []url.Values{viewParams, extra} {
+		for k, vs := range v {
+			out[k] = vs
+		}
+	}
+	return out
+}
+
+// pageErrors collects the uncaught exceptions and errors a tab logs, so a
+// broken script or a refused resource (the Content-Security-Policy) fails
+// the test instead of showing as a chart that is not there.
+type pageErrors struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func watchErrors(ctx context.Context) *pageErrors {
+	e := &pageErrors{}
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			// Browsers ask every page for a favicon, and log each API call
+			// that answers an error, which the page shows in its panel.
+			expected := strings.Contains(m.Text+m.URL, "favicon") ||
+				strings.HasPrefix(m.Text, "Failed to load resource") && strings.Contains(m.URL, "/v2/")
+			if (m.Type == chromedp.ConsoleError || m.IsException()) && !expected {
+				e.mu.Lock()
+				e.list = append(e.list, m.URL+": "+m.Text)
+				e.mu.Unlock()
+			}
+		}
+	}()
+	return e
+}
+
+func (e *pageErrors) all() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.list...)
+}
+
+// waitFor waits until the page's expression is true.
+func waitFor(ctx context.Context, expression string) error {
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expression, chromedp.WithPollingTimeout(30*time.Second)))
+	return err
+}
+
+// evaluate runs an expression in the page and decodes its value.
+func evaluate[T any](t *testing.T, ctx context.Context, expression string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expression))
+	require.NoError(t, err, expression)
+	return v
+}
+
+// chartData reads what a chart draws: its labels and each dataset's values.
+type chartData struct {
+	Labels   []string    `json:"labels"`
+	Datasets [][]float64 `json:"datasets"`
+}
+
+func readChart(t *testing.T, ctx context.Context, canvasID string) chartData {
+	t.Helper()
+	return evaluate[chartData](t, ctx, `(() => { const c = Chart.getChart('`+canvasID+`');
+		return { labels: c.data.labels, datasets: c.data.datasets.map((d) => d.data.map((v) => v ?? -1)) }; })()`)
+}
+
+// clickBar clicks, with the mouse, the middle of a chart's bar.
+func clickBar(t *testing.T, ctx context.Context, canvasID string, dataset, index int) {
+	t.Helper()
+	type point struct{ X, Y float64 }
+	p := evaluate[point](t, ctx, `(() => { const c = Chart.getChart('`+canvasID+`'); c.canvas.scrollIntoView({block: 'center'});
+		const bar = c.getDatasetMeta(`+itoa(dataset)+`).data[`+itoa(index)+`]; const r = c.canvas.getBoundingClientRect();
+		return { X: r.left + bar.x, Y: r.top + (bar.y + bar.base) / 2 }; })()`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.MouseClickXY(p.X, p.Y)))
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// drillRows reads the drill-down panel once it shows its list.
+type drillRows struct {
+	Title string   `json:"title"`
+	Count int      `json:"count"`
+	IDs   []int64  `json:"ids"`
+	Hrefs []string `json:"hrefs"`
+}
+
+func readDrillDown(t *testing.T, ctx context.Context) drillRows {
+	t.Helper()
+	require.NoError(t, waitFor(ctx, `document.getElementById('drilldown').dataset.state === 'ready'`))
+	return evaluate[drillRows](t, ctx, `(() => { const p = document.getElementById('drilldown');
+		const links = [...p.querySelectorAll('a[data-conversation]')];
+		return { title: p.querySelector('h2').textContent, count: Number(p.dataset.count),
+			ids: links.map((a) => Number(a.dataset.conversation)), hrefs: links.map((a) => a.getAttribute('href')) }; })()`)
+}
+
+// periodFigures are a report's figures of both periods and their deltas.
+type periodFigures struct {
+	Current, Previous, Deltas map[string]any
+}
+
+// drillPage is a drill-down endpoint's answer.
+type drillPage struct {
+	Conversations struct {
+		Count   int `json:"count"`
+		Results []struct {
+			ID int64 `json:"id"`
+		} `json:"results"`
+	} `json:"conversations"`
+}
+
+func (d drillPage) ids() []int64 {
+	var out []int64
+	for _, r := range d.Conversations.Results {
+		out = append(out, r.ID)
+	}
+	return out
+}
+
+func hrefsOf(ids []int64) []string {
+	var out []string
+	for _, id := range ids {
+		out = append(out, "/v2/conversations/"+itoa(int(id)))
+	}
+	return out
+}
+
+// TestDashboard drives the dashboard in headless Chromium over the demo
+// data, as its user would: sign in on the authorization page, read the
+// charts, compare periods, click a bar. The figures on the page must be
+// the ones the API answers to a direct call. One browser and one sign-in
+// serve every step, so the steps run in order.
+func TestDashboard(t *testing.T) {
+	browser := startBrowser(t)
+	p := startParley(t)
+	tab, cancelTab := chromedp.NewContext(browser)
+	defer cancelTab()
+	ctx, cancel := context.WithTimeout(tab, 3*time.Minute)
+	defer cancel()
+	errs := watchErrors(ctx)
+
+	signedIn := t.Run("signs in through the authorization page", func(t *testing.T) {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(p.URL+"/reports"+viewQuery)))
+		require.NoError(t, chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body[data-state="signed-out"]`))))
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.Click(chromedp.ID("sign-in")),
+			chromedp.WaitVisible(chromedp.ID("email")),
+			chromedp.SendKeys(chromedp.ID("email"), fixtures.AcmeOwnerEmail),
+			chromedp.SendKeys(chromedp.ID("password"), fixtures.DemoPassword),
+			chromedp.Click(chromedp.CSS("button[type=submit]")),
+			chromedp.WaitVisible(chromedp.CSS("button[value=approve]")),
+		))
+		consent, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+		require.NoError(t, err)
+		assert.Contains(t, consent, "Parley reports dashboard")
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button[value=approve]"))))
+		// The approval goes through the callback and its hand-off page: wait
+		// on the document the browser ends on, not on the one it leaves.
+		require.NoError(t, chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body[data-state="ready"]`))))
+		location, err := chromedp.Run(ctx, chromedp.Location())
+		require.NoError(t, err)
+		assert.Equal(t, p.URL+"/reports"+viewQuery, location, "the sign-in returns to the view it left, the token out of the URL")
+	})
+	if !signedIn {
+		return
+	}
+
+	t.Run("charts draw the API's figures", func(t *testing.T) {
+		var created, received struct {
+			Current, Previous []struct {
+				Start string `json:"start"`
+				Count float64
+			}
+		}
+		p.get(t, "/v2/reports/conversations/new", viewParams, &created)
+		p.get(t, "/v2/reports/conversations/received-messages", viewParams, &received)
+		volume := readChart(t, ctx, "chart-volume")
+		require.Len(t, volume.Labels, len(created.Current))
+		for i, point := range created.Current {
+			assert.Equal(t, point.Start[:10], volume.Labels[i])
+			assert.Equal(t, point.Count, volume.Datasets[0][i], "new conversations on %s", point.Start)
+			assert.Equal(t, received.Current[i].Count, volume.Datasets[2][i], "received messages on %s", point.Start)
+		}
+		for i, point := range created.Previous {
+			assert.Equal(t, point.Count, volume.Datasets[1][i], "new conversations on %s (previous)", point.Start)
+		}
+
+		var productivity struct {
+			FirstResponseTime, ResolutionTime struct {
+				Ranges []struct{ Count, PreviousCount float64 }
+			}
+		}
+		p.get(t, "/v2/reports/productivity", viewParams, &productivity)
+		for canvas, dist := range map[string][]struct{ Count, PreviousCount float64 }{
+			"chart-first-response": productivity.FirstResponseTime.Ranges, "chart-resolution": productivity.ResolutionTime.Ranges,
+		} {
+			chart := readChart(t, ctx, canvas)
+			require.Len(t, chart.Datasets[0], len(dist), canvas)
+			for i, r := range dist {
+				assert.Equal(t, r.Count, chart.Datasets[0][i], "%s range %d", canvas, i+1)
+				assert.Equal(t, r.PreviousCount, chart.Datasets[1][i], "%s range %d (previous)", canvas, i+1)
+			}
+		}
+
+		var busy []struct{ Day, Hour, Count int }
+		p.get(t, "/v2/reports/conversations/busy-times", viewParams, &busy)
+		chart := readChart(t, ctx, "chart-busy")
+		for _, h := range busy {
+			assert.Equal(t, float64(h.Count), chart.Datasets[h.Day-1][h.Hour], "day %d hour %d", h.Day, h.Hour)
+		}
+		if *update {
+			png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			require.NoError(t, err)
+			require.NoError(t, os.MkdirAll(filepath.Dir(screenshotPath), 0o755))
+			require.NoError(t, os.WriteFile(screenshotPath, png, 0o644))
+		}
+	})
+
+	t.Run("the previous period shows its deltas", func(t *testing.T) {
+		type card struct {
+			Report, Figure           string
+			Current, Previous, Delta any
+			Text                     string
+		}
+		cards := evaluate[[]card](t, ctx, `[...document.querySelectorAll('#summary .card')].map((c) => ({
+			Report: c.dataset.report, Figure: c.dataset.figure, Current: JSON.parse(c.dataset.current),
+			Previous: JSON.parse(c.dataset.previous), Delta: JSON.parse(c.dataset.delta), Text: c.querySelector('.delta').textContent }))`)
+		require.Len(t, cards, 9)
+		reports := map[string]periodFigures{}
+		for _, c := range cards {
+			body, ok := reports[c.Report]
+			if !ok {
+				p.get(t, "/v2/reports/"+c.Report, viewParams, &body)
+				reports[c.Report] = body
+			}
+			assert.Equal(t, body.Current[c.Figure], c.Current, "%s.%s current", c.Report, c.Figure)
+			assert.Equal(t, body.Previous[c.Figure], c.Previous, "%s.%s previous", c.Report, c.Figure)
+			assert.Equal(t, body.Deltas[c.Figure], c.Delta, "%s.%s delta", c.Report, c.Figure)
+			switch d, _ := body.Deltas[c.Figure].(float64); {
+			case d == 0:
+				assert.Contains(t, []string{"—", "0%"}, c.Text, "%s.%s", c.Report, c.Figure)
+			case d > 0:
+				assert.True(t, strings.HasPrefix(c.Text, "+") && strings.HasSuffix(c.Text, "%"), "%s.%s shows %q", c.Report, c.Figure, c.Text)
+			default:
+				assert.True(t, strings.HasPrefix(c.Text, "-") && strings.HasSuffix(c.Text, "%"), "%s.%s shows %q", c.Report, c.Figure, c.Text)
+			}
+		}
+		assert.NotZero(t, reports["conversations"].Deltas["totalConversations"], "the demo's October differs from its September")
+	})
+
+	t.Run("clicking a bar lists the conversations behind it", func(t *testing.T) {
+		volume := readChart(t, ctx, "chart-volume")
+		busiest := 0
+		for i, v := range volume.Datasets[0] {
+			if v > volume.Datasets[0][busiest] {
+				busiest = i
+			}
+		}
+		clickBar(t, ctx, "chart-volume", 0, busiest)
+		rows := readDrillDown(t, ctx)
+		start, _ := time.Parse("2006-01-02", volume.Labels[busiest])
+		var want drillPage
+		p.get(t, "/v2/reports/conversations/new-drilldown", url.Values{"start": {start.Format(time.RFC3339)},
+			"end": {start.AddDate(0, 0, 1).Format(time.RFC3339)}}, &want)
+		assert.Equal(t, int(volume.Datasets[0][busiest]), want.Conversations.Count, "the bar counts its drill-down")
+		assert.Equal(t, want.Conversations.Count, rows.Count)
+		assert.Equal(t, want.ids(), rows.IDs)
+		assert.Equal(t, hrefsOf(want.ids()), rows.Hrefs, "each conversation links to its API resource")
+		assert.Contains(t, rows.Title, volume.Labels[busiest])
+
+		first := readChart(t, ctx, "chart-first-response")
+		bar := 0
+		for i, v := range first.Datasets[0] {
+			if v > first.Datasets[0][bar] {
+				bar = i
+			}
+		}
+		clickBar(t, ctx, "chart-first-response", 0, bar)
+		require.NoError(t, waitFor(ctx, `document.querySelector('#drilldown h2').textContent.startsWith('First response in')`))
+		rows = readDrillDown(t, ctx)
+		p.get(t, "/v2/reports/company/drilldown", with(url.Values{"range": {"firstResponseTime"}, "rangeId": {itoa(bar + 1)}}), &want)
+		assert.Equal(t, int(first.Datasets[0][bar]), want.Conversations.Count)
+		assert.Equal(t, want.ids(), rows.IDs)
+	})
+
+	t.Run("a conversation's link shows its API resource", func(t *testing.T) {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#drilldown a[data-conversation]"))))
+		require.NoError(t, waitFor(ctx, `document.querySelector('#resource pre').textContent.startsWith('{')`))
+		var shown struct {
+			ID int64 `json:"id"`
+		}
+		text := evaluate[string](t, ctx, `document.querySelector('#resource pre').textContent`)
+		require.NoError(t, json.Unmarshal([]byte(text), &shown))
+		id := evaluate[int64](t, ctx, `Number(document.querySelector('#drilldown a[data-conversation]').dataset.conversation)`)
+		assert.Equal(t, id, shown.ID)
+	})
+
+	t.Run("the per-user table reads the user report", func(t *testing.T) {
+		req, err := http.NewRequest(http.MethodGet, p.URL+"/v2/reports/user?"+with(url.Values{"user": {"1"}}).Encode(), nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+p.token)
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		if res.StatusCode == http.StatusNotFound {
+			// Not served by this build: the page must say so, not draw a table.
+			note := evaluate[bool](t, ctx, `document.querySelector('#users [data-unavailable=user-report]') !== null`)
+			assert.True(t, note, "the page says the user report is unavailable")
+			return
+		}
+		require.Equal(t, http.StatusOK, res.StatusCode)
+		type cell struct {
+			User    int64
+			Figure  string
+			Current any
+		}
+		cells := evaluate[[]cell](t, ctx, `[...document.querySelectorAll('#users tr[data-user] td[data-figure]')].map((td) => ({
+			User: Number(td.parentElement.dataset.user), Figure: td.dataset.figure, Current: JSON.parse(td.dataset.current) }))`)
+		require.NotEmpty(t, cells)
+		reports := map[int64]periodFigures{}
+		for _, c := range cells {
+			body, ok := reports[c.User]
+			if !ok {
+				p.get(t, "/v2/reports/user", with(url.Values{"user": {itoa(int(c.User))}}), &body)
+				reports[c.User] = body
+			}
+			assert.Equal(t, body.Current[c.Figure], c.Current, "user %d %s", c.User, c.Figure)
+		}
+	})
+
+	assert.Empty(t, errs.all(), "the page logged errors")
+}
