@@ -421,19 +421,25 @@ func TestDashboard(t *testing.T) {
 		assert.Equal(t, hrefsOf(want.ids()), rows.Hrefs, "each conversation links to its API resource")
 		assert.Contains(t, rows.Title, volume.Labels[busiest])
 
-		first := readChart(t, ctx, "chart-first-response")
-		bar := 0
-		for i, v := range first.Datasets[0] {
-			if v > first.Datasets[0][bar] {
-				bar = i
+		for _, dist := range []struct{ canvas, rangeName, title string }{
+			{"chart-first-response", "firstResponseTime", "First response in"},
+			{"chart-resolution", "resolutionTime", "Resolved in"},
+		} {
+			chart := readChart(t, ctx, dist.canvas)
+			bar := 0
+			for i, v := range chart.Datasets[0] {
+				if v > chart.Datasets[0][bar] {
+					bar = i
+				}
 			}
+			clickBar(t, ctx, dist.canvas, 0, bar)
+			require.NoError(t, waitFor(ctx, `document.querySelector('#drilldown h2').textContent.startsWith('`+dist.title+`')`))
+			rows := readDrillDown(t, ctx)
+			var want drillPage
+			p.get(t, "/v2/reports/company/drilldown", with(url.Values{"range": {dist.rangeName}, "rangeId": {itoa(bar + 1)}}), &want)
+			assert.Equal(t, int(chart.Datasets[0][bar]), want.Conversations.Count, "%s: the bar counts its drill-down", dist.rangeName)
+			assert.Equal(t, want.ids(), rows.IDs, dist.rangeName)
 		}
-		clickBar(t, ctx, "chart-first-response", 0, bar)
-		require.NoError(t, waitFor(ctx, `document.querySelector('#drilldown h2').textContent.startsWith('First response in')`))
-		rows = readDrillDown(t, ctx)
-		p.get(t, "/v2/reports/company/drilldown", with(url.Values{"range": {"firstResponseTime"}, "rangeId": {itoa(bar + 1)}}), &want)
-		assert.Equal(t, int(first.Datasets[0][bar]), want.Conversations.Count)
-		assert.Equal(t, want.ids(), rows.IDs)
 	})
 
 	t.Run("a conversation's link shows its API resource", func(t *testing.T) {
