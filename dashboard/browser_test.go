@@ -132,8 +132,8 @@ func startParley(t *testing.T) *parleyServer {
 	return &parleyServer{Server: ts, token: issued.AccessToken}
 }
 
-// get calls the API directly, as the signed-in user, and decodes the answer.
-func (p *parleyServer) get(t *testing.T, path string, params url.Values, out any) {
+// fetch calls the API directly, as the signed-in user.
+func (p *parleyServer) fetch(t *testing.T, path string, params url.Values) (int, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, p.URL+path+"?"+params.Encode(), nil)
 	require.NoError(t, err)
@@ -141,8 +141,17 @@ func (p *parleyServer) get(t *testing.T, path string, params url.Values, out any
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer res.Body.Close()
-	require.Equal(t, http.StatusOK, res.StatusCode, "GET %s", path)
-	require.NoError(t, json.NewDecoder(res.Body).Decode(out))
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res.StatusCode, body
+}
+
+// get fetches an answer that must be 200 and decodes it.
+func (p *parleyServer) get(t *testing.T, path string, params url.Values, out any) {
+	t.Helper()
+	status, body := p.fetch(t, path, params)
+	require.Equal(t, http.StatusOK, status, "GET %s: %s", path, body)
+	require.NoError(t, json.Unmarshal(body, out))
 }
 
 // with returns the view's parameters and more.
@@ -455,19 +464,14 @@ func TestDashboard(t *testing.T) {
 	})
 
 	t.Run("the per-user table reads the user report", func(t *testing.T) {
-		req, err := http.NewRequest(http.MethodGet, p.URL+"/v2/reports/user?"+with(url.Values{"user": {"1"}}).Encode(), nil)
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+p.token)
-		res, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		res.Body.Close()
-		if res.StatusCode == http.StatusNotFound {
+		status, body := p.fetch(t, "/v2/reports/user", with(url.Values{"user": {"1"}}))
+		if status == http.StatusNotFound {
 			// Not served by this build: the page must say so, not draw a table.
 			note := evaluate[bool](t, ctx, `document.querySelector('#users [data-unavailable=user-report]') !== null`)
 			assert.True(t, note, "the page says the user report is unavailable")
 			return
 		}
-		require.Equal(t, http.StatusOK, res.StatusCode)
+		require.Equal(t, http.StatusOK, status, "%s", body)
 		type cell struct {
 			User    int64
 			Figure  string
