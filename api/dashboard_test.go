@@ -190,6 +190,14 @@ func TestDashboardFiles(t *testing.T) {
 
 	missing := w.do(request{method: http.MethodGet, path: "/reports/assets/nothing.js"})
 	assert.Equal(t, "404 Not found: asset not found", apiError(t, missing))
+
+	// The sign-in's two steps answer as the OpenAPI document says (w.do
+	// holds every answer to it).
+	signin := w.do(request{method: http.MethodGet, path: "/reports/signin"})
+	assert.Equal(t, http.StatusSeeOther, signin.Code)
+	callback := w.do(request{method: http.MethodGet, path: "/reports/callback?code=x&state=y"})
+	assert.Equal(t, http.StatusBadRequest, callback.Code)
+	assert.Contains(t, callback.Body.String(), "This sign-in was not started in this browser")
 }
 
 // TestDashboardCallbackFailuresAreLimited: failed code exchanges spend the
