@@ -238,3 +238,22 @@ type App struct {
 	// RevokedAt is set by `parley app revoke`: the app's tokens stop working.
 	RevokedAt *time.Time `json:"revokedAt,omitempty"`
 }
+
+// DashboardClientID is the client id of the reports dashboard (served at
+// /reports), Parley's one first-party application. It has no company and
+// no secret: no client can authenticate as it at the token endpoint, so
+// its authorization codes are exchanged by Parley alone, and it acts only
+// as the user who signs in to it.
+const DashboardClientID = "parley-dashboard"
+
+// DashboardApp loads the reports dashboard's application, creating it with
+// the redirect URL given when it does not exist yet. A revoked one is
+// returned as it is: `parley app revoke` turns the dashboard's sign-in off.
+func DashboardApp(tx Tx, redirectURI string, now time.Time) (*App, error) {
+	app, err := tx.App(DashboardClientID)
+	if !IsNotFound(err) {
+		return app, err
+	}
+	app = &App{ClientID: DashboardClientID, Name: "Parley reports dashboard", RedirectURI: redirectURI, CreatedAt: now}
+	return app, tx.PutApp(app)
+}

@@ -43,7 +43,12 @@ func csrfValid(key, purpose, clientID, state, got string) bool {
 // setCookie sets an HttpOnly, SameSite=Lax cookie on the pages' path,
 // Secure when the request came over TLS. maxAge < 0 deletes it.
 func (s *Server) setCookie(c *gin.Context, name, value string, maxAge int) {
-	http.SetCookie(c.Writer, &http.Cookie{Name: name, Value: value, Path: cookiePath, MaxAge: maxAge, HttpOnly: true,
+	s.setCookieOn(c, cookiePath, name, value, maxAge)
+}
+
+// setCookieOn is setCookie on another path.
+func (s *Server) setCookieOn(c *gin.Context, path, name, value string, maxAge int) {
+	http.SetCookie(c.Writer, &http.Cookie{Name: name, Value: value, Path: path, MaxAge: maxAge, HttpOnly: true,
 		Secure: c.Request.TLS != nil || strings.HasPrefix(s.cfg.BaseURL, "https:"), SameSite: http.SameSiteLaxMode})
 }
 

@@ -12,6 +12,8 @@ type pageData struct {
 	App, User, Email string
 	ClientID, State  string
 	CSRF, Message    string
+	// Token is the access token the dashboard's callback hands to its page.
+	Token string
 }
 
 // The pages are plain HTML forms that work without JavaScript; html/template
@@ -52,9 +54,18 @@ func htmlPage(body string) *template.Template {
 	return template.Must(template.Must(template.New("layout").Parse(pageLayout)).Parse(body))
 }
 
+// pagePolicy is the Content-Security-Policy of the flow's pages: no
+// script, no resource from anywhere.
+const pagePolicy = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+
 // page renders an HTML page with headers that keep it out of caches and
 // frames.
 func (s *Server) page(c *gin.Context, status int, t *template.Template, data pageData) error {
+	return s.pageWithPolicy(c, status, t, data, pagePolicy)
+}
+
+// pageWithPolicy is page with another Content-Security-Policy.
+func (s *Server) pageWithPolicy(c *gin.Context, status int, t *template.Template, data pageData, policy string) error {
 	var b bytes.Buffer
 	if err := t.ExecuteTemplate(&b, "layout", data); err != nil {
 		return err
@@ -63,7 +74,7 @@ func (s *Server) page(c *gin.Context, status int, t *template.Template, data pag
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", policy)
 	c.Data(status, "text/html; charset=utf-8", b.Bytes())
 	c.Abort()
 	return nil

@@ -105,27 +105,39 @@ func authorizeURL(clientID, state string) string {
 // no session, and returns the consent page.
 func (b *browser) signIn(email, password, state string) string {
 	b.t.Helper()
-	res, page := b.call(http.MethodGet, authorizeURL(appClientID, state), nil)
+	return b.signInTo(appClientID, "Test app", email, password, state)
+}
+
+// signInTo is signIn for the application clientID, named appName.
+func (b *browser) signInTo(clientID, appName, email, password, state string) string {
+	b.t.Helper()
+	res, page := b.call(http.MethodGet, authorizeURL(clientID, state), nil)
 	require.Equal(b.t, http.StatusOK, res.StatusCode)
-	if strings.Contains(page, "Authorize Test app") {
+	if strings.Contains(page, "Authorize "+appName) {
 		return page // signed in already: the session cookie was sent
 	}
 	require.Contains(b.t, page, `action="/authentication/login"`)
 	res, page = b.call(http.MethodPost, "/authentication/login", url.Values{"csrf": {csrfOf(b.t, page)},
-		"client_id": {appClientID}, "state": {state}, "email": {email}, "password": {password}})
+		"client_id": {clientID}, "state": {state}, "email": {email}, "password": {password}})
 	require.Equal(b.t, http.StatusSeeOther, res.StatusCode, page)
-	require.Equal(b.t, authorizeURL(appClientID, state), res.Header.Get("Location"))
+	require.Equal(b.t, authorizeURL(clientID, state), res.Header.Get("Location"))
 	res, page = b.call(http.MethodGet, res.Header.Get("Location"), nil)
 	require.Equal(b.t, http.StatusOK, res.StatusCode)
-	require.Contains(b.t, page, "Authorize Test app")
+	require.Contains(b.t, page, "Authorize "+appName)
 	return page
 }
 
 // decide posts the consent form and returns the redirect's URL.
 func (b *browser) decide(page, state, decision string) *url.URL {
 	b.t.Helper()
+	return b.decideFor(appClientID, page, state, decision)
+}
+
+// decideFor is decide for the application clientID.
+func (b *browser) decideFor(clientID, page, state, decision string) *url.URL {
+	b.t.Helper()
 	res, body := b.call(http.MethodPost, "/authentication/authorizeClientApplication", url.Values{
-		"csrf": {csrfOf(b.t, page)}, "client_id": {appClientID}, "state": {state}, "decision": {decision}})
+		"csrf": {csrfOf(b.t, page)}, "client_id": {clientID}, "state": {state}, "decision": {decision}})
 	require.Equal(b.t, http.StatusSeeOther, res.StatusCode, body)
 	u, err := url.Parse(res.Header.Get("Location"))
 	require.NoError(b.t, err)

@@ -49,7 +49,9 @@ var loadContract = sync.OnceValues(func() (*contract, error) {
 		return nil, err
 	}
 	// Pages and binary downloads: validated as plain strings.
-	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+	for _, ct := range []string{"text/html", "text/javascript", "text/css"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
+	}
 	return &contract{doc: doc, router: router}, nil
 })
 

@@ -55,6 +55,17 @@ func TestProductivityReports(t *testing.T) {
 		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 		assert.Equal(t, map[string]any{"current": want}, decode(t, rec), path)
 	}
+	// The resolution-time distribution's buckets drill down (Parley's
+	// company drill-down range resolutionTime): Alice's took 20 minutes,
+	// Bob's 80.
+	resolvedIn := map[string]any{}
+	for _, id := range []string{"2", "3", "4"} {
+		rec := w.get("/v2/reports/company/drilldown?" + reportQuery("start", day(1), "end", day(2)) + "&range=resolutionTime&rangeId=" + id)
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		resolvedIn[id] = field(t, decode(t, rec), "conversations", "count")
+	}
+	assert.Equal(t, map[string]any{"2": float64(1), "3": float64(0), "4": float64(1)}, resolvedIn)
+
 	// An empty step averages nothing: null.
 	rec = w.get("/v2/reports/productivity/response-time?" + reportQuery("start", day(1), "end", day(3)))
 	goldenJSON(t, "report_productivity_response_time", rec.Body.Bytes())
@@ -108,6 +119,7 @@ func TestCompanyReports(t *testing.T) {
 	for _, tc := range []struct{ q, code, param string }{
 		{"&range=handleTime", "Value not supported", "range"},
 		{"&range=replies", "Missing parameter", "rangeId"},
+		{"&range=resolutionTime&rangeId=0", "Invalid number", "rangeId"},
 		{"&range=responseTime&rangeId=11", "Invalid number", "rangeId"},
 		{"", "Missing parameter", "range"},
 	} {

@@ -43,6 +43,13 @@ func (s *Server) routes() {
 	root.POST(authorizePath, s.authorizeDecision)
 	root.POST(loginPath, s.login)
 
+	// The reports dashboard: its page and files, and its sign-in through the
+	// authorization page above.
+	root.GET(dashboardPath, s.dashboardPage)
+	root.GET(dashboardPath+"/assets/:file", s.dashboardAsset)
+	root.GET(dashboardPath+"/signin", s.dashboardSignIn)
+	root.GET(dashboardCallbackPath, s.dashboardCallback)
+
 	// The public chat widget: the visitor's token, no bearer token.
 	root.POST("/v2/widgets/:widgetId/chats", s.startChat)
 	root.POST("/v2/widgets/:widgetId/chats/:chatId/messages", s.visitorMessage)

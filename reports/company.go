@@ -189,12 +189,15 @@ func CustomersHelped(ctx context.Context, e Engine, r Request, viewBy string) (*
 }
 
 // CompanyRanges are the company drill-down's ranges; those with buckets
-// take a rangeId.
-var CompanyRanges = []string{"replies", "firstReplyResolved", "resolved", "responseTime", "firstResponseTime", "handleTime"}
+// take a rangeId. resolutionTime is Parley's (the real API's drill-down
+// has none): the conversations of a bucket of the productivity report's
+// resolution-time distribution.
+var CompanyRanges = []string{"replies", "firstReplyResolved", "resolved", "responseTime", "firstResponseTime", "resolutionTime", "handleTime"}
 
 // CompanyRangeIDs is how many range ids a company drill-down range has (0:
 // it takes none).
-var CompanyRangeIDs = map[string]int{"replies": len(repliesBounds) + 1, "responseTime": len(timeBounds) + 1, "firstResponseTime": len(timeBounds) + 1}
+var CompanyRangeIDs = map[string]int{"replies": len(repliesBounds) + 1, "responseTime": len(timeBounds) + 1,
+	"firstResponseTime": len(timeBounds) + 1, "resolutionTime": len(timeBounds) + 1}
 
 // inBucket selects the documents whose field is in a bucket.
 func inBucket(field string, b index.Bucket) query.Node {
@@ -209,8 +212,9 @@ func inBucket(field string, b index.Bucket) query.Node {
 // CompanyDrillFilter selects the conversations behind one figure of the
 // company report: replied to in the period with a number of replies
 // (replies), resolved on the first reply, resolved, replied to in the
-// period with a response time in a range (responseTime), or first
-// responded to in the period in a range (firstResponseTime).
+// period with a response time in a range (responseTime), first responded
+// to in the period in a range (firstResponseTime), or resolved in the
+// period in a range of resolution time (resolutionTime).
 func CompanyDrillFilter(r Request, rangeName string, rangeID int) (query.Node, error) {
 	rest := r.Filter.node(tagName)
 	and := func(nodes ...query.Node) query.Node { return query.And{Nodes: append(nodes, rest)} }
@@ -225,6 +229,8 @@ func CompanyDrillFilter(r Request, rangeName string, rangeID int) (query.Node, e
 		return and(during("replyAt", r.Current), inBucket(timeField("responseSeconds", r.Filter.OfficeHours), bucketsOf(timeBounds)[rangeID-1])), nil
 	case "firstResponseTime":
 		return and(during("firstResponseAt", r.Current), inBucket(timeField("firstResponseSeconds", r.Filter.OfficeHours), bucketsOf(timeBounds)[rangeID-1])), nil
+	case "resolutionTime":
+		return and(during("resolvedAt", r.Current), inBucket(timeField("resolutionSeconds", r.Filter.OfficeHours), bucketsOf(timeBounds)[rangeID-1])), nil
 	}
 	return nil, parley.InvalidParameter("range", parley.CodeValueNotSupported, "Parley does not record handle time", rangeName)
 }

@@ -36,7 +36,7 @@ func demoCompanyAgreesWithTheRecords(t *testing.T, d *demo) {
 		gotHelped, err := reports.CustomersHelped(ctx, d.engine, r, viewBy)
 		require.NoError(t, err)
 		assert.Equal(t, wantHelped, gotHelped)
-		for name, ids := range map[string]int{"replies": 5, "firstReplyResolved": 1, "resolved": 1, "responseTime": 10, "firstResponseTime": 10} {
+		for name, ids := range map[string]int{"replies": 5, "firstReplyResolved": 1, "resolved": 1, "responseTime": 10, "firstResponseTime": 10, "resolutionTime": 10} {
 			for id := 1; id <= ids && i < 3; id++ { // the drill-downs over the first requests
 				filter, err := reports.CompanyDrillFilter(r, name, id)
 				require.NoError(t, err)

@@ -1,0 +1,213 @@
+package api_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/api"
+	"github.com/parley/parley/storage"
+)
+
+const dashboardAppName = "Parley reports dashboard"
+
+var handoffToken = regexp.MustCompile(`data-token="([^"]+)"`)
+
+// startDashboardSignIn follows GET /reports/signin and returns the state
+// it put in the authorization link (and in its cookie).
+func (b *browser) startDashboardSignIn() string {
+	b.t.Helper()
+	res, _ := b.call(http.MethodGet, "/reports/signin", nil)
+	require.Equal(b.t, http.StatusSeeOther, res.StatusCode)
+	next, err := url.Parse(res.Header.Get("Location"))
+	require.NoError(b.t, err)
+	require.Equal(b.t, "/authentication/authorizeClientApplication", next.Path)
+	require.Equal(b.t, parley.DashboardClientID, next.Query().Get("client_id"))
+	state := next.Query().Get("state")
+	require.NotEmpty(b.t, state)
+	return state
+}
+
+// dashboardCallbackURL signs in (or reuses the session), decides, and
+// returns where the authorization page sends the browser back.
+func (b *browser) dashboardCallbackURL(state, decision string) *url.URL {
+	b.t.Helper()
+	page := b.signInTo(parley.DashboardClientID, dashboardAppName, "olivia@acme.test", ownerPass, state)
+	return b.decideFor(parley.DashboardClientID, page, state, decision)
+}
+
+func TestDashboardSignIn(t *testing.T) {
+	w, b := newFlowWorld(t)
+
+	// The sign-in makes the dashboard's application on first use: no
+	// company, no secret, a redirect URL on the same origin.
+	state := b.startDashboardSignIn()
+	app := dashboardApp(t, w)
+	assert.Equal(t, "/reports/callback", app.RedirectURI)
+	assert.Empty(t, app.SecretHash)
+	assert.Zero(t, app.CompanyID)
+
+	// Approval comes back to the callback with a code and the state; the
+	// callback answers the hand-off page with a token acting as the user.
+	back := b.dashboardCallbackURL(state, "approve")
+	assert.Equal(t, "", back.Host, "the redirect stays on the origin the user signed in on")
+	assert.Equal(t, "/reports/callback", back.Path)
+	assert.Equal(t, state, back.Query().Get("state"))
+	res, page := b.call(http.MethodGet, back.String(), nil)
+	require.Equal(t, http.StatusOK, res.StatusCode, page)
+	assert.Equal(t, "no-store", res.Header.Get("Cache-Control"))
+	assert.Contains(t, res.Header.Get("Content-Security-Policy"), "script-src 'self'")
+	assert.Contains(t, page, `<script type="module" src="assets/handoff.js"></script>`)
+	m := handoffToken.FindStringSubmatch(page)
+	require.NotNil(t, m, page)
+	token := m[1]
+	me := w.do(request{method: http.MethodGet, path: "/v2/users/me", token: token})
+	require.Equal(t, http.StatusOK, me.Code)
+	assert.Equal(t, "olivia@acme.test", decode(t, me)["email"])
+	report := w.do(request{method: http.MethodGet, path: "/v2/reports/conversations?start=2026-11-01T00:00:00Z&end=2026-11-22T00:00:00Z", token: token})
+	assert.Equal(t, http.StatusOK, report.Code, "the token reads the reports")
+
+	// The state is good once: the same callback again is refused.
+	res, page = b.call(http.MethodGet, back.String(), nil)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+	assert.Contains(t, page, "This sign-in was not started in this browser, or has expired.")
+	assert.NotRegexp(t, handoffToken, page)
+
+	// A code given back with a fresh state is a replay: refused, and the
+	// token it bought is revoked.
+	fresh := b.startDashboardSignIn()
+	res, page = b.call(http.MethodGet, "/reports/callback?"+url.Values{"code": {back.Query().Get("code")}, "state": {fresh}}.Encode(), nil)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+	assert.Contains(t, page, "the authorization code was already used")
+	assert.Equal(t, http.StatusUnauthorized, w.do(request{method: http.MethodGet, path: "/v2/users/me", token: token}).Code)
+
+	// A state that is not this browser's is refused before the code is
+	// spent (login CSRF: an attacker's code in the victim's browser).
+	state = b.startDashboardSignIn()
+	back = b.dashboardCallbackURL(state, "approve")
+	forged := back.Query()
+	forged.Set("state", "forged")
+	res, page = b.call(http.MethodGet, "/reports/callback?"+forged.Encode(), nil)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+	assert.Contains(t, page, "This sign-in was not started in this browser")
+	state = b.startDashboardSignIn()
+	res, page = b.call(http.MethodGet, "/reports/callback?"+url.Values{"code": {back.Query().Get("code")}, "state": {state}}.Encode(), nil)
+	assert.Equal(t, http.StatusOK, res.StatusCode, "the code was not spent by the forged callback: %s", page)
+
+	// Denial.
+	state = b.startDashboardSignIn()
+	back = b.dashboardCallbackURL(state, "deny")
+	assert.Equal(t, "access_denied", back.Query().Get("error"))
+	res, page = b.call(http.MethodGet, back.String(), nil)
+	assert.Equal(t, http.StatusForbidden, res.StatusCode)
+	assert.Contains(t, page, "You did not authorize the reports dashboard.")
+
+	// An expired code.
+	state = b.startDashboardSignIn()
+	back = b.dashboardCallbackURL(state, "approve")
+	w.clock.advance(parley.AuthCodeLifetime)
+	res, page = b.call(http.MethodGet, back.String(), nil)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+	assert.Contains(t, page, "the authorization code has expired")
+
+	// Nobody gets a token as the application itself: it has no secret.
+	status, body := w.tokenRequest(url.Values{"grant_type": {"client_credentials"}, "client_id": {parley.DashboardClientID}, "client_secret": {"guess"}})
+	assert.Equal(t, http.StatusUnauthorized, status)
+	assert.Equal(t, "invalid_client", body["error"])
+
+	// The state cookie is HttpOnly, Secure, SameSite and on /reports only.
+	res, _ = b.call(http.MethodGet, "/reports/signin", nil)
+	var cookie string
+	for _, c := range res.Header.Values("Set-Cookie") {
+		if strings.HasPrefix(c, "parley_dashboard_state=") {
+			cookie = c
+		}
+	}
+	for _, attr := range []string{"Path=/reports", "HttpOnly", "Secure", "SameSite=Lax", "Max-Age=600"} {
+		assert.Contains(t, cookie, attr)
+	}
+	assert.NotContains(t, w.logs.String(), token, "no token in the logs")
+}
+
+func dashboardApp(t *testing.T, w *world) *parley.App {
+	t.Helper()
+	var app *parley.App
+	require.NoError(t, w.db.View(func(tx *storage.Tx) (err error) {
+		app, err = tx.App(parley.DashboardClientID)
+		return err
+	}))
+	return app
+}
+
+// TestDashboardSignInRevoked: `parley app revoke` turns the dashboard's
+// sign-in off; the sign-in does not make the application again.
+func TestDashboardSignInRevoked(t *testing.T) {
+	w, b := newFlowWorld(t)
+	state := b.startDashboardSignIn()
+	app := dashboardApp(t, w)
+	revoked := w.clock.Now()
+	app.RevokedAt = &revoked
+	_, err := w.db.Update(func(tx *storage.Tx) error { return tx.PutApp(app) })
+	require.NoError(t, err)
+	res, page := b.call(http.MethodGet, authorizeURL(parley.DashboardClientID, state), nil)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+	assert.Contains(t, page, "This application is unknown or cannot ask for access.")
+	b.startDashboardSignIn()
+	assert.NotNil(t, dashboardApp(t, w).RevokedAt)
+}
+
+func TestDashboardFiles(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	page := w.do(request{method: http.MethodGet, path: "/reports"})
+	require.Equal(t, http.StatusOK, page.Code)
+	assert.Equal(t, "text/html; charset=utf-8", page.Header().Get("Content-Type"))
+	assert.Equal(t, "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "+
+		"base-uri 'none'; form-action 'self'; frame-ancestors 'none'", page.Header().Get("Content-Security-Policy"))
+	assert.Contains(t, page.Body.String(), `<script type="module" src="reports/assets/main.js"></script>`)
+
+	for _, tc := range []struct{ file, contentType, text string }{
+		{"main.js", "text/javascript; charset=utf-8", "import"},
+		{"dashboard.css", "text/css; charset=utf-8", ":root"},
+		{"chart.umd.js", "text/javascript; charset=utf-8", "Chart.js v4.6.1"},
+		{"chart.LICENSE.md", "text/plain; charset=utf-8", "The MIT License"},
+	} {
+		rec := w.do(request{method: http.MethodGet, path: "/reports/assets/" + tc.file})
+		require.Equal(t, http.StatusOK, rec.Code, tc.file)
+		assert.Equal(t, tc.contentType, rec.Header().Get("Content-Type"), tc.file)
+		assert.Contains(t, rec.Body.String(), tc.text, tc.file)
+		etag := rec.Header().Get("ETag")
+		require.NotEmpty(t, etag)
+		again := w.do(request{method: http.MethodGet, path: "/reports/assets/" + tc.file, header: map[string]string{"If-None-Match": etag}})
+		assert.Equal(t, http.StatusNotModified, again.Code, tc.file)
+	}
+
+	missing := w.do(request{method: http.MethodGet, path: "/reports/assets/nothing.js"})
+	assert.Equal(t, "404 Not found: asset not found", apiError(t, missing))
+
+	// The sign-in's two steps answer as the OpenAPI document says (w.do
+	// holds every answer to it).
+	signin := w.do(request{method: http.MethodGet, path: "/reports/signin"})
+	assert.Equal(t, http.StatusSeeOther, signin.Code)
+	callback := w.do(request{method: http.MethodGet, path: "/reports/callback?code=x&state=y"})
+	assert.Equal(t, http.StatusBadRequest, callback.Code)
+	assert.Contains(t, callback.Body.String(), "This sign-in was not started in this browser")
+}
+
+// TestDashboardCallbackFailuresAreLimited: failed code exchanges spend the
+// client address's budget of failures, as at the token endpoint.
+func TestDashboardCallbackFailuresAreLimited(t *testing.T) {
+	w := newWorld(t, func(c *api.Config) { c.TokenRateLimit = 2 })
+	b := newBrowser(t, w)
+	for i, want := range []int{http.StatusBadRequest, http.StatusBadRequest, http.StatusTooManyRequests} {
+		state := b.startDashboardSignIn()
+		res, _ := b.call(http.MethodGet, "/reports/callback?"+url.Values{"code": {"junk"}, "state": {state}}.Encode(), nil)
+		assert.Equal(t, want, res.StatusCode, "attempt %d", i+1)
+	}
+}
