@@ -49,6 +49,7 @@ type Options struct {
 	Dir          string // data directory ("" for a temporary one)
 	Companies    int
 	QueryProfile string // CPU profile of the Bleve query runs only ("" for none)
+	HeapProfile  string // heap profile taken after the Bleve query runs ("" for none)
 	PG           bool   // also load the data into PostgreSQL and run the queries there
 }
 
@@ -65,6 +66,7 @@ func main() {
 	flag.IntVar(&o.Companies, "companies", 3, "companies")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.StringVar(&o.QueryProfile, "queryprofile", "", "write a CPU profile of the queries on Bleve to this file")
+	flag.StringVar(&o.HeapProfile, "heapprofile", "", "write a heap profile, taken after the queries on Bleve, to this file")
 	flag.BoolVar(&o.PG, "pg", true, "also load the same data into a PostgreSQL server started for the run, and run the queries there")
 	flag.Parse()
 	// The node in this process runs with serve's garbage collector policy.
@@ -240,6 +242,11 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	}
 	res.PeakRSSBytes = peakRSS()
 	res.Memory = mem.Peaks()
+	if o.HeapProfile != "" {
+		if err := heapProfileTo(o.HeapProfile); err != nil {
+			return err
+		}
+	}
 	if o.Scan {
 		if err := compareWithScan(ctx, n.db, bleveRuns, queries, max(o.Repeat/10, 1), quiet, out); err != nil {
 			return err
@@ -364,6 +371,17 @@ func settledDirSize(dir string) int64 {
 		size = next
 	}
 	return size
+}
+
+// heapProfileTo writes the live heap (after a collection) to path: what
+// the process holds once loaded and queried.
+func heapProfileTo(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	return errors.Join(pprof.Lookup("heap").WriteTo(f, 0), f.Close())
 }
 
 func dirSize(dir string) int64 {
