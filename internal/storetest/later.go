@@ -51,4 +51,13 @@ func testLater(t *testing.T, b Backend) {
 	assert.Equal(t, []parley.LaterItem{snooze}, due(at(15)))
 	put(t, b, func(tx parley.Tx) error { return tx.DeleteLater(2, parley.LaterSnooze, 1) })
 	assert.Equal(t, 2, count(1), "deleting keeps to the company")
+
+	// A snoozed conversation and a scheduled thread of one id are two
+	// wake-ups; of one second, they come by id then kind.
+	sameID := item(1, parley.LaterScheduled, snooze.ID, snooze.At)
+	put(t, b, func(tx parley.Tx) error { return tx.PutLater(sameID) })
+	assert.Equal(t, 3, count(1))
+	assert.Equal(t, []parley.LaterItem{sameID, snooze}, due(at(15)))
+	put(t, b, func(tx parley.Tx) error { return tx.DeleteLater(1, parley.LaterScheduled, snooze.ID) })
+	assert.Equal(t, []parley.LaterItem{snooze}, due(at(15)), "deleting one kind keeps the other")
 }
