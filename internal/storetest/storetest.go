@@ -22,12 +22,6 @@ import (
 // needs of a backend.
 type Backend = indexer.Source
 
-// TeamWriter is what the suite needs beyond the seam to make teams (the
-// seam reads them only; fixtures write them).
-type TeamWriter interface {
-	PutTeam(t *parley.Team) error
-}
-
 // Run runs the suite; open returns a new, empty backend for each test,
 // closed when the test ends.
 func Run(t *testing.T, open func(t *testing.T) Backend) {
