@@ -10,9 +10,10 @@ import (
 // packages it may import (DESIGN.md section 2: cmd -> api -> reports ->
 // index -> query, and api, reports, index, storage -> domain; filters,
 // the typed list filters' query builder, serves api and reports; the
-// indexer writes to index and reads storage through the domain's seam;
-// dashboard is the reports page's files, which api serves).
-// Only cmd imports a concrete engine.
+// indexer writes to index and reads storage through the domain's seam, as
+// do the workers: webhooks, email, importer, fixtures; dashboard is the
+// reports page's files, which api serves). Only cmd imports a concrete
+// engine or storage backend.
 var allowedImports = map[string][]string{
 	"":                  {},
 	"query":             {},
@@ -35,11 +36,13 @@ var allowedImports = map[string][]string{
 	"reports":          {"", "filters", "index", "query"},
 	"workflow":         {"", "index", "index/scan", "indexer", "query"},
 	"api":              {"", "dashboard", "filters", "index", "indexer", "query", "reports", "workflow"},
-	"dashboard":        {},                          // static files only; the api package serves them
-	"fixtures":         {"", "storage", "workflow"}, // demo workflows' conditions go through the checker
-	"webhooks":         {"", "storage"},
-	"importer":         {"", "storage"},
-	"email":            {"", "storage"},
+	"dashboard":        {}, // static files only; the api package serves them
+	// The workers and loaders see storage through the domain's seam (their
+	// tests run on bbolt).
+	"fixtures":         {"", "workflow"}, // demo workflows' conditions go through the checker
+	"webhooks":         {""},
+	"importer":         {""},
+	"email":            {""},
 	"email/smtptest":   {},
 	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver"},
 	"cmd/parley":       {"", "api", "internal/gcpolicy", "fixtures", "index", "index/bleveindex", "index/lists", "indexer", "storage", "query", "reports", "webhooks", "importer", "email", "workflow"},

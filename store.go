@@ -57,6 +57,9 @@ type Tx interface {
 	MailStore
 	WebhookStore
 	WorkflowStore
+	EventQueue
+	DeliveryQueue
+	MailQueue
 }
 
 // CompanyStore holds companies (accounts).
@@ -77,11 +80,13 @@ type UserStore interface {
 	PutUser(u *User) error
 }
 
-// TeamStore holds teams.
+// TeamStore holds teams. The API reads them only; the demo fixtures
+// write them.
 type TeamStore interface {
 	Team(companyID, id int64) (*Team, error)
 	// Teams lists a company's teams in id order.
 	Teams(companyID int64) ([]Team, error)
+	PutTeam(t *Team) error
 }
 
 // AuthStore holds what authenticates a caller: OAuth applications,
@@ -117,6 +122,10 @@ type MailboxStore interface {
 	// OpenAssigned counts the open (active or pending, published)
 	// conversations of a mailbox assigned to a user.
 	OpenAssigned(mailboxID, userID int64) int
+	// MailboxByEmail finds the mailbox with an address (compared
+	// normalized), in any company: the recipients of incoming mail name
+	// no company. Of several, the oldest.
+	MailboxByEmail(address string) (*Mailbox, error)
 }
 
 // SavedReplyStore holds a mailbox's saved replies.
@@ -254,8 +263,12 @@ type LaterStore interface {
 	DeleteLater(companyID int64, kind LaterKind, id int64) error
 	// CountLater counts a company's pending wake-ups.
 	CountLater(companyID int64) (int, error)
-	// DueLater lists the wake-ups due at or before now, oldest first.
+	// DueLater lists the wake-ups due at or before now, oldest first, of
+	// every company (to the second; of one second, by id then kind).
 	DueLater(now time.Time) ([]LaterItem, error)
+	// NextLater is when the earliest wake-up of any company is due (to the
+	// second, as DueLater compares), and false when there is none.
+	NextLater() (time.Time, bool)
 }
 
 // ChatStore holds chats.
@@ -309,6 +322,80 @@ type WebhookStore interface {
 	// SetDeliveriesPaused pauses or resumes (due at now) every pending
 	// delivery of a webhook.
 	SetDeliveriesPaused(webhookID int64, paused bool, now time.Time) error
+}
+
+// The queues below are what the background workers drain (the webhook
+// and e-mail dispatchers): each lists work of every company, in the order
+// it is due, so a worker reads them without knowing the companies.
+
+// EventQueue holds the domain events recorded (EventStore) and not yet
+// turned into webhook deliveries.
+type EventQueue interface {
+	// HasPendingEvents reports whether any company has an event waiting.
+	HasPendingEvents() bool
+	// PendingEvents lists up to max waiting events, in the order they were
+	// recorded.
+	PendingEvents(max int) ([]RecordedEvent, error)
+	// DeleteEvent removes an event of a company once its deliveries are
+	// stored (nothing when it is not there).
+	DeleteEvent(companyID int64, seq uint64) error
+}
+
+// RecordedEvent is a domain event with its recording sequence.
+type RecordedEvent struct {
+	Seq uint64
+	Event
+}
+
+// DeliveryQueue orders the webhook deliveries waiting to be attempted.
+type DeliveryQueue interface {
+	// DueDeliveries lists up to max deliveries to attempt at now: due,
+	// unpaused, and each the oldest queued delivery of its webhook and
+	// order key (so events about one record reach a webhook in commit
+	// order), earliest due first.
+	DueDeliveries(now time.Time, max int) ([]Delivery, error)
+	// NextDeliveryAt is when the earliest delivery that heads its queue is
+	// due (one queued behind another waits for it), and false when none is
+	// queued and unpaused.
+	NextDeliveryAt() (time.Time, bool, error)
+}
+
+// MailQueue holds the outgoing e-mail waiting to be sent.
+type MailQueue interface {
+	// Mail loads an outgoing e-mail of a company.
+	Mail(companyID, id int64) (*Mail, error)
+	// DueMail lists up to max e-mails waiting whose next attempt is at or
+	// before now, earliest first.
+	DueMail(now time.Time, max int) ([]Mail, error)
+	// NextMailAt is when the earliest waiting e-mail is due, and false
+	// when none waits.
+	NextMailAt() (time.Time, bool)
+}
+
+// The signals a backend gives its workers: each is signalled after a
+// commit that stored work for them, so they sleep between rounds instead
+// of polling with transactions. A signal is kept until received; several
+// commits may share one.
+
+// LaterSource is what the scheduler needs: the store, and the signal of
+// a commit that stored a wake-up (snooze, scheduled thread).
+type LaterSource interface {
+	Store() Store
+	LaterChanged() <-chan struct{}
+}
+
+// WebhookSource is what the webhook dispatcher needs: the store, and the
+// signal of a commit that recorded an event or stored a delivery.
+type WebhookSource interface {
+	Store() Store
+	WebhookWork() <-chan struct{}
+}
+
+// MailSource is what the e-mail dispatcher needs: the store, and the
+// signal of a commit that stored an e-mail to send.
+type MailSource interface {
+	Store() Store
+	MailWork() <-chan struct{}
 }
 
 // The Conflict errors of taken unique keys, the same from every backend.

@@ -59,7 +59,7 @@ func FuzzRequests(f *testing.F) {
 	}
 	f.Cleanup(func() { db.Close() })
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	if err := fixtures.Load(db, now); err != nil {
+	if err := fixtures.Load(db.Store(), now); err != nil {
 		f.Fatal(err)
 	}
 	engine, err := bleveindex.Open(filepath.Join(dir, "index"))

@@ -82,7 +82,7 @@ func startParley(t *testing.T) *parleyServer {
 	dir := t.TempDir()
 	db, err := storage.Open(filepath.Join(dir, "parley.db"), storage.Options{NoSync: true})
 	require.NoError(t, err)
-	require.NoError(t, fixtures.Load(db, demoNow))
+	require.NoError(t, fixtures.Load(db.Store(), demoNow))
 	full, err := bleveindex.Open(filepath.Join(dir, "index"))
 	require.NoError(t, err)
 	engine := index.Router{Full: full, Fast: lists.New()}

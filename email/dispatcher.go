@@ -22,12 +22,11 @@ import (
 	"time"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // Config wires a Dispatcher.
 type Config struct {
-	DB     *storage.DB
+	DB     parley.MailSource
 	Sender Sender
 	Clock  parley.Clock
 	// Rand draws retry jitter; default seeded randomly. Tests seed it.
@@ -35,7 +34,7 @@ type Config struct {
 	Log  *slog.Logger
 	// Tick is the longest Run sleeps between read-only looks for work when
 	// nothing is due; default one minute. Run also wakes when a commit
-	// stores an e-mail to send (storage.DB.MailWork).
+	// stores an e-mail to send (parley.MailSource).
 	Tick time.Duration
 }
 
@@ -97,7 +96,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 
 // NextDue is when the earliest e-mail waiting is due; false when none waits.
 func (d *Dispatcher) NextDue() (next time.Time, ok bool, err error) {
-	err = d.cfg.DB.View(func(tx *storage.Tx) error {
+	err = d.cfg.DB.Store().View(func(tx parley.Tx) error {
 		next, ok = tx.NextMailAt()
 		return nil
 	})
@@ -114,7 +113,7 @@ func (d *Dispatcher) SendDue(ctx context.Context, now time.Time) (int, error) {
 	attempts := 0
 	for ctx.Err() == nil {
 		var due []parley.Mail
-		if err := d.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		if err := d.cfg.DB.Store().View(func(tx parley.Tx) (err error) {
 			due, err = tx.DueMail(now, dueBatch)
 			return err
 		}); err != nil {
@@ -156,8 +155,8 @@ func (d *Dispatcher) attempt(ctx context.Context, m *parley.Mail, now time.Time)
 // cannot be built (its customer has no address, its thread was deleted)
 // bounces at once.
 func (d *Dispatcher) prepare(m *parley.Mail, now time.Time) error {
-	_, err := d.cfg.DB.Update(func(tx *storage.Tx) error {
-		cur, err := tx.Mail(m.ID)
+	_, err := d.cfg.DB.Store().Update(func(tx parley.Tx) error {
+		cur, err := tx.Mail(m.CompanyID, m.ID)
 		if err != nil {
 			return err
 		}
@@ -193,8 +192,8 @@ func (d *Dispatcher) record(sent *parley.Mail, a parley.MailAttempt, now time.Ti
 	d.mu.Lock()
 	jitter := d.cfg.Rand.Float64()
 	d.mu.Unlock()
-	_, err := d.cfg.DB.Update(func(tx *storage.Tx) error {
-		m, err := tx.Mail(sent.ID)
+	_, err := d.cfg.DB.Store().Update(func(tx parley.Tx) error {
+		m, err := tx.Mail(sent.CompanyID, sent.ID)
 		if err != nil {
 			return err
 		}

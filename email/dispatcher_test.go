@@ -83,7 +83,7 @@ func TestRestartDeliversOnce(t *testing.T) {
 			c := replyConversation(t, db, seed(t, db))
 			var raw []byte
 			if built {
-				m := parley.Mail{ID: 1}
+				m := parley.Mail{ID: 1, CompanyID: c.CompanyID}
 				require.NoError(t, dispatcher(db, relay).prepare(&m, epoch))
 				raw = m.Raw
 				require.NotEmpty(t, raw)

@@ -14,7 +14,6 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // Poller fetches the unseen messages of an IMAP folder, for operators who
@@ -32,7 +31,7 @@ type Poller struct {
 	Folder             string // default INBOX
 	TLSConfig          *tls.Config
 
-	DB      *storage.DB
+	Store   parley.Store
 	Scanner parley.Scanner
 	Clock   parley.Clock
 	Log     *slog.Logger
@@ -156,7 +155,7 @@ func (p *Poller) take(raw []byte) error {
 		return parley.Invalid("message", "", parley.CodeValueNotSupported, "unreadable: "+err.Error(), nil)
 	}
 	var boxes []*parley.Mailbox
-	err = p.DB.View(func(tx *storage.Tx) error {
+	err = p.Store.View(func(tx parley.Tx) error {
 		for _, a := range in.Recipients {
 			m, err := tx.MailboxByEmail(a)
 			if parley.IsNotFound(err) {
@@ -180,7 +179,7 @@ func (p *Poller) take(raw []byte) error {
 	if !parley.ValidEmail(in.From) && in.Bounce == nil {
 		return parley.Invalid("message", "", parley.CodeEmail, "no valid sender", in.From)
 	}
-	return receive(p.DB, p.Scanner, p.Clock, p.Log, boxes, in)
+	return receive(p.Store, p.Scanner, p.Clock, p.Log, boxes, in)
 }
 
 // loopback reports whether a host name or address is this machine.

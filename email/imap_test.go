@@ -69,7 +69,7 @@ func TestPollerReceivesOnce(t *testing.T) {
 
 	p, err := ParsePollerURL("imap://support:pw@" + addr + "/INBOX")
 	require.NoError(t, err)
-	p.DB, p.Clock = db, parley.ClockFunc(func() time.Time { return epoch })
+	p.Store, p.Clock = db.Store(), parley.ClockFunc(func() time.Time { return epoch })
 	n, err := p.PollOnce(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "the message for no mailbox is refused (and flagged seen)")

@@ -24,7 +24,6 @@ import (
 	"golang.org/x/time/rate"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // Limits of the SMTP listener against abuse.
@@ -47,7 +46,7 @@ const (
 // is no relay: a recipient that is not a mailbox's address is refused at
 // RCPT TO.
 type Listener struct {
-	DB      *storage.DB
+	Store   parley.Store
 	Scanner parley.Scanner
 	Clock   parley.Clock
 	Log     *slog.Logger
@@ -178,7 +177,7 @@ func (s *session) Mail(from string, _ *smtp.MailOptions) error {
 // Rcpt accepts the address of a mailbox, and nothing else.
 func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	var m *parley.Mailbox
-	err := s.l.DB.View(func(tx *storage.Tx) (err error) {
+	err := s.l.Store.View(func(tx parley.Tx) (err error) {
 		m, err = tx.MailboxByEmail(to)
 		return err
 	})
@@ -215,7 +214,7 @@ func (s *session) Data(r io.Reader) error {
 	if !parley.ValidEmail(in.From) && in.Bounce == nil {
 		return errBadSender
 	}
-	err = receive(s.l.DB, s.l.Scanner, s.l.Clock, s.l.Log, s.mailboxes, in)
+	err = receive(s.l.Store, s.l.Scanner, s.l.Clock, s.l.Log, s.mailboxes, in)
 	if k := parley.KindOf(err); err != nil && k != parley.KindInternal {
 		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "message refused: " + err.Error()}
 	}
@@ -228,10 +227,10 @@ func (s *session) Data(r io.Reader) error {
 // receive stores a message in each of its mailboxes (parley.ReceiveMail),
 // each in its own transaction. It stops at the first error: a domain
 // error refuses the message; any other may pass on a later try.
-func receive(db *storage.DB, scan parley.Scanner, clock parley.Clock, log *slog.Logger, mailboxes []*parley.Mailbox, in *parley.InboundMail) error {
+func receive(store parley.Store, scan parley.Scanner, clock parley.Clock, log *slog.Logger, mailboxes []*parley.Mailbox, in *parley.InboundMail) error {
 	for _, m := range mailboxes {
 		var got *parley.Received
-		_, err := db.Update(func(tx *storage.Tx) (err error) {
+		_, err := store.Update(func(tx parley.Tx) (err error) {
 			got, err = parley.ReceiveMail(tx, m, in, scan, clock.Now())
 			return err
 		})

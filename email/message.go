@@ -10,7 +10,6 @@ import (
 	"github.com/emersion/go-message/mail"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // built is a MIME message ready to hand to a relay, with its envelope.
@@ -27,7 +26,7 @@ type built struct {
 // to find its way back: Message-ID, In-Reply-To and References (the
 // conversation's earlier messages), Reply-To the mailbox, and the
 // conversation's number as a subject tag.
-func build(tx *storage.Tx, m *parley.Mail) (*built, error) {
+func build(tx parley.Tx, m *parley.Mail) (*built, error) {
 	if m.Kind == parley.MailNotification {
 		return buildNotice(tx, m)
 	}
@@ -194,7 +193,7 @@ func addresses(list []string, customer *parley.Customer) []*mail.Address {
 
 // buildNotice renders a notification to a user: plain text from the
 // mailbox's address, marked as machine-sent.
-func buildNotice(tx *storage.Tx, m *parley.Mail) (*built, error) {
+func buildNotice(tx parley.Tx, m *parley.Mail) (*built, error) {
 	u, err := tx.User(m.CompanyID, m.UserID)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // Options tune Run.
@@ -41,7 +40,7 @@ type Failure struct {
 // oldest first (by number, then creation time), so a company that had none
 // numbers them as the export did. Each record is one transaction; a record
 // the domain refuses is counted in Failures and the import goes on.
-func Run(db *storage.DB, e *Export, opt Options) (*Summary, error) {
+func Run(db parley.Store, e *Export, opt Options) (*Summary, error) {
 	if opt.Now == nil {
 		opt.Now = parley.SystemClock.Now
 	}
@@ -54,7 +53,7 @@ func Run(db *storage.DB, e *Export, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	users := map[int64]bool{}
-	err = db.View(func(tx *storage.Tx) error {
+	err = db.View(func(tx parley.Tx) error {
 		all, err := tx.Users(caller.Company.ID)
 		for _, u := range all {
 			users[u.ID] = u.Active
@@ -113,9 +112,9 @@ func Run(db *storage.DB, e *Export, opt Options) (*Summary, error) {
 
 // importer is the caller records are created as: the company's owner (or
 // first administrator), so every mailbox is reachable.
-func importer(db *storage.DB, companyID int64) (parley.Caller, error) {
+func importer(db parley.Store, companyID int64) (parley.Caller, error) {
 	var who parley.Caller
-	err := db.View(func(tx *storage.Tx) error {
+	err := db.View(func(tx parley.Tx) error {
 		if companyID == 0 {
 			all, err := tx.Companies()
 			if err != nil {
@@ -152,9 +151,9 @@ func conversationKey(mailboxID int64, createdAt, subject, email string) string {
 	return strconv.FormatInt(mailboxID, 10) + "\x00" + createdAt + "\x00" + subject + "\x00" + lower(email)
 }
 
-func existingConversations(db *storage.DB, companyID int64) (map[string]bool, error) {
+func existingConversations(db parley.Store, companyID int64) (map[string]bool, error) {
 	seen := map[string]bool{}
-	err := db.View(func(tx *storage.Tx) error {
+	err := db.View(func(tx parley.Tx) error {
 		return tx.EachConversation(func(c *parley.Conversation) error {
 			if c.CompanyID != companyID || c.State == parley.StateDeleted {
 				return nil
@@ -171,7 +170,7 @@ func existingConversations(db *storage.DB, companyID int64) (map[string]bool, er
 }
 
 // importCustomer creates a customer unless one of its e-mails is taken.
-func importCustomer(db *storage.DB, companyID int64, c *Customer, now time.Time) (bool, error) {
+func importCustomer(db parley.Store, companyID int64, c *Customer, now time.Time) (bool, error) {
 	body := map[string]any{}
 	for k, v := range map[string]string{"firstName": c.FirstName, "lastName": c.LastName, "photoUrl": c.PhotoURL,
 		"photoType": c.PhotoType, "jobTitle": c.JobTitle, "background": c.Background, "location": c.Location,
@@ -204,7 +203,7 @@ func importCustomer(db *storage.DB, companyID int64, c *Customer, now time.Time)
 		return false, describe(err)
 	}
 	created := false
-	_, err := db.Update(func(tx *storage.Tx) error {
+	_, err := db.Update(func(tx parley.Tx) error {
 		created = false
 		for _, e := range c.Embedded.Emails {
 			if _, err := tx.CustomerByEmail(companyID, e.Value); err == nil {
@@ -222,7 +221,7 @@ func importCustomer(db *storage.DB, companyID int64, c *Customer, now time.Time)
 // first, as imported.
 // Authors and assignees that are not active users of the company become
 // the importing owner, and no assignee.
-func importConversation(db *storage.DB, caller parley.Caller, users map[int64]bool, c *Conversation, now time.Time) (int, error) {
+func importConversation(db parley.Store, caller parley.Caller, users map[int64]bool, c *Conversation, now time.Time) (int, error) {
 	threads := append([]Thread(nil), c.Embedded.Threads...)
 	sort.SliceStable(threads, func(i, j int) bool {
 		if threads[i].CreatedAt != threads[j].CreatedAt {
@@ -282,7 +281,7 @@ func importConversation(db *storage.DB, caller parley.Caller, users map[int64]bo
 		body["assignTo"] = c.Assignee.ID
 	}
 	var n int
-	_, err := db.Update(func(tx *storage.Tx) error {
+	_, err := db.Update(func(tx parley.Tx) error {
 		fields, err := mapFields(tx, caller.Company.ID, c)
 		if err != nil {
 			return err
@@ -311,7 +310,7 @@ func importConversation(db *storage.DB, caller parley.Caller, users map[int64]bo
 
 // mapFields maps custom field values to the target mailbox's fields by
 // name (dropdowns by option label), so exports of other systems work.
-func mapFields(tx *storage.Tx, companyID int64, c *Conversation) ([]map[string]any, error) {
+func mapFields(tx parley.Tx, companyID int64, c *Conversation) ([]map[string]any, error) {
 	if len(c.CustomFields) == 0 {
 		return nil, nil
 	}

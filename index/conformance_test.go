@@ -55,7 +55,7 @@ func loadEngines(t *testing.T) *engines {
 	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	require.NoError(t, fixtures.Load(db, fixtureNow))
+	require.NoError(t, fixtures.Load(db.Store(), fixtureNow))
 	e := &engines{db: db, oracle: scan.New(), mailboxes: map[int64][]parley.Mailbox{}}
 	require.NoError(t, indexer.NewSyncer(db, e.oracle, quiet).Rebuild(context.Background(), nil))
 	require.NoError(t, db.View(func(tx *storage.Tx) error {

@@ -6,8 +6,6 @@ var (
 	sqlChat         = stmt(`SELECT h.body FROM chats h WHERE h.company_id = $1 AND h.id = $2`)
 	sqlPutChat      = stmt(`INSERT INTO chats (company_id, id, body) VALUES ($1, $2, $3) ON CONFLICT (company_id, id) DO UPDATE SET body = EXCLUDED.body`)
 	sqlChatIDsAfter = stmt(`SELECT h.id FROM chats h WHERE h.company_id = $1 AND h.id > $2 ORDER BY h.id LIMIT $3`)
-
-	sqlPutEvent = stmt(`INSERT INTO events (company_id, seq, body) VALUES ($1, nextval('event_seq'), $2)`)
 )
 
 // Chat loads a chat of a company.
@@ -59,19 +57,4 @@ func (t *Tx) EachChatID(fn func(string)) error {
 			after = page[len(page)-1]
 		}
 	})
-}
-
-// PutEvent records a domain event in the transaction of its change.
-func (t *Tx) PutEvent(e parley.Event) error {
-	t.webhookWork = true
-	t.events = append(t.events, e)
-	return t.put(sqlPutEvent, e, e.CompanyID)
-}
-
-// takeEvents returns the domain events the transaction recorded since the
-// last call, and forgets them.
-func (t *Tx) takeEvents() []parley.Event {
-	out := t.events
-	t.events = nil
-	return out
 }

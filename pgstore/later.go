@@ -12,7 +12,8 @@ ON CONFLICT (company_id, kind, id) DO UPDATE SET at_unix = EXCLUDED.at_unix, bod
 	sqlDeleteLater = stmt(`DELETE FROM later l WHERE l.company_id = $1 AND l.kind = $2 AND l.id = $3`)
 	sqlCountLater  = stmt(`SELECT count(*) FROM later l WHERE l.company_id = $1`)
 	// The scheduler's queue: wake-ups of every company, in time order.
-	sqlDueLater = stmt(`SELECT l.body FROM later l WHERE l.at_unix <= $1 ORDER BY l.at_unix, l.id, l.kind ` + AllCompanies)
+	sqlDueLater  = stmt(`SELECT l.body FROM later l WHERE l.at_unix <= $1 ORDER BY l.at_unix, l.id, l.kind ` + AllCompanies)
+	sqlNextLater = stmt(`SELECT l.at_unix FROM later l ORDER BY l.at_unix LIMIT 1 ` + AllCompanies)
 )
 
 // PutLater records a wake-up, replacing the item's previous time.
@@ -36,4 +37,16 @@ func (t *Tx) CountLater(companyID int64) (int, error) {
 // first.
 func (t *Tx) DueLater(now time.Time) ([]parley.LaterItem, error) {
 	return many[parley.LaterItem](t, sqlDueLater, now.Unix())
+}
+
+// NextLater is when the earliest wake-up is due (to the second, as
+// DueLater compares), and false when there is none. A failure stays on the
+// transaction (see Tx.failed).
+func (t *Tx) NextLater() (time.Time, bool) {
+	var unix int64
+	found, _ := t.scan(sqlNextLater, nil, &unix)
+	if !found {
+		return time.Time{}, false
+	}
+	return time.Unix(unix, 0).UTC(), true
 }

@@ -10,6 +10,11 @@ var (
 	sqlPutMail = stmt(`INSERT INTO mail (company_id, id, conversation_id, due_ns, body) VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (company_id, id) DO UPDATE SET conversation_id = EXCLUDED.conversation_id, due_ns = EXCLUDED.due_ns, body = EXCLUDED.body`)
 	sqlConversationMail = stmt(`SELECT m.body FROM mail m WHERE m.company_id = $1 AND m.conversation_id = $2 ORDER BY m.id`)
+	sqlMail             = stmt(`SELECT m.body FROM mail m WHERE m.company_id = $1 AND m.id = $2`)
+	// The e-mail dispatcher's queue: what waits to be sent, of every
+	// company, earliest due first.
+	sqlDueMail  = stmt(`SELECT m.body FROM mail m WHERE m.due_ns <= $1 ORDER BY m.due_ns, m.id LIMIT $2 ` + AllCompanies)
+	sqlNextMail = stmt(`SELECT m.due_ns FROM mail m WHERE m.due_ns IS NOT NULL ORDER BY m.due_ns, m.id LIMIT 1 ` + AllCompanies)
 )
 
 // PutMail stores an outgoing e-mail, assigning an id when ID is 0, due at
@@ -41,4 +46,26 @@ func (t *Tx) ConversationMail(conversationID int64) ([]parley.Mail, error) {
 		return nil, err
 	}
 	return many[parley.Mail](t, sqlConversationMail, company, conversationID)
+}
+
+// Mail loads an outgoing e-mail of a company.
+func (t *Tx) Mail(companyID, id int64) (*parley.Mail, error) {
+	return one[parley.Mail](t, "mail", sqlMail, companyID, id)
+}
+
+// DueMail lists up to max e-mails waiting whose next attempt is at or
+// before now, the earliest first.
+func (t *Tx) DueMail(now time.Time, max int) ([]parley.Mail, error) {
+	return many[parley.Mail](t, sqlDueMail, now.UnixNano(), max)
+}
+
+// NextMailAt is when the earliest e-mail waiting is due, and false when
+// none waits. A failure stays on the transaction (see Tx.failed).
+func (t *Tx) NextMailAt() (time.Time, bool) {
+	var ns int64
+	found, _ := t.scan(sqlNextMail, nil, &ns)
+	if !found {
+		return time.Time{}, false
+	}
+	return time.Unix(0, ns).UTC(), true
 }

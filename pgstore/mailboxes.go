@@ -11,9 +11,12 @@ var (
 	sqlMailboxes  = stmt(`SELECT m.body FROM mailboxes m WHERE m.company_id = $1 ORDER BY m.id`)
 	sqlPutMailbox = stmt(`INSERT INTO mailboxes (company_id, id, body) VALUES ($1, $2, $3)
 ON CONFLICT (company_id, id) DO UPDATE SET body = EXCLUDED.body`)
-	sqlWidget    = stmt(`SELECT w.company_id, w.mailbox_id FROM widgets w WHERE w.widget_id = $1`)
-	sqlPutWidget = stmt(`INSERT INTO widgets (widget_id, company_id, mailbox_id) VALUES ($1, $2, $3) ON CONFLICT (widget_id) DO NOTHING`)
-	sqlOpenCount = stmt(`SELECT count(*) FROM conversations c WHERE c.company_id = $1 AND c.mailbox_id = $2 AND c.open_assignee = $3`)
+	sqlWidget          = stmt(`SELECT w.company_id, w.mailbox_id FROM widgets w WHERE w.widget_id = $1`)
+	sqlPutWidget       = stmt(`INSERT INTO widgets (widget_id, company_id, mailbox_id) VALUES ($1, $2, $3) ON CONFLICT (widget_id) DO NOTHING`)
+	sqlPutMailboxEmail = stmt(`INSERT INTO mailbox_emails (mailbox_id, company_id, email) VALUES ($1, $2, $3)
+ON CONFLICT (mailbox_id) DO UPDATE SET email = EXCLUDED.email`)
+	sqlMailboxByEmail = stmt(`SELECT e.company_id, e.mailbox_id FROM mailbox_emails e WHERE e.email = $1 ORDER BY e.mailbox_id LIMIT 1`)
+	sqlOpenCount      = stmt(`SELECT count(*) FROM conversations c WHERE c.company_id = $1 AND c.mailbox_id = $2 AND c.open_assignee = $3`)
 )
 
 // Mailbox loads a mailbox of a company.
@@ -51,6 +54,9 @@ func (t *Tx) PutMailbox(m *parley.Mailbox) error {
 		return err
 	}
 	if err := t.keyWidgets(m); err != nil {
+		return err
+	}
+	if err := t.exec(sqlPutMailboxEmail, m.ID, m.CompanyID, keyText(parley.NormalizeEmail(m.Email))); err != nil {
 		return err
 	}
 	return t.put(sqlPutMailbox, m, m.CompanyID, m.ID)
@@ -100,4 +106,18 @@ func (t *Tx) OpenAssigned(mailboxID, userID int64) int {
 		return 0
 	}
 	return t.countOf(sqlOpenCount, company, mailboxID, userID)
+}
+
+// MailboxByEmail finds the mailbox with an address, in any company (the
+// recipients of incoming mail); of several, the oldest.
+func (t *Tx) MailboxByEmail(address string) (*parley.Mailbox, error) {
+	var company, id int64
+	found, err := t.scan(sqlMailboxByEmail, []any{keyText(parley.NormalizeEmail(address))}, &company, &id)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, parley.NotFound("mailbox")
+	}
+	return t.Mailbox(company, id)
 }

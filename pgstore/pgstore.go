@@ -48,9 +48,9 @@ const migrationLock = 0x70617273746f7265 // "parstore"
 // every node under Citus (create_reference_table): companies themselves,
 // and the keys a request or a background job starts from before it knows
 // the company: credentials by hash or client id, sign-in e-mails, V1 key
-// hashes, public widget ids, and the owners of ids that a few reads of the
+// hashes, public widget ids, mailbox addresses, and the owners of ids that a few reads of the
 // seam name without their company. Every other table is in CompanyTables.
-var ReferenceTables = []string{"companies", "credentials", "user_emails", "user_v1_keys", "widgets", "owners", "chat_owners"}
+var ReferenceTables = []string{"companies", "credentials", "user_emails", "user_v1_keys", "widgets", "mailbox_emails", "owners", "chat_owners"}
 
 // CompanyTables are the tables keyed by company_id first, distributed by
 // company under Citus (create_distributed_table(table, 'company_id')):
@@ -63,8 +63,13 @@ var CompanyTables = []string{"users", "teams", "mailboxes", "saved_replies", "cu
 
 // AllCompanies marks the statements that read a company table across
 // companies: the queues that background workers drain in time or sequence
-// order (the index outbox, wake-ups). Under Citus they are multi-shard
-// queries, run by a worker, never by a request.
+// order (the index outbox, wake-ups, domain events, webhook deliveries,
+// outgoing e-mail). Under Citus they are multi-shard queries, run by a
+// worker, never by a request. Today one process drains each queue; when
+// several nodes share a database, each will take its batch with SELECT
+// ... FOR UPDATE SKIP LOCKED in the write transaction that records the
+// outcome, so that one item goes to one node, and the read-only looks
+// (what is due next) stay as they are.
 const AllCompanies = "/* all companies: a queue drained in order */"
 
 // statements is every SQL text the package runs (see stmt), for the test

@@ -8,9 +8,11 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pressly/goose/v3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	parley "github.com/parley/parley"
 	"github.com/parley/parley/internal/pgtest"
 )
 
@@ -44,7 +46,7 @@ func open(t *testing.T) (*DB, string) {
 var transactionControl = regexp.MustCompile(`^(?i)(begin|commit|rollback)\b`)
 
 // allCompanies are the statements allowed to read across companies.
-var allCompanies = []string{sqlDueLater, sqlOutbox, sqlOutboxDepth}
+var allCompanies = []string{sqlDueLater, sqlNextLater, sqlOutbox, sqlOutboxDepth, sqlPendingEvents, sqlDueDeliveries, sqlDueMail, sqlNextMail}
 
 // TestStatementsKeepToACompany walks every statement the package may run:
 // each that touches a company table filters it by company_id (or sets it,
@@ -110,4 +112,30 @@ func TestOpenRefusesAnOlderSchema(t *testing.T) {
 	db, err := Open(ctx, url, Options{})
 	require.NoError(t, err)
 	db.Close()
+}
+
+// TestMailboxEmailsFilledFromMailboxes: migration 2 gives the mailboxes a
+// database already holds their address keys, normalized.
+func TestMailboxEmailsFilledFromMailboxes(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	cfg, err := pgx.ParseConfig(url)
+	require.NoError(t, err)
+	require.NoError(t, withProvider(cfg, func(p *goose.Provider) error { _, err := p.UpTo(ctx, 1); return err }))
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	_, err = conn.Exec(ctx, `INSERT INTO mailboxes (company_id, id, body) VALUES (3, 5, '{"id": 5, "companyId": 3, "email": " Desk@Example.COM"}')`)
+	require.NoError(t, err)
+	require.NoError(t, conn.Close(ctx))
+	require.NoError(t, Migrate(ctx, url))
+
+	db, err := Open(ctx, url, Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, db.Store().View(func(tx parley.Tx) error {
+		m, err := tx.MailboxByEmail("desk@example.com")
+		require.NoError(t, err)
+		assert.Equal(t, int64(5), m.ID)
+		return nil
+	}))
 }

@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"math"
 	"time"
 
 	parley "github.com/parley/parley"
@@ -21,6 +22,12 @@ ON CONFLICT (company_id, id) DO UPDATE SET body = EXCLUDED.body`)
 ON CONFLICT (company_id, webhook_id, id) DO UPDATE SET order_key = EXCLUDED.order_key, queued = EXCLUDED.queued,
 due_ns = EXCLUDED.due_ns, body = EXCLUDED.body`)
 	sqlDeleteDeliveries = stmt(`DELETE FROM deliveries d WHERE d.company_id = $1 AND d.webhook_id = $2`)
+	// The webhook dispatcher's queue: due, unpaused deliveries of every
+	// company that head their webhook's queue for their order key (no
+	// older queued delivery before them), earliest due first.
+	sqlDueDeliveries = stmt(`SELECT d.body FROM deliveries d WHERE d.due_ns <= $1 AND NOT EXISTS (
+SELECT 1 FROM deliveries q WHERE q.company_id = d.company_id AND q.webhook_id = d.webhook_id AND q.order_key = d.order_key
+AND q.queued AND q.id < d.id) ORDER BY d.due_ns, d.id LIMIT $2 ` + AllCompanies)
 )
 
 // Webhook loads a webhook of a company.
@@ -117,4 +124,21 @@ func (t *Tx) SetDeliveriesPaused(webhookID int64, paused bool, now time.Time) er
 		}
 	}
 	return nil
+}
+
+// DueDeliveries lists up to max deliveries to attempt at now: due,
+// unpaused, and each the oldest queued delivery of its webhook and order
+// key (so events about one record reach a webhook in commit order).
+func (t *Tx) DueDeliveries(now time.Time, max int) ([]parley.Delivery, error) {
+	return many[parley.Delivery](t, sqlDueDeliveries, now.UnixNano(), max)
+}
+
+// NextDeliveryAt is when the earliest delivery that heads its queue is
+// due, and false when none is queued and unpaused.
+func (t *Tx) NextDeliveryAt() (time.Time, bool, error) {
+	next, err := t.DueDeliveries(time.Unix(0, math.MaxInt64), 1)
+	if err != nil || len(next) == 0 {
+		return time.Time{}, false, err
+	}
+	return next[0].NextAttemptAt, true, nil
 }

@@ -38,7 +38,7 @@ func loadDemo(t *testing.T, engine reports.Engine, extra func(tx *storage.Tx) er
 	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	require.NoError(t, fixtures.Load(db, demoNow))
+	require.NoError(t, fixtures.Load(db.Store(), demoNow))
 	if extra != nil {
 		_, err = db.Update(extra)
 		require.NoError(t, err)

@@ -212,7 +212,7 @@ func TestPlainJSONDatabaseStillReads(t *testing.T) {
 		assert.Equal(t, []parley.LaterItem{later}, due)
 		events, err := tx.PendingEvents(10)
 		require.NoError(t, err)
-		assert.Equal(t, []RecordedEvent{{Seq: 1, Event: event}}, events)
+		assert.Equal(t, []parley.RecordedEvent{{Seq: 1, Event: event}}, events)
 		var each []*parley.Conversation
 		require.NoError(t, tx.EachConversation(func(c *parley.Conversation) error { each = append(each, c); return nil }))
 		assert.Equal(t, []*parley.Conversation{conv}, each)

@@ -96,9 +96,11 @@ func Open(path string, opt Options) (*DB, error) {
 			}
 		}
 		if fillOpen { // a database from before routing: count its open conversations once
-			return fillOpenByAssignee(tx)
+			if err := fillOpenByAssignee(tx); err != nil {
+				return err
+			}
 		}
-		return nil
+		return rekeyLater(&Tx{tx: tx, writable: true})
 	})
 	if err != nil {
 		b.Close()

@@ -10,20 +10,68 @@ import (
 
 // Later items (snooze ends, scheduled threads) are kept in time order so
 // the scheduler finds what is due with one cursor, plus a reference key
-// per item to move or delete it and to count a company's items.
+// per item to move or delete it and to count a company's items. Both keys
+// hold the whole kind: a snoozed conversation and a scheduled thread may
+// share an id.
 var (
-	bucketLater      = newBucket("later")        // unix seconds | kind | id -> item
-	bucketLaterByRef = newBucket("later_by_ref") // company | kind | id -> time key
+	bucketLater      = newBucket("later")        // unix seconds | id | kind -> item
+	bucketLaterByRef = newBucket("later_by_ref") // company | id | kind -> time key
 )
 
 func laterRef(companyID int64, kind parley.LaterKind, id int64) []byte {
-	return append(append(key(companyID), kind[0]), key(id)...)
+	return append(key2(companyID, id), kind...)
 }
 
 func laterKey(at time.Time, kind parley.LaterKind, id int64) []byte {
-	k := make([]byte, 8, 17)
-	binary.BigEndian.PutUint64(k, uint64(at.Unix()))
-	return append(append(k, kind[0]), key(id)...)
+	return append(key2(at.Unix(), id), kind...)
+}
+
+// firstLaterKeyLen is the length of both keys as Parley first wrote them,
+// with the kind's first byte between the two numbers: "snooze" and
+// "scheduled" shared it, so a conversation's snooze and a thread's
+// schedule of one id overwrote each other's reference. Today's keys are
+// longer (every kind has more than one byte).
+const firstLaterKeyLen = 8 + 1 + 8
+
+// rekeyLater moves the wake-ups stored under the first keys to today's,
+// once, when a database written before is opened.
+func rekeyLater(t *Tx) error {
+	var stale [][]byte
+	var items []parley.LaterItem
+	c := t.tx.Bucket(bucketLater).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) != firstLaterKeyLen {
+			continue
+		}
+		var item parley.LaterItem
+		if err := decode(bucketLater, v, &item); err != nil {
+			return err
+		}
+		stale, items = append(stale, bytes.Clone(k)), append(items, item)
+	}
+	for _, k := range stale {
+		if err := t.tx.Bucket(bucketLater).Delete(k); err != nil {
+			return err
+		}
+	}
+	var staleRefs [][]byte
+	c = t.tx.Bucket(bucketLaterByRef).Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if len(k) == firstLaterKeyLen {
+			staleRefs = append(staleRefs, bytes.Clone(k))
+		}
+	}
+	for _, k := range staleRefs {
+		if err := t.tx.Bucket(bucketLaterByRef).Delete(k); err != nil {
+			return err
+		}
+	}
+	for _, item := range items {
+		if err := t.PutLater(item); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PutLater records a wake-up, replacing the item's previous time.
@@ -64,7 +112,8 @@ func (t *Tx) CountLater(companyID int64) (int, error) {
 	return n, nil
 }
 
-// DueLater lists the wake-ups due at or before now, oldest first.
+// DueLater lists the wake-ups due at or before now, oldest first (of one
+// second, by id then kind).
 func (t *Tx) DueLater(now time.Time) ([]parley.LaterItem, error) {
 	var out []parley.LaterItem
 	c := t.tx.Bucket(bucketLater).Cursor()

@@ -72,8 +72,14 @@ func (t *Tx) NextMailAt() (time.Time, bool) {
 	return time.Unix(0, int64(binary.BigEndian.Uint64(k))).UTC(), true
 }
 
-// Mail loads an outgoing e-mail.
-func (t *Tx) Mail(id int64) (*parley.Mail, error) {
+// Mail loads an outgoing e-mail of a company.
+func (t *Tx) Mail(companyID, id int64) (*parley.Mail, error) {
+	return scoped(t, bucketMail, id, func(m *parley.Mail) int64 { return m.CompanyID }, companyID, "mail")
+}
+
+// mail loads an outgoing e-mail by its id alone, for the queue and the
+// conversation log that hold ids only.
+func (t *Tx) mail(id int64) (*parley.Mail, error) {
 	m := new(parley.Mail)
 	found, err := t.get(bucketMail, key(id), m)
 	if err != nil {
@@ -95,7 +101,7 @@ func (t *Tx) DueMail(now time.Time, max int) ([]parley.Mail, error) {
 		if binary.BigEndian.Uint64(k) > limit {
 			break
 		}
-		m, err := t.Mail(idOf(k[8:]))
+		m, err := t.mail(idOf(k[8:]))
 		if err != nil {
 			return nil, fmt.Errorf("storage: due e-mail key %x: %w", k, err)
 		}
@@ -111,7 +117,7 @@ func (t *Tx) ConversationMail(conversationID int64) ([]parley.Mail, error) {
 	c := t.tx.Bucket(bucketMailByConv).Cursor()
 	prefix := key(conversationID)
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		m, err := t.Mail(idOf(k[8:]))
+		m, err := t.mail(idOf(k[8:]))
 		if err != nil {
 			return nil, err
 		}

@@ -243,19 +243,13 @@ func (t *Tx) HasPendingEvents() bool {
 	return k != nil
 }
 
-// RecordedEvent is a domain event with its commit-order sequence.
-type RecordedEvent struct {
-	Seq uint64
-	parley.Event
-}
-
 // PendingEvents lists up to max recorded events not yet turned into
 // deliveries, oldest first.
-func (t *Tx) PendingEvents(max int) ([]RecordedEvent, error) {
-	var out []RecordedEvent
+func (t *Tx) PendingEvents(max int) ([]parley.RecordedEvent, error) {
+	var out []parley.RecordedEvent
 	c := t.tx.Bucket(bucketEvents).Cursor()
 	for k, v := c.First(); k != nil && len(out) < max; k, v = c.Next() {
-		e := RecordedEvent{Seq: uint64(idOf(k))}
+		e := parley.RecordedEvent{Seq: uint64(idOf(k))}
 		if err := decode(bucketEvents, v, &e.Event); err != nil {
 			return nil, err
 		}
@@ -264,7 +258,13 @@ func (t *Tx) PendingEvents(max int) ([]RecordedEvent, error) {
 	return out, nil
 }
 
-// DeleteEvent removes an event once its deliveries are stored.
-func (t *Tx) DeleteEvent(seq uint64) error {
+// DeleteEvent removes a company's event once its deliveries are stored;
+// an event of another company stays.
+func (t *Tx) DeleteEvent(companyID int64, seq uint64) error {
+	var e parley.Event
+	found, err := t.get(bucketEvents, key(int64(seq)), &e)
+	if err != nil || !found || e.CompanyID != companyID {
+		return err
+	}
 	return t.tx.Bucket(bucketEvents).Delete(key(int64(seq)))
 }

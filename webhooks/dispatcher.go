@@ -1,14 +1,15 @@
 // Package webhooks delivers Parley's domain events to the webhooks
 // integrators configured.
 //
-// Writes record their events in the transaction of the change (the events
-// bucket is the outbox). The Dispatcher turns each recorded event into one
-// delivery per webhook that wants it (in one transaction that also removes
-// the event, so an event is expanded exactly once), then POSTs due
-// deliveries, signed, retrying with backoff and jitter until they succeed
-// or die (rules in the domain package: parley.Delivery.Record). Delivery
-// is at least once; a delivery keeps its id (X-Parley-Delivery) across
-// retries, restarts and replays, so receivers deduplicate by it.
+// Writes record their events in the transaction of the change (the
+// store's event queue, parley.EventQueue, is the outbox). The Dispatcher
+// turns each recorded event into one delivery per webhook that wants it
+// (in one transaction that also removes the event, so an event is expanded
+// exactly once), then POSTs due deliveries, signed, retrying with backoff
+// and jitter until they succeed or die (rules in the domain package:
+// parley.Delivery.Record). Delivery is at least once; a delivery keeps its
+// id (X-Parley-Delivery) across retries, restarts and replays, so
+// receivers deduplicate by it.
 package webhooks
 
 import (
@@ -26,7 +27,6 @@ import (
 	"time"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // Renderer renders the resource an event concerns as the API does. The
@@ -40,7 +40,7 @@ type Renderer interface {
 
 // Config wires a Dispatcher.
 type Config struct {
-	DB       *storage.DB
+	DB       parley.WebhookSource
 	Renderer Renderer
 	Clock    parley.Clock
 	// Client sends deliveries; default: parley.DeliveryTimeout, no
@@ -57,7 +57,7 @@ type Config struct {
 	// Tick is the longest Run sleeps between read-only looks for work when
 	// nothing is due and no commit signals new work; default one minute.
 	// Run wakes earlier at the next delivery's due time, or when a commit
-	// records an event or stores a delivery (storage.DB.WebhookWork).
+	// records an event or stores a delivery (parley.WebhookSource).
 	Tick time.Duration
 	// Workers bounds concurrent POSTs; default 8.
 	Workers int
@@ -132,7 +132,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 // NextDue is when the earliest delivery that can go is due; false when
 // none waits.
 func (d *Dispatcher) NextDue() (next time.Time, ok bool, err error) {
-	err = d.cfg.DB.View(func(tx *storage.Tx) (err error) {
+	err = d.cfg.DB.Store().View(func(tx parley.Tx) (err error) {
 		next, ok, err = tx.NextDeliveryAt()
 		return err
 	})
@@ -147,12 +147,12 @@ const fanOutBatch = 100
 func (d *Dispatcher) FanOut(now time.Time) (int, error) {
 	total := 0
 	var pending bool
-	if err := d.cfg.DB.View(func(tx *storage.Tx) error { pending = tx.HasPendingEvents(); return nil }); err != nil || !pending {
+	if err := d.cfg.DB.Store().View(func(tx parley.Tx) error { pending = tx.HasPendingEvents(); return nil }); err != nil || !pending {
 		return 0, err // nothing recorded: no write transaction
 	}
 	for {
 		var n, seen int
-		_, err := d.cfg.DB.Update(func(tx *storage.Tx) error {
+		_, err := d.cfg.DB.Store().Update(func(tx parley.Tx) error {
 			n, seen = 0, 0
 			events, err := tx.PendingEvents(fanOutBatch)
 			if err != nil {
@@ -165,7 +165,7 @@ func (d *Dispatcher) FanOut(now time.Time) (int, error) {
 					return err
 				}
 				n += made
-				if err := tx.DeleteEvent(e.Seq); err != nil {
+				if err := tx.DeleteEvent(e.CompanyID, e.Seq); err != nil {
 					return err
 				}
 			}
@@ -182,7 +182,7 @@ func (d *Dispatcher) FanOut(now time.Time) (int, error) {
 }
 
 // expand stores the deliveries of one event.
-func (d *Dispatcher) expand(tx *storage.Tx, e parley.Event, now time.Time) (int, error) {
+func (d *Dispatcher) expand(tx parley.Tx, e parley.Event, now time.Time) (int, error) {
 	hooks, err := tx.Webhooks(e.CompanyID)
 	if err != nil || len(hooks) == 0 {
 		return 0, err
@@ -230,7 +230,7 @@ func (d *Dispatcher) DeliverDue(ctx context.Context, now time.Time) (int, error)
 	attempts := 0
 	for ctx.Err() == nil {
 		var due []parley.Delivery
-		if err := d.cfg.DB.View(func(tx *storage.Tx) (err error) {
+		if err := d.cfg.DB.Store().View(func(tx parley.Tx) (err error) {
 			due, err = tx.DueDeliveries(now, dueBatch)
 			return err
 		}); err != nil {
@@ -276,7 +276,7 @@ func (d *Dispatcher) attemptAll(ctx context.Context, due []parley.Delivery, now 
 // attempt POSTs one delivery to its webhook.
 func (d *Dispatcher) attempt(ctx context.Context, del *parley.Delivery, now time.Time) parley.Attempt {
 	var w *parley.Webhook
-	err := d.cfg.DB.View(func(tx *storage.Tx) (err error) {
+	err := d.cfg.DB.Store().View(func(tx parley.Tx) (err error) {
 		w, err = tx.Webhook(del.CompanyID, del.WebhookID)
 		return err
 	})
@@ -318,7 +318,7 @@ func (d *Dispatcher) record(sent *parley.Delivery, a parley.Attempt, now time.Ti
 	jitter := d.cfg.Rand.Float64()
 	d.mu.Unlock()
 	var status parley.DeliveryStatus
-	_, err := d.cfg.DB.Update(func(tx *storage.Tx) error {
+	_, err := d.cfg.DB.Store().Update(func(tx parley.Tx) error {
 		status = ""
 		del, err := tx.Delivery(sent.WebhookID, sent.ID)
 		if parley.IsNotFound(err) {

@@ -24,7 +24,7 @@ func setup(t testing.TB) (*storage.DB, parley.Caller) {
 	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	require.NoError(t, fixtures.Load(db, now))
+	require.NoError(t, fixtures.Load(db.Store(), now))
 	db.SetBeforeCommit((&workflow.Engine{Clock: parley.ClockFunc(func() time.Time { return now })}).BeforeCommit)
 	var caller parley.Caller
 	require.NoError(t, db.View(func(tx *storage.Tx) error {

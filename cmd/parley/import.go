@@ -51,7 +51,7 @@ func importCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	defer inst.close()
-	sum, err := importer.Run(inst.db, export, importer.Options{CompanyID: *company, Progress: progressBar(stderr, "importing")})
+	sum, err := importer.Run(inst.db.Store(), export, importer.Options{CompanyID: *company, Progress: progressBar(stderr, "importing")})
 	if err != nil {
 		return err
 	}

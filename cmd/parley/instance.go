@@ -115,7 +115,7 @@ func loadDemoIfEmpty(db *storage.DB, clock parley.Clock) error {
 	if err != nil || !empty {
 		return err
 	}
-	return fixtures.Load(db, clock.Now())
+	return fixtures.Load(db.Store(), clock.Now())
 }
 
 // settleWait bounds how long closing waits for the index to persist what

@@ -71,7 +71,7 @@ func startMail(f *mailFlags, db *storage.DB, dataDir string, log *slog.Logger) (
 		if *f.imapEvery < time.Second {
 			return nil, fmt.Errorf("%w: --imap-interval must be at least 1s", errUsage)
 		}
-		poller.DB, poller.Clock, poller.Log = db, parley.SystemClock, log
+		poller.Store, poller.Clock, poller.Log = db.Store(), parley.SystemClock, log
 	}
 	d := email.NewDispatcher(email.Config{DB: db, Sender: sender, Clock: parley.SystemClock, Log: log})
 	ctx, stop := context.WithCancel(context.Background())
@@ -79,7 +79,7 @@ func startMail(f *mailFlags, db *storage.DB, dataDir string, log *slog.Logger) (
 	wg.Go(func() { d.Run(ctx) })
 	log.Info("outgoing e-mail", "to", where)
 	if ln != nil {
-		l := &email.Listener{DB: db, Clock: parley.SystemClock, Log: log, Domain: *f.hostname}
+		l := &email.Listener{Store: db.Store(), Clock: parley.SystemClock, Log: log, Domain: *f.hostname}
 		wg.Go(func() {
 			if err := l.Serve(ln); err != nil {
 				log.Error("smtp listener stopped", "err", err)

@@ -147,7 +147,7 @@ func acmeDemoConversations(t *testing.T, now time.Time) int {
 	db, err := storage.Open(filepath.Join(t.TempDir(), "demo.db"), storage.Options{NoSync: true})
 	require.NoError(t, err)
 	defer db.Close()
-	require.NoError(t, fixtures.Load(db, now))
+	require.NoError(t, fixtures.Load(db.Store(), now))
 	n := 0
 	require.NoError(t, db.View(func(tx *storage.Tx) error {
 		owner, err := tx.UserByEmail(fixtures.AcmeOwnerEmail)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // schedulerRetry is how long the scheduler waits after a failed wake-up
@@ -16,9 +15,9 @@ const schedulerRetry = time.Second
 // scheduler wakes snoozed conversations and publishes scheduled threads
 // when they are due. It sleeps until the earliest wake-up (read in a
 // read-only transaction) or until a commit stores a new one
-// (storage.DB.LaterChanged), so an idle server opens no write transaction.
+// (parley.LaterSource), so an idle server opens no write transaction.
 type scheduler struct {
-	db    *storage.DB
+	db    parley.LaterSource
 	clock parley.Clock
 	log   *slog.Logger
 }
@@ -45,7 +44,7 @@ func (s *scheduler) step() (time.Duration, error) {
 		now := s.clock.Now()
 		var next time.Time
 		var pending bool
-		if err := s.db.View(func(tx *storage.Tx) error {
+		if err := s.db.Store().View(func(tx parley.Tx) error {
 			next, pending = tx.NextLater()
 			return nil
 		}); err != nil {
@@ -57,7 +56,7 @@ func (s *scheduler) step() (time.Duration, error) {
 		if next.Unix() > now.Unix() {
 			return next.Sub(now), nil
 		}
-		if _, err := s.db.Update(func(tx *storage.Tx) error {
+		if _, err := s.db.Store().Update(func(tx parley.Tx) error {
 			_, err := parley.WakeDue(tx, now)
 			return err
 		}); err != nil {

@@ -39,6 +39,15 @@ func testLater(t *testing.T, b Backend) {
 	assert.Equal(t, []parley.LaterItem{scheduled}, due(at(10).Add(-time.Second).Truncate(time.Second).Add(time.Second)),
 		"compared to the second")
 	assert.Empty(t, due(at(0)))
+	next := func() (time.Time, bool) {
+		var when time.Time
+		var pending bool
+		view(t, b, func(tx parley.Tx) error { when, pending = tx.NextLater(); return nil })
+		return when, pending
+	}
+	when, pending := next()
+	assert.True(t, pending)
+	assert.Equal(t, at(10).Truncate(time.Second), when, "the earliest of every company, to the second")
 
 	snooze.At = at(5)
 	put(t, b, func(tx parley.Tx) error { return tx.PutLater(snooze) })
@@ -51,4 +60,24 @@ func testLater(t *testing.T, b Backend) {
 	assert.Equal(t, []parley.LaterItem{snooze}, due(at(15)))
 	put(t, b, func(tx parley.Tx) error { return tx.DeleteLater(2, parley.LaterSnooze, 1) })
 	assert.Equal(t, 2, count(1), "deleting keeps to the company")
+
+	// A snoozed conversation and a scheduled thread of one id are two
+	// wake-ups; of one second, they come by id then kind.
+	sameID := item(1, parley.LaterScheduled, snooze.ID, snooze.At)
+	put(t, b, func(tx parley.Tx) error { return tx.PutLater(sameID) })
+	assert.Equal(t, 3, count(1))
+	assert.Equal(t, []parley.LaterItem{sameID, snooze}, due(at(15)))
+	put(t, b, func(tx parley.Tx) error { return tx.DeleteLater(1, parley.LaterScheduled, snooze.ID) })
+	assert.Equal(t, []parley.LaterItem{snooze}, due(at(15)), "deleting one kind keeps the other")
+
+	put(t, b, func(tx parley.Tx) error {
+		for _, i := range []parley.LaterItem{snooze, elsewhere, late} {
+			if err := tx.DeleteLater(i.CompanyID, i.Kind, i.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	_, pending = next()
+	assert.False(t, pending, "none left")
 }

@@ -54,6 +54,26 @@ func testMailboxes(t *testing.T, b Backend) {
 	assert.Equal(t, support, get(t, b, func(tx parley.Tx) (*parley.Mailbox, error) { return tx.MailboxByWidget("widget-2") }))
 }
 
+// testMailboxByEmail: incoming mail finds its mailbox by address, in any
+// company, compared normalized; of two with one address, the oldest; an
+// address changed is found under its new value only.
+func testMailboxByEmail(t *testing.T, b Backend) {
+	support, elsewhere, twin := newMailbox(1, "support"), newMailbox(2, "help"), newMailbox(2, "support")
+	put(t, b, func(tx parley.Tx) error { return tx.PutMailbox(support) }, func(tx parley.Tx) error { return tx.PutMailbox(elsewhere) },
+		func(tx parley.Tx) error { return tx.PutMailbox(twin) })
+	byEmail := func(address string) *parley.Mailbox {
+		return get(t, b, func(tx parley.Tx) (*parley.Mailbox, error) { return tx.MailboxByEmail(address) })
+	}
+	assert.Equal(t, elsewhere, byEmail("help@example.com"), "another company's mailbox")
+	assert.Equal(t, support, byEmail(" Support@Example.COM "), "normalized; the oldest of two")
+	notFound(t, b, "an address no mailbox has", func(tx parley.Tx) error { _, err := tx.MailboxByEmail("nobody@example.com"); return err })
+
+	support.Email = "Desk@example.com"
+	put(t, b, func(tx parley.Tx) error { return tx.PutMailbox(support) })
+	assert.Equal(t, support, byEmail("desk@example.com"))
+	assert.Equal(t, twin, byEmail("support@example.com"), "the old address is the other mailbox's alone")
+}
+
 func testSavedReplies(t *testing.T, b Backend) {
 	hello := &parley.SavedReply{CompanyID: 1, MailboxID: 5, Name: "Hello", Text: "Hi!", ChatText: "Hi", CreatedAt: clock, UpdatedAt: at(1)}
 	bye := &parley.SavedReply{CompanyID: 1, MailboxID: 5, Name: "Bye", Text: "Bye!", CreatedAt: clock, UpdatedAt: clock}

@@ -22,12 +22,6 @@ import (
 // needs of a backend.
 type Backend = indexer.Source
 
-// TeamWriter is what the suite needs beyond the seam to make teams (the
-// seam reads them only; fixtures write them).
-type TeamWriter interface {
-	PutTeam(t *parley.Team) error
-}
-
 // Run runs the suite; open returns a new, empty backend for each test,
 // closed when the test ends.
 func Run(t *testing.T, open func(t *testing.T) Backend) {
@@ -46,6 +40,7 @@ var families = []struct {
 	{"teams", testTeams},
 	{"credentials", testCredentials},
 	{"mailboxes", testMailboxes},
+	{"mailbox by e-mail", testMailboxByEmail},
 	{"saved replies", testSavedReplies},
 	{"customers", testCustomers},
 	{"customer conversations", testCustomerConversations},
@@ -61,8 +56,11 @@ var families = []struct {
 	{"later", testLater},
 	{"chats", testChats},
 	{"mail", testMail},
+	{"mail queue", testMailQueue},
 	{"webhooks", testWebhooks},
 	{"deliveries", testDeliveries},
+	{"event queue", testEventQueue},
+	{"delivery queue", testDeliveryQueue},
 	{"workflows", testWorkflows},
 	{"walks", testWalks},
 }
