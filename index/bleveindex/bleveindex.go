@@ -357,6 +357,9 @@ func (e *Engine) Close() error {
 	}
 	e.open = nil
 	e.mu.Unlock()
+	for _, p := range parts {
+		<-p.ready // an open under way finishes first, so its index is closed too
+	}
 	e.closeAll(parts)
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -207,3 +207,49 @@ func TestCompactLeavesOneSegment(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 40, res.Total)
 }
+
+// TestConcurrentOpens has many goroutines search, index and search again
+// across more companies than may stay open, so partitions open, wait for
+// an open under way, are created by the second asker and close, all at
+// once (run it with -race).
+func TestConcurrentOpens(t *testing.T) {
+	const companies, maxOpen, workers = 24, 4, 12
+	e, err := OpenWith(t.TempDir(), Options{MaxOpen: maxOpen})
+	require.NoError(t, err)
+	defer e.Close()
+	refund := query.Match{Field: "subject", Text: "refund"}
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			errs <- func() error {
+				for i := range companies {
+					c := int64(1 + (i*7+w)%companies)
+					// A search before anything exists must not create the
+					// partition, nor stop a writer racing it from creating it.
+					if _, err := e.Search(context.Background(), index.Request{Kind: index.Conversations, Company: c, Query: refund, Limit: 10}); err != nil {
+						return err
+					}
+					id := strconv.FormatInt(c*100+int64(w), 10)
+					done := make(chan error, 1)
+					b := index.Batch{Kind: index.Conversations, Company: c, Upserts: []index.Document{conversation(id, c, "refund")}}
+					if err := e.Apply(context.Background(), b, func(err error) { done <- err }); err != nil {
+						return err
+					}
+					if err := <-done; err != nil {
+						return err
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	for range workers {
+		require.NoError(t, <-errs)
+	}
+	for c := int64(1); c <= companies; c++ {
+		res, err := e.Search(context.Background(), index.Request{Kind: index.Conversations, Company: c, Query: refund, Limit: 100})
+		require.NoError(t, err)
+		assert.Equal(t, workers, res.Total, "company %d holds one document from each worker", c)
+	}
+	assert.LessOrEqual(t, e.OpenPartitions(), maxOpen)
+}

@@ -25,12 +25,20 @@ import (
 // close when more than the engine's limit are open.
 type partition struct {
 	key   partitionKey
-	idx   bleve.Index
+	idx   bleve.Index // nil until ready is closed, and after a failed or empty open
 	build *builder
 	elem  *list.Element // in Engine.recent
 	users int           // searches and batches holding it open
 	dirty int           // batches applied but not yet persisted
+	// ready is closed once the open is over: idx is set, or openErr says
+	// why not (errAbsent when it does not exist and was not to be made).
+	ready   chan struct{}
+	openErr error
 }
+
+// errAbsent ends the open of a partition that does not exist, asked
+// without create.
+var errAbsent = errors.New("bleveindex: no such partition")
 
 type partitionKey struct {
 	kind    index.Kind
@@ -50,25 +58,69 @@ func (e *Engine) path(k partitionKey) string {
 
 // acquire returns the open partition of k, opening it (and, with create,
 // creating it) as needed; nil when it does not exist and create is false.
-// The caller must release it.
-func (e *Engine) acquire(k partitionKey, create bool) (_ *partition, err error) {
-	var victims []*partition
-	defer func() { e.closeAll(victims) }()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.open == nil {
-		return nil, errors.New("bleveindex: engine closed")
+// The caller must release it. Opening runs without the engine's lock, so a
+// slow open (a cold company's first search) holds up only the requests of
+// that partition; they wait for the one open under way.
+func (e *Engine) acquire(k partitionKey, create bool) (*partition, error) {
+	for {
+		e.mu.Lock()
+		if e.open == nil {
+			e.mu.Unlock()
+			return nil, errors.New("bleveindex: engine closed")
+		}
+		if p := e.open[k]; p != nil {
+			p.users++
+			e.recent.MoveToFront(p.elem)
+			e.mu.Unlock()
+			<-p.ready
+			switch {
+			case p.openErr == nil:
+				return p, nil
+			case errors.Is(p.openErr, errAbsent) && create:
+				continue // the opener did not create it: this caller does
+			case errors.Is(p.openErr, errAbsent):
+				return nil, nil
+			default:
+				return nil, p.openErr
+			}
+		}
+		p := &partition{key: k, build: e.builders[k.kind], users: 1, ready: make(chan struct{})}
+		p.elem = e.recent.PushFront(p)
+		e.open[k] = p
+		e.mu.Unlock()
+
+		p.idx, p.openErr = e.openPartition(k, create)
+		e.mu.Lock()
+		var victims []*partition
+		if p.openErr != nil {
+			// Out of the open set before anyone else finds it; waiters
+			// hold it and read openErr.
+			e.recent.Remove(p.elem)
+			delete(e.open, k)
+		} else {
+			victims = e.evict()
+		}
+		e.mu.Unlock()
+		close(p.ready)
+		e.closeAll(victims)
+		switch {
+		case p.openErr == nil:
+			return p, nil
+		case errors.Is(p.openErr, errAbsent):
+			return nil, nil
+		default:
+			return nil, p.openErr
+		}
 	}
-	if p := e.open[k]; p != nil {
-		p.users++
-		e.recent.MoveToFront(p.elem)
-		return p, nil
-	}
-	path := e.path(k)
-	idx, err := bleve.OpenUsing(path, scorchConfig())
+}
+
+// openPartition opens the partition of k, creating it when create is set;
+// errAbsent when it does not exist and create is not.
+func (e *Engine) openPartition(k partitionKey, create bool) (bleve.Index, error) {
+	idx, err := bleve.OpenUsing(e.path(k), scorchConfig())
 	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
 		if !create {
-			return nil, nil
+			return nil, errAbsent
 		}
 		idx, err = e.create(k)
 	}
@@ -80,11 +132,7 @@ func (e *Engine) acquire(k partitionKey, create bool) (_ *partition, err error) 
 		}
 		return nil, fmt.Errorf("bleveindex: the %s partition of company %d is unreadable, so the index is rebuilt at the next start (or now, with parley reindex): %w", k.kind, k.company, err)
 	}
-	p := &partition{key: k, idx: idx, build: e.builders[k.kind], users: 1}
-	p.elem = e.recent.PushFront(p)
-	e.open[k] = p
-	victims = e.evict()
-	return p, nil
+	return idx, nil
 }
 
 // create makes a partition under a temporary name and renames it into
@@ -135,7 +183,7 @@ func (e *Engine) evict() []*partition {
 	for el := e.recent.Back(); el != nil && len(e.open) > e.maxOpen; {
 		p := el.Value.(*partition)
 		el = el.Prev()
-		if p.users > 0 || p.dirty > 0 {
+		if p.users > 0 || p.dirty > 0 { // an open under way holds a user
 			continue
 		}
 		e.recent.Remove(p.elem)
@@ -151,7 +199,9 @@ func (e *Engine) evict() []*partition {
 func (e *Engine) closeAll(parts []*partition) {
 	var err error
 	for _, p := range parts {
-		err = errors.Join(err, p.idx.Close())
+		if p.idx != nil { // nil after a failed open
+			err = errors.Join(err, p.idx.Close())
+		}
 	}
 	if err != nil {
 		e.mu.Lock()
