@@ -190,7 +190,7 @@ var catalogFields = func() map[Kind]map[string]Field {
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "13"
+const MappingVersion = "14"
 
 // PresentField is a field every document has: the names of its non-empty
 // fields, for `field:*` queries.

@@ -162,7 +162,7 @@ func (e *Engine) Fresh() bool { return e.fresh }
 // default mapping is disabled: only catalog fields are indexed.
 func buildMapping(kind index.Kind) mapping.IndexMapping {
 	m := bleve.NewIndexMapping()
-	for name, tokenizer := range map[string]string{textAnalyzer: stemmedTokenizer, exactAnalyzer: exactTokenizer} {
+	for name, tokenizer := range map[string]string{textAnalyzer: stemmedTokenizer, exactAnalyzer: exactTokenizer, numberAnalyzer: numberTokenizer} {
 		if err := m.AddCustomAnalyzer(name, map[string]interface{}{
 			"type": custom.Name, "tokenizer": tokenizer, "token_filters": []string{},
 		}); err != nil {
@@ -220,7 +220,10 @@ func fieldMapping(f index.Field) *mapping.FieldMapping {
 		fm = bleve.NewKeywordFieldMapping()
 		fm.IncludeTermVectors = false
 	case f.Type == index.NumberField:
-		fm = bleve.NewNumericFieldMapping()
+		// The trie of terms of number.go, not Bleve's numeric field.
+		fm = bleve.NewTextFieldMapping()
+		fm.Analyzer = numberAnalyzer
+		fm.IncludeTermVectors = false
 	}
 	fm.Store = false
 	fm.IncludeInAll = false

@@ -62,13 +62,13 @@ func suffixes(values []string) []string {
 // them hit by hit, and decompressing a doc-value chunk of sixteen-term
 // numbers for each hit was most of the cost of a sorted search.
 type builder struct {
-	kind                  index.Kind
-	text, exact, keywords analysis.Analyzer
+	kind                          index.Kind
+	text, exact, keywords, number analysis.Analyzer
 }
 
 func newBuilder(kind index.Kind, m mapping.IndexMapping) *builder {
 	return &builder{kind: kind, text: m.AnalyzerNamed(textAnalyzer), exact: m.AnalyzerNamed(exactAnalyzer),
-		keywords: m.AnalyzerNamed(keyword.Name)}
+		keywords: m.AnalyzerNamed(keyword.Name), number: m.AnalyzerNamed(numberAnalyzer)}
 }
 
 // fieldOf is the catalog field of a document field name, custom fields
@@ -140,7 +140,7 @@ func (b *builder) document(d index.Document) *document.Document {
 			addValues(name, bi.IndexField, keys, b.keywords)
 		} else {
 			for i, v := range values {
-				doc.AddField(document.NewNumericFieldWithIndexingOptions(name, positions(len(values), i), v, opts))
+				doc.AddField(document.NewTextFieldCustom(name, positions(len(values), i), numberValue(v), opts, b.number))
 			}
 		}
 		if f.Sortable && len(values) > 0 {

@@ -186,17 +186,13 @@ func translate(kind index.Kind, n query.Node) (bq.Query, error) {
 		if f, ok := index.FieldOf(kind, n.Field); ok && f.Key {
 			return keyRange(n), nil
 		}
-		q := bleve.NewNumericRangeInclusiveQuery(n.Min, n.Max, &n.MinInclusive, &n.MaxInclusive)
-		q.SetField(n.Field)
-		return q, nil
+		return numberRange(n.Field, n.Min, n.Max, n.MinInclusive, n.MaxInclusive), nil
 	case query.TimeRange:
 		if n.From == nil && n.To == nil {
 			return exists(n.Field), nil
 		}
 		min, max := index.MillisBounds(n)
-		q := bleve.NewNumericRangeInclusiveQuery(min, max, &n.FromInclusive, &n.ToInclusive)
-		q.SetField(n.Field)
-		return q, nil
+		return numberRange(n.Field, min, max, n.FromInclusive, n.ToInclusive), nil
 	case query.FieldExists:
 		return exists(n.Field), nil
 	}
