@@ -145,6 +145,7 @@ func TestListConversationsCustomFields(t *testing.T) {
 			item := field(t, decode(t, rec), "_embedded", "errors").([]any)[0].(map[string]any)
 			assert.Equal(t, tc.code, item["code"])
 			assert.Equal(t, tc.param, item["path"])
+			assert.Equal(t, "query", item["source"], "read from the query string")
 		})
 	}
 }

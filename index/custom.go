@@ -86,7 +86,7 @@ func (s *customSchema) DefaultFields() []query.FieldSpec { return s.base.Default
 func CustomFieldFilter(def parley.FieldDef, value string) (query.Node, error) {
 	id := FormatID(def.ID)
 	bad := func(code, msg string) error {
-		return parley.Invalid("query", "customFieldsByIds", code, fmt.Sprintf("field %d: %s", def.ID, msg), id+":"+value)
+		return parley.InvalidParameter("customFieldsByIds", code, fmt.Sprintf("field %d: %s", def.ID, msg), id+":"+value)
 	}
 	switch def.Type {
 	case parley.FieldMultiLine:
