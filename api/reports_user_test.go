@@ -10,25 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestUserReports drives every user report over one day: Olivia answers
-// Alice (rated great) and closes; Adam answers Bob twice, in two
-// conversations, the second of which Olivia closes three hours later; Adam
-// takes a chat. The team (Adam and Uma) is reported as its members
-// together.
+// TestUserReports drives every user report over answerDay, with a chat
+// Adam takes. The team (Adam and Uma) is reported as its members together.
 func TestUserReports(t *testing.T) {
 	w := newWorld(t)
-	a := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
-	b := w.create(convJSON(map[string]any{"customer": customer("bob@example.com")}))
-	b2 := w.create(convJSON(map[string]any{"customer": customer("bob@example.com")}))
-	w.clock.advance(20 * time.Minute)
-	w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", a), `{"text":"Answer","status":"closed"}`, http.StatusCreated)
-	for _, id := range []int64{b, b2} {
-		w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", id), fmt.Sprintf(`{"text":"Answer","user":%d}`, adminID), http.StatusCreated)
-	}
-	w.clock.advance(3 * time.Hour)
-	w.send("PATCH", fmt.Sprintf("/v2/conversations/%d", b2), `{"op":"replace","path":"/status","value":"closed"}`, http.StatusNoContent)
-	threads := w.conv(a)["_embedded"].(map[string]any)["threads"].([]any)
-	w.send("PUT", fmt.Sprintf("/v2/conversations/%d/threads/%v/rating", a, threads[0].(map[string]any)["id"]), `{"rating":"great"}`, http.StatusNoContent)
+	_, b, b2 := answerDay(w)
 	v := w.startChat(supportWidget, `{"name":"Ann","email":"ann@example.com","message":"hi"}`)
 	w.clock.advance(90 * time.Second)
 	w.agent(ownerToken2, "PUT", "/v2/chats/"+v.chat+"/messages/"+uuidN(1), `{"body":"hello"}`)

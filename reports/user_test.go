@@ -188,7 +188,9 @@ func demoUserReportsAgreeWithTheRecords(t *testing.T, d *demo) {
 			helped := agree(t, d, name("customers-helped"), func(e reports.Engine) (*reports.CustomersSeries, error) {
 				return reports.UserCustomersHelped(ctx, e, r, s, viewBy)
 			})
-			series := agree(t, d, name("replies"), func(e reports.Engine) (*reports.RepliesSeries, error) { return reports.UserReplies(ctx, e, r, s, viewBy) })
+			series := agree(t, d, name("replies"), func(e reports.Engine) (*reports.RepliesSeries, error) {
+				return reports.UserReplies(ctx, e, r, s, viewBy)
+			})
 			resolutions := agree(t, d, name("resolutions"), func(e reports.Engine) (*reports.ResolutionsSeries, error) {
 				return reports.UserResolutions(ctx, e, r, s, viewBy)
 			})
