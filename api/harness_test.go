@@ -66,7 +66,7 @@ const (
 	ownerID, adminID, agentID, inactiveID = 1, 2, 3, 4
 	globexOwnerID                         = 5
 	supportID, billingID, globexMailboxID = 1, 2, 3
-	teamID                                = 1
+	teamID                                = 6 // teams draw from the users' sequence
 	appClientID, appSecret                = "acme-app", "acme-app-secret"
 	supportWidget, billingWidget          = "acme-support-widget", "acme-billing-widget"
 	globexWidget                          = "globex-widget"

@@ -50,10 +50,7 @@ func (s *Server) conversationsReport(c *gin.Context) error {
 			return names, s.store.View(func(tx parley.Tx) error {
 				for _, id := range ids {
 					if cu, err := tx.Customer(r.Company, id); err == nil {
-						names[id] = cu.Name()
-						if names[id] == "" {
-							names[id] = cu.PrimaryEmail()
-						}
+						names[id] = customerName(cu)
 					}
 				}
 				return nil
@@ -134,15 +131,22 @@ func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Reques
 	if err != nil {
 		return err
 	}
+	ids := make([]int64, len(res.IDs))
+	for i, id := range res.IDs {
+		if ids[i], err = strconv.ParseInt(id, 10, 64); err != nil {
+			return err
+		}
+	}
+	return s.drillPage(c, r.Company, ids, newReportPage(number, size, res.Total))
+}
+
+// drillPage renders a drill-down page of conversations, loading only them.
+func (s *Server) drillPage(c *gin.Context, company int64, ids []int64, pg reportPage) error {
 	rows := []drillRowView{}
-	err = s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(func(tx parley.Tx) error {
 		rr := newRenderer(s, c, tx)
-		for _, id := range res.IDs {
-			n, err := strconv.ParseInt(id, 10, 64)
-			if err != nil {
-				return err
-			}
-			conv, err := tx.Conversation(r.Company, n)
+		for _, id := range ids {
+			conv, err := tx.Conversation(company, id)
 			if parley.IsNotFound(err) {
 				continue // deleted since it was counted
 			}
@@ -166,7 +170,7 @@ func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Reques
 			Results []drillRowView `json:"results"`
 		} `json:"conversations"`
 	}
-	body.Conversations.reportPage, body.Conversations.Results = newReportPage(number, size, res.Total), rows
+	body.Conversations.reportPage, body.Conversations.Results = pg, rows
 	render(c, http.StatusOK, body)
 	return nil
 }

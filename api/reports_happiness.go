@@ -89,7 +89,20 @@ type ratingRow struct {
 // `sortField` (or `sortFieldRatings`: number, modifiedAt, rating) and
 // `sortOrder` (ASC, DESC; default modifiedAt DESC), ten a page.
 func (s *Server) happinessRatings(c *gin.Context) error {
-	p := readParams(c, ratingsListParams...)
+	return s.ratingsList(c, readParams(c, ratingsListParams...), func(r reports.Request) (ratingsLister, error) {
+		return func(ctx context.Context, e reports.Engine, rating, sortField string, desc bool, offset, limit int) (index.Result, error) {
+			return reports.RatingsList(ctx, e, r, rating, sortField, desc, offset, limit)
+		}, nil
+	})
+}
+
+// ratingsLister lists a page of the ratings of one report's request.
+type ratingsLister func(ctx context.Context, e reports.Engine, rating, sortField string, desc bool, offset, limit int) (index.Result, error)
+
+// ratingsList answers a ratings list (the happiness and the user ones): it
+// reads the list's parameters, then lists with what lister makes of the
+// request.
+func (s *Server) ratingsList(c *gin.Context, p *params, lister func(reports.Request) (ratingsLister, error)) error {
 	rating := ratingValues[p.enum("rating", "all", []string{"all", "great", "ok", "okay", "not-good"})]
 	sortName := "sortField"
 	if _, ok := p.raw("sortFieldRatings"); ok {
@@ -98,15 +111,15 @@ func (s *Server) happinessRatings(c *gin.Context) error {
 	sortField := p.enum(sortName, "modifiedAt", []string{"number", "modifiedAt", "rating"})
 	desc := p.enum("sortOrder", "DESC", []string{"ASC", "DESC", "asc", "desc"})
 	number, size := p.page(), p.rows(ratingsPageSize)
-	r, err := s.reportRequest(c, p)
-	var e reports.Engine
+	r, e, err := s.reportWith(c, p)
+	var list ratingsLister
 	if err == nil {
-		e, err = s.reportEngine()
+		list, err = lister(r)
 	}
 	if err != nil {
 		return err
 	}
-	res, err := reports.RatingsList(c.Request.Context(), e, r, rating, sortField, strings.EqualFold(desc, "DESC"), (number-1)*size, size)
+	res, err := list(c.Request.Context(), e, rating, sortField, strings.EqualFold(desc, "DESC"), (number-1)*size, size)
 	if err != nil {
 		return err
 	}
@@ -130,10 +143,7 @@ func (s *Server) happinessRatings(c *gin.Context) error {
 				return err
 			}
 			if cu != nil {
-				row.RatingCustomerName = cu.Name()
-				if row.RatingCustomerName == "" {
-					row.RatingCustomerName = cu.PrimaryEmail()
-				}
+				row.RatingCustomerName = customerName(cu)
 			}
 			u, err := rr.users.get(t.CreatedBy.ID)
 			if err != nil {
@@ -180,4 +190,12 @@ func ratedReply(tx parley.Tx, company int64, docID string) (*parley.Conversation
 		}
 	}
 	return conv, nil, nil
+}
+
+// customerName names a customer in a report: its name, else its e-mail.
+func customerName(cu *parley.Customer) string {
+	if name := cu.Name(); name != "" {
+		return name
+	}
+	return cu.PrimaryEmail()
 }

@@ -73,13 +73,13 @@ func TestProductivityReports(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, rec.Code)
 }
 
-func TestCompanyReports(t *testing.T) {
-	w := newWorld(t)
-	// Olivia answers Alice (rated great) and closes; Adam answers Bob and
-	// Bob again in a second conversation; the second is closed by Olivia.
-	a := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
-	b := w.create(convJSON(map[string]any{"customer": customer("bob@example.com")}))
-	b2 := w.create(convJSON(map[string]any{"customer": customer("bob@example.com")}))
+// answerDay plays the company and user reports' day: Olivia answers Alice
+// (rated great) and closes; 20 minutes in, Adam answers Bob and Bob again
+// in a second conversation (b2), which Olivia closes three hours later.
+func answerDay(w *world) (a, b, b2 int64) {
+	a = w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
+	b = w.create(convJSON(map[string]any{"customer": customer("bob@example.com")}))
+	b2 = w.create(convJSON(map[string]any{"customer": customer("bob@example.com")}))
 	w.clock.advance(20 * time.Minute)
 	w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", a), `{"text":"Answer","status":"closed"}`, http.StatusCreated)
 	for _, id := range []int64{b, b2} {
@@ -89,6 +89,12 @@ func TestCompanyReports(t *testing.T) {
 	w.send("PATCH", fmt.Sprintf("/v2/conversations/%d", b2), `{"op":"replace","path":"/status","value":"closed"}`, http.StatusNoContent)
 	threads := w.conv(a)["_embedded"].(map[string]any)["threads"].([]any)
 	w.send("PUT", fmt.Sprintf("/v2/conversations/%d/threads/%v/rating", a, threads[0].(map[string]any)["id"]), `{"rating":"great"}`, http.StatusNoContent)
+	return a, b, b2
+}
+
+func TestCompanyReports(t *testing.T) {
+	w := newWorld(t)
+	answerDay(w)
 
 	day := reportQuery("start", epoch.Format(time.RFC3339), "end", epoch.Add(24*time.Hour).Format(time.RFC3339))
 	rec := w.get("/v2/reports/company?" + day)

@@ -111,6 +111,16 @@ func (s *Server) routes() {
 	v2.GET("/reports/productivity/resolution-time", seriesOf(s, productivitySeriesParams, reports.ResolutionTimes))
 	v2.GET("/reports/productivity/resolved", seriesOf(s, productivitySeriesParams, reports.ResolvedSeries))
 	v2.GET("/reports/productivity/response-time", seriesOf(s, productivitySeriesParams, reports.ResponseTimes))
+	// The user reports: `user` is a user or a team id (README "User and team").
+	v2.GET("/reports/user", s.userReport)
+	v2.GET("/reports/user/customers-helped", userSeriesOf(s, reports.UserCustomersHelped))
+	v2.GET("/reports/user/replies", userSeriesOf(s, reports.UserReplies))
+	v2.GET("/reports/user/resolutions", userSeriesOf(s, reports.UserResolutions))
+	v2.GET("/reports/user/conversation-history", s.userConversationHistory)
+	v2.GET("/reports/user/drilldown", s.userDrillDown)
+	v2.GET("/reports/user/happiness", userReportOf(s, userHappinessParams, reports.UserHappiness))
+	v2.GET("/reports/user/ratings", s.userRatings)
+	v2.GET("/reports/user/chat", userReportOf(s, userChatParams, reports.UserChat))
 
 	v2.GET("/chats/:chatId", s.getChat)
 	v2.PUT("/chats/:chatId/messages/:messageId", s.addChatMessage)

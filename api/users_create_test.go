@@ -20,13 +20,13 @@ func TestCreateUser(t *testing.T) {
 	}
 	rec := w.do(post(adminToken(w), `{"firstName":"Nina","lastName":"New","email":"Nina@Acme.test","role":"user","mailboxIds":[1],"timezone":"Europe/Paris"}`))
 	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
-	assert.Equal(t, "6", rec.Header().Get("Resource-ID"))
-	assert.Equal(t, "https://api.parley.test/v2/users/6", rec.Header().Get("Location"))
-	got := decode(t, w.get("/v2/users/6"))
+	assert.Equal(t, "7", rec.Header().Get("Resource-ID"), "after the seeded users and team")
+	assert.Equal(t, "https://api.parley.test/v2/users/7", rec.Header().Get("Location"))
+	got := decode(t, w.get("/v2/users/7"))
 	assert.Equal(t, "Nina@Acme.test", got["email"])
 	assert.Equal(t, "user", got["role"])
 	var created *parley.User
-	require.NoError(t, w.db.View(func(tx *storage.Tx) (err error) { created, err = tx.User(acmeID, 6); return err }))
+	require.NoError(t, w.db.View(func(tx *storage.Tx) (err error) { created, err = tx.User(acmeID, 7); return err }))
 	assert.True(t, created.Invited(), "a created user is invited until they sign in")
 	assert.Equal(t, []int64{supportID}, created.MailboxIDs)
 

@@ -97,6 +97,7 @@ var Catalog = map[Kind][]Field{
 		{Name: "resolutionSeconds", Type: NumberField, Valued: true},
 		{Name: "resolutionOfficeSeconds", Type: NumberField, Valued: true},
 		{Name: "resolvedByUserId", Type: NumberField, Key: true, Valued: true},
+		{Name: "closedByUserId", Type: NumberField, Key: true, Valued: true},
 		{Name: "primaryCustomerId", Type: NumberField, Key: true, Valued: true},
 		{Name: "activityAt", Type: NumberField},
 		{Name: "createdBy", Type: KeywordField},
@@ -127,6 +128,15 @@ var Catalog = map[Kind][]Field{
 		{Name: "ratingCustomerId", Type: NumberField, Key: true, Valued: true},
 		{Name: "responseSeconds", Type: NumberField, Valued: true},
 		{Name: "responseOfficeSeconds", Type: NumberField, Valued: true},
+		// What the user reports read of a reply: its conversation's status
+		// and, as index.ConversationValues, the conversation's figures
+		// (createdAt, number, first response and resolution seconds with
+		// their office twins) and the reply's response seconds (with its
+		// office twin); and the hour of the week it was sent in.
+		{Name: "status", Type: KeywordField},
+		{Name: "conversationFigures", Type: KeywordField},
+		{Name: "responseFigures", Type: KeywordField},
+		{Name: "createdWeekHour", Type: KeywordField},
 	},
 	// Calls are phone threads: who logged them, for which customer, when.
 	Calls: {
@@ -190,7 +200,7 @@ var catalogFields = func() map[Kind]map[string]Field {
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "14"
+const MappingVersion = "15"
 
 // PresentField is a field every document has: the names of its non-empty
 // fields, for `field:*` queries.

@@ -44,21 +44,59 @@ func addFigures(tx parley.Tx, c *parley.Conversation, threads []parley.Thread, d
 	}
 	day, hour := parley.WeekHour(c.CreatedAt, loc)
 	d.Keywords["createdWeekHour"] = []string{index.WeekHourKey(day, hour)}
+	if c.Status == parley.StatusClosed && c.ClosedAt != nil && c.ClosedBy != 0 {
+		n["closedByUserId"] = []float64{float64(c.ClosedBy)}
+	}
+	times := timesOf(c, f, office)
+	set := func(field string, v *float64) {
+		if v != nil {
+			n[field] = []float64{*v}
+		}
+	}
 	if f.FirstResponseAt != nil {
 		n["firstResponseAt"] = []float64{index.Millis(*f.FirstResponseAt)}
-		n["firstResponseSeconds"] = []float64{f.FirstResponse.Seconds()}
+	}
+	set("firstResponseSeconds", times.first)
+	set("firstResponseOfficeSeconds", times.firstOffice)
+	if f.ResolvedAt != nil {
+		n["resolvedAt"] = []float64{index.Millis(*f.ResolvedAt)}
+		n["resolvedByUserId"] = []float64{float64(c.ClosedBy)}
+	}
+	set("resolutionSeconds", times.resolution)
+	set("resolutionOfficeSeconds", times.resolutionOffice)
+}
+
+// conversationTimes are a conversation's first response and resolution
+// times in seconds, with their office-hours twins (nil when the figure is
+// missing or the company keeps no office hours): computed once here for
+// the conversation's document and its replies' documents alike.
+type conversationTimes struct {
+	first, firstOffice, resolution, resolutionOffice *float64
+}
+
+func timesOf(c *parley.Conversation, f parley.Figures, office *officeClock) conversationTimes {
+	var out conversationTimes
+	seconds := func(d time.Duration) *float64 { v := d.Seconds(); return &v }
+	if f.FirstResponseAt != nil {
+		out.first = seconds(f.FirstResponse)
 		if office != nil {
-			n["firstResponseOfficeSeconds"] = []float64{office.duration(*f.FirstCustomerAt, *f.FirstResponseAt).Seconds()}
+			out.firstOffice = seconds(office.duration(*f.FirstCustomerAt, *f.FirstResponseAt))
 		}
 	}
 	if f.ResolvedAt != nil {
-		n["resolvedAt"] = []float64{index.Millis(*f.ResolvedAt)}
-		n["resolutionSeconds"] = []float64{f.Resolution.Seconds()}
-		n["resolvedByUserId"] = []float64{float64(c.ClosedBy)}
+		out.resolution = seconds(f.Resolution)
 		if office != nil {
-			n["resolutionOfficeSeconds"] = []float64{office.duration(c.CreatedAt, *f.ResolvedAt).Seconds()}
+			out.resolutionOffice = seconds(office.duration(c.CreatedAt, *f.ResolvedAt))
 		}
 	}
+	return out
+}
+
+// conversationFigures is the conversationFigures value of a conversation's
+// replies: its creation, number and times (see the catalog).
+func conversationFigures(c *parley.Conversation, times conversationTimes) string {
+	created, number := index.Millis(c.CreatedAt), float64(c.Number)
+	return index.ConversationValues(c.ID, &created, &number, times.first, times.firstOffice, times.resolution, times.resolutionOffice)
 }
 
 // MessageDocuments builds the message documents of a conversation's user
@@ -82,7 +120,8 @@ func MessageDocuments(tx parley.Tx, convID int64) (upserts []index.Document, del
 		}
 	}
 	figures := c.ReportFigures(threads)
-	_, office := reportClock(tx, c.CompanyID)
+	loc, office := reportClock(tx, c.CompanyID)
+	rowFigures := conversationFigures(c, timesOf(c, figures, office))
 	for _, t := range threads {
 		from := "user"
 		if t.IsCustomerMessage() {
@@ -113,11 +152,20 @@ func MessageDocuments(tx parley.Tx, convID int64) (upserts []index.Document, del
 		if c.CustomerID != 0 {
 			n["customerId"] = []float64{float64(c.CustomerID)}
 		}
+		k["status"] = []string{string(c.Status)}
+		k["conversationFigures"] = []string{rowFigures}
+		day, hour := parley.WeekHour(t.CreatedAt, loc)
+		k["createdWeekHour"] = []string{index.WeekHourKey(day, hour)}
 		if r, ok := figures.Responses[t.ID]; ok {
-			n["responseSeconds"] = []float64{r.Seconds()}
+			seconds := r.Seconds()
+			n["responseSeconds"] = []float64{seconds}
+			var officeSeconds *float64
 			if office != nil {
-				n["responseOfficeSeconds"] = []float64{office.duration(figures.Waiting[t.ID], t.CreatedAt).Seconds()}
+				v := office.duration(figures.Waiting[t.ID], t.CreatedAt).Seconds()
+				n["responseOfficeSeconds"] = []float64{v}
+				officeSeconds = &v
 			}
+			k["responseFigures"] = []string{index.ConversationValues(c.ID, &seconds, officeSeconds)}
 		}
 		if r := t.Rating; r != nil {
 			k["rating"] = []string{r.Rating}

@@ -176,9 +176,15 @@ type CustomersSeries struct {
 
 // CustomersHelped counts the customers helped per step of each period.
 func CustomersHelped(ctx context.Context, e Engine, r Request, viewBy string) (*CustomersSeries, error) {
+	return customersSeries(ctx, e, r, viewBy, nil)
+}
+
+// customersSeries counts the customers helped per step of each period, by
+// the replies by selects (nil: all).
+func customersSeries(ctx context.Context, e Engine, r Request, viewBy string, by query.Node) (*CustomersSeries, error) {
 	cur, prev, err := bothPeriods(r, func(p Period) ([]CustomersPoint, error) {
 		return perStep(p, viewBy, func(s Period) (CustomersPoint, error) {
-			n, err := customersHelped(ctx, e, r, s, nil)
+			n, err := customersHelped(ctx, e, r, s, by)
 			return CustomersPoint{Date: Date(s.Start), Customers: n}, err
 		})
 	})

@@ -124,4 +124,7 @@ func reportsOverTheDemoData(t *testing.T, d *demo) {
 	t.Run("ProductivityAgreesWithTheRecords", func(t *testing.T) { demoProductivityAgreesWithTheRecords(t, d) })
 	t.Run("ProductivityOnTheDemoData", func(t *testing.T) { demoProductivityOnTheDemoData(t, d) })
 	t.Run("ReportsOnFixtures", func(t *testing.T) { demoReportsOnFixtures(t, d) })
+	t.Run("TeamSumsItsMembers", func(t *testing.T) { demoTeamSumsItsMembers(t, d) })
+	t.Run("UserOnTheDemoData", func(t *testing.T) { demoUserOnTheDemoData(t, d) })
+	t.Run("UserReportsAgreeWithTheRecords", func(t *testing.T) { demoUserReportsAgreeWithTheRecords(t, d) })
 }

@@ -72,13 +72,19 @@ func tagName(t parley.Tag) string { return t.Name }
 
 // Happiness computes the happiness report.
 func Happiness(ctx context.Context, e Engine, r Request) (*HappinessReport, error) {
-	cur, err := happinessFigures(ctx, e, r, r.Current)
+	return happiness(ctx, e, r, nil)
+}
+
+// happiness computes the happiness report of the replies a node selects
+// (of some users), or of every reply when by is nil.
+func happiness(ctx context.Context, e Engine, r Request, by query.Node) (*HappinessReport, error) {
+	cur, err := happinessFigures(ctx, e, r, r.Current, by)
 	if err != nil {
 		return nil, err
 	}
 	rep := &HappinessReport{Current: *cur}
 	if r.Previous != nil {
-		prev, err := happinessFigures(ctx, e, r, *r.Previous)
+		prev, err := happinessFigures(ctx, e, r, *r.Previous, by)
 		if err != nil {
 			return nil, err
 		}
@@ -95,13 +101,13 @@ func Happiness(ctx context.Context, e Engine, r Request) (*HappinessReport, erro
 	return rep, nil
 }
 
-func happinessFigures(ctx context.Context, e Engine, r Request, p Period) (*HappinessFigures, error) {
-	rated, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: RatingFilter(p, r.Filter),
+func happinessFigures(ctx context.Context, e Engine, r Request, p Period, by query.Node) (*HappinessFigures, error) {
+	rated, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: restrict(RatingFilter(p, r.Filter), by),
 		Values: map[string]string{"rating": "rating", "customers": "ratingCustomerId"}})
 	if err != nil {
 		return nil, err
 	}
-	helped, err := customersHelped(ctx, e, r, p, nil)
+	helped, err := customersHelped(ctx, e, r, p, by)
 	if err != nil {
 		return nil, err
 	}
@@ -121,11 +127,7 @@ func happinessFigures(ctx context.Context, e Engine, r Request, p Period) (*Happ
 // customersHelped counts the distinct customers of the conversations that
 // received a user reply in the period (of one user when by is set).
 func customersHelped(ctx context.Context, e Engine, r Request, p Period, by query.Node) (int, error) {
-	filter := ReplyFilter(p, r.Filter)
-	if by != nil {
-		filter = query.And{Nodes: []query.Node{filter, by}}
-	}
-	res, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: filter,
+	res, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: restrict(ReplyFilter(p, r.Filter), by),
 		Values: map[string]string{"customers": "customerId"}})
 	if err != nil {
 		return 0, err
@@ -154,10 +156,23 @@ func deltaOf(current, previous *float64) *float64 {
 // RatingSorts maps the ratings list's sort fields to reply fields.
 var RatingSorts = map[string]string{"number": "number", "modifiedAt": "ratedAt", "rating": "ratingRank"}
 
+// restrict ANDs a filter with a node, when there is one.
+func restrict(filter, by query.Node) query.Node {
+	if by == nil {
+		return filter
+	}
+	return query.And{Nodes: []query.Node{filter, by}}
+}
+
 // RatingsList lists the ratings the happiness report counts in the current
 // period, those of one rating unless rating is empty, in the order asked.
 func RatingsList(ctx context.Context, e Engine, r Request, rating, sortField string, desc bool, offset, limit int) (index.Result, error) {
-	filter := RatingFilter(r.Current, r.Filter)
+	return ratingsList(ctx, e, r, nil, rating, sortField, desc, offset, limit)
+}
+
+// ratingsList is RatingsList over the replies by selects (nil: all).
+func ratingsList(ctx context.Context, e Engine, r Request, by query.Node, rating, sortField string, desc bool, offset, limit int) (index.Result, error) {
+	filter := restrict(RatingFilter(r.Current, r.Filter), by)
 	if rating != "" {
 		filter = query.And{Nodes: []query.Node{filter, query.Keyword{Field: "rating", Value: rating}}}
 	}

@@ -69,6 +69,9 @@ type DB struct {
 	// beforeCommit, when set, runs at the end of every write that recorded
 	// domain events, in its transaction (automatic workflows).
 	beforeCommit atomic.Pointer[func(parley.Tx, []parley.Event) error]
+	// renumbered maps the ids of the teams Open moved out of the users'
+	// ids to their new ids (see unifyTeamIDs).
+	renumbered map[int64]int64
 }
 
 // Options tune Open.
@@ -88,6 +91,7 @@ func Open(path string, opt Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
+	var renumbered map[int64]int64
 	err = b.Update(func(tx *bbolt.Tx) error {
 		fillOpen := tx.Bucket(bucketOpenByAssignee) == nil && tx.Bucket(bucketConversations) != nil
 		for _, name := range allBuckets {
@@ -100,13 +104,18 @@ func Open(path string, opt Options) (*DB, error) {
 				return err
 			}
 		}
-		return rekeyLater(&Tx{tx: tx, writable: true})
+		if err := rekeyLater(&Tx{tx: tx, writable: true}); err != nil {
+			return err
+		}
+		var err error
+		renumbered, err = unifyTeamIDs(tx)
+		return err
 	})
 	if err != nil {
 		b.Close()
 		return nil, fmt.Errorf("storage: create buckets: %w", err)
 	}
-	return &DB{bolt: b, later: make(chan struct{}, 1), webhooks: make(chan struct{}, 1), mail: make(chan struct{}, 1)}, nil
+	return &DB{bolt: b, later: make(chan struct{}, 1), webhooks: make(chan struct{}, 1), mail: make(chan struct{}, 1), renumbered: renumbered}, nil
 }
 
 // Close closes the file.

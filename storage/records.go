@@ -40,35 +40,6 @@ func (t *Tx) Companies() ([]parley.Company, error) {
 	return out, err
 }
 
-// Team loads a team of a company.
-func (t *Tx) Team(companyID, id int64) (*parley.Team, error) {
-	return scoped(t, bucketTeams, id, func(x *parley.Team) int64 { return x.CompanyID }, companyID, "team")
-}
-
-// PutTeam stores a team, assigning an id when ID is 0.
-func (t *Tx) PutTeam(x *parley.Team) error {
-	if x.ID == 0 {
-		id, err := t.nextID(bucketTeams)
-		if err != nil {
-			return err
-		}
-		x.ID = id
-	}
-	return t.put(bucketTeams, key(x.ID), x)
-}
-
-// Teams lists a company's teams in id order.
-func (t *Tx) Teams(companyID int64) ([]parley.Team, error) {
-	var out []parley.Team
-	err := each(t, bucketTeams, func(x *parley.Team) error {
-		if x.CompanyID == companyID {
-			out = append(out, *x)
-		}
-		return nil
-	})
-	return out, err
-}
-
 // Mailbox loads a mailbox of a company.
 func (t *Tx) Mailbox(companyID, id int64) (*parley.Mailbox, error) {
 	return scoped(t, bucketMailboxes, id, func(m *parley.Mailbox) int64 { return m.CompanyID }, companyID, "mailbox")

@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"fmt"
+
 	parley "github.com/parley/parley"
 )
 
@@ -44,11 +46,16 @@ func (t *Tx) userUnder(bucket, k []byte) (*parley.User, error) {
 func (t *Tx) PutUser(u *parley.User) error {
 	email := []byte(parley.NormalizeEmail(u.Email))
 	if u.ID == 0 {
-		id, err := t.nextID(bucketUsers)
+		id, err := t.nextID(bucketIDSpace)
 		if err != nil {
 			return err
 		}
 		u.ID = id
+	} else if err := keepSequencePast(t.tx.Bucket(bucketIDSpace), u.ID); err != nil {
+		return err
+	}
+	if t.tx.Bucket(bucketTeams).Get(key(u.ID)) != nil {
+		return fmt.Errorf("storage: user id %d is a team's", u.ID)
 	}
 	emails := t.tx.Bucket(bucketUsersByEmail)
 	if owner := emails.Get(email); owner != nil && idOf(owner) != u.ID {

@@ -49,6 +49,9 @@ func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *s
 	if err != nil {
 		return nil, err
 	}
+	if moved := db.RenumberedTeams(); len(moved) > 0 {
+		log.Warn("teams renumbered: team and user ids now share one id space", "teams", moved)
+	}
 	if demo {
 		if err := loadDemoIfEmpty(db, clock); err != nil {
 			db.Close()
