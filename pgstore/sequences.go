@@ -12,13 +12,13 @@ func (t *Tx) nextID(sequence string) (int64, error) {
 	return id, err
 }
 
-// The sequence of each family (see the migrations). Users and teams have a
-// sequence each, as in the embedded store; giving them one id space is
-// naming the same sequence for both.
+// The sequence of each family (see the migrations). Users and teams share
+// one, as in the embedded store: an id names a user or a team, never both
+// (the user reports take either in the same parameter). The migrations'
+// team_ids sequence is no longer drawn from.
 const (
 	seqCompanies              = "company_ids"
-	seqUsers                  = "user_ids"
-	seqTeams                  = "team_ids"
+	seqUsers                  = "user_ids" // and teams'
 	seqMailboxes              = "mailbox_ids"
 	seqSavedReplies           = "saved_reply_ids"
 	seqCustomers              = "customer_ids"

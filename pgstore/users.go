@@ -1,6 +1,10 @@
 package pgstore
 
-import parley "github.com/parley/parley"
+import (
+	"fmt"
+
+	parley "github.com/parley/parley"
+)
 
 var (
 	sqlUser    = stmt(`SELECT u.body FROM users u WHERE u.company_id = $1 AND u.id = $2`)
@@ -61,7 +65,7 @@ func (t *Tx) userUnder(sql, key string) (*parley.User, error) {
 // unused by another user (of any company).
 func (t *Tx) PutUser(u *parley.User) error {
 	email := keyText(parley.NormalizeEmail(u.Email))
-	if err := t.assignID(seqUsers, &u.ID); err != nil {
+	if err := t.sharedID(&u.ID, u.CompanyID, sqlTeamTaken, "user", "team"); err != nil {
 		return err
 	}
 	var holderCompany, holder int64
@@ -110,8 +114,35 @@ func (t *Tx) Teams(companyID int64) ([]parley.Team, error) {
 
 // PutTeam stores a team, assigning an id when ID is 0.
 func (t *Tx) PutTeam(x *parley.Team) error {
-	if err := t.assignID(seqTeams, &x.ID); err != nil {
+	if err := t.sharedID(&x.ID, x.CompanyID, sqlUserTaken, "team", "user"); err != nil {
 		return err
 	}
 	return t.put(sqlPutTeam, x, x.CompanyID, x.ID)
+}
+
+var (
+	sqlTeamTaken = stmt(`SELECT 1 FROM teams t WHERE t.company_id = $1 AND t.id = $2`)
+	sqlUserTaken = stmt(`SELECT 1 FROM users u WHERE u.company_id = $1 AND u.id = $2`)
+)
+
+// sharedID gives a user or team its id in the id space they share: the
+// next one when *id is 0, else the sequence moves past the kept id (as the
+// embedded store does), which must not be the other kind's (otherTaken
+// finds it in the company).
+func (t *Tx) sharedID(id *int64, company int64, otherTaken, kind, other string) error {
+	if *id == 0 {
+		return t.assignID(seqUsers, id)
+	}
+	if err := t.keepSequencePast(seqUsers, *id); err != nil {
+		return err
+	}
+	var one int
+	taken, err := t.scan(otherTaken, []any{company, *id}, &one)
+	if err != nil {
+		return err
+	}
+	if taken {
+		return fmt.Errorf("pgstore: %s id %d is a %s's", kind, *id, other)
+	}
+	return nil
 }

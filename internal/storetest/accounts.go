@@ -88,6 +88,28 @@ func testTeams(t *testing.T, b Backend) {
 	assert.Equal(t, red, get(t, b, func(tx parley.Tx) (*parley.Team, error) { return tx.Team(1, red.ID) }))
 	notFound(t, b, "another company's team", func(tx parley.Tx) error { _, err := tx.Team(2, red.ID); return err })
 	assert.Equal(t, []parley.Team{*red, *blue}, get(t, b, func(tx parley.Tx) ([]parley.Team, error) { return tx.Teams(1) }))
+
+	// Users and teams share one id space: a new user's id follows the
+	// teams', and neither kind can be stored under the other's id.
+	eve := newUser(1, "Eve", "eve@example.com")
+	put(t, b, func(tx parley.Tx) error { return tx.PutUser(eve) })
+	assert.Greater(t, eve.ID, other.ID, "a user's id comes after the teams'")
+	green := &parley.Team{CompanyID: 1, Name: "Green", MemberIDs: []int64{}, CreatedAt: clock, UpdatedAt: clock}
+	put(t, b, func(tx parley.Tx) error { return tx.PutTeam(green) })
+	assert.Greater(t, green.ID, eve.ID, "and a team's after the users'")
+	failure(t, b, func(tx parley.Tx) error {
+		clash := newUser(1, "Clash", "clash@example.com")
+		clash.ID = red.ID
+		return tx.PutUser(clash)
+	})
+	failure(t, b, func(tx parley.Tx) error {
+		return tx.PutTeam(&parley.Team{ID: eve.ID, CompanyID: 1, Name: "Clash", MemberIDs: []int64{}, CreatedAt: clock, UpdatedAt: clock})
+	})
+	kept := &parley.Team{ID: eve.ID + 100, CompanyID: 1, Name: "Kept", MemberIDs: []int64{}, CreatedAt: clock, UpdatedAt: clock}
+	put(t, b, func(tx parley.Tx) error { return tx.PutTeam(kept) })
+	next := newUser(1, "Next", "next@example.com")
+	put(t, b, func(tx parley.Tx) error { return tx.PutUser(next) })
+	assert.Greater(t, next.ID, kept.ID, "a kept id moves the shared sequence past it")
 }
 
 // testCredentials: what authenticates a caller is found by its key alone
