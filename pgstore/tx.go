@@ -56,8 +56,15 @@ func (db *DB) Update(ctx context.Context, fn func(*Tx) error) (uint64, error) {
 	return db.run(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable}, fn)
 }
 
-// maxAttempts bounds the runs of one transaction under contention.
-const maxAttempts = 10
+// maxAttempts bounds the runs of one transaction under contention. Writers
+// of one company's conversations all update its number counter row, so
+// under load a transaction may lose several times in a row; the pauses
+// between runs grow exponentially (maxPause caps one), spreading the
+// writers out. A request's deadline ends the retries sooner.
+const (
+	maxAttempts = 30
+	maxPause    = 100 * time.Millisecond
+)
 
 func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) error) (uint64, error) {
 	for attempt := 1; ; attempt++ {
@@ -69,9 +76,10 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) error) (
 		if !retryable(err) || attempt == maxAttempts || ctx.Err() != nil {
 			return 0, err
 		}
-		// A short random pause, growing with the attempts, so the
-		// transactions that collided do not collide again.
-		pause := time.Duration(rand.Int64N(int64(attempt) * int64(2*time.Millisecond)))
+		// A random pause up to a bound that doubles with each attempt
+		// (full jitter), so the transactions that collided do not collide
+		// again.
+		pause := time.Duration(rand.Int64N(int64(min(maxPause, time.Millisecond<<min(attempt, 16)))))
 		select {
 		case <-ctx.Done():
 			return 0, err
