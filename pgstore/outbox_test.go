@@ -29,6 +29,7 @@ func TestConcurrentWritersAndTheOutbox(t *testing.T) {
 	go func() {
 		defer reader.Done()
 		var applied uint64
+		finishing := false
 		for {
 			last, err := db.LastOutboxSeq()
 			if !assert.NoError(t, err) {
@@ -44,9 +45,14 @@ func TestConcurrentWritersAndTheOutbox(t *testing.T) {
 			}
 			if len(entries) == 0 {
 				applied = last
+				if finishing {
+					return
+				}
 				select {
 				case <-done:
-					return
+					// The last writes may have committed after this read:
+					// one more pass, and stop when it finds nothing.
+					finishing = true
 				default:
 				}
 			}
