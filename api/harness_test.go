@@ -72,10 +72,15 @@ const (
 	globexWidget                          = "globex-widget"
 )
 
-// world is a running Parley over real bbolt and real Bleve in a temp dir.
+// world is a running Parley over real storage and real search engines:
+// bbolt and Bleve in a temp dir, or PostgreSQL (pgstore and pgindex) in a
+// database of the test's own.
 type world struct {
-	t      *testing.T
+	t *testing.T
+	// db is the embedded database, nil on PostgreSQL: the tests that reach
+	// into storage with bbolt's transactions run embedded only.
 	db     *storage.DB
+	store  parley.Store
 	engine index.Engine
 	syncer *indexer.Syncer
 	server *api.Server
@@ -87,12 +92,28 @@ type world struct {
 
 func newWorld(t *testing.T, opts ...func(*api.Config)) *world {
 	t.Helper()
-	dir := t.TempDir()
-	db, err := storage.Open(filepath.Join(dir, "parley.db"), storage.Options{NoSync: true})
-	require.NoError(t, err)
-	full, err := bleveindex.Open(filepath.Join(dir, "index"))
-	require.NoError(t, err)
-	// As in production: lists go to the list engine, the rest to Bleve.
+	return newWorldOn(t, embedded, opts...)
+}
+
+// newWorldOn starts a world on a backend. Both wire storage, engines,
+// syncer and workflows as cmd/parley does.
+func newWorldOn(t *testing.T, on backend, opts ...func(*api.Config)) *world {
+	t.Helper()
+	var db worldDB
+	var full index.Engine
+	var bolt *storage.DB
+	if on == postgres {
+		db, full = openPostgres(t)
+	} else {
+		dir := t.TempDir()
+		var err error
+		bolt, err = storage.Open(filepath.Join(dir, "parley.db"), storage.Options{NoSync: true})
+		require.NoError(t, err)
+		db = bolt
+		full, err = bleveindex.Open(filepath.Join(dir, "index"))
+		require.NoError(t, err)
+	}
+	// As in production: lists go to the list engine, the rest to the full engine.
 	engine := index.Router{Full: full, Fast: lists.New()}
 	logs := &bytes.Buffer{}
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
@@ -101,7 +122,7 @@ func newWorld(t *testing.T, opts ...func(*api.Config)) *world {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { syncer.Run(ctx); close(done) }()
-	w := &world{t: t, db: db, engine: engine, syncer: syncer, clock: &testClock{now: epoch}, logs: logs}
+	w := &world{t: t, db: bolt, store: db.Store(), engine: engine, syncer: syncer, clock: &testClock{now: epoch}, logs: logs}
 	// As in production (cmd/parley): automatic workflows run in writes.
 	db.SetBeforeCommit((&workflow.Engine{Clock: w.clock}).BeforeCommit)
 	t.Cleanup(func() {
@@ -150,7 +171,7 @@ func (w *world) seed() {
 	now := w.clock.Now()
 	secret, err := bcrypt.GenerateFromPassword([]byte(appSecret), bcrypt.MinCost)
 	require.NoError(w.t, err)
-	_, err = w.db.Update(func(tx *storage.Tx) error {
+	_, err = w.store.Update(func(tx parley.Tx) error {
 		for _, c := range []*parley.Company{
 			{Name: "Acme", Plan: parley.PlanPro, APIEnabled: true, PaymentOK: true, CreatedAt: now},
 			{Name: "Globex", Plan: parley.PlanStandard, APIEnabled: true, PaymentOK: true, CreatedAt: now},

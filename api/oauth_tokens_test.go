@@ -19,7 +19,7 @@ import (
 func (w *world) issueCode(userID int64) string {
 	w.t.Helper()
 	var code string
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		app, err := tx.App(appClientID)
 		if err != nil {
 			return err
@@ -173,7 +173,7 @@ func TestTokenEndpointInputs(t *testing.T) {
 
 func TestV1Exchange(t *testing.T) {
 	w := newWorld(t)
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		u, err := tx.User(acmeID, ownerID)
 		if err != nil {
 			return err

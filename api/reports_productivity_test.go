@@ -10,11 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
-func TestProductivityReports(t *testing.T) {
-	w := newWorld(t)
+func TestProductivityReports(t *testing.T) { onEachBackend(t, testProductivityReports) }
+
+func testProductivityReports(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	w.clock.advance(24 * time.Hour) // the previous day stays empty
 	reply := func(id int64, status string) {
 		w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", id), fmt.Sprintf(`{"text":"Answer","status":%q}`, status), http.StatusCreated)
@@ -73,8 +74,10 @@ func TestProductivityReports(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, rec.Code)
 }
 
-func TestCompanyReports(t *testing.T) {
-	w := newWorld(t)
+func TestCompanyReports(t *testing.T) { onEachBackend(t, testCompanyReports) }
+
+func testCompanyReports(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	// Olivia answers Alice (rated great) and closes; Adam answers Bob and
 	// Bob again in a second conversation; the second is closed by Olivia.
 	a := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
@@ -127,8 +130,10 @@ func TestCompanyReports(t *testing.T) {
 	}
 }
 
-func TestEmailReport(t *testing.T) {
-	w := newWorld(t)
+func TestEmailReport(t *testing.T) { onEachBackend(t, testEmailReport) }
+
+func testEmailReport(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	// An e-mail answered after 20 minutes and closed; a phone conversation
 	// (not counted) answered too.
 	a := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
@@ -149,9 +154,11 @@ func TestEmailReport(t *testing.T) {
 	assert.Equal(t, "types", rec.Header().Get("X-Parley-Ignored-Parameters"), "the e-mail report counts e-mail only")
 }
 
-func TestProductivityOfficeHours(t *testing.T) {
-	w := newWorld(t)
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+func TestProductivityOfficeHours(t *testing.T) { onEachBackend(t, testProductivityOfficeHours) }
+
+func testProductivityOfficeHours(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		c, err := tx.Company(acmeID)
 		if err != nil {
 			return err
