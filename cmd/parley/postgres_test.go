@@ -127,15 +127,11 @@ func listIDs(t *testing.T, target, token string) []int64 {
 	defer res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	var list struct {
-		Embedded struct {
-			Conversations []struct {
-				ID int64 `json:"id"`
-			} `json:"conversations"`
-		} `json:"_embedded"`
+		Embedded map[string][]struct{ ID int64 } `json:"_embedded"`
 	}
 	require.NoError(t, json.NewDecoder(res.Body).Decode(&list))
 	ids := []int64{}
-	for _, c := range list.Embedded.Conversations {
+	for _, c := range list.Embedded["conversations"] {
 		ids = append(ids, c.ID)
 	}
 	return ids
