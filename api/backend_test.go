@@ -26,10 +26,25 @@ const (
 	postgres backend = "postgres" // pgstore and pgindex
 )
 
+// suiteEnv selects the backend of every test that does not choose one:
+// PARLEY_API_BACKEND=postgres go test ./api runs the whole suite on
+// PostgreSQL; unset, it runs embedded, and the tests of onEachBackend run
+// on both.
+const suiteEnv = "PARLEY_API_BACKEND"
+
+func suiteBackend() backend {
+	if backend(os.Getenv(suiteEnv)) == postgres {
+		return postgres
+	}
+	return embedded
+}
+
 // worldDB is what a world needs of either backend's database.
 type worldDB interface {
 	api.Database
 	indexer.Source
+	parley.WebhookSource
+	parley.MailSource
 	OnCommit(f func(seq uint64))
 	SetBeforeCommit(fn func(tx parley.Tx, events []parley.Event) error)
 	Close() error

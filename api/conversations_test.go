@@ -46,7 +46,7 @@ type listWorld struct {
 	refund, password, invoice, phone, chat, draft, globex int64
 }
 
-func newListWorld(t *testing.T) *listWorld { return newListWorldOn(t, embedded) }
+func newListWorld(t *testing.T) *listWorld { return newListWorldOn(t, suiteBackend()) }
 
 func newListWorldOn(t *testing.T, on backend) *listWorld {
 	w := &listWorld{world: newWorldOn(t, on)}

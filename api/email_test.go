@@ -318,7 +318,7 @@ func TestEmailBounce(t *testing.T) {
 // listen runs Parley's SMTP listener on loopback for the test.
 func (w *mailWorld) listen(maxBytes int64) string {
 	w.t.Helper()
-	l := &email.Listener{Store: w.db.Store(), Clock: w.clock, Log: slog.New(slog.NewTextHandler(&lockedWriter{w: w.logs}, nil)), MaxBytes: maxBytes}
+	l := &email.Listener{Store: w.store, Clock: w.clock, Log: slog.New(slog.NewTextHandler(&lockedWriter{w: w.logs}, nil)), MaxBytes: maxBytes}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(w.t, err)
 	done := make(chan error, 1)

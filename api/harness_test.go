@@ -76,23 +76,24 @@ const (
 // bbolt and Bleve in a temp dir, or PostgreSQL (pgstore and pgindex) in a
 // database of the test's own.
 type world struct {
-	t *testing.T
-	// db is the embedded database, nil on PostgreSQL: the tests that reach
-	// into storage with bbolt's transactions run embedded only.
-	db     *storage.DB
-	store  parley.Store
-	engine index.Engine
-	syncer *indexer.Syncer
-	server *api.Server
-	clock  *testClock
-	logs   *bytes.Buffer
+	t     *testing.T
+	db    worldDB
+	store parley.Store
+	// embedded is the bbolt database, nil on PostgreSQL (see bolt).
+	embedded *storage.DB
+	engine   index.Engine
+	syncer   *indexer.Syncer
+	server   *api.Server
+	clock    *testClock
+	logs     *bytes.Buffer
 	// fields of the Support mailbox, by name
 	fields map[string]parley.FieldDef
 }
 
+// newWorld starts a world on the suite's backend (see suiteBackend).
 func newWorld(t *testing.T, opts ...func(*api.Config)) *world {
 	t.Helper()
-	return newWorldOn(t, embedded, opts...)
+	return newWorldOn(t, suiteBackend(), opts...)
 }
 
 // newWorldOn starts a world on a backend. Both wire storage, engines,
@@ -122,7 +123,7 @@ func newWorldOn(t *testing.T, on backend, opts ...func(*api.Config)) *world {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { syncer.Run(ctx); close(done) }()
-	w := &world{t: t, db: bolt, store: db.Store(), engine: engine, syncer: syncer, clock: &testClock{now: epoch}, logs: logs}
+	w := &world{t: t, db: db, embedded: bolt, store: db.Store(), engine: engine, syncer: syncer, clock: &testClock{now: epoch}, logs: logs}
 	// As in production (cmd/parley): automatic workflows run in writes.
 	db.SetBeforeCommit((&workflow.Engine{Clock: w.clock}).BeforeCommit)
 	t.Cleanup(func() {
@@ -153,6 +154,17 @@ func newWorldOn(t *testing.T, on backend, opts ...func(*api.Config)) *world {
 	w.server = api.New(cfg)
 	w.seed()
 	return w
+}
+
+// bolt is the embedded database, for the tests that read what only
+// bbolt's transactions list (every recorded event): on PostgreSQL they
+// skip, saying so.
+func (w *world) bolt() *storage.DB {
+	w.t.Helper()
+	if w.embedded == nil {
+		w.t.Skip("this test reads bbolt's transactions (every recorded event): embedded backend only")
+	}
+	return w.embedded
 }
 
 type lockedWriter struct {
