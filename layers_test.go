@@ -45,7 +45,9 @@ var allowedImports = map[string][]string{
 	"email":            {""},
 	"email/smtptest":   {},
 	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver"},
-	"cmd/parley":       {"", "api", "internal/gcpolicy", "fixtures", "index", "index/bleveindex", "index/lists", "indexer", "storage", "query", "reports", "webhooks", "importer", "email", "workflow"},
+	// Chooses the backend: bbolt and Bleve embedded, or pgstore and pgindex.
+	"cmd/parley": {"", "api", "internal/gcpolicy", "fixtures", "index", "index/bleveindex", "index/lists", "index/pgindex", "indexer",
+		"pgstore", "storage", "query", "reports", "webhooks", "importer", "email", "workflow"},
 	// Starts PostgreSQL servers for the tests (through pgtest) and the bench's peer.
 	"internal/pgtest/pgserver": {},
 }

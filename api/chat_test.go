@@ -15,7 +15,6 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
-	"github.com/parley/parley/storage"
 )
 
 // visitor is a chat's visitor side.
@@ -201,7 +200,7 @@ func TestChatClosingMessageWhenUnanswered(t *testing.T) {
 func TestChatErrors(t *testing.T) {
 	w := newWorld(t)
 	// A chat-capable user without a last name.
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		u := &parley.User{CompanyID: acmeID, FirstName: "Mono", Email: "mono@acme.test", Role: parley.RoleAdmin, Active: true, CanChat: true}
 		if err := tx.PutUser(u); err != nil {
 			return err

@@ -46,8 +46,10 @@ type listWorld struct {
 	refund, password, invoice, phone, chat, draft, globex int64
 }
 
-func newListWorld(t *testing.T) *listWorld {
-	w := &listWorld{world: newWorld(t)}
+func newListWorld(t *testing.T) *listWorld { return newListWorldOn(t, suiteBackend()) }
+
+func newListWorldOn(t *testing.T, on backend) *listWorld {
+	w := &listWorld{world: newWorldOn(t, on)}
 	step := func() { w.clock.advance(time.Minute) }
 	w.refund = w.create(convJSON(map[string]any{"subject": "Refund for order 1001", "tags": []string{"Refund", "vip"}, "assignTo": agentID,
 		"fields": []any{map[string]any{"id": w.fields["Priority"].ID, "value": fmt.Sprint(w.fields["Priority"].Options[1].ID)}}}))
@@ -74,8 +76,10 @@ func newListWorld(t *testing.T) *listWorld {
 	return w
 }
 
-func TestListConversationsFilters(t *testing.T) {
-	w := newListWorld(t)
+func TestListConversationsFilters(t *testing.T) { onEachBackend(t, testListConversationsFilters) }
+
+func testListConversationsFilters(t *testing.T, on backend) {
+	w := newListWorldOn(t, on)
 	supportClosed := folderID(t, w.world, supportID, "closed")
 	cases := []struct {
 		name  string
@@ -114,8 +118,10 @@ func TestListConversationsFilters(t *testing.T) {
 	}
 }
 
-func TestListConversationsSort(t *testing.T) {
-	w := newListWorld(t)
+func TestListConversationsSort(t *testing.T) { onEachBackend(t, testListConversationsSort) }
+
+func testListConversationsSort(t *testing.T, on backend) {
+	w := newListWorldOn(t, on)
 	all := "status=all&mailbox=1,2&"
 	cases := []struct {
 		sort string
@@ -156,8 +162,10 @@ func folderID(t *testing.T, w *world, mailbox int, typ string) int64 {
 	return 0
 }
 
-func TestListConversationsPaging(t *testing.T) {
-	w := newWorld(t)
+func TestListConversationsPaging(t *testing.T) { onEachBackend(t, testListConversationsPaging) }
+
+func testListConversationsPaging(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	for i := 0; i < 60; i++ {
 		w.create(convJSON(map[string]any{"subject": fmt.Sprintf("Question %02d", i), "tags": []string{"paging"}}))
 		w.clock.advance(time.Second)
@@ -200,8 +208,10 @@ func TestListConversationsPaging(t *testing.T) {
 	assert.Len(t, seen, 60)
 }
 
-func TestGetConversation(t *testing.T) {
-	w := newListWorld(t)
+func TestGetConversation(t *testing.T) { onEachBackend(t, testGetConversation) }
+
+func testGetConversation(t *testing.T, on backend) {
+	w := newListWorldOn(t, on)
 	w.clock.advance(90 * time.Minute)
 	for _, tc := range []struct {
 		name, path string

@@ -165,7 +165,7 @@ func TestImportedConversationRecordsNoEvents(t *testing.T) {
 	w := newWorld(t)
 	events := func() []string {
 		var kinds []string
-		require.NoError(t, w.db.View(func(tx *storage.Tx) error {
+		require.NoError(t, w.bolt().View(func(tx *storage.Tx) error {
 			all, err := tx.Events()
 			for _, e := range all {
 				kinds = append(kinds, e.Kind)
@@ -188,7 +188,7 @@ func TestImportedConversationRecordsNoEvents(t *testing.T) {
 // create that waits runs out its write wait and says so in the log.
 func TestImportedConversationIsAnsweredAtCommit(t *testing.T) {
 	w := newWorld(t, func(cfg *api.Config) {
-		cfg.Syncer = indexer.NewSyncer(cfg.DB.(*storage.DB), scan.New(), cfg.Log)
+		cfg.Syncer = indexer.NewSyncer(cfg.DB.(indexer.Source), scan.New(), cfg.Log)
 		cfg.WriteWait = 20 * time.Millisecond
 	})
 	const waited = "write committed but not yet searchable"

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // jsonOf marshals a request body.
@@ -126,7 +125,7 @@ func entryValues(t *testing.T, cu map[string]any, name string) []string {
 func (w *world) addConversations(customerID int64, n int) {
 	w.t.Helper()
 	now := w.clock.Now()
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		for i := 0; i < n; i++ {
 			c := &parley.Conversation{CompanyID: acmeID, Type: parley.TypeEmail, MailboxID: supportID, Status: parley.StatusActive,
 				State: parley.StatePublished, Subject: fmt.Sprintf("Bulk %d", i), CreatedAt: now, ModifiedAt: now, CustomerID: customerID,

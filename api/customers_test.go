@@ -11,8 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestListCustomers(t *testing.T) {
-	w := newListWorld(t)
+func TestListCustomers(t *testing.T) { onEachBackend(t, testListCustomers) }
+
+func testListCustomers(t *testing.T, on backend) {
+	w := newListWorldOn(t, on)
 	w.clock.advance(time.Minute)
 	plus := w.create(convJSON(map[string]any{"customer": map[string]any{"email": "j.smith+billing@example.org", "firstName": "Jo", "lastName": "Smith"}}))
 	_ = plus
@@ -54,8 +56,10 @@ func TestListCustomers(t *testing.T) {
 	})
 }
 
-func TestGetCustomer(t *testing.T) {
-	w := newListWorld(t)
+func TestGetCustomer(t *testing.T) { onEachBackend(t, testGetCustomer) }
+
+func testGetCustomer(t *testing.T, on backend) {
+	w := newListWorldOn(t, on)
 	rec := w.get("/v2/customers/1")
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	assert.Equal(t, "application/hal+json;charset=UTF-8", rec.Header().Get("Content-Type"))

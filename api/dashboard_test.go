@@ -12,7 +12,6 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
-	"github.com/parley/parley/storage"
 )
 
 const dashboardAppName = "Parley reports dashboard"
@@ -138,7 +137,7 @@ func TestDashboardSignIn(t *testing.T) {
 func dashboardApp(t *testing.T, w *world) *parley.App {
 	t.Helper()
 	var app *parley.App
-	require.NoError(t, w.db.View(func(tx *storage.Tx) (err error) {
+	require.NoError(t, w.store.View(func(tx parley.Tx) (err error) {
 		app, err = tx.App(parley.DashboardClientID)
 		return err
 	}))
@@ -153,7 +152,7 @@ func TestDashboardSignInRevoked(t *testing.T) {
 	app := dashboardApp(t, w)
 	revoked := w.clock.Now()
 	app.RevokedAt = &revoked
-	_, err := w.db.Update(func(tx *storage.Tx) error { return tx.PutApp(app) })
+	_, err := w.store.Update(func(tx parley.Tx) error { return tx.PutApp(app) })
 	require.NoError(t, err)
 	res, page := b.call(http.MethodGet, authorizeURL(parley.DashboardClientID, state), nil)
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode)

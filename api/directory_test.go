@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestDirectoryEndpoints(t *testing.T) {
-	w := newListWorld(t)
+func TestDirectoryEndpoints(t *testing.T) { onEachBackend(t, testDirectoryEndpoints) }
+
+func testDirectoryEndpoints(t *testing.T, on backend) {
+	w := newListWorldOn(t, on)
 	cases := []struct {
 		name, path, token string
 	}{
@@ -41,8 +43,10 @@ func TestDirectoryEndpoints(t *testing.T) {
 	}
 }
 
-func TestDirectoryIsolation(t *testing.T) {
-	w := newWorld(t)
+func TestDirectoryIsolation(t *testing.T) { onEachBackend(t, testDirectoryIsolation) }
+
+func testDirectoryIsolation(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	for path, want := range map[string]string{
 		fmt.Sprintf("/v2/users/%d", ownerID):               "404 Not found: user not found",
 		fmt.Sprintf("/v2/teams/%d/members", teamID):        "404 Not found: team not found",

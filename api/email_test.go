@@ -21,7 +21,6 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/email"
 	"github.com/parley/parley/email/smtptest"
-	"github.com/parley/parley/storage"
 )
 
 // mailWorld is a world whose outgoing e-mail goes to a real SMTP relay on
@@ -204,7 +203,7 @@ func TestEmailWhatSendsNothing(t *testing.T) {
 
 	// The scheduled reply goes when it is published, and only it.
 	w.clock.advance(time.Hour)
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		_, err := parley.WakeDue(tx, w.clock.Now())
 		return err
 	})
@@ -229,7 +228,7 @@ func TestEmailSchedulePublishedNow(t *testing.T) {
 	require.Equal(t, 1, w.deliver())
 	assert.Equal(t, "now, not later", parseMessage(t, w.relay.Messages()[0]).html)
 	w.clock.advance(time.Hour)
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		_, err := parley.WakeDue(tx, w.clock.Now())
 		return err
 	})
@@ -253,7 +252,7 @@ func TestEmailDraftConversationSendsWhenPublished(t *testing.T) {
 func TestEmailAutoReply(t *testing.T) {
 	w := newMailWorld(t)
 	owner := parley.Caller{Company: &parley.Company{ID: acmeID}, User: &parley.User{ID: ownerID, CompanyID: acmeID, Role: parley.RoleOwner}}
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		_, err := parley.SetAutoReply(tx, owner, supportID, parley.AutoReply{Enabled: true, Subject: "Got it",
 			Text: "Thanks for writing.\nWe answer within a day."}, w.clock.Now())
 		return err
@@ -300,7 +299,7 @@ func TestEmailBounce(t *testing.T) {
 	require.Equal(t, 1, w.deliver())
 	assert.Equal(t, 0, w.deliver())
 	assert.Equal(t, "bounced", threadState(t, w.conv(id), hard))
-	require.NoError(t, w.db.View(func(tx *storage.Tx) error {
+	require.NoError(t, w.store.View(func(tx parley.Tx) error {
 		log, err := tx.ConversationMail(id)
 		require.NoError(t, err)
 		require.Len(t, log, 2)
@@ -319,7 +318,7 @@ func TestEmailBounce(t *testing.T) {
 // listen runs Parley's SMTP listener on loopback for the test.
 func (w *mailWorld) listen(maxBytes int64) string {
 	w.t.Helper()
-	l := &email.Listener{Store: w.db.Store(), Clock: w.clock, Log: slog.New(slog.NewTextHandler(&lockedWriter{w: w.logs}, nil)), MaxBytes: maxBytes}
+	l := &email.Listener{Store: w.store, Clock: w.clock, Log: slog.New(slog.NewTextHandler(&lockedWriter{w: w.logs}, nil)), MaxBytes: maxBytes}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(w.t, err)
 	done := make(chan error, 1)
@@ -431,7 +430,7 @@ Content-Type: text/html; charset=utf-8
 	// kept once.
 	require.NoError(t, mailIn(t, addr, "kim@example.com", []string{"support@acme.test"}, first))
 	assert.Len(t, field(t, w.conv(id), "_embedded", "threads").([]any), 4)
-	require.NoError(t, w.db.View(func(tx *storage.Tx) error {
+	require.NoError(t, w.store.View(func(tx parley.Tx) error {
 		_, err := tx.Conversation(acmeID, 3)
 		assert.True(t, parley.IsNotFound(err))
 		return nil
@@ -472,7 +471,7 @@ func TestEmailListenerLimits(t *testing.T) {
 	require.NoError(t, c.Reset())
 	require.NoError(t, c.Mail("kim@example.com", nil))
 	// None of it was stored.
-	require.NoError(t, w.db.View(func(tx *storage.Tx) error {
+	require.NoError(t, w.store.View(func(tx parley.Tx) error {
 		_, err := tx.Conversation(acmeID, 1)
 		assert.True(t, parley.IsNotFound(err))
 		return nil
@@ -512,7 +511,7 @@ func TestEmailNotifications(t *testing.T) {
 
 	// Preferences: Uma turns customer replies off; imports tell nobody.
 	uma := parley.Caller{Company: &parley.Company{ID: acmeID}, User: &parley.User{ID: agentID, CompanyID: acmeID, Role: parley.RoleUser}}
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		_, err := parley.SetNotifyPrefs(tx, uma, agentID, parley.NotifyPrefs{Assigned: true, Mentioned: true}, w.clock.Now())
 		return err
 	})
@@ -520,7 +519,7 @@ func TestEmailNotifications(t *testing.T) {
 	w.postThread(path+"/customer", reply(map[string]any{"text": "Hello?"}))
 	w.postThread(path+"/notes", reply(map[string]any{"text": "@uma imported", "imported": true}))
 	assert.Empty(t, notices())
-	_, err = w.db.Update(func(tx *storage.Tx) error {
+	_, err = w.store.Update(func(tx parley.Tx) error {
 		_, err := parley.SetNotifyPrefs(tx, uma, adminID, parley.NotifyPrefs{}, w.clock.Now())
 		return err
 	})
@@ -580,7 +579,7 @@ func TestEmailBounceNotification(t *testing.T) {
 	c := w.conv(id)
 	assert.Equal(t, "bounced", threadState(t, c, answer))
 	assert.Len(t, field(t, c, "_embedded", "threads").([]any), 2, "the bounce is no thread")
-	require.NoError(t, w.db.View(func(tx *storage.Tx) error {
+	require.NoError(t, w.store.View(func(tx parley.Tx) error {
 		log, err := tx.ConversationMail(id)
 		require.NoError(t, err)
 		require.Len(t, log, 1)
@@ -591,7 +590,7 @@ func TestEmailBounceNotification(t *testing.T) {
 
 	// A bounce of no message of Parley's is dropped.
 	require.NoError(t, mailIn(t, addr, "", []string{"support@acme.test"}, dsn("someone-else@example.com")))
-	require.NoError(t, w.db.View(func(tx *storage.Tx) error {
+	require.NoError(t, w.store.View(func(tx parley.Tx) error {
 		_, err := tx.Conversation(acmeID, id+1)
 		assert.True(t, parley.IsNotFound(err))
 		return nil
@@ -602,7 +601,7 @@ func TestEmailInAutoReply(t *testing.T) {
 	w := newMailWorld(t)
 	addr := w.listen(0)
 	owner := parley.Caller{Company: &parley.Company{ID: acmeID}, User: &parley.User{ID: ownerID, CompanyID: acmeID, Role: parley.RoleOwner}}
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		_, err := parley.SetAutoReply(tx, owner, supportID, parley.AutoReply{Enabled: true, Subject: "Got it", Text: "Thanks."}, w.clock.Now())
 		return err
 	})

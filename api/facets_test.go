@@ -8,8 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestConversationFacets(t *testing.T) {
-	w := newListWorld(t)
+func TestConversationFacets(t *testing.T) { onEachBackend(t, testConversationFacets) }
+
+func testConversationFacets(t *testing.T, on backend) {
+	w := newListWorldOn(t, on)
 	rec := w.get("/v2/conversations?status=all&facets=status,tag,type,mailbox,assignee,createdAt:month")
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	goldenJSON(t, "facets/all", rec.Body.Bytes())

@@ -72,27 +72,49 @@ const (
 	globexWidget                          = "globex-widget"
 )
 
-// world is a running Parley over real bbolt and real Bleve in a temp dir.
+// world is a running Parley over real storage and real search engines:
+// bbolt and Bleve in a temp dir, or PostgreSQL (pgstore and pgindex) in a
+// database of the test's own.
 type world struct {
-	t      *testing.T
-	db     *storage.DB
-	engine index.Engine
-	syncer *indexer.Syncer
-	server *api.Server
-	clock  *testClock
-	logs   *bytes.Buffer
+	t     *testing.T
+	db    worldDB
+	store parley.Store
+	// embedded is the bbolt database, nil on PostgreSQL (see bolt).
+	embedded *storage.DB
+	engine   index.Engine
+	syncer   *indexer.Syncer
+	server   *api.Server
+	clock    *testClock
+	logs     *bytes.Buffer
 	// fields of the Support mailbox, by name
 	fields map[string]parley.FieldDef
 }
 
+// newWorld starts a world on the suite's backend (see suiteBackend).
 func newWorld(t *testing.T, opts ...func(*api.Config)) *world {
 	t.Helper()
-	dir := t.TempDir()
-	db, err := storage.Open(filepath.Join(dir, "parley.db"), storage.Options{NoSync: true})
-	require.NoError(t, err)
-	full, err := bleveindex.Open(filepath.Join(dir, "index"))
-	require.NoError(t, err)
-	// As in production: lists go to the list engine, the rest to Bleve.
+	return newWorldOn(t, suiteBackend(), opts...)
+}
+
+// newWorldOn starts a world on a backend. Both wire storage, engines,
+// syncer and workflows as cmd/parley does.
+func newWorldOn(t *testing.T, on backend, opts ...func(*api.Config)) *world {
+	t.Helper()
+	var db worldDB
+	var full index.Engine
+	var bolt *storage.DB
+	if on == postgres {
+		db, full = openPostgres(t)
+	} else {
+		dir := t.TempDir()
+		var err error
+		bolt, err = storage.Open(filepath.Join(dir, "parley.db"), storage.Options{NoSync: true})
+		require.NoError(t, err)
+		db = bolt
+		full, err = bleveindex.Open(filepath.Join(dir, "index"))
+		require.NoError(t, err)
+	}
+	// As in production: lists go to the list engine, the rest to the full engine.
 	engine := index.Router{Full: full, Fast: lists.New()}
 	logs := &bytes.Buffer{}
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
@@ -101,7 +123,7 @@ func newWorld(t *testing.T, opts ...func(*api.Config)) *world {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { syncer.Run(ctx); close(done) }()
-	w := &world{t: t, db: db, engine: engine, syncer: syncer, clock: &testClock{now: epoch}, logs: logs}
+	w := &world{t: t, db: db, embedded: bolt, store: db.Store(), engine: engine, syncer: syncer, clock: &testClock{now: epoch}, logs: logs}
 	// As in production (cmd/parley): automatic workflows run in writes.
 	db.SetBeforeCommit((&workflow.Engine{Clock: w.clock}).BeforeCommit)
 	t.Cleanup(func() {
@@ -134,6 +156,17 @@ func newWorld(t *testing.T, opts ...func(*api.Config)) *world {
 	return w
 }
 
+// bolt is the embedded database, for the tests that read what only
+// bbolt's transactions list (every recorded event): on PostgreSQL they
+// skip, saying so.
+func (w *world) bolt() *storage.DB {
+	w.t.Helper()
+	if w.embedded == nil {
+		w.t.Skip("this test reads bbolt's transactions (every recorded event): embedded backend only")
+	}
+	return w.embedded
+}
+
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -150,7 +183,7 @@ func (w *world) seed() {
 	now := w.clock.Now()
 	secret, err := bcrypt.GenerateFromPassword([]byte(appSecret), bcrypt.MinCost)
 	require.NoError(w.t, err)
-	_, err = w.db.Update(func(tx *storage.Tx) error {
+	_, err = w.store.Update(func(tx parley.Tx) error {
 		for _, c := range []*parley.Company{
 			{Name: "Acme", Plan: parley.PlanPro, APIEnabled: true, PaymentOK: true, CreatedAt: now},
 			{Name: "Globex", Plan: parley.PlanStandard, APIEnabled: true, PaymentOK: true, CreatedAt: now},

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // send makes a write as the owner and requires its status.
@@ -50,7 +49,7 @@ func (w *world) found(id int64, q string) bool {
 func (w *world) wake() int {
 	w.t.Helper()
 	var n int
-	seq, err := w.db.Update(func(tx *storage.Tx) error {
+	seq, err := w.store.Update(func(tx parley.Tx) error {
 		var err error
 		n, err = parley.WakeDue(tx, w.clock.Now())
 		return err
@@ -62,7 +61,7 @@ func (w *world) wake() int {
 
 // company changes the seeded company's settings.
 func (w *world) company(id int64, change func(*parley.Company)) {
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		c, err := tx.Company(id)
 		if err != nil {
 			return err
@@ -141,7 +140,7 @@ func TestThreadTransitions(t *testing.T) {
 	assert.Equal(t, "Hello again", c["preview"])
 
 	// A reply without a status follows the inbox setting.
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		m, err := tx.Mailbox(acmeID, supportID)
 		if err != nil {
 			return err

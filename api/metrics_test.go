@@ -84,7 +84,8 @@ func TestBackupEndpoint(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			w := newWorld(t, func(c *api.Config) { c.AdminToken = tt.admin })
+			// The copy is bbolt's file; PostgreSQL's is pg_dump's (below).
+			w := newWorldOn(t, embedded, func(c *api.Config) { c.AdminToken = tt.admin })
 			rec := w.do(request{method: http.MethodGet, path: "/admin/backup", token: tt.token})
 			require.Equal(t, tt.status, rec.Code, rec.Body.String())
 			if tt.status != http.StatusOK {
@@ -102,4 +103,14 @@ func TestBackupEndpoint(t *testing.T) {
 			}))
 		})
 	}
+}
+
+// TestBackupEndpointOnPostgres: a server on PostgreSQL has no file to
+// stream; the operator is told to use pg_dump.
+func TestBackupEndpointOnPostgres(t *testing.T) {
+	w := newWorldOn(t, postgres, func(c *api.Config) { c.AdminToken = "op-secret" })
+	rec := w.do(request{method: http.MethodGet, path: "/admin/backup", token: "op-secret"})
+	assert.Equal(t, "422 Value not supported: this server runs on PostgreSQL: back it up with pg_dump, not through Parley", apiError(t, rec))
+	rec = w.do(request{method: http.MethodGet, path: "/admin/backup", token: userToken})
+	assert.Equal(t, http.StatusForbidden, rec.Code, "who may not back up learns nothing of the backend")
 }

@@ -15,7 +15,6 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 const (
@@ -37,7 +36,7 @@ func newFlowWorld(t *testing.T) (*world, *browser) {
 	w := newWorld(t)
 	hash, err := bcrypt.GenerateFromPassword([]byte(ownerPass), bcrypt.MinCost)
 	require.NoError(t, err)
-	_, err = w.db.Update(func(tx *storage.Tx) error {
+	_, err = w.store.Update(func(tx parley.Tx) error {
 		app, err := tx.App(appClientID)
 		if err != nil {
 			return err
@@ -286,7 +285,7 @@ func TestInvitedUserAcceptsBySigningIn(t *testing.T) {
 	w, b := newFlowWorld(t)
 	hash, err := bcrypt.GenerateFromPassword([]byte("invited-pass"), bcrypt.MinCost)
 	require.NoError(t, err)
-	_, err = w.db.Update(func(tx *storage.Tx) error {
+	_, err = w.store.Update(func(tx parley.Tx) error {
 		u, err := tx.User(acmeID, inactiveID)
 		if err != nil {
 			return err

@@ -12,14 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // issueCode approves the test app for a user, as the consent page does.
 func (w *world) issueCode(userID int64) string {
 	w.t.Helper()
 	var code string
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		app, err := tx.App(appClientID)
 		if err != nil {
 			return err
@@ -173,7 +172,7 @@ func TestTokenEndpointInputs(t *testing.T) {
 
 func TestV1Exchange(t *testing.T) {
 	w := newWorld(t)
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		u, err := tx.User(acmeID, ownerID)
 		if err != nil {
 			return err
@@ -238,11 +237,11 @@ func TestTokensStopWorking(t *testing.T) {
 	cc := body["access_token"].(string)
 	access, _ := w.tokenPair()
 	require.Equal(t, http.StatusOK, w.me(cc))
-	update := func(fn func(tx *storage.Tx) error) {
-		_, err := w.db.Update(fn)
+	update := func(fn func(tx parley.Tx) error) {
+		_, err := w.store.Update(fn)
 		require.NoError(t, err)
 	}
-	update(func(tx *storage.Tx) error {
+	update(func(tx parley.Tx) error {
 		u, _ := tx.User(acmeID, ownerID)
 		u.Active, u.Deactivated = false, true
 		return tx.PutUser(u)
@@ -256,13 +255,13 @@ func TestTokensStopWorking(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, status)
 	assert.Equal(t, "invalid_client", body["error"])
 
-	update(func(tx *storage.Tx) error {
+	update(func(tx parley.Tx) error {
 		u, _ := tx.User(acmeID, ownerID)
 		u.Active, u.Deactivated = true, false
 		return tx.PutUser(u)
 	})
 	require.Equal(t, http.StatusOK, w.me(cc))
-	update(func(tx *storage.Tx) error {
+	update(func(tx parley.Tx) error {
 		a, _ := tx.App(appClientID)
 		now := w.clock.Now()
 		a.RevokedAt = &now

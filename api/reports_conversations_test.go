@@ -11,8 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestConversationsReports(t *testing.T) {
-	w := newWorld(t)
+func TestConversationsReports(t *testing.T) { onEachBackend(t, testConversationsReports) }
+
+func testConversationsReports(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	// Previous day (a Saturday): Alice writes.
 	alice := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
 	w.clock.advance(24 * time.Hour)

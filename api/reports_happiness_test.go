@@ -29,8 +29,10 @@ func (w *world) rated(email, rating string, overrides map[string]any) int64 {
 	return id
 }
 
-func TestHappinessReport(t *testing.T) {
-	w := newWorld(t)
+func TestHappinessReport(t *testing.T) { onEachBackend(t, testHappinessReport) }
+
+func testHappinessReport(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	// Previous day: Alice rates okay.
 	w.rated("alice@example.com", "okay", nil)
 	w.clock.advance(24 * time.Hour)
@@ -118,8 +120,10 @@ func badParam(t *testing.T, w *world, path, code, param string) {
 
 // TestReportsFollowAMerge: a merged conversation's replies and ratings
 // count once, under the conversation they moved to.
-func TestReportsFollowAMerge(t *testing.T) {
-	w := newWorld(t)
+func TestReportsFollowAMerge(t *testing.T) { onEachBackend(t, testReportsFollowAMerge) }
+
+func testReportsFollowAMerge(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	src := w.rated("alice@example.com", "great", nil)
 	dst := w.rated("bob@example.com", "okay", nil)
 	w.clock.advance(time.Minute)

@@ -10,11 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
-func TestProductivityReports(t *testing.T) {
-	w := newWorld(t)
+func TestProductivityReports(t *testing.T) { onEachBackend(t, testProductivityReports) }
+
+func testProductivityReports(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	w.clock.advance(24 * time.Hour) // the previous day stays empty
 	reply := func(id int64, status string) {
 		w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", id), fmt.Sprintf(`{"text":"Answer","status":%q}`, status), http.StatusCreated)
@@ -92,8 +93,10 @@ func answerDay(w *world) (a, b, b2 int64) {
 	return a, b, b2
 }
 
-func TestCompanyReports(t *testing.T) {
-	w := newWorld(t)
+func TestCompanyReports(t *testing.T) { onEachBackend(t, testCompanyReports) }
+
+func testCompanyReports(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	answerDay(w)
 
 	day := reportQuery("start", epoch.Format(time.RFC3339), "end", epoch.Add(24*time.Hour).Format(time.RFC3339))
@@ -133,8 +136,10 @@ func TestCompanyReports(t *testing.T) {
 	}
 }
 
-func TestEmailReport(t *testing.T) {
-	w := newWorld(t)
+func TestEmailReport(t *testing.T) { onEachBackend(t, testEmailReport) }
+
+func testEmailReport(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	// An e-mail answered after 20 minutes and closed; a phone conversation
 	// (not counted) answered too.
 	a := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
@@ -155,9 +160,11 @@ func TestEmailReport(t *testing.T) {
 	assert.Equal(t, "types", rec.Header().Get("X-Parley-Ignored-Parameters"), "the e-mail report counts e-mail only")
 }
 
-func TestProductivityOfficeHours(t *testing.T) {
-	w := newWorld(t)
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+func TestProductivityOfficeHours(t *testing.T) { onEachBackend(t, testProductivityOfficeHours) }
+
+func testProductivityOfficeHours(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		c, err := tx.Company(acmeID)
 		if err != nil {
 			return err

@@ -19,8 +19,10 @@ func reportQuery(pairs ...string) string {
 	return v.Encode()
 }
 
-func TestPhoneReport(t *testing.T) {
-	w := newWorld(t)
+func TestPhoneReport(t *testing.T) { onEachBackend(t, testPhoneReport) }
+
+func testPhoneReport(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	phone := func(customerEmail string, user int) int64 {
 		return w.create(convJSON(map[string]any{"type": "phone", "user": user, "customer": customer(customerEmail),
 			"threads": []any{thread("phone", "Called about the invoice.")}}))
@@ -54,8 +56,10 @@ func TestPhoneReport(t *testing.T) {
 	assert.Equal(t, "Access denied", errorCode(t, decode(t, rec)))
 }
 
-func TestChatReportHTTP(t *testing.T) {
-	w := newWorld(t)
+func TestChatReportHTTP(t *testing.T) { onEachBackend(t, testChatReportHTTP) }
+
+func testChatReportHTTP(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	v := w.startChat(supportWidget, `{"name":"Ann","email":"ann@example.com","message":"hi"}`)
 	w.clock.advance(90 * time.Second)
 	w.agent(ownerToken, "PUT", "/v2/chats/"+v.chat+"/messages/"+uuidN(1), `{"body":"hello"}`)

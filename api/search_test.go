@@ -11,8 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestListConversationsQuery(t *testing.T) {
-	w := newListWorld(t)
+func TestListConversationsQuery(t *testing.T) { onEachBackend(t, testListConversationsQuery) }
+
+func testListConversationsQuery(t *testing.T, on backend) {
+	w := newListWorldOn(t, on)
 	plus := w.create(convJSON(map[string]any{"subject": "Billing address change", "status": "pending",
 		"customer": map[string]any{"email": "j.smith+billing@example.org", "firstName": "Jo", "lastName": "Smith"}}))
 	w.clock.advance(time.Hour)
@@ -63,7 +65,11 @@ func TestListConversationsQuery(t *testing.T) {
 }
 
 func TestListConversationsQueryErrors(t *testing.T) {
-	w := newWorld(t)
+	onEachBackend(t, testListConversationsQueryErrors)
+}
+
+func testListConversationsQueryErrors(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	cases := []struct{ name, query, message string }{
 		{"unknown field", "subjct:refund", `unknown field "subjct" at column 1; did you mean "subject"?`},
 		{"unbalanced", "(subject:refund", `unexpected end of query at column 16, expected ")"`},
@@ -87,7 +93,11 @@ func TestListConversationsQueryErrors(t *testing.T) {
 }
 
 func TestListConversationsCustomFields(t *testing.T) {
-	w := newWorld(t)
+	onEachBackend(t, testListConversationsCustomFields)
+}
+
+func testListConversationsCustomFields(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
 	f := w.fields
 	withFields := func(subject string, values map[string]string) int64 {
 		var list []any

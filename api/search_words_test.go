@@ -12,8 +12,10 @@ import (
 // TestSearchWordForms: unquoted words match their inflections, quoted
 // words only their exact form; case and accents are folded in words,
 // phrases and prefixes.
-func TestSearchWordForms(t *testing.T) {
-	w := newListWorld(t)
+func TestSearchWordForms(t *testing.T) { onEachBackend(t, testSearchWordForms) }
+
+func testSearchWordForms(t *testing.T, on backend) {
+	w := newListWorldOn(t, on)
 	cafe := w.create(convJSON(map[string]any{"subject": "Café order: résumé attached",
 		"threads": []any{thread("customer", "I was refunded twice for the Crème brûlée kit.")}}))
 	q := func(s string) string { return "/v2/conversations?status=all&query=" + url.QueryEscape(s) }
@@ -47,8 +49,10 @@ func TestSearchWordForms(t *testing.T) {
 
 // TestSearchSuggestions: a search that finds nothing offers corrected
 // queries made of the company's own words, never another company's.
-func TestSearchSuggestions(t *testing.T) {
-	w := newListWorld(t)
+func TestSearchSuggestions(t *testing.T) { onEachBackend(t, testSearchSuggestions) }
+
+func testSearchSuggestions(t *testing.T, on backend) {
+	w := newListWorldOn(t, on)
 	rec := w.do(request{method: http.MethodPost, path: "/v2/conversations", token: globexToken,
 		body: convJSON(map[string]any{"subject": "Xylophone tuning", "mailboxId": globexMailboxID})})
 	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())

@@ -5,7 +5,6 @@
 package api
 
 import (
-	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -20,8 +19,10 @@ import (
 )
 
 // Database is what the API needs of a storage backend: its transactions
-// through the domain's seam, and the figures and copy an operator asks for.
-// *storage.DB is one; a second backend implements the same.
+// through the domain's seam, and the figures an operator asks for.
+// *storage.DB and *pgstore.DB are two. A backend that can write a
+// consistent copy of itself as one file (io.WriterTo: bbolt) serves GET
+// /admin/backup; PostgreSQL's copy is pg_dump's, not Parley's.
 type Database interface {
 	// Store hands out the backend's transactions as parley.Tx.
 	Store() parley.Store
@@ -32,8 +33,6 @@ type Database interface {
 	// OnTx registers the function told the kind and duration of each
 	// transaction (metrics).
 	OnTx(f func(write bool, took time.Duration))
-	// WriteTo writes a consistent copy of the database (backups).
-	WriteTo(w io.Writer) (int64, error)
 }
 
 // Config wires a server.

@@ -14,7 +14,7 @@ import (
 // eventKinds lists the events recorded since from.
 func (w *world) eventKinds(from int) []string {
 	var kinds []string
-	require.NoError(w.t, w.db.View(func(tx *storage.Tx) error {
+	require.NoError(w.t, w.bolt().View(func(tx *storage.Tx) error {
 		all, err := tx.Events()
 		for _, e := range all[from:] {
 			kinds = append(kinds, e.Kind+" "+e.ResourceID)

@@ -13,7 +13,6 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
-	"github.com/parley/parley/storage"
 )
 
 // tokenRequest is a client-credentials request from a peer address.
@@ -111,7 +110,7 @@ func TestForwardedFor(t *testing.T) {
 func TestV1ExchangeFloods(t *testing.T) {
 	const budget = 3
 	w := newWorld(t, func(c *api.Config) { c.TokenRateLimit = budget })
-	_, err := w.db.Update(func(tx *storage.Tx) error {
+	_, err := w.store.Update(func(tx parley.Tx) error {
 		u, err := tx.User(acmeID, ownerID)
 		if err != nil {
 			return err

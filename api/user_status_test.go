@@ -43,7 +43,7 @@ func TestUserStatus(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, put(globexOwnerID, ownerToken, `{"status":"away"}`))
 
 	var events []parley.Event
-	require.NoError(t, w.db.View(func(tx *storage.Tx) (err error) { events, err = tx.Events(); return err }))
+	require.NoError(t, w.bolt().View(func(tx *storage.Tx) (err error) { events, err = tx.Events(); return err }))
 	assert.Equal(t, []parley.Event{
 		{Kind: "user.status.changed", CompanyID: acmeID, ResourceID: "3", At: epoch.Add(60e9)},
 		{Kind: "user.status.changed", CompanyID: acmeID, ResourceID: "3", At: epoch.Add(60e9)},

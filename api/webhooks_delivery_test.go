@@ -211,7 +211,7 @@ func openWorldAt(t *testing.T, dir string, clock *testClock, seed bool) (*world,
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { syncer.Run(ctx); close(done) }()
-	w := &world{t: t, db: db, engine: engine, syncer: syncer, clock: clock, logs: &bytes.Buffer{}}
+	w := &world{t: t, db: db, store: db.Store(), embedded: db, engine: engine, syncer: syncer, clock: clock, logs: &bytes.Buffer{}}
 	w.server = api.New(api.Config{DB: db, Engine: engine, Syncer: syncer, Clock: clock, Log: log, BaseURL: "https://api.parley.test",
 		InsecureWebhooks: true, AllowPrivateWebhooks: true, RateLimits: map[parley.Plan]int{parley.PlanPro: 1 << 30}})
 	if seed {

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sync/atomic"
 	"time"
 
@@ -140,17 +141,24 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 
 // Migrate applies the store schema's pending migrations to the database at
 // url, one node at a time (an advisory lock): what `parley migrate` runs.
-func Migrate(ctx context.Context, url string) error {
+// It returns the names of the migrations it applied, none when the schema
+// was up to date, so the operator sees what changed.
+func Migrate(ctx context.Context, url string) (applied []string, err error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return fmt.Errorf("pgstore: %w", err)
+		return nil, fmt.Errorf("pgstore: %w", err)
 	}
-	return withProvider(cfg, func(p *goose.Provider) error {
-		if _, err := p.Up(ctx); err != nil {
+	err = withProvider(cfg, func(p *goose.Provider) error {
+		results, err := p.Up(ctx)
+		if err != nil {
 			return fmt.Errorf("pgstore: migrate: %w", err)
+		}
+		for _, r := range results {
+			applied = append(applied, path.Base(r.Source.Path))
 		}
 		return nil
 	})
+	return applied, err
 }
 
 // versions returns the schema version of the database and the latest

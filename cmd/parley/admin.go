@@ -55,7 +55,7 @@ func reindexCommand(ctx context.Context, args []string, stderr io.Writer) error 
 		}
 	}
 	// The index directory is gone, so open builds it afresh from storage.
-	in, err := open(ctx, *data, false, parley.SystemClock, slog.New(slog.NewTextHandler(io.Discard, nil)), progress)
+	in, err := open(ctx, location{dir: *data}, false, parley.SystemClock, slog.New(slog.NewTextHandler(io.Discard, nil)), progress)
 	if err != nil {
 		return err
 	}

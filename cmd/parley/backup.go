@@ -160,7 +160,7 @@ func restoreCommand(ctx context.Context, args []string, stderr io.Writer) error 
 		return err
 	}
 	start := time.Now()
-	in, err := open(ctx, *data, false, parley.SystemClock, quietLogger(), progressBar(stderr, "indexing"))
+	in, err := open(ctx, location{dir: *data}, false, parley.SystemClock, quietLogger(), progressBar(stderr, "indexing"))
 	if err != nil {
 		return err
 	}

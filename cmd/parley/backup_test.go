@@ -33,12 +33,12 @@ type running struct {
 // handler on a loopback test server until the test ends.
 func serveDir(t *testing.T, dir string, demo bool, adminToken string) *running {
 	t.Helper()
-	in, err := open(context.Background(), dir, demo, fixedClock{}, quietLog(), nil)
+	in, err := open(context.Background(), location{dir: dir}, demo, fixedClock{}, quietLog(), nil)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { in.syncer.Run(ctx); close(done) }()
-	srv := httptest.NewServer(api.New(api.Config{DB: in.db, Engine: in.engine, Syncer: in.syncer, Clock: fixedClock{},
+	srv := httptest.NewServer(api.New(api.Config{DB: in.db, Engine: in.bleve, Syncer: in.syncer, Clock: fixedClock{},
 		Log: quietLog(), AdminToken: adminToken, BaseURL: "https://parley.test"}))
 	r := &running{in: in, srv: srv, stopSync: func() { cancel(); <-done }}
 	t.Cleanup(r.stop)

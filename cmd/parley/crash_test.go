@@ -465,7 +465,7 @@ func verify(t *testing.T, base, token string, writes []*acked) {
 // compareIndexWithStorage opens the stopped server's data: the Bleve index
 // it left and the scan oracle rebuilt from storage must agree.
 func compareIndexWithStorage(t *testing.T, data string) {
-	in, err := open(context.Background(), data, false, fixedClock{}, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	in, err := open(context.Background(), location{dir: data}, false, fixedClock{}, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	require.NoError(t, err)
 	defer in.close()
 	oracle := scan.New()
@@ -478,12 +478,12 @@ func compareIndexWithStorage(t *testing.T, data string) {
 		req := index.Request{Kind: index.Conversations, Company: 1, Query: checked, Sort: []index.Sort{{Field: "id"}}, Limit: 100000}
 		want, err := oracle.Search(context.Background(), req)
 		require.NoError(t, err)
-		got, err := in.engine.Search(context.Background(), req)
+		got, err := in.bleve.Search(context.Background(), req)
 		require.NoError(t, err)
 		assert.Equal(t, want, got, text)
 	}
 	var stored int
-	require.NoError(t, in.db.View(func(tx *storage.Tx) error {
+	require.NoError(t, in.bolt.View(func(tx *storage.Tx) error {
 		return tx.EachConversation(func(c *parley.Conversation) error {
 			if bytes.HasPrefix([]byte(c.Subject), []byte("crash ")) {
 				stored++
@@ -491,7 +491,7 @@ func compareIndexWithStorage(t *testing.T, data string) {
 			return nil
 		})
 	}))
-	res, err := in.engine.Search(context.Background(), index.Request{Kind: index.Conversations, Company: 1,
+	res, err := in.bleve.Search(context.Background(), index.Request{Kind: index.Conversations, Company: 1,
 		Query: query.Match{Field: "subject", Text: "crash", Exact: true}}) // not the demo's "crashes"
 	require.NoError(t, err)
 	assert.Equal(t, stored, res.Total, "every stored crash conversation is indexed")

@@ -46,7 +46,7 @@ func importCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if _, err := os.Stat(dbPath(*data)); err != nil {
 		return fmt.Errorf("no Parley database in %s (the company, its users and mailboxes must exist)", *data)
 	}
-	inst, err := open(ctx, *data, false, parley.SystemClock, quietLogger(), nil)
+	inst, err := open(ctx, location{dir: *data}, false, parley.SystemClock, quietLogger(), nil)
 	if err != nil {
 		return err
 	}

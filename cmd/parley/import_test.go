@@ -79,7 +79,7 @@ func TestImportExportedDemo(t *testing.T) {
 	// The account: an export holds no company, users or mailboxes.
 	target, err := storage.Open(dbPath(dst), storage.Options{})
 	require.NoError(t, err)
-	require.NoError(t, a.in.db.View(func(tx *storage.Tx) error {
+	require.NoError(t, a.in.bolt.View(func(tx *storage.Tx) error {
 		c, err := tx.Company(1)
 		if err != nil {
 			return err

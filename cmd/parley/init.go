@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,7 +13,6 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
-	"github.com/parley/parley/storage"
 )
 
 // initFlags maps the request paths of parley.NewCompany to the flags of
@@ -25,12 +25,14 @@ var initFlags = map[string]string{
 
 // initCommand creates a company with its owner, a first mailbox and an
 // OAuth application (parley.CreateCompany), in a data directory no server
-// holds, and prints the credentials once. The owner's password is read
-// from the terminal when stdin is one, else generated and printed.
+// holds or in a PostgreSQL database (--database), and prints the
+// credentials once. The owner's password is read from the terminal when
+// stdin is one, else generated and printed.
 func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("init", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "./parley-data", "data directory (PARLEY_DATA)")
+	database := addDatabaseFlag(fs)
 	company := fs.String("company", "", "name of the company (required)")
 	owner := fs.String("owner", "", "e-mail of the company's owner, who signs in with it (required)")
 	plan := fs.String("plan", "standard", "plan: standard, plus or pro")
@@ -39,7 +41,7 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	mailboxName := fs.String("mailbox-name", "Support", "name of the first mailbox")
 	mailboxEmail := fs.String("mailbox-email", "", "address of the first mailbox; default: the owner's")
 	appName := fs.String("app-name", "API application", "name of the OAuth application")
-	if err := parseFlags(fs, args, map[string]string{"data": "data"}); err != nil {
+	if err := parseFlags(fs, args, map[string]string{"data": "data", "database": databaseEnv}); err != nil {
 		return err
 	}
 	if *company == "" || *owner == "" {
@@ -63,16 +65,13 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		}
 		req.Owner.Password = &password
 	}
-	if err := os.MkdirAll(*data, 0o700); err != nil {
-		return err
-	}
-	db, err := storage.Open(dbPath(*data), storage.Options{})
+	db, err := openStore(context.Background(), location{dir: *data, url: *database})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	var account *parley.NewAccount
-	_, err = db.Update(func(tx *storage.Tx) (err error) {
+	_, err = db.Store().Update(func(tx parley.Tx) (err error) {
 		account, err = parley.CreateCompany(tx, req, api.HashSecret, parley.SystemClock.Now())
 		return err
 	})

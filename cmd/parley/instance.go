@@ -10,24 +10,54 @@ import (
 	"time"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/api"
 	"github.com/parley/parley/fixtures"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
 	"github.com/parley/parley/index/lists"
+	"github.com/parley/parley/index/pgindex"
 	"github.com/parley/parley/indexer"
+	"github.com/parley/parley/pgstore"
 	"github.com/parley/parley/storage"
 	"github.com/parley/parley/workflow"
 )
 
-// instance is an opened data directory: storage, engines and syncer.
-// search routes each request to the list engine or to Bleve.
+// database is what an instance runs on, whichever the backend: the
+// domain's store, the index outbox the syncer drains, the signals the
+// workers sleep on, the figures the API reports, and the commit hooks.
+type database interface {
+	api.Database
+	indexer.Source
+	parley.LaterSource
+	parley.WebhookSource
+	parley.MailSource
+	OnCommit(f func(seq uint64))
+	SetBeforeCommit(fn func(tx parley.Tx, events []parley.Event) error)
+	Close() error
+}
+
+var (
+	_ database = (*storage.DB)(nil)
+	_ database = (*pgstore.DB)(nil)
+)
+
+// instance is an opened backend: storage, engines and syncer. search
+// routes each request to the list engine or to the full engine (Bleve
+// embedded, pgindex on PostgreSQL).
 type instance struct {
-	dir    string
-	db     *storage.DB
-	engine *bleveindex.Engine
+	at     location
+	db     database
+	full   index.Engine
 	fast   *lists.Engine
 	search index.Router
 	syncer *indexer.Syncer
+	// Embedded only: the bbolt file and the Bleve index, which the list
+	// engine's snapshot and the index's compaction and build mark need.
+	bolt  *storage.DB
+	bleve *bleveindex.Engine
+	// PostgreSQL only: the search engine, whose planner statistics a bulk
+	// load makes stale.
+	pgSearch *pgindex.Engine
 }
 
 func dbPath(dir string) string    { return filepath.Join(dir, "parley.db") }
@@ -37,23 +67,41 @@ func indexPath(dir string) string { return filepath.Join(dir, "index") }
 // next start need not decode every stored conversation.
 func listsPath(dir string) string { return filepath.Join(dir, "lists.snapshot") }
 
-// open opens a data directory, creating it; with demo set, an empty
-// database first receives the demo data. Pending outbox entries (left by a
-// crash) are applied before it returns, and a fresh index is rebuilt,
-// reporting to progress when it is not nil.
-func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *slog.Logger, progress func(done, total int)) (*instance, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+// openStore opens the records of at alone, without an index: the embedded
+// database file (creating the directory), or the PostgreSQL database,
+// refused when its schema is older than this binary.
+func openStore(ctx context.Context, at location) (database, error) {
+	if at.postgres() {
+		db, err := pgstore.Open(ctx, at.url, pgstore.Options{})
+		if errors.Is(err, pgstore.ErrSchemaOutdated) {
+			return nil, fmt.Errorf("%w; apply it with `parley migrate --database URL`, then start again", err)
+		}
+		return db, err
+	}
+	if err := os.MkdirAll(at.dir, 0o700); err != nil {
 		return nil, err
 	}
-	db, err := storage.Open(dbPath(dir), storage.Options{})
+	return storage.Open(dbPath(at.dir), storage.Options{})
+}
+
+// open opens the backend at at; with demo set, an empty database first
+// receives the demo data. Pending outbox entries (left by a crash) are
+// applied before it returns, and a fresh embedded index is rebuilt,
+// reporting to progress when it is not nil.
+func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *slog.Logger, progress func(done, total int)) (*instance, error) {
+	db, err := openStore(ctx, at)
 	if err != nil {
 		return nil, err
 	}
-	if moved := db.RenumberedTeams(); len(moved) > 0 {
-		log.Warn("teams renumbered: team and user ids now share one id space", "teams", moved)
+	// Only an embedded store can predate the shared id space of users and
+	// teams (pgstore had it from its first release).
+	if bolt, ok := db.(*storage.DB); ok {
+		if moved := bolt.RenumberedTeams(); len(moved) > 0 {
+			log.Warn("teams renumbered: team and user ids now share one id space", "teams", moved)
+		}
 	}
 	if demo {
-		if err := loadDemoIfEmpty(db, clock); err != nil {
+		if err := loadDemoIfEmpty(db.Store(), clock); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -61,31 +109,27 @@ func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *s
 	// Automatic workflows run in every write's transaction from here on
 	// (after the demo load, which is recorded as it was generated).
 	db.SetBeforeCommit((&workflow.Engine{Clock: clock}).BeforeCommit)
-	engine, err := bleveindex.Open(indexPath(dir))
+	in := &instance{at: at, db: db}
+	var fresh bool
+	if at.postgres() {
+		err = in.openPostgresEngines(ctx)
+	} else {
+		fresh, err = in.openEmbeddedEngines(log)
+	}
 	if err != nil {
-		db.Close()
+		in.close()
 		return nil, err
 	}
-	fast, restored, damaged, err := lists.Open(db, dbPath(dir), listsPath(dir), indexer.ListFields)
-	if err != nil {
-		engine.Close()
-		db.Close()
-		return nil, fmt.Errorf("load the list engine: %w", err)
-	}
-	if damaged != nil {
-		log.Warn("list engine snapshot not used; loaded from storage", "err", damaged)
-	}
-	log.Debug("list engine ready", "fromSnapshot", restored)
-	in := &instance{dir: dir, db: db, engine: engine, fast: fast, search: index.Router{Full: engine, Fast: fast}}
+	in.search = index.Router{Full: in.full, Fast: in.fast}
 	in.syncer = indexer.NewSyncer(db, in.search, log)
 	db.OnCommit(in.syncer.Notify) // a write wakes the syncer
-	if engine.Fresh() {
+	if fresh {
 		log.Info("building the search index from storage", "mappingVersion", index.MappingVersion)
 		if err = in.syncer.Rebuild(ctx, progress); err == nil {
 			err = in.compact(ctx)
 		}
 		if err == nil {
-			err = engine.MarkBuilt()
+			err = in.bleve.MarkBuilt()
 		}
 	} else {
 		err = in.syncer.Drain(ctx)
@@ -97,20 +141,66 @@ func open(ctx context.Context, dir string, demo bool, clock parley.Clock, log *s
 	return in, nil
 }
 
-// compact waits until everything applied is durable, then merges the
-// index's segments: after a bulk load (a rebuild, an import) queries
-// would otherwise run over the many small segments it left.
+// openEmbeddedEngines opens the Bleve index of the data directory and the
+// list engine (from its snapshot, else from storage); fresh means the
+// Bleve index is new and must be built from storage.
+func (in *instance) openEmbeddedEngines(log *slog.Logger) (fresh bool, err error) {
+	in.bolt = in.db.(*storage.DB)
+	if in.bleve, err = bleveindex.Open(indexPath(in.at.dir)); err != nil {
+		return false, err
+	}
+	in.full = in.bleve
+	fast, restored, damaged, err := lists.Open(in.bolt, dbPath(in.at.dir), listsPath(in.at.dir), indexer.ListFields)
+	if err != nil {
+		return false, fmt.Errorf("load the list engine: %w", err)
+	}
+	if damaged != nil {
+		log.Warn("list engine snapshot not used; loaded from storage", "err", damaged)
+	}
+	log.Debug("list engine ready", "fromSnapshot", restored)
+	in.fast = fast
+	return in.bleve.Fresh(), nil
+}
+
+// openPostgresEngines opens pgindex on the store's database and fills the
+// list engine from the store. The search tables live in the same database
+// as the records and the outbox that feeds them, so they are never behind
+// by more than the outbox: draining it brings them up to date.
+func (in *instance) openPostgresEngines(ctx context.Context) error {
+	engine, err := pgindex.Open(ctx, in.at.url, pgindex.Options{})
+	if err != nil {
+		return err
+	}
+	in.pgSearch, in.full = engine, engine
+	fast := lists.New()
+	if err := fast.Load(in.db.Store(), indexer.ListFields); err != nil {
+		return fmt.Errorf("load the list engine: %w", err)
+	}
+	in.fast = fast
+	return nil
+}
+
+// compact waits until everything applied is durable, then readies the
+// full engine for queries after a bulk load (a rebuild, an import): Bleve
+// merges the many small segments it left, PostgreSQL refreshes the
+// planner's statistics of the search tables.
 func (in *instance) compact(ctx context.Context) error {
 	in.syncer.Settle()
-	if err := in.engine.Compact(ctx); err != nil {
+	var err error
+	if in.bleve != nil {
+		err = in.bleve.Compact(ctx)
+	} else {
+		err = in.pgSearch.Analyze(ctx)
+	}
+	if err != nil {
 		return fmt.Errorf("compact the search index: %w", err)
 	}
 	return nil
 }
 
-func loadDemoIfEmpty(db *storage.DB, clock parley.Clock) error {
+func loadDemoIfEmpty(store parley.Store, clock parley.Clock) error {
 	empty := false
-	err := db.View(func(tx *storage.Tx) error {
+	err := store.View(func(tx parley.Tx) error {
 		companies, err := tx.Companies()
 		empty = len(companies) == 0
 		return err
@@ -118,23 +208,32 @@ func loadDemoIfEmpty(db *storage.DB, clock parley.Clock) error {
 	if err != nil || !empty {
 		return err
 	}
-	return fixtures.Load(db.Store(), clock.Now())
+	return fixtures.Load(store, clock.Now())
 }
 
 // settleWait bounds how long closing waits for the index to persist what
 // it applied; entries not acknowledged by then are replayed at next start.
 const settleWait = 10 * time.Second
 
+// close releases what open opened, also when it failed half-way.
 func (in *instance) close() error {
-	settled := make(chan struct{})
-	go func() { in.syncer.Settle(); close(settled) }()
-	select {
-	case <-settled:
-	case <-time.After(settleWait):
+	if in.syncer != nil {
+		settled := make(chan struct{})
+		go func() { in.syncer.Settle(); close(settled) }()
+		select {
+		case <-settled:
+		case <-time.After(settleWait):
+		}
 	}
+	var err error
 	// Callers have stopped the syncer (serve stops it before closing), so
-	// the rows hold everything applied and the outbox everything not.
-	err := in.fast.SaveFor(in.db, dbPath(in.dir), listsPath(in.dir))
-	err = errors.Join(err, in.engine.Close(), in.db.Close())
-	return err
+	// the rows hold everything applied and the outbox everything not. On
+	// PostgreSQL the rows are loaded from the store at each start.
+	if in.fast != nil && in.bolt != nil {
+		err = in.fast.SaveFor(in.bolt, dbPath(in.at.dir), listsPath(in.at.dir))
+	}
+	if in.full != nil {
+		err = errors.Join(err, in.full.Close())
+	}
+	return errors.Join(err, in.db.Close())
 }

@@ -12,7 +12,6 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/email"
-	"github.com/parley/parley/storage"
 )
 
 // mailFlags configure the e-mail channel of serve.
@@ -52,7 +51,7 @@ func (f *mailFlags) sender(dataDir string) (email.Sender, string, error) {
 // startMail runs the e-mail dispatcher beside the webhook dispatcher, the
 // SMTP listener when an address is set, and the IMAP poller when a URL is. The returned function stops
 // them and waits.
-func startMail(f *mailFlags, db *storage.DB, dataDir string, log *slog.Logger) (func(), error) {
+func startMail(f *mailFlags, db parley.MailSource, dataDir string, log *slog.Logger) (func(), error) {
 	sender, where, err := f.sender(dataDir)
 	if err != nil {
 		return nil, err

@@ -1,9 +1,10 @@
 // Command parley runs the Parley support-inbox API and its admin tasks:
 //
-//	parley serve   [--addr 127.0.0.1:8080] [--data ./parley-data] [--base-url URL]
+//	parley migrate --database URL
+//	parley serve   [--addr 127.0.0.1:8080] [--data ./parley-data | --database URL] [--base-url URL]
 //	               [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--insecure-http]
 //	               [--transition-path /transition] [--demo] [--admin-token T] [--metrics-addr ADDR]
-//	parley init    --data DIR --company NAME --owner EMAIL [--plan standard|plus|pro]
+//	parley init    [--data DIR | --database URL] --company NAME --owner EMAIL [--plan standard|plus|pro]
 //	parley reindex --data DIR
 //	parley backup  --out FILE [--data DIR | --url URL --token TOKEN]
 //	parley restore --data DIR --from FILE [--force]
@@ -14,6 +15,9 @@
 //
 // `serve --demo` loads the embedded demo data into an empty data
 // directory; a plain `serve` never creates credentials (use `init`).
+// --database (PARLEY_DATABASE_URL) runs on PostgreSQL instead of the data
+// directory, once `migrate` has created its schema; backup, restore,
+// reindex, import and app work on the embedded database only.
 package main
 
 import (
@@ -34,10 +38,11 @@ func main() {
 }
 
 const usage = `usage:
-  parley serve   [--addr 127.0.0.1:8080] [--data ./parley-data] [--base-url URL]
+  parley migrate --database URL
+  parley serve   [--addr 127.0.0.1:8080] [--data ./parley-data | --database URL] [--base-url URL]
                  [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--insecure-http]
                  [--transition-path /transition] [--demo] [--admin-token T] [--metrics-addr ADDR]
-  parley init    --data DIR --company NAME --owner EMAIL [--plan standard|plus|pro]
+  parley init    [--data DIR | --database URL] --company NAME --owner EMAIL [--plan standard|plus|pro]
   parley reindex --data DIR
   parley backup  --out FILE [--data DIR | --url URL --token TOKEN]
   parley restore --data DIR --from FILE [--force]
@@ -53,27 +58,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	var err error
-	switch args[0] {
-	case "serve":
-		err = serveCommand(ctx, args[1:], stderr)
-	case "init":
-		err = initCommand(args[1:], os.Stdin, stdout, stderr)
-	case "reindex":
-		err = reindexCommand(ctx, args[1:], stderr)
-	case "app":
-		err = appCommand(args[1:], stdout)
-	case "backup":
-		err = backupCommand(ctx, args[1:], stderr)
-	case "restore":
-		err = restoreCommand(ctx, args[1:], stderr)
-	case "import":
-		err = importCommand(ctx, args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	default:
-		err = fmt.Errorf("unknown command %q", args[0])
+	err := refuseEmbeddedOnly(args[0], args[1:], os.Getenv)
+	if err == nil {
+		switch args[0] {
+		case "migrate":
+			err = migrateCommand(ctx, args[1:], stderr)
+		case "serve":
+			err = serveCommand(ctx, args[1:], stderr)
+		case "init":
+			err = initCommand(args[1:], os.Stdin, stdout, stderr)
+		case "reindex":
+			err = reindexCommand(ctx, args[1:], stderr)
+		case "app":
+			err = appCommand(args[1:], stdout)
+		case "backup":
+			err = backupCommand(ctx, args[1:], stderr)
+		case "restore":
+			err = restoreCommand(ctx, args[1:], stderr)
+		case "import":
+			err = importCommand(ctx, args[1:], stdout, stderr)
+		case "help", "-h", "--help":
+			fmt.Fprint(stdout, usage)
+			return 0
+		default:
+			err = fmt.Errorf("unknown command %q", args[0])
+		}
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return 0

@@ -115,7 +115,7 @@ func serveInProcess(t *testing.T, addrLine *regexp.Regexp, args ...string) *inPr
 
 func TestAppCreateAndReindex(t *testing.T) {
 	dir := t.TempDir()
-	in, err := open(context.Background(), dir, true, fixedClock{}, quietLog(), nil)
+	in, err := open(context.Background(), location{dir: dir}, true, fixedClock{}, quietLog(), nil)
 	require.NoError(t, err)
 	require.NoError(t, in.close())
 

@@ -14,7 +14,7 @@ import (
 
 func TestAppListAndRevoke(t *testing.T) {
 	dir := t.TempDir()
-	in, err := open(context.Background(), dir, true, fixedClock{}, quietLog(), nil)
+	in, err := open(context.Background(), location{dir: dir}, true, fixedClock{}, quietLog(), nil)
 	require.NoError(t, err)
 	require.NoError(t, in.close())
 	var out, errs bytes.Buffer

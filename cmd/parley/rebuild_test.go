@@ -24,7 +24,7 @@ import (
 // new analysis finds.
 func TestUpgradeRebuildsTheIndex(t *testing.T) {
 	dir := t.TempDir()
-	in, err := open(context.Background(), dir, true, fixedClock{}, quietLog(), nil)
+	in, err := open(context.Background(), location{dir: dir}, true, fixedClock{}, quietLog(), nil)
 	require.NoError(t, err)
 	require.NoError(t, in.close())
 
@@ -37,7 +37,7 @@ func TestUpgradeRebuildsTheIndex(t *testing.T) {
 
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	in, err = open(context.Background(), dir, false, fixedClock{}, log, rebuildProgress(&bytes.Buffer{}, log))
+	in, err = open(context.Background(), location{dir: dir}, false, fixedClock{}, log, rebuildProgress(&bytes.Buffer{}, log))
 	require.NoError(t, err)
 	defer in.close()
 	assert.Contains(t, logs.String(), "building the search index from storage")

@@ -23,7 +23,6 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/internal/gcpolicy"
-	"github.com/parley/parley/storage"
 	"github.com/parley/parley/webhooks"
 )
 
@@ -34,7 +33,8 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (PARLEY_ADDR)")
-	data := fs.String("data", "./parley-data", "data directory (PARLEY_DATA)")
+	data := fs.String("data", "./parley-data", "data directory (PARLEY_DATA); with --database it holds only the mail-outbox folder")
+	database := addDatabaseFlag(fs)
 	baseURL := fs.String("base-url", "", "absolute URL of the API for links (PARLEY_BASE_URL); default: from each request")
 	certFile := fs.String("tls-cert", "", "TLS certificate file, PEM (PARLEY_TLS_CERT)")
 	keyFile := fs.String("tls-key", "", "TLS private key file, PEM (PARLEY_TLS_KEY)")
@@ -69,9 +69,12 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	demo := fs.Bool("demo", false, "load the demo data into an empty data directory (PARLEY_DEMO)")
 	metricsAddr := fs.String("metrics-addr", "", "serve GET /metrics on this address, without a token (PARLEY_METRICS_ADDR); default: on the API address, behind the admin token")
 	mail := addMailFlags(fs)
-	if err := parseFlags(fs, args, everyFlag(fs)); err != nil {
+	env := everyFlag(fs)
+	env["database"] = databaseEnv
+	if err := parseFlags(fs, args, env); err != nil {
 		return err
 	}
+	at := location{dir: *data, url: *database}
 	tlsConfig, err := serverTLS(*addr, *certFile, *keyFile, *selfSigned, *insecure, parley.SystemClock.Now())
 	if err != nil {
 		return err
@@ -89,12 +92,12 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	for plan, n := range limits {
 		rateLimits[plan] = *n
 	}
-	in, err := open(ctx, *data, *demo, parley.SystemClock, log, rebuildProgress(stderr, log))
+	in, err := open(ctx, at, *demo, parley.SystemClock, log, rebuildProgress(stderr, log))
 	if err != nil {
 		return err
 	}
 	defer in.close()
-	if err := sayIfEmpty(in.db, *data, log); err != nil {
+	if err := sayIfEmpty(in.db.Store(), at, log); err != nil {
 		return err
 	}
 
@@ -131,7 +134,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	} else {
 		go func() { served <- srv.Serve(handler.Listener(ln)) }()
 	}
-	log.Info("parley serving", "addr", ln.Addr().String(), "data", *data, "scheme", scheme)
+	log.Info("parley serving", "addr", ln.Addr().String(), "data", at.String(), "scheme", scheme)
 
 	stopHooks, err := startWebhooks(handler, in.db, *baseURL, scheme+"://"+ln.Addr().String(), *allowPrivateHooks, log)
 	if err != nil {
@@ -239,7 +242,7 @@ func selfSignedCert(host string, now time.Time) (tls.Certificate, error) {
 // scheduler; payload links start with baseURL, else with the listen URL;
 // allowPrivate lets deliveries reach private addresses.
 // The returned function stops it and waits.
-func startWebhooks(handler *api.Server, db *storage.DB, baseURL, listenURL string, allowPrivate bool, log *slog.Logger) (func(), error) {
+func startWebhooks(handler *api.Server, db parley.WebhookSource, baseURL, listenURL string, allowPrivate bool, log *slog.Logger) (func(), error) {
 	if baseURL == "" {
 		baseURL = listenURL
 	}

@@ -8,15 +8,15 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/parley/parley/storage"
+	parley "github.com/parley/parley"
 )
 
 // sayIfEmpty logs, when the database holds no company, that nothing can
 // sign in yet and how to create the first company: a plain serve never
 // invents credentials (the demo data loads only with --demo).
-func sayIfEmpty(db *storage.DB, dir string, log *slog.Logger) error {
+func sayIfEmpty(store parley.Store, at location, log *slog.Logger) error {
 	var n int
-	err := db.View(func(tx *storage.Tx) error {
+	err := store.View(func(tx parley.Tx) error {
 		companies, err := tx.Companies()
 		n = len(companies)
 		return err
@@ -24,10 +24,13 @@ func sayIfEmpty(db *storage.DB, dir string, log *slog.Logger) error {
 	if err != nil || n > 0 {
 		return err
 	}
-	log.Warn("the database holds no company, so no one can sign in yet; create one with "+
-		"`parley init --data "+dir+" --company NAME --owner EMAIL` (with the server stopped), "+
+	where := "--data " + at.dir + " --company NAME --owner EMAIL` (with the server stopped)"
+	if at.postgres() {
+		where = "--database URL --company NAME --owner EMAIL`"
+	}
+	log.Warn("the database holds no company, so no one can sign in yet; create one with `parley init "+where+", "+
 		"through POST /admin/companies with the admin token, or restart with --demo for the demo data",
-		"data", dir)
+		"data", at.String())
 	return nil
 }
 

@@ -24,7 +24,7 @@ import (
 func TestListSnapshotAcrossRestarts(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	in, err := open(ctx, dir, true, fixedClock{}, quietLog(), nil)
+	in, err := open(ctx, location{dir: dir}, true, fixedClock{}, quietLog(), nil)
 	require.NoError(t, err)
 	require.NoError(t, in.close())
 	require.FileExists(t, listsPath(dir), "a clean close saves the rows")
@@ -50,21 +50,21 @@ func TestListSnapshotAcrossRestarts(t *testing.T) {
 		}
 	}
 
-	in, err = open(ctx, dir, false, fixedClock{}, quietLog(), nil)
+	in, err = open(ctx, location{dir: dir}, false, fixedClock{}, quietLog(), nil)
 	require.NoError(t, err)
 	assert.NoFileExists(t, listsPath(dir), "a used snapshot is removed")
 	agree(in)
 	closeOne(t, in) // a write after the restore, then a clean close
 	require.NoError(t, in.close())
 
-	in, err = open(ctx, dir, false, fixedClock{}, quietLog(), nil)
+	in, err = open(ctx, location{dir: dir}, false, fixedClock{}, quietLog(), nil)
 	require.NoError(t, err)
 	defer in.close()
 	agree(in)
 
 	// A snapshot of another storage state is not used.
 	require.NoError(t, in.fast.Save(listsPath(dir), lists.Mark{Store: 1, Seq: 1}))
-	fresh, restored, damaged, err := lists.Open(in.db, dbPath(dir), listsPath(dir), indexer.ListFields)
+	fresh, restored, damaged, err := lists.Open(in.bolt, dbPath(dir), listsPath(dir), indexer.ListFields)
 	require.NoError(t, err)
 	require.NoError(t, damaged)
 	assert.False(t, restored)
@@ -81,7 +81,7 @@ func closeOne(t *testing.T, in *instance) {
 		Filter: query.Keyword{Field: "status", Value: "active"}, Sort: []index.Sort{{Field: "id", Desc: true}}, Limit: 1})
 	require.NoError(t, err)
 	require.Len(t, res.IDs, 1)
-	_, err = in.db.Update(func(tx *storage.Tx) error {
+	_, err = in.bolt.Update(func(tx *storage.Tx) error {
 		c, err := tx.ConversationByID(index.ParseIDs(res.IDs)[0])
 		if err != nil {
 			return err

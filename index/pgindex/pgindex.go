@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -67,7 +68,7 @@ func Open(ctx context.Context, url string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgindex: %w", err)
 	}
-	if err := Migrate(ctx, cfg.ConnConfig.Copy()); err != nil {
+	if _, err := Migrate(ctx, cfg.ConnConfig.Copy()); err != nil {
 		return nil, err
 	}
 	cfg.ConnConfig.Tracer = opts.Tracer
@@ -79,27 +80,32 @@ func Open(ctx context.Context, url string, opts Options) (*Engine, error) {
 }
 
 // Migrate applies the search schema's pending migrations, one node at a
-// time (an advisory lock).
-func Migrate(ctx context.Context, cfg *pgx.ConnConfig) error {
+// time (an advisory lock), and returns the names of those it applied (none
+// when the schema was up to date), for `parley migrate` to report.
+func Migrate(ctx context.Context, cfg *pgx.ConnConfig) (applied []string, err error) {
 	db := stdlib.OpenDB(*cfg)
 	defer db.Close()
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
-		return fmt.Errorf("pgindex: %w", err)
+		return nil, fmt.Errorf("pgindex: %w", err)
 	}
 	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(migrationLock))
 	if err != nil {
-		return fmt.Errorf("pgindex: %w", err)
+		return nil, fmt.Errorf("pgindex: %w", err)
 	}
 	p, err := goose.NewProvider(goose.DialectPostgres, db, sub, goose.WithTableName(versionTable),
 		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true))
 	if err != nil {
-		return fmt.Errorf("pgindex: migrations: %w", err)
+		return nil, fmt.Errorf("pgindex: migrations: %w", err)
 	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("pgindex: migrate: %w", err)
+	results, err := p.Up(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pgindex: migrate: %w", err)
 	}
-	return nil
+	for _, r := range results {
+		applied = append(applied, path.Base(r.Source.Path))
+	}
+	return applied, nil
 }
 
 // Close closes the connection pool.
