@@ -15,9 +15,6 @@ import (
 var (
 	conversationListParams = []string{"embed", "mailbox", "folder", "status", "tag", "assigned_to",
 		"modifiedSince", "number", "sortField", "sortOrder", "page", "query", "customFieldsByIds", "facets"}
-	conversationSortFields = []string{"createdAt", "customerEmail", "customerName", "mailboxid", "modifiedAt",
-		"number", "score", "status", "subject", "waitingSince"}
-	sortOrders = []string{"desc", "asc"}
 )
 
 // listConversations handles GET /v2/conversations.
@@ -27,8 +24,8 @@ func (s *Server) listConversations(c *gin.Context) error {
 	embed := embedThreads(p)
 	mailboxIDs := p.ids("mailbox")
 	filter := filters.Conversations(conversationFilter(p, mailboxIDs).VisibleTo(who))
-	sortField := p.enum("sortField", "createdAt", conversationSortFields)
-	desc := p.enum("sortOrder", "desc", sortOrders) == "desc"
+	sortField := p.enum("sortField", "createdAt", parley.ConversationSortFields)
+	desc := p.enum("sortOrder", "desc", parley.SortOrders) == "desc"
 	pg := page{size: ConversationPageSize, number: p.page()}
 	mailboxes, err := s.companyMailboxes(who.Company.ID)
 	if err != nil {
