@@ -111,11 +111,22 @@ func UpdateSavedView(tx Tx, caller Caller, id int64, in *SavedViewInput, check Q
 	return v.apply(tx, caller, in, check, now)
 }
 
-// DeleteSavedView removes a view.
+// DeleteSavedView removes a view. A view a webhook filters on stays until
+// the webhook lets it go: deleting it would silently mute the webhook.
 func DeleteSavedView(tx Tx, caller Caller, id int64) error {
 	v, err := loadOwnView(tx, caller, id)
 	if err != nil {
 		return err
+	}
+	hooks, err := tx.Webhooks(v.CompanyID)
+	if err != nil {
+		return err
+	}
+	for _, w := range hooks {
+		if w.ViewID == v.ID {
+			return &Error{Kind: KindConflict, Message: "Conflict", Errors: []FieldError{{Code: CodeConflict,
+				Message: fmt.Sprintf("webhook %d filters on this view", w.ID), RejectedValue: w.ID}}}
+		}
 	}
 	return tx.DeleteSavedView(v)
 }

@@ -17,33 +17,60 @@ var (
 		"modifiedSince", "number", "sortField", "sortOrder", "page", "query", "customFieldsByIds", "facets"}
 )
 
-// listConversations handles GET /v2/conversations.
+// listConversations handles GET /v2/conversations. A `folder` that names a
+// saved view lists the view: its query and filters ANDed with the
+// request's, in its sort unless the request gives one, and without the
+// list's default status (the view keeps its own).
 func (s *Server) listConversations(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, conversationListParams...)
 	embed := embedThreads(p)
 	mailboxIDs := p.ids("mailbox")
-	filter := filters.Conversations(conversationFilter(p, mailboxIDs).VisibleTo(who))
-	sortField := p.enum("sortField", "createdAt", parley.ConversationSortFields)
-	desc := p.enum("sortOrder", "desc", parley.SortOrders) == "desc"
+	cf := conversationFilter(p, mailboxIDs)
+	sortField := p.enum("sortField", parley.DefaultSortField, parley.ConversationSortFields)
+	sortOrder := p.enum("sortOrder", parley.DefaultSortOrder, parley.SortOrders)
 	pg := page{size: ConversationPageSize, number: p.page()}
 	mailboxes, err := s.companyMailboxes(who.Company.ID)
 	if err != nil {
 		return err
 	}
-	if custom := customFieldFilters(p, mailboxes, mailboxIDs); len(custom) > 0 {
-		filter = query.And{Nodes: append([]query.Node{filter}, custom...)}
-	}
+	custom := customFieldFilters(p, mailboxes, mailboxIDs)
 	facets := readFacets(p)
 	if err := p.err(); err != nil {
 		return err
+	}
+	nodes := custom
+	view, err := s.folderSavedView(c, cf.FolderIDs)
+	if err != nil {
+		return err
+	}
+	if view != nil {
+		cf.FolderIDs = nil
+		if _, given := p.raw("status"); !given {
+			cf.Statuses = nil
+		}
+		if _, given := p.raw("sortField"); !given {
+			sortField = view.SortField
+		}
+		if _, given := p.raw("sortOrder"); !given {
+			sortOrder = view.SortOrder
+		}
+		selection, err := s.savedViewSelection(c, view, mailboxes)
+		if err != nil {
+			return err
+		}
+		nodes = append(nodes, selection)
+	}
+	filter := filters.Conversations(cf.VisibleTo(who))
+	if len(nodes) > 0 {
+		filter = query.And{Nodes: append([]query.Node{filter}, nodes...)}
 	}
 	search, err := s.parseQuery(c, index.ConversationSchemaFor(mailboxes))
 	if err != nil {
 		return err
 	}
 	items, err := s.conversationPage(c, index.Request{Filter: filter, Query: search,
-		Sort: []index.Sort{{Field: index.SortFields[index.Conversations][sortField], Desc: desc}}}, &pg, embed)
+		Sort: []index.Sort{{Field: index.SortFields[index.Conversations][sortField], Desc: sortOrder == "desc"}}}, &pg, embed)
 	body := pageBody(s, c, "conversations", items, pg)
 	if err == nil && facets != nil {
 		body.Facets, err = s.conversationFacets(c, facets, filter, search)

@@ -25,6 +25,7 @@ import (
 	"github.com/parley/parley/internal/gcpolicy"
 	"github.com/parley/parley/storage"
 	"github.com/parley/parley/webhooks"
+	"github.com/parley/parley/workflow"
 )
 
 // shutdownGrace is how long in-flight requests may take after a signal.
@@ -250,7 +251,8 @@ func startWebhooks(handler *api.Server, db *storage.DB, baseURL, listenURL strin
 	outcomes := map[parley.DeliveryStatus]string{parley.DeliveryDelivered: api.WebhookDelivered,
 		parley.DeliveryRetrying: api.WebhookFailed, parley.DeliveryDead: api.WebhookDropped}
 	d := webhooks.New(webhooks.Config{DB: db, Renderer: renderer, Clock: parley.SystemClock, Log: log, AllowPrivate: allowPrivate,
-		Observe: func(s parley.DeliveryStatus) { handler.Metrics().WebhookDelivery(outcomes[s]) }})
+		Observe:   func(s parley.DeliveryStatus) { handler.Metrics().WebhookDelivery(outcomes[s]) },
+		MatchView: workflow.MatchesView})
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()
