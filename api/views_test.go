@@ -142,3 +142,34 @@ func TestSavedViewErrors(t *testing.T) {
 	rec = w.get("/v2/views/0")
 	assert.Equal(t, http.StatusBadRequest, rec.Code)
 }
+
+func TestWebhookViewFilter(t *testing.T) {
+	h := newHooks(t)
+	vip := h.createView(ownerToken, fmt.Sprintf(`{"name":"VIP","visibility":"shared","mailboxId":%d,"query":"tag:vip"}`, supportID))
+	filtered := h.hook(map[string]any{"viewId": vip, "events": []string{"convo.created", "convo.tags", "customer.created"}})
+	h.deliver()
+	h.recv.take() // the test event
+	got := decode(t, h.get(fmt.Sprintf("/v2/webhooks/%d", filtered)))
+	assert.Equal(t, float64(vip), got["viewId"])
+
+	plain := h.create(convJSON(map[string]any{"subject": "Where is my parcel?", "customer": customer("plain@example.com")}))
+	h.deliver()
+	assert.Empty(t, events(h.recv.take()), "not in the view, and a customer is no conversation: nothing fires")
+
+	tagged := h.create(convJSON(map[string]any{"subject": "Order missing", "tags": []string{"vip"}}))
+	h.deliver()
+	matchEvents(t, []string{fmt.Sprintf("convo.created %d", tagged)}, h.recv.take())
+
+	// The view is evaluated when the event is expanded: tagging the plain
+	// conversation brings it into the view.
+	h.send("PUT", fmt.Sprintf("/v2/conversations/%d/tags", plain), `{"tags":["vip"]}`, http.StatusNoContent)
+	h.deliver()
+	matchEvents(t, []string{fmt.Sprintf("convo.tags %d", plain)}, h.recv.take())
+
+	rec := h.do(request{method: "DELETE", path: fmt.Sprintf("/v2/views/%d", vip), token: ownerToken})
+	assert.Equal(t, fmt.Sprintf("409 Conflict: Conflict (webhook %d filters on this view)", filtered), apiError(t, rec))
+	rec = h.call(ownerToken, http.MethodPost, "/v2/webhooks", map[string]any{"url": h.recv.srv.URL + "/hook", "secret": hookSecret,
+		"events": allEvents, "viewId": 999999})
+	require.Equal(t, http.StatusBadRequest, rec.Code)
+	assert.Equal(t, []string{"viewId: Invalid identifier"}, errorSummary(t, rec))
+}
