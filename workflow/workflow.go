@@ -33,11 +33,7 @@ var _ parley.ConditionChecker = Check
 
 // compile parses and checks a condition, resolving date math at now.
 func compile(m *parley.Mailbox, condition string, now time.Time) (query.Node, error) {
-	n, err := query.Parse(condition)
-	if err != nil {
-		return nil, err
-	}
-	return query.Check(n, index.ConversationSchemaFor([]parley.Mailbox{*m}), now)
+	return compileQuery([]parley.Mailbox{*m}, condition, now)
 }
 
 // Matches reports whether every condition of w holds for the conversation,
