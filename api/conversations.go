@@ -40,25 +40,11 @@ func (s *Server) listConversations(c *gin.Context) error {
 		return err
 	}
 	nodes := custom
-	view, err := s.folderSavedView(c, cf.FolderIDs)
+	selection, err := s.listSavedView(c, p, &cf, &sortField, &sortOrder, mailboxes)
 	if err != nil {
 		return err
 	}
-	if view != nil {
-		cf.FolderIDs = nil
-		if _, given := p.raw("status"); !given {
-			cf.Statuses = nil
-		}
-		if _, given := p.raw("sortField"); !given {
-			sortField = view.SortField
-		}
-		if _, given := p.raw("sortOrder"); !given {
-			sortOrder = view.SortOrder
-		}
-		selection, err := s.savedViewSelection(c, view, mailboxes)
-		if err != nil {
-			return err
-		}
+	if selection != nil {
 		nodes = append(nodes, selection)
 	}
 	filter := filters.Conversations(cf.VisibleTo(who))

@@ -152,6 +152,29 @@ func (s *Server) folderSavedView(c *gin.Context, folderIDs []int64) (*parley.Sav
 	return v, err
 }
 
+// listSavedView applies the saved view a list's `folder` names, if any:
+// the folder criterion gives way to the view's selection (returned), the
+// view's sort applies where the request gives none, and the list's default
+// status where the request gives none, since the view keeps its own.
+func (s *Server) listSavedView(c *gin.Context, p *params, f *parley.ConversationFilter, sortField, sortOrder *string,
+	mailboxes []parley.Mailbox) (query.Node, error) {
+	view, err := s.folderSavedView(c, f.FolderIDs)
+	if err != nil || view == nil {
+		return nil, err
+	}
+	f.FolderIDs = nil
+	if _, given := p.raw("status"); !given {
+		f.Statuses = nil
+	}
+	if _, given := p.raw("sortField"); !given {
+		*sortField = view.SortField
+	}
+	if _, given := p.raw("sortOrder"); !given {
+		*sortOrder = view.SortOrder
+	}
+	return s.savedViewSelection(c, view, mailboxes)
+}
+
 // savedViewSelection is what a view selects for the caller at the
 // server's now: the view's query and filters, within the mailboxes the
 // caller may see.
