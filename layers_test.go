@@ -34,7 +34,7 @@ var allowedImports = map[string][]string{
 	"index/lists":      {"", "index", "query"}, // filled through a projection passed in (indexer.ListFields)
 	"filters":          {"", "query"},
 	"reports":          {"", "filters", "index", "query"},
-	"workflow":         {"", "index", "index/scan", "indexer", "query"},
+	"workflow":         {"", "filters", "index", "index/scan", "indexer", "query"},
 	"api":              {"", "dashboard", "filters", "index", "indexer", "query", "reports", "workflow"},
 	"dashboard":        {}, // static files only; the api package serves them
 	// The workers and loaders see storage through the domain's seam (their

@@ -57,6 +57,7 @@ type Tx interface {
 	MailStore
 	WebhookStore
 	WorkflowStore
+	SavedViewStore
 	EventQueue
 	DeliveryQueue
 	MailQueue

@@ -38,12 +38,15 @@ const (
 
 // Webhook is an integrator's subscription to events of a company.
 type Webhook struct {
-	ID             int64        `json:"id"`
-	CompanyID      int64        `json:"companyId"`
-	URL            string       `json:"url"`
-	Label          string       `json:"label"`
-	Events         []string     `json:"events"`
-	MailboxIDs     []int64      `json:"mailboxIds,omitempty"`
+	ID         int64    `json:"id"`
+	CompanyID  int64    `json:"companyId"`
+	URL        string   `json:"url"`
+	Label      string   `json:"label"`
+	Events     []string `json:"events"`
+	MailboxIDs []int64  `json:"mailboxIds,omitempty"`
+	// ViewID, when set, narrows the webhook to conversation events whose
+	// conversation is in the saved view when the event is expanded.
+	ViewID         int64        `json:"viewId,omitempty"`
 	Notification   bool         `json:"notification"`
 	PayloadVersion string       `json:"payloadVersion"`
 	Secret         string       `json:"secret"` // kept as is: it signs every delivery
@@ -58,7 +61,9 @@ type Webhook struct {
 
 // Wants reports whether the webhook takes an event: it subscribes to the
 // kind and, when it has a mailbox filter, the event is about one of those
-// mailboxes or is not mailbox-scoped (EventMailbox).
+// mailboxes or is not mailbox-scoped (EventMailbox). A webhook with a view
+// also needs the event's conversation in the view, which the dispatcher
+// checks.
 func (w *Webhook) Wants(kind string, mailboxID int64, scoped bool) bool {
 	if !slices.Contains(w.Events, kind) {
 		return false
@@ -74,6 +79,7 @@ type WebhookInput struct {
 	Secret         *string  `json:"secret"`
 	Label          *string  `json:"label"`
 	MailboxIDs     []int64  `json:"mailboxIds"`
+	ViewID         *int64   `json:"viewId"`
 	Notification   *bool    `json:"notification"`
 	PayloadVersion *string  `json:"payloadVersion"`
 	State          *string  `json:"state"`
@@ -196,6 +202,10 @@ func (in *WebhookInput) apply(w *Webhook) {
 			w.MailboxIDs = append(w.MailboxIDs, id)
 		}
 	}
+	w.ViewID = 0
+	if in.ViewID != nil {
+		w.ViewID = *in.ViewID
+	}
 	w.Notification = in.Notification != nil && *in.Notification
 	w.PayloadVersion = PayloadV2
 }
@@ -209,9 +219,17 @@ func WebhookAccess(caller Caller) error {
 	return nil
 }
 
-// checkMailboxes requires every filtered mailbox to be the caller's.
-func checkMailboxes(tx Tx, caller Caller, ids []int64) error {
-	for i, id := range ids {
+// checkFilters requires every filtered mailbox, and the view, to be the
+// caller's.
+func checkFilters(tx Tx, caller Caller, in *WebhookInput) error {
+	if in.ViewID != nil {
+		if _, err := LoadSavedView(tx, caller, *in.ViewID); IsNotFound(err) {
+			return InvalidField("viewId", CodeInvalidID, "no view with this id", *in.ViewID)
+		} else if err != nil {
+			return err
+		}
+	}
+	for i, id := range in.MailboxIDs {
 		m, err := tx.Mailbox(caller.Company.ID, id)
 		if err != nil && !IsNotFound(err) {
 			return err
@@ -232,7 +250,7 @@ func CreateWebhook(tx Tx, caller Caller, in *WebhookInput, policy WebhookPolicy,
 	if err := in.Validate(policy); err != nil {
 		return nil, err
 	}
-	if err := checkMailboxes(tx, caller, in.MailboxIDs); err != nil {
+	if err := checkFilters(tx, caller, in); err != nil {
 		return nil, err
 	}
 	w := &Webhook{CompanyID: caller.Company.ID, State: WebhookEnabled, CreatedAt: now, UpdatedAt: now}
@@ -273,7 +291,7 @@ func UpdateWebhook(tx Tx, caller Caller, id int64, in *WebhookInput, policy Webh
 	if err := in.Validate(policy); err != nil {
 		return err
 	}
-	if err := checkMailboxes(tx, caller, in.MailboxIDs); err != nil {
+	if err := checkFilters(tx, caller, in); err != nil {
 		return err
 	}
 	in.apply(w)

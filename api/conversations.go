@@ -15,38 +15,48 @@ import (
 var (
 	conversationListParams = []string{"embed", "mailbox", "folder", "status", "tag", "assigned_to",
 		"modifiedSince", "number", "sortField", "sortOrder", "page", "query", "customFieldsByIds", "facets"}
-	conversationSortFields = []string{"createdAt", "customerEmail", "customerName", "mailboxid", "modifiedAt",
-		"number", "score", "status", "subject", "waitingSince"}
-	sortOrders = []string{"desc", "asc"}
 )
 
-// listConversations handles GET /v2/conversations.
+// listConversations handles GET /v2/conversations. A `folder` that names a
+// saved view lists the view: its query and filters ANDed with the
+// request's, in its sort unless the request gives one, and without the
+// list's default status (the view keeps its own).
 func (s *Server) listConversations(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, conversationListParams...)
 	embed := embedThreads(p)
 	mailboxIDs := p.ids("mailbox")
-	filter := filters.Conversations(conversationFilter(p, mailboxIDs).VisibleTo(who))
-	sortField := p.enum("sortField", "createdAt", conversationSortFields)
-	desc := p.enum("sortOrder", "desc", sortOrders) == "desc"
+	cf := conversationFilter(p, mailboxIDs)
+	sortField := p.enum("sortField", parley.DefaultSortField, parley.ConversationSortFields)
+	sortOrder := p.enum("sortOrder", parley.DefaultSortOrder, parley.SortOrders)
 	pg := page{size: ConversationPageSize, number: p.page()}
 	mailboxes, err := s.companyMailboxes(who.Company.ID)
 	if err != nil {
 		return err
 	}
-	if custom := customFieldFilters(p, mailboxes, mailboxIDs); len(custom) > 0 {
-		filter = query.And{Nodes: append([]query.Node{filter}, custom...)}
-	}
+	custom := customFieldFilters(p, mailboxes, mailboxIDs)
 	facets := readFacets(p)
 	if err := p.err(); err != nil {
 		return err
+	}
+	nodes := custom
+	selection, err := s.listSavedView(c, p, &cf, &sortField, &sortOrder, mailboxes)
+	if err != nil {
+		return err
+	}
+	if selection != nil {
+		nodes = append(nodes, selection)
+	}
+	filter := filters.Conversations(cf.VisibleTo(who))
+	if len(nodes) > 0 {
+		filter = query.And{Nodes: append([]query.Node{filter}, nodes...)}
 	}
 	search, err := s.parseQuery(c, index.ConversationSchemaFor(mailboxes))
 	if err != nil {
 		return err
 	}
 	items, err := s.conversationPage(c, index.Request{Filter: filter, Query: search,
-		Sort: []index.Sort{{Field: index.SortFields[index.Conversations][sortField], Desc: desc}}}, &pg, embed)
+		Sort: []index.Sort{{Field: index.SortFields[index.Conversations][sortField], Desc: sortOrder == "desc"}}}, &pg, embed)
 	body := pageBody(s, c, "conversations", items, pg)
 	if err == nil && facets != nil {
 		body.Facets, err = s.conversationFacets(c, facets, filter, search)

@@ -22,7 +22,7 @@ func (s *Server) listCustomers(c *gin.Context) error {
 	f := parley.CustomerFilter{MailboxID: p.id("mailbox")}
 	readCustomerFilter(p, &f, "modifiedSince")
 	sortField := p.enum("sortField", "createdAt", customerSortFields)
-	desc := p.enum("sortOrder", "desc", sortOrders) == "desc"
+	desc := p.enum("sortOrder", "desc", parley.SortOrders) == "desc"
 	pg := page{size: DefaultPageSize, number: p.page()}
 	if err := p.err(); err != nil {
 		return err

@@ -39,12 +39,14 @@ func TestTenantIsolationSweep(t *testing.T) {
 	w.send("POST", "/v2/customer-properties", `{"slug":"acmesecret","name":"Acme secret property","type":"text"}`, http.StatusCreated)
 	w.send("POST", fmt.Sprintf("/v2/mailboxes/%d/saved-replies", supportID), `{"name":"Acme secret reply","text":"acme secret canned text"}`, http.StatusCreated)
 	w.send("POST", "/v2/workflows", fmt.Sprintf(`{"mailboxId":%d,"name":"Acme secret workflow","type":"manual","conditions":["subject:secret"],"actions":[{"type":"note","text":"acme secret note"}]}`, supportID), http.StatusCreated)
+	view := w.createView(ownerToken, fmt.Sprintf(`{"name":"Acme secret view","visibility":"shared","mailboxId":%d,"query":"subject:secret"}`, supportID))
 	acme := map[string]string{
 		"conversationId": fmt.Sprint(conv), "threadId": "2", "attachmentId": "1", "customerId": fmt.Sprint(customerID),
 		"entryId": fmt.Sprint(entryID), "organizationId": org.Header().Get("Resource-ID"), "chatId": v.chat,
 		"messageId": uuidN(50), "userId": fmt.Sprint(ownerID), "teamId": fmt.Sprint(teamID), "mailboxId": fmt.Sprint(supportID),
 		"propertyId": "1", "webhookId": "1", "deliveryId": "1", "widgetId": supportWidget, "tagId": "1",
 		"slug": "acmesecret", "ratingId": "1", "savedReplyId": "1", "workflowId": "1",
+		"viewId": fmt.Sprint(view),
 	}
 	// Ids that never existed, of the same shapes.
 	none := map[string]string{
@@ -53,6 +55,7 @@ func TestTenantIsolationSweep(t *testing.T) {
 		"messageId": uuidN(51), "userId": "999999", "teamId": "999999", "mailboxId": "999999",
 		"propertyId": "999999", "webhookId": "999999", "deliveryId": "999999", "widgetId": "no-such-widget", "tagId": "999999",
 		"slug": "no-such-slug", "ratingId": "999999", "savedReplyId": "999999", "workflowId": "999999",
+		"viewId": "999999",
 	}
 	secrets := []string{"Acme secret", "acme.secret@example.com", "Secretia", "acme secret", "Acme Secret Org", "acme.visitor", "olivia@acme.test"}
 	param := regexp.MustCompile(`:[A-Za-z]+`)

@@ -44,13 +44,14 @@ func TestOverLongValues(t *testing.T) {
 	require.Equal(t, http.StatusCreated, org.Code, org.Body.String())
 	w.send("POST", fmt.Sprintf("/v2/mailboxes/%d/saved-replies", supportID), `{"name":"r","text":"t"}`, http.StatusCreated)
 	w.send("POST", "/v2/workflows", fmt.Sprintf(`{"mailboxId":%d,"name":"w","type":"manual","actions":[{"type":"status","status":"closed"}]}`, supportID), http.StatusCreated)
+	view := w.createView(ownerToken, `{"name":"v"}`)
 	v := w.startChat(supportWidget, `{"name":"Vic","email":"vic@example.com","message":"hello"}`)
 	pathIDs := map[string]string{
 		"conversationId": fmt.Sprint(conv), "threadId": "2", "attachmentId": "1", "customerId": fmt.Sprint(cu),
 		"organizationId": org.Header().Get("Resource-ID"), "mailboxId": fmt.Sprint(supportID), "savedReplyId": "1",
 		"slug": "tier", "tagId": "1", "webhookId": "1", "deliveryId": "1", "userId": fmt.Sprint(ownerID),
 		"chatId": v.chat, "messageId": uuidN(7), "widgetId": supportWidget, "companyId": fmt.Sprint(acmeID),
-		"workflowId": "1",
+		"workflowId": "1", "viewId": fmt.Sprint(view),
 	}
 
 	type probe struct {
@@ -118,6 +119,9 @@ func TestOverLongValues(t *testing.T) {
 		"PATCH /v2/workflows/:workflowId":                             {{`{"op":"replace","path":"/status","value":` + L + `}`, true}},
 		"DELETE /v2/workflows/:workflowId":                            {{"", false}},
 		"POST /v2/workflows/:workflowId/run":                          {{`{"conversationIds":[` + strings.Repeat("1,", 10000) + `1]}`, true}},
+		"POST /v2/views":                                              {{`{"name":` + L + `}`, true}, {`{"name":"x","query":` + L + `}`, true}, {`{"name":"x","filters":{"tag":` + T + `}}`, true}},
+		"PUT /v2/views/:viewId":                                       {{`{"name":` + L + `}`, true}},
+		"DELETE /v2/views/:viewId":                                    {{"", false}},
 		"PUT /v2/mailboxes/:mailboxId/routing":                        {{`{"state":` + L + `}`, true}, {`{"state":"enabled","assignmentLimit":1,"assignmentMethod":"balanced","userIds":[` + strings.Repeat("1,", 10000) + `1]}`, true}},
 		"PUT /v2/mailboxes/:mailboxId/saved-replies/:savedReplyId":    {{`{"name":"x","text":"` + strings.Repeat("t", 50001) + `"}`, true}},
 		"DELETE /v2/mailboxes/:mailboxId/saved-replies/:savedReplyId": {{"", false}},

@@ -90,8 +90,10 @@ func (s *Server) listMailboxFields(c *gin.Context) error {
 	return nil
 }
 
-// listMailboxFolders handles GET /v2/mailboxes/{mailboxId}/folders. The
-// counts come from the index, so they are true to the data.
+// listMailboxFolders handles GET /v2/mailboxes/{mailboxId}/folders: the
+// system folders, then the saved views listed among them (type "view"):
+// the mailbox's shared views and the caller's private views that name it.
+// The counts come from the index, so they are true to the data.
 func (s *Server) listMailboxFolders(c *gin.Context) error {
 	m, err := s.loadMailbox(c)
 	if err == nil {
@@ -100,11 +102,17 @@ func (s *Server) listMailboxFolders(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	company := caller(c).Company.ID
-	count := func(nodes ...query.Node) (int, error) {
-		res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{Kind: index.Conversations, Company: company,
-			Filter: query.And{Nodes: nodes}})
-		return res.Total, err
+	who := caller(c)
+	var views []parley.SavedView
+	var mailboxes []parley.Mailbox
+	err = s.store.View(func(tx parley.Tx) (err error) {
+		if views, err = parley.SavedViewsOf(tx, who, m.ID); err == nil && len(views) > 0 {
+			mailboxes, err = tx.Mailboxes(who.Company.ID)
+		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	type folderView struct {
 		ActiveCount int               `json:"activeCount"`
@@ -115,22 +123,45 @@ func (s *Server) listMailboxFolders(c *gin.Context) error {
 		UpdatedAt   string            `json:"updatedAt"`
 		UserID      int64             `json:"userId"`
 	}
-	items := make([]folderView, 0, len(m.Folders))
+	counted := func(f folderView, selection query.Node) (folderView, error) {
+		var err error
+		if f.TotalCount, err = s.countConversations(c, selection); err == nil {
+			f.ActiveCount, err = s.countConversations(c, selection, query.Keyword{Field: "status", Value: string(parley.StatusActive)})
+		}
+		return f, err
+	}
+	items := make([]folderView, 0, len(m.Folders)+len(views))
 	for _, f := range m.Folders {
-		inFolder := query.EqualID("folderId", f.ID)
-		total, err := count(inFolder)
+		item, err := counted(folderView{ID: f.ID, Name: f.Name, Type: f.Type, UserID: f.UserID, UpdatedAt: parley.FormatTime(f.UpdatedAt)},
+			query.EqualID("folderId", f.ID))
 		if err != nil {
 			return err
 		}
-		active, err := count(inFolder, query.Keyword{Field: "status", Value: string(parley.StatusActive)})
+		items = append(items, item)
+	}
+	for i := range views {
+		v := &views[i]
+		selection, err := s.savedViewSelection(c, v, mailboxes)
 		if err != nil {
 			return err
 		}
-		items = append(items, folderView{ID: f.ID, Name: f.Name, Type: f.Type, UserID: f.UserID,
-			TotalCount: total, ActiveCount: active, UpdatedAt: parley.FormatTime(f.UpdatedAt)})
+		item, err := counted(folderView{ID: v.ID, Name: v.Name, Type: parley.FolderView, UserID: v.OwnerID,
+			UpdatedAt: parley.FormatTime(v.ModifiedAt)}, selection)
+		if err != nil {
+			return err
+		}
+		items = append(items, item)
 	}
 	renderPage(s, c, "folders", items, page{size: DefaultPageSize, number: 1, total: len(items)})
 	return nil
+}
+
+// countConversations counts the caller's company's conversations every
+// node selects, from the index alone.
+func (s *Server) countConversations(c *gin.Context, nodes ...query.Node) (int, error) {
+	res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{Kind: index.Conversations, Company: caller(c).Company.ID,
+		Filter: query.And{Nodes: nodes}})
+	return res.Total, err
 }
 
 // listTags handles GET /v2/tags, 50 a page, with each tag's conversation count.

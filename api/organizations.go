@@ -24,7 +24,7 @@ func (s *Server) listOrganizations(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, organizationListParams...)
 	sortField := p.enum("sortField", "name", organizationSortFields)
-	desc := p.enum("sortOrder", "asc", sortOrders) == "desc"
+	desc := p.enum("sortOrder", "asc", parley.SortOrders) == "desc"
 	pg := page{size: DefaultPageSize, number: p.page()}
 	needle, _ := p.raw("query")
 	needle = strings.ToLower(strings.TrimSpace(needle))

@@ -11,6 +11,7 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/reports"
+	"github.com/parley/parley/workflow"
 )
 
 var (
@@ -78,10 +79,19 @@ func (s *Server) reportRequest(c *gin.Context, p *params) (reports.Request, erro
 			r.Filter.Types = append(r.Filter.Types, t)
 		}
 	}
+	var viewID *int64
+	if p.reads("view") {
+		viewID = p.id("view")
+	}
 	if err := p.err(); err != nil {
 		return r, err
 	}
 	err := s.store.View(func(tx parley.Tx) error {
+		if viewID != nil {
+			if err := s.reportView(tx, who, *viewID, &r.Filter); err != nil {
+				return err
+			}
+		}
 		for _, id := range tagIDs {
 			t, err := tx.Tag(who.Company.ID, id)
 			if err != nil {
@@ -92,6 +102,24 @@ func (s *Server) reportRequest(c *gin.Context, p *params) (reports.Request, erro
 		return nil
 	})
 	return r, err
+}
+
+// reportView narrows a report's filter to a saved view the caller sees
+// (`view`, on the reports over conversation documents).
+func (s *Server) reportView(tx parley.Tx, who parley.Caller, id int64, f *reports.Filter) error {
+	v, err := parley.LoadSavedView(tx, who, id)
+	if parley.IsNotFound(err) {
+		return parley.Invalid("query", "view", parley.CodeInvalidID, "no view with this id", id)
+	}
+	if err != nil {
+		return err
+	}
+	mailboxes, err := tx.Mailboxes(who.Company.ID)
+	if err != nil {
+		return err
+	}
+	f.View, err = workflow.ViewNode(v, mailboxes, s.now())
+	return err
 }
 
 // numbers reads comma-separated ids of a report filter; a bad item is

@@ -14,9 +14,11 @@ import (
 
 // Parameters of the series reports and of the conversation drill-downs.
 var (
-	seriesReportParams = append([]string{"viewBy"}, conversationReportParams...)
-	drillParams        = []string{"start", "end", "mailboxes", "tags", "types", "folders", "page", "rows"}
-	fieldDrillParams   = append([]string{"field", "fieldid"}, drillParams...)
+	seriesReportParams       = append([]string{"viewBy"}, conversationReportParams...)
+	conversationSeriesParams = append([]string{"view"}, seriesReportParams...)
+	drillParams              = []string{"start", "end", "mailboxes", "tags", "types", "folders", "page", "rows"}
+	conversationDrillParams  = append([]string{"view"}, drillParams...)
+	fieldDrillParams         = append([]string{"field", "fieldid"}, conversationDrillParams...)
 )
 
 // drillPageSize is a drill-down page's default size.
@@ -35,7 +37,7 @@ func (s *Server) reportWith(c *gin.Context, p *params) (reports.Request, reports
 
 // conversationsReport handles GET /v2/reports/conversations.
 func (s *Server) conversationsReport(c *gin.Context) error {
-	r, e, err := s.reportWith(c, readParams(c, conversationReportParams...))
+	r, e, err := s.reportWith(c, readParams(c, conversationViewParams...))
 	var tags []parley.Tag
 	if err == nil {
 		err = s.store.View(func(tx parley.Tx) (err error) {
@@ -94,7 +96,7 @@ func seriesOf[T any](s *Server, known []string, compute func(context.Context, re
 // created in it).
 func (s *Server) conversationsDrillDown(filter func(reports.Period, reports.Filter) query.Node) handler {
 	return func(c *gin.Context) error {
-		p := readParams(c, drillParams...)
+		p := readParams(c, conversationDrillParams...)
 		return s.drillDown(c, p, func(r reports.Request) (query.Node, error) { return filter(r.Current, r.Filter), nil })
 	}
 }

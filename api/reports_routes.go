@@ -4,7 +4,9 @@ package api
 // `types`; drill-downs and lists read the current period only.
 var (
 	conversationReportParams = []string{"start", "end", "previousStart", "previousEnd", "mailboxes", "tags", "types", "folders"}
-	ratingsListParams        = []string{"start", "end", "mailboxes", "tags", "types", "folders", "page", "rows", "rating", "sortField", "sortFieldRatings", "sortOrder"}
+	// The reports over conversation documents alone also read `view`.
+	conversationViewParams = append([]string{"view"}, conversationReportParams...)
+	ratingsListParams      = []string{"start", "end", "mailboxes", "tags", "types", "folders", "page", "rows", "rating", "sortField", "sortFieldRatings", "sortOrder"}
 )
 
 // Parameters of the productivity reports: those of the conversations

@@ -94,10 +94,10 @@ func (s *Server) routes() {
 	v2.GET("/reports/happiness", reportOf(s, conversationReportParams, reports.Happiness))
 	v2.GET("/reports/happiness/ratings", s.happinessRatings)
 	v2.GET("/reports/conversations", s.conversationsReport)
-	v2.GET("/reports/conversations/busy-times", reportOf(s, conversationReportParams, reports.BusyTimes)) // a bare array of the 168 hours
-	v2.GET("/reports/conversations/new", seriesOf(s, seriesReportParams, reports.NewConversations))
+	v2.GET("/reports/conversations/busy-times", reportOf(s, conversationViewParams, reports.BusyTimes)) // a bare array of the 168 hours
+	v2.GET("/reports/conversations/new", seriesOf(s, conversationSeriesParams, reports.NewConversations))
 	v2.GET("/reports/conversations/received-messages", seriesOf(s, seriesReportParams, reports.ReceivedMessages))
-	v2.GET("/reports/conversations/volume-by-channel", seriesOf(s, seriesReportParams, reports.VolumeByChannel))
+	v2.GET("/reports/conversations/volume-by-channel", seriesOf(s, conversationSeriesParams, reports.VolumeByChannel))
 	v2.GET("/reports/conversations/drilldown", s.conversationsDrillDown(reports.TotalFilter))
 	v2.GET("/reports/conversations/new-drilldown", s.conversationsDrillDown(reports.NewFilter))
 	v2.GET("/reports/conversations/fields-drilldown", s.fieldsDrillDown)
@@ -203,6 +203,12 @@ func (s *Server) routes() {
 	v2.DELETE("/workflows/:workflowId", s.deleteWorkflow)
 	v2.POST("/workflows/:workflowId/run", s.runWorkflow)
 	v2.GET("/workflows/:workflowId/runs", s.listWorkflowRuns)
+	// Saved views (Parley's own): named saved searches, listed as folders.
+	v2.GET("/views", s.listSavedViews)
+	v2.POST("/views", s.createSavedView)
+	v2.GET("/views/:viewId", s.getSavedView)
+	v2.PUT("/views/:viewId", s.updateSavedView)
+	v2.DELETE("/views/:viewId", s.deleteSavedView)
 	v2.GET("/ratings/:ratingId", s.getRating)
 	v2.GET("/tags", s.listTags)
 	v2.GET("/tags/:tagId", s.getTag)

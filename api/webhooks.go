@@ -29,13 +29,14 @@ type webhookView struct {
 	State          parley.WebhookState `json:"state"`
 	UpdatedAt      string              `json:"updatedAt"`
 	URL            string              `json:"url"`
+	ViewID         int64               `json:"viewId,omitempty"`
 }
 
 // webhookResource renders a webhook; its secret is never shown.
 func (s *Server) webhookResource(c *gin.Context, w *parley.Webhook) *webhookView {
 	self := s.url(c, "v2", "webhooks", w.ID)
 	out := &webhookView{
-		ID: w.ID, URL: w.URL, Label: w.Label, Events: w.Events, MailboxIDs: nonNil(w.MailboxIDs),
+		ID: w.ID, URL: w.URL, Label: w.Label, Events: w.Events, MailboxIDs: nonNil(w.MailboxIDs), ViewID: w.ViewID,
 		Notification: w.Notification, PayloadVersion: w.PayloadVersion, State: w.State,
 		CreatedAt: parley.FormatTime(w.CreatedAt), UpdatedAt: parley.FormatTime(w.UpdatedAt),
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/webhooks"
+	"github.com/parley/parley/workflow"
 )
 
 // hookSecret signs every test webhook's deliveries.
@@ -143,7 +144,8 @@ func newDispatcher(t *testing.T, w *world) *webhooks.Dispatcher {
 func newDispatcherTo(t *testing.T, w *world, allowPrivate bool) *webhooks.Dispatcher {
 	renderer, err := w.server.EventRenderer("")
 	require.NoError(t, err)
-	return webhooks.New(webhooks.Config{DB: w.db, Renderer: renderer, Clock: w.clock, Rand: rand.New(rand.NewPCG(9, 9)), AllowPrivate: allowPrivate})
+	return webhooks.New(webhooks.Config{DB: w.db, Renderer: renderer, Clock: w.clock, Rand: rand.New(rand.NewPCG(9, 9)), AllowPrivate: allowPrivate,
+		MatchView: workflow.MatchesView})
 }
 
 // hook creates a webhook to the receiver as the owner; fields override

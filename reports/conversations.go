@@ -13,12 +13,21 @@ import (
 // TotalFilter selects the conversations worked on in a period: created,
 // written to by the customer, or replied to by a user in it.
 func TotalFilter(p Period, f Filter) query.Node {
-	return query.And{Nodes: append([]query.Node{during("activityAt", p)}, f.node(tagName))}
+	return f.inView(query.And{Nodes: append([]query.Node{during("activityAt", p)}, f.node(tagName))})
 }
 
 // NewFilter selects the conversations created in a period.
 func NewFilter(p Period, f Filter) query.Node {
-	return query.And{Nodes: append([]query.Node{during("createdAt", p)}, f.node(tagName))}
+	return f.inView(query.And{Nodes: append([]query.Node{during("createdAt", p)}, f.node(tagName))})
+}
+
+// inView narrows a selection of conversation documents to the filter's
+// view, when it has one.
+func (f Filter) inView(n query.Node) query.Node {
+	if f.View == nil {
+		return n
+	}
+	return query.And{Nodes: []query.Node{n, f.View}}
 }
 
 // ConversationsFigures are the volume figures of one period.

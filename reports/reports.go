@@ -40,6 +40,10 @@ type Filter struct {
 	// OfficeHours counts times in the company's office hours; set it only
 	// when the company has them enabled (SPEC: otherwise false is used).
 	OfficeHours bool
+	// View is a saved view's selection of conversation documents; the
+	// reports of conversations (TotalFilter, NewFilter) AND it in, and no
+	// report over other documents sets it.
+	View query.Node
 }
 
 // Request is one report: the current period, an optional previous one to

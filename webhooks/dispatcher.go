@@ -64,6 +64,11 @@ type Config struct {
 	// Observe, when set, is told the status every recorded attempt left its
 	// delivery in ("delivered", "retrying" or "dead"), for metrics.
 	Observe func(status parley.DeliveryStatus)
+	// MatchView says whether a conversation is in a saved view, for
+	// webhooks filtered by one (workflow.MatchesView, which evaluates the
+	// view as a search would; cmd wires it). Without it such a webhook
+	// receives nothing: a filter that cannot be checked does not pass.
+	MatchView func(tx parley.Tx, v *parley.SavedView, conversationID int64, now time.Time) (bool, error)
 }
 
 // Dispatcher turns events into deliveries and sends them.
@@ -199,6 +204,15 @@ func (d *Dispatcher) expand(tx parley.Tx, e parley.Event, now time.Time) (int, e
 		if !w.Wants(e.Kind, mailboxID, scoped) {
 			continue
 		}
+		if w.ViewID != 0 {
+			in, err := d.inView(tx, w, e, now)
+			if err != nil {
+				return 0, err
+			}
+			if !in {
+				continue
+			}
+		}
 		if body == nil {
 			if body, uri, err = d.cfg.Renderer.RenderEvent(tx, e); err != nil {
 				return 0, fmt.Errorf("render %s %s: %w", e.Kind, e.ResourceID, err)
@@ -214,6 +228,27 @@ func (d *Dispatcher) expand(tx parley.Tx, e parley.Event, now time.Time) (int, e
 		n++
 	}
 	return n, nil
+}
+
+// inView reports whether an event of a webhook filtered by a view
+// concerns a conversation in the view, as it is when the event is
+// expanded; events about anything but a conversation are not.
+func (d *Dispatcher) inView(tx parley.Tx, w *parley.Webhook, e parley.Event, now time.Time) (bool, error) {
+	if d.cfg.MatchView == nil || parley.EventResource(e.Kind) != parley.ResourceConversation {
+		return false, nil
+	}
+	id, err := strconv.ParseInt(e.ResourceID, 10, 64)
+	if err != nil {
+		return false, nil
+	}
+	v, err := tx.SavedView(w.CompanyID, w.ViewID)
+	if parley.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return d.cfg.MatchView(tx, v, id, now)
 }
 
 // dueBatch bounds the deliveries attempted per round.

@@ -1,11 +1,11 @@
-// Package workflow runs Parley's workflows: it checks their conditions
-// with the query checker, matches them against one conversation with the
-// scan oracle's evaluation over the conversation's index document (built
-// by indexer.ConversationDocument, so a condition matches exactly what the
-// same search finds), and applies their actions through the domain.
-// Manual runs come from the API; automatic runs come from the domain
-// events of each write, in the write's own transaction (see
-// Engine.BeforeCommit).
+// Package workflow runs Parley's workflows and evaluates saved views: it
+// checks their conditions and queries with the query checker, matches them
+// against one conversation with the scan oracle's evaluation over the
+// conversation's index document (built by indexer.ConversationDocument, so
+// a condition matches exactly what the same search finds), and applies
+// workflows' actions through the domain. Manual runs come from the API;
+// automatic runs come from the domain events of each write, in the
+// write's own transaction (see Engine.BeforeCommit).
 package workflow
 
 import (
@@ -33,11 +33,7 @@ var _ parley.ConditionChecker = Check
 
 // compile parses and checks a condition, resolving date math at now.
 func compile(m *parley.Mailbox, condition string, now time.Time) (query.Node, error) {
-	n, err := query.Parse(condition)
-	if err != nil {
-		return nil, err
-	}
-	return query.Check(n, index.ConversationSchemaFor([]parley.Mailbox{*m}), now)
+	return compileQuery([]parley.Mailbox{*m}, condition, now)
 }
 
 // Matches reports whether every condition of w holds for the conversation,

@@ -24,6 +24,7 @@ import (
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/internal/gcpolicy"
 	"github.com/parley/parley/webhooks"
+	"github.com/parley/parley/workflow"
 )
 
 // shutdownGrace is how long in-flight requests may take after a signal.
@@ -253,7 +254,8 @@ func startWebhooks(handler *api.Server, db parley.WebhookSource, baseURL, listen
 	outcomes := map[parley.DeliveryStatus]string{parley.DeliveryDelivered: api.WebhookDelivered,
 		parley.DeliveryRetrying: api.WebhookFailed, parley.DeliveryDead: api.WebhookDropped}
 	d := webhooks.New(webhooks.Config{DB: db, Renderer: renderer, Clock: parley.SystemClock, Log: log, AllowPrivate: allowPrivate,
-		Observe: func(s parley.DeliveryStatus) { handler.Metrics().WebhookDelivery(outcomes[s]) }})
+		Observe:   func(s parley.DeliveryStatus) { handler.Metrics().WebhookDelivery(outcomes[s]) },
+		MatchView: workflow.MatchesView})
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()

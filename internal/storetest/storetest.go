@@ -62,6 +62,7 @@ var families = []struct {
 	{"event queue", testEventQueue},
 	{"delivery queue", testDeliveryQueue},
 	{"workflows", testWorkflows},
+	{"saved views", testSavedViews},
 	{"walks", testWalks},
 }
 
