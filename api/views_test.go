@@ -59,8 +59,8 @@ func TestSavedViews(t *testing.T) {
 		rec := w.get(fmt.Sprintf("/v2/mailboxes/%d/folders", supportID))
 		require.Equal(t, http.StatusOK, rec.Code)
 		goldenJSON(t, "views/folders", rec.Body.Bytes())
-		assert.Equal(t, []string{"unassigned Unassigned 1/0", "assigned Assigned 2/2", "drafts Drafts 1/1", "closed Closed 1/0", "spam Spam 0/0",
-			"view Refunds 2/2", "view Uma's open work 1/1"}[5:], folderCounts(t, w.world, userToken, supportID)[5:])
+		assert.Equal(t, []string{"unassigned Unassigned 2/1", "assigned Assigned 1/1", "drafts Drafts 1/1", "closed Closed 1/0", "spam Spam 0/0",
+			"view Refunds 2/2", "view Uma's open work 1/1"}, folderCounts(t, w.world, userToken, supportID))
 		assert.Equal(t, []string{"view My invoices 1/1"}, folderCounts(t, w.world, ownerToken, billingID)[5:])
 		// A write moves the counts: the counts are live.
 		w.send("PATCH", fmt.Sprintf("/v2/conversations/%d", w.chat), `{"op":"replace","path":"/status","value":"closed"}`, http.StatusNoContent)
