@@ -118,6 +118,7 @@ type Results struct {
 	Postgres            *PeerLoad     `json:"postgres"`
 	PostgresSkipped     string        `json:"postgresSkipped,omitempty"`
 	Queries             []QueryResult `json:"queries"`
+	Writes              []WriteResult `json:"writes"`
 	GoVersion, CPUs, At string
 }
 
@@ -246,6 +247,10 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		if err := heapProfileTo(o.HeapProfile); err != nil {
 			return err
 		}
+	}
+	fmt.Fprintln(out, "timing writes with and without automatic workflows...")
+	if res.Writes, err = measureWrites(n, w, o.Repeat, now); err != nil {
+		return err
 	}
 	if o.Scan {
 		if err := compareWithScan(ctx, n.db, bleveRuns, queries, max(o.Repeat/10, 1), quiet, out); err != nil {

@@ -34,6 +34,10 @@ func TestBenchRunsSmall(t *testing.T) {
 	for _, q := range res.Queries {
 		assert.Positive(t, q.P50, q.Name)
 	}
+	require.Len(t, res.Writes, 2, "a write without and with automatic workflows")
+	for _, wr := range res.Writes {
+		assert.Positive(t, wr.P50, wr.Name)
+	}
 	assert.Positive(t, res.StoredBytesPerConv)
 	assert.Positive(t, res.IndexBytesPerConv)
 	assert.Equal(t, res.StoredBytesPerConv+res.IndexBytesPerConv, res.BytesPerConv)

@@ -28,6 +28,9 @@ func printTable(out io.Writer, r Results) {
 		fmt.Fprintf(out, "%-44s %9d %9s %10s %10s %8s %10s %10s %10s\n",
 			q.Name, q.Hits, pgHits, round(q.P50), pgP50, ratio, round(q.P99), pgP99, round(q.ScanP50))
 	}
+	for _, wr := range r.Writes {
+		fmt.Fprintf(out, "%-44s %9s %9s %10s %10s %8s %10s\n", wr.Name, "-", "-", round(wr.P50), "-", "-", round(wr.P99))
+	}
 	fmt.Fprintf(out, "\ningest: Parley internal %.0f conv/s, HTTP %.0f conv/s answered (%.0f/s searchable), then compaction %s",
 		r.InternalPerSecond, r.HTTPPerSecond, r.HTTPSearchablePerSecond, round(r.Compact))
 	if p := r.Postgres; p != nil {
