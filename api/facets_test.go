@@ -53,7 +53,7 @@ func testCustomerFacets(t *testing.T, on backend) {
 	body := decode(t, w.get("/v2/customers?facets=emailDomain,mailboxId&mailbox="+fmt.Sprint(billingID)))
 	assert.Equal(t, map[string]any{"emailDomain": map[string]any{"example.com": float64(1)}, "mailboxId": map[string]any{fmt.Sprint(billingID): float64(1)}},
 		body["facets"], "the page holds %v", body["page"])
-	body = decode(t, w.get("/v2/customers?facets=organizationId&query=" + url.QueryEscape("firstName:erin")))
+	body = decode(t, w.get("/v2/customers?facets=organizationId&query="+url.QueryEscape("firstName:erin")))
 	assert.Len(t, body["facets"].(map[string]any)["organizationId"], 1)
 
 	// Off unless asked.
