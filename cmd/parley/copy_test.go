@@ -105,3 +105,22 @@ func get(t *testing.T, base, path string) string {
 	require.NoError(t, err)
 	return res.Status + "\n" + strings.ReplaceAll(string(body), base, "BASE")
 }
+
+// TestCopyRefusesBadArguments: what copy needs is named, before anything
+// is opened.
+func TestCopyRefusesBadArguments(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from", dir}, "copy needs --from and --to"},
+		{[]string{"--to", dir}, "copy needs --from and --to"},
+		{[]string{"--from", dir, "--to", dir}, "--from and --to name the same place"},
+		{[]string{"--from", dir + "/missing", "--to", t.TempDir()}, "no Parley database in " + dir + "/missing"},
+	} {
+		var out bytes.Buffer
+		assert.Equal(t, 1, run(context.Background(), append([]string{"copy"}, c.args...), &out, &out), "%v", c.args)
+		assert.Contains(t, out.String(), c.want, "%v", c.args)
+	}
+}
