@@ -50,7 +50,7 @@ LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
 WHERE s.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY c.relname`)
 	require.NoError(t, err)
 	tables, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct {
-		Name, FirstKey string
+		Name, FirstKey  string
 		UniqueByCompany bool
 	}])
 	require.NoError(t, err)
