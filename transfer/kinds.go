@@ -105,20 +105,6 @@ func markCustomer(c *parley.Customer, m marks) {
 	}
 }
 
-// savedReplies lists the saved replies of every mailbox of the company.
-func savedReplies(tx parley.Tx, company int64) ([]parley.SavedReply, error) {
-	boxes, err := tx.Mailboxes(company)
-	var out []parley.SavedReply
-	for _, mb := range boxes {
-		replies, err := tx.SavedReplies(company, mb.ID)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, replies...)
-	}
-	return out, err
-}
-
 // customerIDs lists the company's customers, in the order of the walk.
 func customerIDs(tx parley.Tx, company int64) ([]int64, error) {
 	var ids []int64
@@ -161,35 +147,39 @@ func wakeUps(tx parley.Tx, company int64) ([]parley.LaterItem, error) {
 	return slices.DeleteFunc(all, func(item parley.LaterItem) bool { return item.CompanyID != company }), err
 }
 
-// deliveries lists the deliveries of every webhook of the company, oldest
-// first (the order their ids were drawn in).
-func deliveries(tx parley.Tx, company int64) ([]parley.Delivery, error) {
-	hooks, err := tx.Webhooks(company)
-	var out []parley.Delivery
-	for _, w := range hooks {
-		list, _, err := tx.Deliveries(w.ID, 0, maxRecords)
-		if err != nil {
-			return nil, err
+// under lists the records of each of the company's parents, parent by
+// parent (saved replies by mailbox, deliveries by webhook, runs by
+// workflow).
+func under[P, C any](parents func(tx parley.Tx, company int64) ([]P, error),
+	children func(tx parley.Tx, company int64, parent *P) ([]C, error)) func(tx parley.Tx, company int64) ([]C, error) {
+	return func(tx parley.Tx, company int64) ([]C, error) {
+		list, err := parents(tx, company)
+		var out []C
+		for i := range list {
+			more, err := children(tx, company, &list[i])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, more...)
 		}
-		slices.Reverse(list)
-		out = append(out, list...)
+		return out, err
 	}
-	return out, err
 }
 
-// workflowRuns lists the runs of every workflow of the company.
-func workflowRuns(tx parley.Tx, company int64) ([]parley.WorkflowRun, error) {
-	flows, err := tx.Workflows(company)
-	var out []parley.WorkflowRun
-	for _, w := range flows {
-		runs, err := tx.WorkflowRuns(company, w.ID)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, runs...)
-	}
-	return out, err
-}
+var (
+	savedReplies = under(parley.Tx.Mailboxes, func(tx parley.Tx, company int64, mb *parley.Mailbox) ([]parley.SavedReply, error) {
+		return tx.SavedReplies(company, mb.ID)
+	})
+	// A webhook's deliveries oldest first: the order their ids were drawn in.
+	deliveries = under(parley.Tx.Webhooks, func(tx parley.Tx, _ int64, w *parley.Webhook) ([]parley.Delivery, error) {
+		list, _, err := tx.Deliveries(w.ID, 0, maxRecords)
+		slices.Reverse(list)
+		return list, err
+	})
+	workflowRuns = under(parley.Tx.Workflows, func(tx parley.Tx, company int64, w *parley.Workflow) ([]parley.WorkflowRun, error) {
+		return tx.WorkflowRuns(company, w.ID)
+	})
+)
 
 // maxRecords bounds the lists a copy reads whole that the seam pages (a
 // webhook's deliveries, the pending events): far above what a store holds.
