@@ -80,7 +80,7 @@ func TestTimeConditionFiresOnce(t *testing.T) {
 			var mailboxID int64
 			require.NoError(t, store.View(func(tx parley.Tx) error {
 				mailboxes, err := tx.Mailboxes(1)
-				mailboxID = mailboxes[0].ID
+				mailboxID = mailboxes[1].ID // the demo's workflows are the first's
 				return err
 			}))
 			write := func(fn func(tx parley.Tx) error) {

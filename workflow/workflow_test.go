@@ -203,7 +203,8 @@ func TestDemoWorkflows(t *testing.T) {
 			assert.Positive(t, matched, "demo workflow %q matches nothing", w.Name)
 		}
 		assert.Equal(t, []string{"Escalate refunds (manual, active)", "Close stale pending (manual, active)",
-			"Tag urgent (automatic, active)", "Unassign spam (automatic, inactive)"}, names)
+			"Tag urgent (automatic, active)", "Unassign spam (automatic, inactive)", "Hand refunds to the team (manual, active)",
+			"Follow up pending (automatic, active)"}, names)
 		return nil
 	}))
 }
