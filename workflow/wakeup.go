@@ -111,13 +111,14 @@ func (e *Engine) fire(tx parley.Tx, item parley.LaterItem, now time.Time) error 
 		v, _ := e.woken.LoadOrStore(tx, woken{})
 		v.(woken)[c.ID] = ran
 	}
-	return schedule(tx, auto, item.CompanyID, c.ID, now)
+	return schedule(tx, auto, item.CompanyID, c.ID, nil, now)
 }
 
 // schedule replaces the conversation's workflow wake-up: at the earliest
 // instant after now at which one of the mailbox's automatic workflows
-// (auto, active) that does not match now will match, or none.
-func schedule(tx parley.Tx, auto []parley.Workflow, companyID, convID int64, now time.Time) error {
+// (auto, active) that does not match now will match, or none. doc is the
+// conversation's current document when the caller built it, else nil.
+func schedule(tx parley.Tx, auto []parley.Workflow, companyID, convID int64, doc *index.Document, now time.Time) error {
 	item := parley.LaterItem{CompanyID: companyID, Kind: parley.LaterWorkflow, ID: convID, ConversationID: convID}
 	c, err := tx.Conversation(companyID, convID)
 	if parley.IsNotFound(err) {
@@ -126,23 +127,22 @@ func schedule(tx parley.Tx, auto []parley.Workflow, companyID, convID int64, now
 	if err != nil {
 		return err
 	}
-	var doc index.Document
-	built := false
 	for i := range auto {
 		w := &auto[i]
 		if w.MailboxID != c.MailboxID || !timed(w) {
 			continue
 		}
-		if !built {
-			var ok bool
-			if doc, ok, err = indexer.ConversationDocument(tx, convID); err != nil {
+		if doc == nil {
+			built, ok, err := indexer.ConversationDocument(tx, convID)
+			if err != nil {
 				return err
-			} else if !ok {
+			}
+			if !ok {
 				break // not searchable (deleted): nothing will match
 			}
-			built = true
+			doc = &built
 		}
-		at, ok, err := nextMatch(tx, w, doc, now)
+		at, ok, err := nextMatch(tx, w, *doc, now)
 		if err != nil {
 			return err
 		}

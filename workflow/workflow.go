@@ -203,11 +203,14 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, ran map
 	if err != nil || len(auto) == 0 {
 		return err
 	}
-	caller, err := automaticCaller(tx, companyID)
-	if err != nil || caller.User == nil {
-		return err
+	var caller parley.Caller
+	if trigger != "" {
+		if caller, err = automaticCaller(tx, companyID); err != nil {
+			return err
+		}
 	}
-	for progressed := trigger != ""; progressed; {
+	var last *index.Document // of the conversation as the runs left it
+	for progressed := trigger != "" && caller.User != nil; progressed; {
 		progressed = false
 		c, err := tx.Conversation(companyID, convID)
 		if parley.IsNotFound(err) {
@@ -220,6 +223,7 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, ran map
 		if err != nil || !ok {
 			return err
 		}
+		last = &doc
 		for i := range auto {
 			w := &auto[i]
 			if ran[w.ID] || w.MailboxID != c.MailboxID {
@@ -238,7 +242,7 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, ran map
 			}
 		}
 	}
-	return schedule(tx, auto, companyID, convID, now)
+	return schedule(tx, auto, companyID, convID, last, now)
 }
 
 // automaticCaller is who automatic workflows act as: the account owner,
