@@ -214,7 +214,7 @@ func TestWakeUpRemovedWithConversation(t *testing.T) {
 }
 
 // ownerOf is the owner of company 1.
-func ownerOf(t *testing.T, store parley.Store) parley.Caller {
+func ownerOf(t testing.TB, store parley.Store) parley.Caller {
 	var caller parley.Caller
 	require.NoError(t, store.View(func(tx parley.Tx) error {
 		company, err := tx.Company(1)

@@ -26,21 +26,7 @@ func setup(t testing.TB) (*storage.DB, parley.Caller) {
 	t.Cleanup(func() { db.Close() })
 	require.NoError(t, fixtures.Load(db.Store(), now))
 	db.SetBeforeCommit((&workflow.Engine{Clock: parley.ClockFunc(func() time.Time { return now })}).BeforeCommit)
-	var caller parley.Caller
-	require.NoError(t, db.View(func(tx *storage.Tx) error {
-		company, err := tx.Company(1)
-		if err != nil {
-			return err
-		}
-		users, err := tx.Users(1)
-		for i := range users {
-			if users[i].Role == parley.RoleOwner {
-				caller = parley.Caller{Company: company, User: &users[i]}
-			}
-		}
-		return err
-	}))
-	require.NotNil(t, caller.User)
+	caller := ownerOf(t, db.Store())
 	return db, caller
 }
 
