@@ -239,3 +239,57 @@ func stripZone(it parley.LaterItem) parley.LaterItem {
 	it.At = it.At.UTC()
 	return it
 }
+
+// TestWokenWorkflowRunsOnce: a woken workflow whose action leaves its
+// condition true (`createdAt` does not move) runs once in the wake-up,
+// although its own tags change triggers the automatic workflows again in
+// the same transaction.
+func TestWokenWorkflowRunsOnce(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			db := b.open(t)
+			store := db.Store()
+			require.NoError(t, fixtures.Load(store, now))
+			clock := &movingClock{now: now}
+			engine := &workflow.Engine{Clock: clock}
+			db.SetBeforeCommit(engine.BeforeCommit)
+			caller := ownerOf(t, store)
+			var mailboxID int64
+			var w *parley.Workflow
+			var conv *parley.Conversation
+			_, err := store.Update(func(tx parley.Tx) (err error) {
+				mailboxes, err := tx.Mailboxes(1)
+				if err != nil {
+					return err
+				}
+				mailboxID = mailboxes[1].ID
+				w, err = parley.CreateWorkflow(tx, caller, &parley.WorkflowInput{MailboxID: &mailboxID, Name: ptr("Old"),
+					Type: ptr(parley.WorkflowAutomatic), Conditions: []string{"createdAt:[* TO NOW-1DAY]"},
+					Actions: []parley.WorkflowAction{{Type: parley.ActionAddTags, Tags: []string{"old"}}}}, workflow.Check, now)
+				return err
+			})
+			require.NoError(t, err)
+			_, err = store.Update(func(tx parley.Tx) (err error) {
+				n := &parley.NewConversation{Subject: ptr("Hello"), Type: ptr("email"), MailboxID: &mailboxID, Status: ptr("active"),
+					Customer: &parley.CustomerInput{Email: ptr("kim@example.com")}, AssignTo: parley.Nullable[int64]{Set: true, Null: true},
+					Threads: []parley.NewThread{{Type: ptr("customer"), Text: ptr("Hi")}}}
+				conv, err = parley.CreateConversation(tx, caller, n, nil, now)
+				return err
+			})
+			require.NoError(t, err)
+			clock.set(now.AddDate(0, 0, 1))
+			n, _, err := engine.Wake(store, clock.Now())
+			require.NoError(t, err)
+			assert.Equal(t, 1, n)
+			require.NoError(t, store.View(func(tx parley.Tx) error {
+				runs, err := tx.WorkflowRuns(1, w.ID)
+				require.Len(t, runs, 1)
+				assert.Equal(t, workflow.TriggerTime, runs[0].Trigger)
+				c, err2 := tx.Conversation(1, conv.ID)
+				require.NoError(t, err2)
+				assert.Len(t, c.TagIDs, 1)
+				return err
+			}))
+		})
+	}
+}
