@@ -74,6 +74,9 @@ func Merge(tx Tx, caller Caller, sourceID int64, r *MergeRequest, now time.Time)
 	if err := saveConversation(tx, dst, now); err != nil {
 		return nil, err
 	}
+	if err := tx.DeleteLater(src.CompanyID, LaterWorkflow, src.ID); err != nil {
+		return nil, err
+	}
 	src.State, src.MergedInto, src.MergedAt, src.ModifiedAt = StateDeleted, dst.ID, &now, now
 	src.Derive(nil)
 	if err := tx.PutConversation(src); err != nil {

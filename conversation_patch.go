@@ -307,8 +307,12 @@ func DeleteConversation(tx Tx, caller Caller, id int64, now time.Time) error {
 	return emit(tx, EventConvoDeleted, c.CompanyID, c.ID, now)
 }
 
-// dropLater removes the conversation's snooze and thread schedules.
+// dropLater removes the conversation's snooze, thread schedules and
+// workflow wake-up.
 func dropLater(tx Tx, c *Conversation) error {
+	if err := tx.DeleteLater(c.CompanyID, LaterWorkflow, c.ID); err != nil {
+		return err
+	}
 	if c.Snooze != nil {
 		c.Snooze = nil
 		if err := tx.DeleteLater(c.CompanyID, LaterSnooze, c.ID); err != nil {

@@ -204,6 +204,9 @@ func DeleteCustomer(tx Tx, companyID, id int64, now time.Time) error {
 		if err != nil {
 			return err
 		}
+		if err := tx.DeleteLater(companyID, LaterWorkflow, conv.ID); err != nil {
+			return err
+		}
 		conv.State, conv.ModifiedAt = StateDeleted, now
 		if err := tx.PutConversation(conv); err != nil {
 			return err

@@ -6,25 +6,39 @@ import (
 	"time"
 )
 
-// LaterKind is what a "later" item wakes: a snoozed conversation or a
-// scheduled thread.
+// LaterKind is what a "later" item wakes: a snoozed conversation, a
+// scheduled thread, or a conversation's automatic workflows whose time
+// conditions come true.
 type LaterKind string
 
 // Later item kinds.
 const (
 	LaterSnooze    LaterKind = "snooze"
 	LaterScheduled LaterKind = "scheduled"
+	// LaterWorkflow wakes a conversation's automatic workflows (one
+	// wake-up per conversation, at the earliest instant one of them will
+	// match; see package workflow). It is the engine's bookkeeping, not
+	// counted against the company's limit.
+	LaterWorkflow LaterKind = "workflow"
 )
 
-// LaterItem is one pending wake-up. ID is the conversation (snooze) or the
-// thread (scheduled).
+// LaterItem is one pending wake-up. ID is the conversation (snooze,
+// workflow) or the thread (scheduled).
 type LaterItem struct {
 	CompanyID      int64     `json:"companyId"`
 	Kind           LaterKind `json:"kind"`
 	ID             int64     `json:"id"`
 	ConversationID int64     `json:"conversationId"`
 	At             time.Time `json:"at"`
+	// WorkflowIDs are, for a workflow wake-up, the automatic workflows
+	// whose conditions start to match the conversation at At.
+	WorkflowIDs []int64 `json:"workflowIds,omitempty"`
 }
+
+// WorkflowWaker fires a due workflow wake-up in the scheduler's
+// transaction: the domain cannot evaluate conditions (package workflow
+// does, with the search oracle).
+type WorkflowWaker func(tx Tx, item LaterItem, now time.Time) error
 
 // DefaultLaterLimit caps a company's snoozed conversations plus scheduled
 // threads when the company sets no limit of its own.
@@ -146,10 +160,11 @@ func cancelSchedulesOnReply(tx Tx, threads []Thread) error {
 	return cancelSchedules(tx, due)
 }
 
-// WakeDue ends the snoozes and publishes the scheduled threads due at now.
-// The scheduler calls it with the injected clock; it returns how many
-// items woke.
-func WakeDue(tx Tx, now time.Time) (int, error) {
+// WakeDue ends the snoozes, publishes the scheduled threads and fires
+// (through wake) the workflow wake-ups due at now. The scheduler calls it
+// with the injected clock; it returns how many items woke. Each item is
+// removed as it wakes, in the same transaction, so it wakes once.
+func WakeDue(tx Tx, now time.Time, wake WorkflowWaker) (int, error) {
 	items, err := tx.DueLater(now)
 	if err != nil {
 		return 0, err
@@ -157,6 +172,12 @@ func WakeDue(tx Tx, now time.Time) (int, error) {
 	for _, it := range items {
 		if err := tx.DeleteLater(it.CompanyID, it.Kind, it.ID); err != nil {
 			return 0, err
+		}
+		if it.Kind == LaterWorkflow {
+			if err := wake(tx, it, now); err != nil {
+				return 0, err
+			}
+			continue
 		}
 		c, err := tx.Conversation(it.CompanyID, it.ConversationID)
 		if IsNotFound(err) {

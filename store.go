@@ -260,12 +260,14 @@ type AttachmentStore interface {
 	MoveAttachments(ids []int64, conversationID int64) error
 }
 
-// LaterStore holds wake-ups: snoozes and scheduled replies.
+// LaterStore holds wake-ups: snoozes, scheduled replies and workflows'
+// time conditions.
 type LaterStore interface {
 	// PutLater records (or moves) a wake-up; DeleteLater removes one.
 	PutLater(item LaterItem) error
 	DeleteLater(companyID int64, kind LaterKind, id int64) error
-	// CountLater counts a company's pending wake-ups.
+	// CountLater counts a company's pending snoozes and scheduled threads
+	// (workflow wake-ups are not counted: they are no one's request).
 	CountLater(companyID int64) (int, error)
 	// DueLater lists the wake-ups due at or before now, oldest first, of
 	// every company (to the second; of one second, by id then kind).

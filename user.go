@@ -89,6 +89,9 @@ type Team struct {
 	MemberIDs []int64   `json:"memberIds"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+	// LastAssignedID is the member a workflow assigned last, so the
+	// team's members take turns (see assignToTeam).
+	LastAssignedID int64 `json:"lastAssignedId,omitempty"`
 }
 
 // CanSignIn reports whether the user is an active, invited (accepted) user:

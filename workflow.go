@@ -2,7 +2,6 @@ package parley
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -42,6 +41,8 @@ type WorkflowAction struct {
 	FieldID   int64    `json:"fieldId,omitempty"`
 	Value     string   `json:"value,omitempty"`
 	Text      string   `json:"text,omitempty"`
+	// SavedReplyID names a saved reply of the workflow's mailbox.
+	SavedReplyID int64 `json:"savedReplyId,omitempty"`
 }
 
 // Workflow types, statuses and action types.
@@ -51,13 +52,14 @@ const (
 	WorkflowActive    = "active"
 	WorkflowInactive  = "inactive"
 
-	ActionAssign     = "assign"      // userId; absent or 0 unassigns
+	ActionAssign     = "assign"      // userId: a user or a team; absent or 0 unassigns
 	ActionStatus     = "status"      // status: active, pending, closed, spam
 	ActionAddTags    = "add-tags"    // tags
 	ActionRemoveTags = "remove-tags" // tags
 	ActionMove       = "move"        // mailboxId
 	ActionSetField   = "set-field"   // fieldId, value
 	ActionNote       = "note"        // text
+	ActionSavedReply = "saved-reply" // savedReplyId
 )
 
 // WorkflowTypes, WorkflowStatuses and WorkflowActionTypes are the allowed
@@ -65,7 +67,8 @@ const (
 var (
 	WorkflowTypes       = []string{WorkflowManual, WorkflowAutomatic}
 	WorkflowStatuses    = []string{WorkflowActive, WorkflowInactive}
-	WorkflowActionTypes = []string{ActionAssign, ActionStatus, ActionAddTags, ActionRemoveTags, ActionMove, ActionSetField, ActionNote}
+	WorkflowActionTypes = []string{ActionAssign, ActionStatus, ActionAddTags, ActionRemoveTags, ActionMove, ActionSetField, ActionNote,
+		ActionSavedReply}
 )
 
 // Limits of a workflow.
@@ -115,6 +118,8 @@ type WorkflowRun struct {
 type WorkflowStore interface {
 	Mailbox(companyID, id int64) (*Mailbox, error)
 	User(companyID, id int64) (*User, error)
+	Team(companyID, id int64) (*Team, error)
+	SavedReply(companyID, mailboxID, id int64) (*SavedReply, error)
 	Workflow(companyID, id int64) (*Workflow, error)
 	// Workflows lists a company's workflows in id order.
 	Workflows(companyID int64) ([]Workflow, error)
@@ -178,62 +183,6 @@ func (in *WorkflowInput) validate(tx WorkflowStore, caller Caller, check Conditi
 		in.Actions[i].validate(p, fmt.Sprintf("actions[%d]", i), tx, caller, m)
 	}
 	return m, p.Err()
-}
-
-// targetStore is what checking an action's target reads.
-type targetStore interface {
-	Mailbox(companyID, id int64) (*Mailbox, error)
-	User(companyID, id int64) (*User, error)
-}
-
-// validate checks one action and its target: the user exists and may use
-// the mailbox, the mailbox exists, the field belongs to the mailbox.
-func (a *WorkflowAction) validate(p *Problems, path string, tx targetStore, caller Caller, m *Mailbox) {
-	switch a.Type {
-	case ActionAssign:
-		if a.UserID != nil && *a.UserID != 0 {
-			u, err := tx.User(caller.Company.ID, *a.UserID)
-			if err != nil || !u.Active || (m != nil && !u.CanAccessMailbox(m.ID)) {
-				p.Add(path+".userId", CodeConversationOwner, "is not a user of the account with access to the mailbox", *a.UserID)
-			}
-		}
-	case ActionStatus:
-		if !slices.Contains(ThreadStatuses, a.Status) {
-			p.Add(path+".status", CodeEnumValue, "must be one of: "+strings.Join(ThreadStatuses, ", "), a.Status)
-		}
-	case ActionAddTags, ActionRemoveTags:
-		if len(a.Tags) == 0 {
-			p.Add(path+".tags", CodeEmptyValue, "at least one tag is needed", nil)
-		}
-		sub := &Problems{}
-		checkTagNames(sub, a.Tags)
-		for _, item := range sub.items {
-			p.Add(path+"."+item.Path, item.Code, item.Message, item.RejectedValue)
-		}
-	case ActionMove:
-		target, err := tx.Mailbox(caller.Company.ID, a.MailboxID)
-		if err != nil || !caller.User.CanAccessMailbox(target.ID) {
-			p.Add(path+".mailboxId", CodeInvalidID, "no mailbox with this id", a.MailboxID)
-		}
-	case ActionSetField:
-		if m == nil {
-			return
-		}
-		id, value := a.FieldID, a.Value
-		if _, ok := m.Field(id); !ok {
-			p.Add(path+".fieldId", CodeInvalidID, "no custom field with this id in the mailbox", id)
-			return
-		}
-		if _, err := ValidateFieldValues(m, []FieldValueInput{{ID: &id, Value: &value}}); err != nil {
-			p.Add(path+".value", CodeValueNotSupported, "not a valid value for the field: "+err.Error(), value)
-		}
-	case ActionNote:
-		if strings.TrimSpace(a.Text) == "" {
-			p.Add(path+".text", CodeEmptyValue, "may not be empty", a.Text)
-		}
-	default:
-		p.Add(path+".type", CodeEnumValue, "must be one of: "+strings.Join(WorkflowActionTypes, ", "), a.Type)
-	}
 }
 
 // LoadWorkflow loads a workflow of a mailbox the caller may use.
@@ -410,88 +359,4 @@ func ApplyWorkflow(tx Tx, caller Caller, w *Workflow, convID int64, now time.Tim
 		CreatedBy: Party{ID: caller.User.ID, Type: PartyUser}, CreatedAt: now,
 		Action: &Action{Type: "workflow", Text: "Workflow " + w.Name + " ran"}}
 	return tx.PutThread(&item)
-}
-
-func (a *WorkflowAction) apply(tx Tx, caller Caller, convID int64, now time.Time) error {
-	patch := func(op, path string, v any) error {
-		raw, _ := json.Marshal(v)
-		return PatchConversation(tx, caller, convID, []PatchOp{{Op: op, Path: path, Value: raw}}, now)
-	}
-	switch a.Type {
-	case ActionAssign:
-		c, err := tx.Conversation(caller.Company.ID, convID)
-		if err != nil {
-			return err
-		}
-		if a.UserID == nil || *a.UserID == 0 {
-			return patch("remove", "/assignTo", nil)
-		}
-		if c.Assignee != nil && c.Assignee.ID == *a.UserID {
-			return nil
-		}
-		return patch("replace", "/assignTo", *a.UserID)
-	case ActionStatus:
-		return patch("replace", "/status", a.Status)
-	case ActionMove:
-		return patch("move", "/mailboxId", a.MailboxID)
-	case ActionAddTags, ActionRemoveTags:
-		c, err := tx.Conversation(caller.Company.ID, convID)
-		if err != nil {
-			return err
-		}
-		var names []string
-		for _, id := range c.TagIDs {
-			if t, err := tx.Tag(c.CompanyID, id); err == nil {
-				names = append(names, t.Name)
-			}
-		}
-		for _, name := range a.Tags {
-			name = strings.ToLower(strings.TrimSpace(name))
-			i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, name) })
-			switch {
-			case a.Type == ActionAddTags && i < 0:
-				names = append(names, name)
-			case a.Type == ActionRemoveTags && i >= 0:
-				names = slices.Delete(names, i, i+1)
-			}
-		}
-		if names == nil {
-			names = []string{}
-		}
-		return ReplaceTags(tx, caller, convID, names, now)
-	case ActionSetField:
-		c, err := tx.Conversation(caller.Company.ID, convID)
-		if err != nil {
-			return err
-		}
-		var in []FieldValueInput
-		set := false
-		for _, v := range c.CustomFields {
-			id, value := v.ID, v.Value
-			if id == a.FieldID {
-				value, set = a.Value, true
-			}
-			in = append(in, FieldValueInput{ID: &id, Value: &value})
-		}
-		if !set {
-			id, value := a.FieldID, a.Value
-			in = append(in, FieldValueInput{ID: &id, Value: &value})
-		}
-		m, err := tx.Mailbox(c.CompanyID, c.MailboxID)
-		if err != nil {
-			return err
-		}
-		for _, def := range m.Fields {
-			given := slices.ContainsFunc(in, func(v FieldValueInput) bool { return *v.ID == def.ID && *v.Value != "" })
-			if def.Required && !given {
-				return nil // ReplaceFields would refuse: a required field has no value yet
-			}
-		}
-		return ReplaceFields(tx, caller, convID, in, now)
-	case ActionNote:
-		text := a.Text
-		_, err := AddThread(tx, caller, convID, ThreadNote, &ThreadRequest{Text: &text}, nil, now)
-		return err
-	}
-	return nil
 }

@@ -203,11 +203,7 @@ func TestEmailWhatSendsNothing(t *testing.T) {
 
 	// The scheduled reply goes when it is published, and only it.
 	w.clock.advance(time.Hour)
-	_, err := w.store.Update(func(tx parley.Tx) error {
-		_, err := parley.WakeDue(tx, w.clock.Now())
-		return err
-	})
-	require.NoError(t, err)
+	w.wake()
 	require.Equal(t, 1, w.deliver())
 	m := parseMessage(t, w.relay.Messages()[0])
 	assert.Equal(t, "later", m.html)
@@ -228,11 +224,7 @@ func TestEmailSchedulePublishedNow(t *testing.T) {
 	require.Equal(t, 1, w.deliver())
 	assert.Equal(t, "now, not later", parseMessage(t, w.relay.Messages()[0]).html)
 	w.clock.advance(time.Hour)
-	_, err := w.store.Update(func(tx parley.Tx) error {
-		_, err := parley.WakeDue(tx, w.clock.Now())
-		return err
-	})
-	require.NoError(t, err)
+	w.wake()
 	assert.Equal(t, 0, w.deliver(), "the wake-up went with the schedule: nothing is sent twice")
 }
 

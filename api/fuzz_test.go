@@ -2,21 +2,11 @@ package api_test
 
 import (
 	"bytes"
-	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
-	"time"
 
-	parley "github.com/parley/parley"
-	"github.com/parley/parley/api"
 	"github.com/parley/parley/fixtures"
-	"github.com/parley/parley/index/bleveindex"
-	"github.com/parley/parley/indexer"
-	"github.com/parley/parley/storage"
 )
 
 // fuzzRoutes are the writes whose bodies FuzzRequests throws arbitrary
@@ -52,35 +42,7 @@ func FuzzRequests(f *testing.F) {
 			f.Add(uint8(r), uint8(i%3), []byte(s), "page=1")
 		}
 	}
-	dir := f.TempDir()
-	db, err := storage.Open(filepath.Join(dir, "parley.db"), storage.Options{NoSync: true})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { db.Close() })
-	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	if err := fixtures.Load(db.Store(), now); err != nil {
-		f.Fatal(err)
-	}
-	engine, err := bleveindex.Open(filepath.Join(dir, "index"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { engine.Close() })
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	syncer := indexer.NewSyncer(db, engine, quiet)
-	db.OnCommit(syncer.Notify)
-	if err := syncer.Rebuild(context.Background(), nil); err != nil {
-		f.Fatal(err)
-	}
-	if _, err := db.Update(func(tx *storage.Tx) error {
-		return tx.PutToken(&parley.Token{Hash: parley.HashToken("fuzz-token"), CompanyID: 1, UserID: 1, ExpiresAt: now.Add(24 * time.Hour)})
-	}); err != nil {
-		f.Fatal(err)
-	}
-	server := api.New(api.Config{DB: db, Engine: engine, Syncer: syncer, Clock: parley.ClockFunc(func() time.Time { return now }),
-		Log: quiet, WriteWait: time.Second, RateLimits: map[parley.Plan]int{parley.PlanPro: 1 << 30}, TokenRateLimit: 1 << 30,
-		ChatStartsPerMinute: 1 << 30})
+	server := demoServer(f, "fuzz-token")
 	contentTypes := []string{"application/json", "application/x-www-form-urlencoded", ""}
 	f.Fuzz(func(t *testing.T, route, contentType uint8, body []byte, rawQuery string) {
 		r := fuzzRoutes[int(route)%len(fuzzRoutes)]

@@ -83,9 +83,11 @@ type world struct {
 	embedded *storage.DB
 	engine   index.Engine
 	syncer   *indexer.Syncer
-	server   *api.Server
-	clock    *testClock
-	logs     *bytes.Buffer
+	// workflows runs automatic workflows in writes and fires wake-ups.
+	workflows *workflow.Engine
+	server    *api.Server
+	clock     *testClock
+	logs      *bytes.Buffer
 	// fields of the Support mailbox, by name
 	fields map[string]parley.FieldDef
 }
@@ -125,7 +127,8 @@ func newWorldOn(t *testing.T, on backend, opts ...func(*api.Config)) *world {
 	go func() { syncer.Run(ctx); close(done) }()
 	w := &world{t: t, db: db, embedded: bolt, store: db.Store(), engine: engine, syncer: syncer, clock: &testClock{now: epoch}, logs: logs}
 	// As in production (cmd/parley): automatic workflows run in writes.
-	db.SetBeforeCommit((&workflow.Engine{Clock: w.clock}).BeforeCommit)
+	w.workflows = &workflow.Engine{Clock: w.clock}
+	db.SetBeforeCommit(w.workflows.BeforeCommit)
 	t.Cleanup(func() {
 		cancel()
 		<-done

@@ -48,12 +48,7 @@ func (w *world) found(id int64, q string) bool {
 // wake runs the scheduler once at the test clock's time.
 func (w *world) wake() int {
 	w.t.Helper()
-	var n int
-	seq, err := w.store.Update(func(tx parley.Tx) error {
-		var err error
-		n, err = parley.WakeDue(tx, w.clock.Now())
-		return err
-	})
+	n, seq, err := w.workflows.Wake(w.store, w.clock.Now())
 	require.NoError(w.t, err)
 	w.syncer.Wait(context.Background(), seq, 5*time.Second)
 	return n

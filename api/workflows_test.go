@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
 )
 
 // threadActions lists the line items of a conversation, newest first.
@@ -157,4 +159,61 @@ func TestWorkflows(t *testing.T) {
 func urlQuery(s string) string {
 	b, _ := json.Marshal(s)
 	return strings.NewReplacer(" ", "%20", ":", "%3A").Replace(string(b[1 : len(b)-1]))
+}
+
+// TestWorkflowTeamAndSavedReply: `assign` takes a team (the conversation
+// goes to one of its members, as PATCH replace /assignTo takes users only)
+// and `saved-reply` sends a saved reply of the mailbox as a reply; every
+// target is checked when the workflow is saved.
+func TestWorkflowTeamAndSavedReply(t *testing.T) {
+	w := newWorld(t)
+	// The API itself refuses to assign a conversation to a team.
+	conv := w.create(convJSON(nil))
+	rec := w.do(request{method: "PATCH", path: fmt.Sprintf("/v2/conversations/%d", conv), token: ownerToken,
+		body: fmt.Sprintf(`{"op":"replace","path":"/assignTo","value":%d}`, teamID)})
+	require.Equal(t, http.StatusBadRequest, rec.Code)
+	assert.Equal(t, []string{"[0].value: Valid Conversation Owner"}, errorSummary(t, rec))
+
+	savedReply := func(mailboxID int64, body string) int64 {
+		rec := w.do(request{method: "POST", path: fmt.Sprintf("/v2/mailboxes/%d/saved-replies", mailboxID), token: ownerToken, body: body})
+		require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+		var id int64
+		fmt.Sscan(rec.Header().Get("Resource-ID"), &id)
+		return id
+	}
+	refund := savedReply(supportID, `{"name":"Refund timing","text":"Refunds take 5 days."}`)
+	billing := savedReply(billingID, `{"name":"Invoice","text":"Your invoice is attached."}`)
+	chatOnly := savedReply(supportID, `{"name":"Hi","chatText":"Hi there!"}`)
+	var emptyTeam int64
+	_, err := w.store.Update(func(tx parley.Tx) error {
+		team := &parley.Team{CompanyID: acmeID, Name: "Nobody here", MemberIDs: []int64{inactiveID}, CreatedAt: epoch, UpdatedAt: epoch}
+		err := tx.PutTeam(team)
+		emptyTeam = team.ID
+		return err
+	})
+	require.NoError(t, err)
+
+	rec = w.do(request{method: "POST", path: "/v2/workflows", token: ownerToken, body: fmt.Sprintf(`{"mailboxId":%d,"name":"x","type":"manual","actions":[
+		{"type":"assign","userId":999999},{"type":"assign","userId":%d},
+		{"type":"saved-reply","savedReplyId":999999},{"type":"saved-reply","savedReplyId":%d},{"type":"saved-reply","savedReplyId":%d},
+		{"type":"saved-reply"}]}`, supportID, emptyTeam, billing, chatOnly)})
+	require.Equal(t, http.StatusBadRequest, rec.Code)
+	goldenError(t, "workflows/invalid_targets", rec)
+
+	w.send("POST", "/v2/workflows", fmt.Sprintf(`{"mailboxId":%d,"name":"Hand to Tier 2","type":"manual",
+		"actions":[{"type":"assign","userId":%d},{"type":"saved-reply","savedReplyId":%d}]}`, supportID, teamID, refund), http.StatusCreated)
+	first, second := w.create(convJSON(nil)), w.create(convJSON(nil))
+	w.send("POST", "/v2/workflows/1/run", fmt.Sprintf(`{"conversationIds":[%d,%d]}`, first, second), http.StatusNoContent)
+	// Tier 2 is Adam and the agent, in that order: they take turns.
+	for id, want := range map[int64]int64{first: adminID, second: agentID} {
+		c := w.conv(id)
+		assert.Equal(t, float64(want), c["assignee"].(map[string]any)["id"], "conversation %d", id)
+		var replies []string
+		for _, th := range c["_embedded"].(map[string]any)["threads"].([]any) {
+			if th := th.(map[string]any); th["type"] == "message" {
+				replies = append(replies, th["body"].(string))
+			}
+		}
+		assert.Equal(t, []string{"Refunds take 5 days."}, replies, "conversation %d", id)
+	}
 }

@@ -10,7 +10,7 @@ var (
 	sqlPutLater = stmt(`INSERT INTO later (company_id, kind, id, at_unix, body) VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (company_id, kind, id) DO UPDATE SET at_unix = EXCLUDED.at_unix, body = EXCLUDED.body`)
 	sqlDeleteLater = stmt(`DELETE FROM later l WHERE l.company_id = $1 AND l.kind = $2 AND l.id = $3`)
-	sqlCountLater  = stmt(`SELECT count(*) FROM later l WHERE l.company_id = $1`)
+	sqlCountLater  = stmt(`SELECT count(*) FROM later l WHERE l.company_id = $1 AND l.kind <> 'workflow'`)
 	// The scheduler's queue: wake-ups of every company, in time order.
 	sqlDueLater  = stmt(`SELECT l.body FROM later l WHERE l.at_unix <= $1 ORDER BY l.at_unix, l.id, l.kind ` + AllCompanies)
 	sqlNextLater = stmt(`SELECT l.at_unix FROM later l ORDER BY l.at_unix LIMIT 1 ` + AllCompanies)
@@ -27,7 +27,7 @@ func (t *Tx) DeleteLater(companyID int64, kind parley.LaterKind, id int64) error
 	return t.exec(sqlDeleteLater, companyID, string(kind), id)
 }
 
-// CountLater counts a company's pending wake-ups.
+// CountLater counts a company's pending snoozes and scheduled threads.
 func (t *Tx) CountLater(companyID int64) (int, error) {
 	n := t.countOf(sqlCountLater, companyID)
 	return n, t.failed

@@ -101,13 +101,15 @@ func (t *Tx) DeleteLater(companyID int64, kind parley.LaterKind, id int64) error
 	return refs.Delete(ref)
 }
 
-// CountLater counts a company's pending wake-ups.
+// CountLater counts a company's pending snoozes and scheduled threads.
 func (t *Tx) CountLater(companyID int64) (int, error) {
 	n := 0
 	c := t.tx.Bucket(bucketLaterByRef).Cursor()
 	prefix := key(companyID)
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		n++
+		if parley.LaterKind(k[len(prefix)+8:]) != parley.LaterWorkflow {
+			n++
+		}
 	}
 	return n, nil
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	parley "github.com/parley/parley"
@@ -105,17 +106,27 @@ func record(tx parley.Tx, caller parley.Caller, w *parley.Workflow, convID int64
 var Triggers = []string{parley.EventConvoCreated, parley.EventConvoCustomerReply, parley.EventConvoAgentReply,
 	parley.EventConvoStatus, parley.EventConvoAssigned, parley.EventConvoTags}
 
-// triggered is a conversation a write's events concern, with the first
-// triggering event's kind.
-type triggered struct {
+// TriggerTime is the trigger of a run a workflow wake-up made: its
+// conditions came true as time passed.
+const TriggerTime = "time"
+
+// touched is a conversation a write's events concern, with the first
+// triggering event's kind ("" when none triggers workflows).
+type touched struct {
 	company, id int64
 	trigger     string
 }
 
-// Engine runs automatic workflows inside write transactions.
+// Engine runs automatic workflows inside write transactions, and when
+// their time conditions come true (Wake).
 type Engine struct {
 	// Clock dates the runs; Now is read once per transaction.
 	Clock parley.Clock
+	// woken holds, for a transaction of Wake until it ends, the workflows
+	// the wake-up ran on each conversation (parley.Tx -> woken), so the
+	// automatic run its own changes trigger in the same transaction
+	// (BeforeCommit) does not run them again.
+	woken sync.Map
 }
 
 // BeforeCommit runs, in the transaction of a write, the automatic
@@ -126,38 +137,52 @@ type Engine struct {
 // trigger each other stop instead of looping. Events the workflows'
 // actions record go to webhooks as usual but do not trigger again: the
 // hook is handed only the events the write recorded before it ran.
+// Every conversation a write changed, triggering or not, then gets its
+// workflow wake-up computed again (see schedule).
 func (e *Engine) BeforeCommit(tx parley.Tx, events []parley.Event) error {
-	var convs []triggered
+	var convs []touched
 	for _, ev := range events {
-		if !slices.Contains(Triggers, ev.Kind) {
+		if parley.EventResource(ev.Kind) != parley.ResourceConversation || parley.IsDeleteEvent(ev.Kind) {
 			continue
 		}
 		id, err := strconv.ParseInt(ev.ResourceID, 10, 64)
 		if err != nil {
 			continue
 		}
-		if !slices.ContainsFunc(convs, func(c triggered) bool { return c.company == ev.CompanyID && c.id == id }) {
-			convs = append(convs, triggered{ev.CompanyID, id, ev.Kind})
+		trigger := ""
+		if slices.Contains(Triggers, ev.Kind) {
+			trigger = ev.Kind
+		}
+		i := slices.IndexFunc(convs, func(c touched) bool { return c.company == ev.CompanyID && c.id == id })
+		switch {
+		case i < 0:
+			convs = append(convs, touched{ev.CompanyID, id, trigger})
+		case convs[i].trigger == "":
+			convs[i].trigger = trigger
 		}
 	}
 	if len(convs) == 0 {
 		return nil
 	}
 	now := e.Clock.Now()
+	woken := e.takeWoken(tx)
 	for _, c := range convs {
-		if err := runAutomatic(tx, c.company, c.id, c.trigger, now); err != nil {
+		ran := woken[c.id]
+		if ran == nil {
+			ran = map[int64]bool{}
+		}
+		if err := runAutomatic(tx, c.company, c.id, c.trigger, ran, now); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// runAutomatic runs a conversation's automatic workflows to a fixpoint,
-// each at most once.
-func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, now time.Time) error {
+// activeAutomatic lists a company's active automatic workflows by order.
+func activeAutomatic(tx parley.Tx, companyID int64) ([]parley.Workflow, error) {
 	all, err := tx.Workflows(companyID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var auto []parley.Workflow
 	for _, w := range all {
@@ -165,16 +190,27 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, now tim
 			auto = append(auto, w)
 		}
 	}
-	if len(auto) == 0 {
-		return nil
-	}
-	caller, err := automaticCaller(tx, companyID)
-	if err != nil || caller.User == nil {
+	slices.SortStableFunc(auto, func(a, b parley.Workflow) int { return a.Order - b.Order })
+	return auto, nil
+}
+
+// runAutomatic runs a conversation's automatic workflows to a fixpoint,
+// each at most once (ran holds those that already ran in the
+// transaction), when trigger is set; then it schedules the conversation's
+// wake-up.
+func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, ran map[int64]bool, now time.Time) error {
+	auto, err := activeAutomatic(tx, companyID)
+	if err != nil || len(auto) == 0 {
 		return err
 	}
-	slices.SortStableFunc(auto, func(a, b parley.Workflow) int { return a.Order - b.Order })
-	ran := map[int64]bool{}
-	for progressed := true; progressed; {
+	var caller parley.Caller
+	if trigger != "" {
+		if caller, err = automaticCaller(tx, companyID); err != nil {
+			return err
+		}
+	}
+	var last *index.Document // of the conversation as the runs left it
+	for progressed := trigger != "" && caller.User != nil; progressed; {
 		progressed = false
 		c, err := tx.Conversation(companyID, convID)
 		if parley.IsNotFound(err) {
@@ -187,6 +223,7 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, now tim
 		if err != nil || !ok {
 			return err
 		}
+		last = &doc
 		for i := range auto {
 			w := &auto[i]
 			if ran[w.ID] || w.MailboxID != c.MailboxID {
@@ -205,7 +242,7 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, now tim
 			}
 		}
 	}
-	return nil
+	return schedule(tx, auto, companyID, convID, last, now)
 }
 
 // automaticCaller is who automatic workflows act as: the account owner,

@@ -26,21 +26,7 @@ func setup(t testing.TB) (*storage.DB, parley.Caller) {
 	t.Cleanup(func() { db.Close() })
 	require.NoError(t, fixtures.Load(db.Store(), now))
 	db.SetBeforeCommit((&workflow.Engine{Clock: parley.ClockFunc(func() time.Time { return now })}).BeforeCommit)
-	var caller parley.Caller
-	require.NoError(t, db.View(func(tx *storage.Tx) error {
-		company, err := tx.Company(1)
-		if err != nil {
-			return err
-		}
-		users, err := tx.Users(1)
-		for i := range users {
-			if users[i].Role == parley.RoleOwner {
-				caller = parley.Caller{Company: company, User: &users[i]}
-			}
-		}
-		return err
-	}))
-	require.NotNil(t, caller.User)
+	caller := ownerOf(t, db.Store())
 	return db, caller
 }
 
@@ -203,7 +189,8 @@ func TestDemoWorkflows(t *testing.T) {
 			assert.Positive(t, matched, "demo workflow %q matches nothing", w.Name)
 		}
 		assert.Equal(t, []string{"Escalate refunds (manual, active)", "Close stale pending (manual, active)",
-			"Tag urgent (automatic, active)", "Unassign spam (automatic, inactive)"}, names)
+			"Tag urgent (automatic, active)", "Unassign spam (automatic, inactive)", "Hand refunds to the team (manual, active)",
+			"Follow up pending (automatic, active)"}, names)
 		return nil
 	}))
 }

@@ -51,6 +51,9 @@ type instance struct {
 	fast   *lists.Engine
 	search index.Router
 	syncer *indexer.Syncer
+	// workflows runs automatic workflows in writes and fires their
+	// wake-ups (the scheduler).
+	workflows *workflow.Engine
 	// Embedded only: the bbolt file and the Bleve index, which the list
 	// engine's snapshot and the index's compaction and build mark need.
 	bolt  *storage.DB
@@ -108,8 +111,8 @@ func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *
 	}
 	// Automatic workflows run in every write's transaction from here on
 	// (after the demo load, which is recorded as it was generated).
-	db.SetBeforeCommit((&workflow.Engine{Clock: clock}).BeforeCommit)
-	in := &instance{at: at, db: db}
+	in := &instance{at: at, db: db, workflows: &workflow.Engine{Clock: clock}}
+	db.SetBeforeCommit(in.workflows.BeforeCommit)
 	var fresh bool
 	if at.postgres() {
 		err = in.openPostgresEngines(ctx)

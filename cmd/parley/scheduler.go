@@ -6,20 +6,23 @@ import (
 	"time"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/workflow"
 )
 
 // schedulerRetry is how long the scheduler waits after a failed wake-up
 // before trying again.
 const schedulerRetry = time.Second
 
-// scheduler wakes snoozed conversations and publishes scheduled threads
-// when they are due. It sleeps until the earliest wake-up (read in a
-// read-only transaction) or until a commit stores a new one
-// (parley.LaterSource), so an idle server opens no write transaction.
+// scheduler wakes snoozed conversations, publishes scheduled threads and
+// runs automatic workflows whose time conditions came true, when they are
+// due. It sleeps until the earliest wake-up (read in a read-only
+// transaction) or until a commit stores a new one (parley.LaterSource), so
+// an idle server opens no write transaction.
 type scheduler struct {
-	db    parley.LaterSource
-	clock parley.Clock
-	log   *slog.Logger
+	db        parley.LaterSource
+	clock     parley.Clock
+	workflows *workflow.Engine
+	log       *slog.Logger
 }
 
 // run wakes due items until ctx ends.
@@ -56,10 +59,7 @@ func (s *scheduler) step() (time.Duration, error) {
 		if next.Unix() > now.Unix() {
 			return next.Sub(now), nil
 		}
-		if _, err := s.db.Store().Update(func(tx parley.Tx) error {
-			_, err := parley.WakeDue(tx, now)
-			return err
-		}); err != nil {
+		if _, _, err := s.workflows.Wake(s.db.Store(), now); err != nil {
 			return 0, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/storage"
+	"github.com/parley/parley/workflow"
 )
 
 // manualClock is a clock the test moves.
@@ -38,7 +39,7 @@ func TestSchedulerIdleWritesNothing(t *testing.T) {
 	require.NoError(t, err)
 	defer db.Close()
 	clock := &manualClock{now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
-	s := &scheduler{db: db, clock: clock, log: quietLog()}
+	s := &scheduler{db: db, clock: clock, workflows: &workflow.Engine{Clock: clock}, log: quietLog()}
 	writes := countWrites(db)
 
 	for range 1000 {

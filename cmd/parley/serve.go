@@ -110,7 +110,10 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	syncCtx, stopSync := context.WithCancel(context.Background())
 	synced, woken := make(chan struct{}), make(chan struct{})
 	go func() { in.syncer.Run(syncCtx); close(synced) }()
-	go func() { (&scheduler{db: in.db, clock: parley.SystemClock, log: log}).run(syncCtx); close(woken) }()
+	go func() {
+		(&scheduler{db: in.db, clock: parley.SystemClock, workflows: in.workflows, log: log}).run(syncCtx)
+		close(woken)
+	}()
 	defer func() { stopSync(); <-synced; <-woken }()
 
 	handler := api.New(api.Config{DB: in.db, Engine: in.search, Syncer: in.syncer, Clock: parley.SystemClock, Log: log, BaseURL: *baseURL,

@@ -9,8 +9,9 @@ import (
 	parley "github.com/parley/parley"
 )
 
-// testLater: wake-ups are counted per company, due (to the second) oldest
-// first across companies, moved by a new time and deleted.
+// testLater: wake-ups are counted per company (snoozes and schedules
+// only), due (to the second) oldest first across companies, moved by a new
+// time and deleted.
 func testLater(t *testing.T, b Backend) {
 	item := func(company int64, kind parley.LaterKind, id int64, when time.Time) parley.LaterItem {
 		return parley.LaterItem{CompanyID: company, Kind: kind, ID: id, ConversationID: id * 10, At: when}
@@ -36,6 +37,16 @@ func testLater(t *testing.T, b Backend) {
 	assert.Equal(t, 3, count(1))
 	assert.Equal(t, 1, count(2))
 	assert.Equal(t, []parley.LaterItem{scheduled, elsewhere, snooze}, due(at(30)), "due at or before now, oldest first, of every company")
+
+	// A workflow wake-up keeps its workflows, is due like the others, and
+	// is not counted against the company's limit.
+	wake := item(1, parley.LaterWorkflow, 1, at(25))
+	wake.WorkflowIDs = []int64{7, 9}
+	put(t, b, func(tx parley.Tx) error { return tx.PutLater(wake) })
+	assert.Equal(t, 3, count(1), "workflow wake-ups are not counted")
+	assert.Equal(t, []parley.LaterItem{scheduled, elsewhere, wake, snooze}, due(at(30)))
+	put(t, b, func(tx parley.Tx) error { return tx.DeleteLater(1, parley.LaterWorkflow, 1) })
+	assert.Equal(t, []parley.LaterItem{scheduled, elsewhere, snooze}, due(at(30)))
 	assert.Equal(t, []parley.LaterItem{scheduled}, due(at(10).Add(-time.Second).Truncate(time.Second).Add(time.Second)),
 		"compared to the second")
 	assert.Empty(t, due(at(0)))

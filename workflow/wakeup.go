@@ -1,0 +1,248 @@
+package workflow
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/index/scan"
+	"github.com/parley/parley/indexer"
+	"github.com/parley/parley/query"
+)
+
+// Time conditions. An automatic workflow whose conditions use NOW-relative
+// date math (`status:pending AND modifiedAt:[* TO NOW-30DAYS]`) must run
+// when the time comes, not only on the next write. After each write to a
+// conversation (and each wake-up), the conversation gets one wake-up
+// (parley.LaterWorkflow), at the earliest instant one of the mailbox's
+// active automatic workflows that does not match now will match the
+// conversation as it stands, naming the workflows due then. The
+// scheduler fires it (Wake): each named workflow is evaluated again and
+// runs if it matches, and the next wake-up is computed. No conversation
+// is ever scanned: a workflow created or activated acts on a conversation
+// from the conversation's next write on.
+//
+// The instant is exact, not polled: a condition's answer for a fixed
+// document can only change when one of its NOW-relative values crosses a
+// date of the document it is compared with (query.NowBounds and
+// query.Crossings list those instants), so the conditions are evaluated
+// at each such instant, in order, with the search oracle's evaluation, up
+// to maxCandidates of them. Instants are rounded up to the second (the
+// wake-up loop's resolution).
+
+// maxCandidates bounds the instants tried per workflow and conversation.
+const maxCandidates = 256
+
+// woken is what one transaction of Wake ran: conversation id -> the
+// workflows that ran on it.
+type woken map[int64]map[int64]bool
+
+// takeWoken returns, and forgets, what a Wake transaction ran; nil for
+// any other write.
+func (e *Engine) takeWoken(tx parley.Tx) woken {
+	v, ok := e.woken.LoadAndDelete(tx)
+	if !ok {
+		return nil
+	}
+	return v.(woken)
+}
+
+// Wake fires, in one write of store, every wake-up due at now: snoozes and
+// scheduled threads (parley.WakeDue) and workflow wake-ups. It returns how
+// many items woke and the write's outbox sequence. A fired item is removed
+// in the transaction that fires it, so it fires once, whichever node runs
+// the scheduler.
+func (e *Engine) Wake(store parley.Store, now time.Time) (n int, seq uint64, err error) {
+	var txs []parley.Tx // every run of the write: a retried one too
+	defer func() {
+		for _, tx := range txs {
+			e.woken.Delete(tx)
+		}
+	}()
+	seq, err = store.Update(func(tx parley.Tx) (err error) {
+		txs = append(txs, tx)
+		n, err = parley.WakeDue(tx, now, e.fire)
+		return err
+	})
+	return n, seq, err
+}
+
+// fire is the parley.WorkflowWaker: each workflow the wake-up names that
+// is still an active automatic workflow of the conversation's mailbox runs
+// when it matches now, once. Their changes then trigger the other
+// automatic workflows as any write does (BeforeCommit, told what ran
+// here), and the conversation's next wake-up is computed.
+func (e *Engine) fire(tx parley.Tx, item parley.LaterItem, now time.Time) error {
+	c, err := tx.Conversation(item.CompanyID, item.ConversationID)
+	if parley.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	auto, err := activeAutomatic(tx, item.CompanyID)
+	if err != nil || len(auto) == 0 {
+		return err
+	}
+	caller, err := automaticCaller(tx, item.CompanyID)
+	if err != nil || caller.User == nil {
+		return err
+	}
+	ran := map[int64]bool{}
+	for i := range auto {
+		w := &auto[i]
+		if w.MailboxID != c.MailboxID || !slices.Contains(item.WorkflowIDs, w.ID) {
+			continue
+		}
+		matched, err := Matches(tx, w, c.ID, now)
+		if err != nil {
+			return err
+		}
+		if matched {
+			if err := record(tx, caller, w, c.ID, true, TriggerTime, now); err != nil {
+				return err
+			}
+			ran[w.ID] = true
+		}
+	}
+	if len(ran) > 0 {
+		v, _ := e.woken.LoadOrStore(tx, woken{})
+		v.(woken)[c.ID] = ran
+	}
+	return schedule(tx, auto, item.CompanyID, c.ID, nil, now)
+}
+
+// schedule replaces the conversation's workflow wake-up: at the earliest
+// instant after now at which one of the mailbox's automatic workflows
+// (auto, active) that does not match now will match, or none. doc is the
+// conversation's current document when the caller built it, else nil.
+func schedule(tx parley.Tx, auto []parley.Workflow, companyID, convID int64, doc *index.Document, now time.Time) error {
+	item := parley.LaterItem{CompanyID: companyID, Kind: parley.LaterWorkflow, ID: convID, ConversationID: convID}
+	c, err := tx.Conversation(companyID, convID)
+	if parley.IsNotFound(err) {
+		return tx.DeleteLater(companyID, parley.LaterWorkflow, convID)
+	}
+	if err != nil {
+		return err
+	}
+	for i := range auto {
+		w := &auto[i]
+		if w.MailboxID != c.MailboxID || !timed(w) {
+			continue
+		}
+		if doc == nil {
+			built, ok, err := indexer.ConversationDocument(tx, convID)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break // not searchable (deleted): nothing will match
+			}
+			doc = &built
+		}
+		at, ok, err := nextMatch(tx, w, *doc, now)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !ok || (!item.At.IsZero() && at.After(item.At)):
+		case at.Equal(item.At):
+			item.WorkflowIDs = append(item.WorkflowIDs, w.ID)
+		default:
+			item.At, item.WorkflowIDs = at, []int64{w.ID}
+		}
+	}
+	if item.At.IsZero() {
+		return tx.DeleteLater(companyID, parley.LaterWorkflow, convID)
+	}
+	return tx.PutLater(item)
+}
+
+// timed reports whether a workflow's conditions use NOW-relative dates.
+func timed(w *parley.Workflow) bool {
+	for _, cond := range w.Conditions {
+		if n, err := query.Parse(cond); err == nil && len(query.NowBounds(n)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// nextMatch is the earliest instant after now at which w will match the
+// document, when it does not match now; false when it matches now or
+// never will (as the document stands).
+func nextMatch(tx parley.Tx, w *parley.Workflow, doc index.Document, now time.Time) (time.Time, bool, error) {
+	if doc.Company != w.CompanyID {
+		return time.Time{}, false, nil
+	}
+	m, err := tx.Mailbox(w.CompanyID, w.MailboxID)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	schema := index.ConversationSchemaFor([]parley.Mailbox{*m})
+	syntax := make([]query.Node, 0, len(w.Conditions))
+	var bounds []query.NowBound
+	for _, cond := range w.Conditions {
+		n, err := query.Parse(cond)
+		if err != nil {
+			return time.Time{}, false, nil // no longer parses: matches nothing
+		}
+		syntax, bounds = append(syntax, n), append(bounds, query.NowBounds(n)...)
+	}
+	matchAt := func(at time.Time) (bool, error) {
+		nodes := make([]query.Node, len(syntax))
+		for i, n := range syntax {
+			q, err := query.Check(n, schema, at)
+			var qe *query.Error
+			if errors.As(err, &qe) {
+				return false, nil // no longer checks (a field removed): matches nothing
+			}
+			if err != nil {
+				return false, err
+			}
+			nodes[i] = q
+		}
+		return scan.Match(doc, nodes...)
+	}
+	if ok, err := matchAt(now); ok || err != nil {
+		return time.Time{}, false, err
+	}
+	var candidates []time.Time
+	for _, b := range bounds {
+		spec, ok := schema.Lookup(b.Field)
+		if !ok || spec.Type != query.Date {
+			continue
+		}
+		targets := spec.Targets
+		if len(targets) == 0 {
+			targets = []string{spec.Name}
+		}
+		for _, field := range targets {
+			for _, v := range doc.Numbers[field] {
+				for _, at := range query.Crossings(b.Value, time.UnixMilli(int64(v)).UTC()) {
+					if at = ceilSecond(at); at.After(now) {
+						candidates = append(candidates, at)
+					}
+				}
+			}
+		}
+	}
+	slices.SortFunc(candidates, time.Time.Compare)
+	candidates = slices.CompactFunc(candidates, time.Time.Equal)
+	for _, at := range candidates[:min(len(candidates), maxCandidates)] {
+		if ok, err := matchAt(at); ok || err != nil {
+			return at, ok, err
+		}
+	}
+	return time.Time{}, false, nil
+}
+
+// ceilSecond rounds t up to a whole second.
+func ceilSecond(t time.Time) time.Time {
+	if s := t.Truncate(time.Second); !s.Equal(t) {
+		return s.Add(time.Second)
+	}
+	return t
+}
