@@ -45,7 +45,7 @@ var allowedImports = map[string][]string{
 	"transfer":         {"", "index", "query"}, // parley copy: the seam on both sides, searches compared
 	"email":            {""},
 	"email/smtptest":   {},
-	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver"},
+	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver", "pgstore", "index/pgindex", "workflow"},
 	// Chooses the backend: bbolt and Bleve embedded, or pgstore and pgindex.
 	"cmd/parley": {"", "api", "internal/gcpolicy", "fixtures", "index", "index/bleveindex", "index/lists", "index/pgindex", "indexer",
 		"pgstore", "storage", "query", "reports", "webhooks", "importer", "email", "workflow", "transfer"},
