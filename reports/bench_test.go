@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -93,9 +96,23 @@ func BenchmarkChatReport(b *testing.B) {
 // customer message and two replies by ten users, some rated, and a chat
 // or a call for the chat and phone conversations. Every report family has
 // documents to read.
+//
+// Building it takes minutes; with PARLEY_BENCH_CORPUS naming a directory,
+// the corpus is kept there and later runs reuse it.
 func benchCorpus(b *testing.B, conversations int) (time.Time, *bleveindex.Engine) {
 	const users = 10
 	end, e := benchEngine(b)
+	if dir := os.Getenv("PARLEY_BENCH_CORPUS"); dir != "" {
+		kept, err := bleveindex.Open(filepath.Join(dir, strconv.Itoa(conversations)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { kept.Close() })
+		if !kept.Fresh() {
+			return end, kept
+		}
+		e = kept
+	}
 	r := rand.New(rand.NewPCG(3, 4))
 	batches := map[index.Kind][]index.Document{}
 	flush := func(force bool) {
@@ -225,6 +242,11 @@ func benchCorpus(b *testing.B, conversations int) (time.Time, *bleveindex.Engine
 		flush(false)
 	}
 	flush(true)
+	if os.Getenv("PARLEY_BENCH_CORPUS") != "" {
+		if err := e.MarkBuilt(); err != nil {
+			b.Fatal(err)
+		}
+	}
 	return end, e
 }
 

@@ -105,13 +105,13 @@ type UserReport struct {
 
 // User computes the user report of a subject; tags are the company's.
 func User(ctx context.Context, e Engine, r Request, s Subject, tags []parley.Tag) (*UserReport, error) {
-	helped, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company,
-		Filter: and(query.Keyword{Field: "from", Value: "user"}, s.by("userId")), Values: map[string]string{"customers": "customerId"}})
+	helped, err := aggregateOne(ctx, e, index.AggregateRequest{Kind: index.Messages, Company: r.Company,
+		Filter: and(query.Keyword{Field: "from", Value: "user"}, s.by("userId")), Distinct: []string{"customerId"}})
 	if err != nil {
 		return nil, err
 	}
 	rep := &UserReport{FilterTags: []FilterTag{}, User: UserSummary{ID: s.ID, Type: s.Type, Name: s.Name, HasPhoto: s.PhotoURL != "",
-		PhotoURL: s.PhotoURL, CreatedAt: Date(s.CreatedAt), TotalCustomersHelped: len(helped.Values["customers"])}}
+		PhotoURL: s.PhotoURL, CreatedAt: Date(s.CreatedAt), TotalCustomersHelped: helped.Distinct["customerId"]}}
 	for _, t := range tags {
 		rep.FilterTags = append(rep.FilterTags, FilterTag{ID: t.ID, Name: t.Name})
 	}
@@ -147,8 +147,14 @@ func User(ctx context.Context, e Engine, r Request, s Subject, tags []parley.Tag
 // ratings of its replies.
 func userFigures(ctx context.Context, e Engine, r Request, s Subject, p Period) (*UserFigures, error) {
 	response := timeField("responseSeconds", r.Filter.OfficeHours)
-	replies, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: and(ReplyFilter(p, r.Filter), s.by("userId")),
-		Values: map[string]string{"conversations": "conversationId", "customers": "customerId", "time": response, "hours": "createdWeekHour"}})
+	mine := and(ReplyFilter(p, r.Filter), s.by("userId"))
+	replies, err := aggregateOne(ctx, e, index.AggregateRequest{Kind: index.Messages, Company: r.Company, Filter: mine,
+		Distinct: []string{"conversationId", "customerId"}, Sums: []string{response}})
+	if err != nil {
+		return nil, err
+	}
+	hours, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: mine,
+		Values: map[string]string{"hours": "createdWeekHour"}})
 	if err != nil {
 		return nil, err
 	}
@@ -173,17 +179,15 @@ func userFigures(ctx context.Context, e Engine, r Request, s Subject, p Period) 
 	}
 	days := p.days()
 	f := &UserFigures{StartDate: Date(p.Start), EndDate: Date(p.End), TotalDays: int(days),
-		TotalConversations: len(replies.Values["conversations"]), ConversationsCreated: created.Total,
-		CustomersHelped: len(replies.Values["customers"]), TotalReplies: replies.Total, Resolved: resolved.Total,
+		TotalConversations: replies.Distinct["conversationId"], ConversationsCreated: created.Total,
+		CustomersHelped: replies.Distinct["customerId"], TotalReplies: replies.Count, Resolved: resolved.Total,
 		ResolvedOnFirstReply: resolved.Values["replies"]["1"], Closed: closed.Total,
 		HappinessScore: happinessScore(rated.Values["rating"], rated.Total)}
 	f.ConversationsPerDay, f.RepliesPerDay = float64(f.TotalConversations)/days, float64(f.TotalReplies)/days
-	if f.BusiestDay, err = busiestWeekday(replies.Values["hours"]); err != nil {
+	if f.BusiestDay, err = busiestWeekday(hours.Values["hours"]); err != nil {
 		return nil, err
 	}
-	if f.ResponseTime, _, err = meanOf(replies.Values["time"]); err != nil {
-		return nil, err
-	}
+	f.ResponseTime = meanOfSum(replies.Sums[response])
 	if f.ResolutionTime, _, err = meanOf(resolved.Values["time"]); err != nil {
 		return nil, err
 	}
@@ -192,6 +196,19 @@ func userFigures(ctx context.Context, e Engine, r Request, s Subject, p Period) 
 	}
 	f.PercentResolvedOnFirstReply = share(f.ResolvedOnFirstReply, f.Resolved)
 	return f, nil
+}
+
+// aggregateOne is the one group of an aggregate neither bucketed nor
+// grouped: zeros when nothing matches.
+func aggregateOne(ctx context.Context, e Engine, r index.AggregateRequest) (index.Group, error) {
+	res, err := e.Aggregate(ctx, r)
+	if err != nil {
+		return index.Group{}, fmt.Errorf("reports: %w", err)
+	}
+	if len(res.Groups) == 0 {
+		return index.Group{}, nil
+	}
+	return res.Groups[0], nil
 }
 
 // busiestWeekday is the day of the week (Monday 1 to Sunday 7) with the
