@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/parley/parley/query"
@@ -127,8 +126,15 @@ func BucketOf(r AggregateRequest, v float64) int {
 // engines that walk documents themselves (scan, bleveindex, lists) share
 // it, so they agree on what a group holds.
 type Groups struct {
-	r      AggregateRequest
-	groups map[string]*groupState
+	r       AggregateRequest
+	groups  map[groupID]*groupState
+	buckets []int // scratch, reused document to document
+}
+
+// groupID names a group: its bucket and its key's values, joined.
+type groupID struct {
+	bucket int
+	key    string
 }
 
 type groupState struct {
@@ -138,7 +144,7 @@ type groupState struct {
 
 // NewGroups starts the groups of a request.
 func NewGroups(r AggregateRequest) *Groups {
-	return &Groups{r: r, groups: map[string]*groupState{}}
+	return &Groups{r: r, groups: map[groupID]*groupState{}}
 }
 
 // DocValues are one document's values of the fields an aggregate reads:
@@ -151,9 +157,9 @@ type DocValues interface {
 
 // Add counts a document into its groups.
 func (g *Groups) Add(d DocValues) {
-	var buckets []int
+	buckets := g.buckets[:0]
 	if g.r.By == "" {
-		buckets = []int{0}
+		buckets = append(buckets, 0)
 	} else {
 		for _, v := range d.Numbers(g.r.By) {
 			if b := BucketOf(g.r, v); b >= 0 && !slices.Contains(buckets, b) {
@@ -161,10 +167,11 @@ func (g *Groups) Add(d DocValues) {
 			}
 		}
 	}
+	g.buckets = buckets
 	if len(buckets) == 0 {
 		return
 	}
-	keys := [][]string{{}}
+	keys := [][]string{nil}
 	for _, field := range g.r.GroupBy {
 		values := distinct(d.Keys(field))
 		var next [][]string
@@ -183,10 +190,10 @@ func (g *Groups) Add(d DocValues) {
 }
 
 func (g *Groups) addTo(bucket int, key []string, d DocValues) {
-	id := strconv.Itoa(bucket) + "\x00" + strings.Join(key, "\x00")
+	id := groupID{bucket, strings.Join(key, "\x00")}
 	s := g.groups[id]
 	if s == nil {
-		s = &groupState{Group: Group{Bucket: bucket, Key: key, Sums: map[string]Sum{}, Distinct: map[string]int{}},
+		s = &groupState{Group: Group{Bucket: bucket, Key: append([]string{}, key...), Sums: map[string]Sum{}, Distinct: map[string]int{}},
 			seen: map[string]map[string]struct{}{}}
 		for _, f := range g.r.Sums {
 			s.Sums[f] = Sum{}
