@@ -143,18 +143,13 @@ func User(ctx context.Context, e Engine, r Request, s Subject, tags []parley.Tag
 }
 
 // userFigures asks the engine for one period's figures: the subject's
-// replies, the conversations it resolved, closed and created, and the
-// ratings of its replies.
+// replies (one facet walk: their busiest weekday needs per-value counts,
+// so an aggregate would add a walk), the conversations it resolved,
+// closed and created, and the ratings of its replies.
 func userFigures(ctx context.Context, e Engine, r Request, s Subject, p Period) (*UserFigures, error) {
 	response := timeField("responseSeconds", r.Filter.OfficeHours)
-	mine := and(ReplyFilter(p, r.Filter), s.by("userId"))
-	replies, err := aggregateOne(ctx, e, index.AggregateRequest{Kind: index.Messages, Company: r.Company, Filter: mine,
-		Distinct: []string{"conversationId", "customerId"}, Sums: []string{response}})
-	if err != nil {
-		return nil, err
-	}
-	hours, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: mine,
-		Values: map[string]string{"hours": "createdWeekHour"}})
+	replies, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: and(ReplyFilter(p, r.Filter), s.by("userId")),
+		Values: map[string]string{"conversations": "conversationId", "customers": "customerId", "time": response, "hours": "createdWeekHour"}})
 	if err != nil {
 		return nil, err
 	}
@@ -179,15 +174,17 @@ func userFigures(ctx context.Context, e Engine, r Request, s Subject, p Period) 
 	}
 	days := p.days()
 	f := &UserFigures{StartDate: Date(p.Start), EndDate: Date(p.End), TotalDays: int(days),
-		TotalConversations: replies.Distinct["conversationId"], ConversationsCreated: created.Total,
-		CustomersHelped: replies.Distinct["customerId"], TotalReplies: replies.Count, Resolved: resolved.Total,
+		TotalConversations: len(replies.Values["conversations"]), ConversationsCreated: created.Total,
+		CustomersHelped: len(replies.Values["customers"]), TotalReplies: replies.Total, Resolved: resolved.Total,
 		ResolvedOnFirstReply: resolved.Values["replies"]["1"], Closed: closed.Total,
 		HappinessScore: happinessScore(rated.Values["rating"], rated.Total)}
 	f.ConversationsPerDay, f.RepliesPerDay = float64(f.TotalConversations)/days, float64(f.TotalReplies)/days
-	if f.BusiestDay, err = busiestWeekday(hours.Values["hours"]); err != nil {
+	if f.BusiestDay, err = busiestWeekday(replies.Values["hours"]); err != nil {
 		return nil, err
 	}
-	f.ResponseTime = meanOfSum(replies.Sums[response])
+	if f.ResponseTime, _, err = meanOf(replies.Values["time"]); err != nil {
+		return nil, err
+	}
 	if f.ResolutionTime, _, err = meanOf(resolved.Values["time"]); err != nil {
 		return nil, err
 	}
