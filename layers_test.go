@@ -42,12 +42,13 @@ var allowedImports = map[string][]string{
 	"fixtures":         {"", "workflow"}, // demo workflows' conditions go through the checker
 	"webhooks":         {""},
 	"importer":         {""},
+	"transfer":         {"", "index", "query"}, // parley copy: the seam on both sides, searches compared
 	"email":            {""},
 	"email/smtptest":   {},
 	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver"},
 	// Chooses the backend: bbolt and Bleve embedded, or pgstore and pgindex.
 	"cmd/parley": {"", "api", "internal/gcpolicy", "fixtures", "index", "index/bleveindex", "index/lists", "index/pgindex", "indexer",
-		"pgstore", "storage", "query", "reports", "webhooks", "importer", "email", "workflow"},
+		"pgstore", "storage", "query", "reports", "webhooks", "importer", "email", "workflow", "transfer"},
 	// Starts PostgreSQL servers for the tests (through pgtest) and the bench's peer.
 	"internal/pgtest/pgserver": {},
 }

@@ -61,6 +61,7 @@ type Tx interface {
 	EventQueue
 	DeliveryQueue
 	MailQueue
+	CopyStore
 }
 
 // CompanyStore holds companies (accounts).
@@ -173,6 +174,8 @@ type CustomerStore interface {
 type PropertyStore interface {
 	// PropertyDefs lists a company's customer property definitions by slug.
 	PropertyDefs(companyID int64) ([]PropertyDef, error)
+	// PutPropertyDef stores a new definition (a slug already defined is a
+	// Conflict), assigning an id when ID is 0.
 	PutPropertyDef(d *PropertyDef) error
 	DeletePropertyDef(companyID int64, slug string) error
 }

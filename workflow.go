@@ -121,7 +121,7 @@ type WorkflowStore interface {
 	// PutWorkflow stores a workflow, assigning an id when ID is 0.
 	PutWorkflow(w *Workflow) error
 	DeleteWorkflow(w *Workflow) error
-	// PutWorkflowRun appends to the run log, assigning an id.
+	// PutWorkflowRun appends to the run log, assigning an id when ID is 0.
 	PutWorkflowRun(r *WorkflowRun) error
 	// WorkflowRuns lists a workflow's runs, oldest first.
 	WorkflowRuns(companyID, workflowID int64) ([]WorkflowRun, error)

@@ -11,7 +11,7 @@ import (
 )
 
 var (
-	customerListParams = []string{"page", "mailbox", "firstName", "lastName", "modifiedSince", "sortField", "sortOrder", "query"}
+	customerListParams = []string{"page", "mailbox", "firstName", "lastName", "modifiedSince", "sortField", "sortOrder", "query", "facets"}
 	customerSortFields = []string{"createdAt", "firstName", "lastName", "modifiedAt"}
 )
 
@@ -24,6 +24,7 @@ func (s *Server) listCustomers(c *gin.Context) error {
 	sortField := p.enum("sortField", "createdAt", customerSortFields)
 	desc := p.enum("sortOrder", "desc", parley.SortOrders) == "desc"
 	pg := page{size: DefaultPageSize, number: p.page()}
+	facets := readCustomerFacets(p)
 	if err := p.err(); err != nil {
 		return err
 	}
@@ -45,10 +46,14 @@ func (s *Server) listCustomers(c *gin.Context) error {
 	}
 	pg.total = res.Total
 	items, err := s.customerItems(c, who.Company.ID, index.ParseIDs(res.IDs))
+	body := pageBody(s, c, "customers", items, pg)
+	if err == nil && facets != nil {
+		body.Facets, err = s.customerFacets(c, facets, r.Filter, search)
+	}
 	if err != nil {
 		return err
 	}
-	renderPage(s, c, "customers", items, pg)
+	render(c, http.StatusOK, body)
 	return nil
 }
 

@@ -1,7 +1,9 @@
 package api_test
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,6 +33,34 @@ func testConversationFacets(t *testing.T, on backend) {
 	assert.Equal(t, map[string]any{"mailbox": map[string]any{"support": float64(5)}}, got["facets"])
 
 	rec = w.get("/v2/conversations?facets=status,colour")
+	require.Equal(t, http.StatusBadRequest, rec.Code)
+	assert.Equal(t, []string{"facets: List Of Enum Values"}, errorSummary(t, rec))
+}
+
+func TestCustomerFacets(t *testing.T) { onEachBackend(t, testCustomerFacets) }
+
+func testCustomerFacets(t *testing.T, on backend) {
+	w := newListWorldOn(t, on)
+	// Two addresses at one domain count once for it.
+	rec := w.do(request{method: http.MethodPost, path: "/v2/customers", token: ownerToken, body: `{"firstName": "Erin", "organization": "Initech",
+		"emails": [{"type": "work", "value": "erin@initech.test"}, {"type": "home", "value": "erin.e@initech.test"}]}`})
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+	rec = w.get("/v2/customers?facets=emailDomain,mailboxId,organizationId,createdAt:month")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	goldenJSON(t, "facets/customers", rec.Body.Bytes())
+
+	// Facets count over the same filter and query as the page.
+	body := decode(t, w.get("/v2/customers?facets=emailDomain,mailboxId&mailbox="+fmt.Sprint(billingID)))
+	assert.Equal(t, map[string]any{"emailDomain": map[string]any{"example.com": float64(1)}, "mailboxId": map[string]any{fmt.Sprint(billingID): float64(1)}},
+		body["facets"], "the page holds %v", body["page"])
+	body = decode(t, w.get("/v2/customers?facets=organizationId&query="+url.QueryEscape("firstName:erin")))
+	assert.Len(t, body["facets"].(map[string]any)["organizationId"], 1)
+
+	// Off unless asked.
+	_, present := decode(t, w.get("/v2/customers"))["facets"]
+	assert.False(t, present)
+
+	rec = w.get("/v2/customers?facets=emailDomain,status")
 	require.Equal(t, http.StatusBadRequest, rec.Code)
 	assert.Equal(t, []string{"facets: List Of Enum Values"}, errorSummary(t, rec))
 }

@@ -178,8 +178,9 @@ var Catalog = map[Kind][]Field{
 		{Name: "lastNameSort", Type: KeywordField, Sortable: true},
 		{Name: "email", Type: KeywordField, Substrings: true},
 		{Name: "emailDomain", Type: KeywordField},
-		{Name: "mailboxId", Type: NumberField, Key: true},
-		{Name: "organizationId", Type: NumberField, Key: true},
+		// Valued: customer lists count per mailbox and organization.
+		{Name: "mailboxId", Type: NumberField, Key: true, Valued: true},
+		{Name: "organizationId", Type: NumberField, Key: true, Valued: true},
 		{Name: "createdAt", Type: NumberField, Sortable: true},
 		{Name: "modifiedAt", Type: NumberField, Sortable: true},
 	},
@@ -200,7 +201,7 @@ var catalogFields = func() map[Kind]map[string]Field {
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "15"
+const MappingVersion = "16"
 
 // PresentField is a field every document has: the names of its non-empty
 // fields, for `field:*` queries.

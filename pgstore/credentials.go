@@ -28,7 +28,6 @@ var (
 	sqlPutCredential = stmt(`INSERT INTO credentials (kind, key, body) VALUES ($1, $2, $3)
 ON CONFLICT (kind, key) DO UPDATE SET body = EXCLUDED.body`)
 	sqlAddCredential = stmt(`INSERT INTO credentials (kind, key, body) VALUES ($1, $2, $3) ON CONFLICT (kind, key) DO NOTHING`)
-	sqlApps          = stmt(`SELECT c.body FROM credentials c WHERE c.kind = 'app' ORDER BY c.key COLLATE "C"`)
 )
 
 var _ parley.AuthStore = (*Tx)(nil)
@@ -50,7 +49,7 @@ func (t *Tx) App(clientID string) (*parley.App, error) {
 func (t *Tx) PutApp(a *parley.App) error { return t.putCredential(credApp, a.ClientID, a) }
 
 // Apps lists every OAuth application, by client id.
-func (t *Tx) Apps() ([]parley.App, error) { return many[parley.App](t, sqlApps) }
+func (t *Tx) Apps() ([]parley.App, error) { return many[parley.App](t, sqlCredentials, credApp) }
 
 // Token loads an access token by the hash of its value.
 func (t *Tx) Token(hash string) (*parley.Token, error) {

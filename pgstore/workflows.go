@@ -42,13 +42,16 @@ func (t *Tx) DeleteWorkflow(w *parley.Workflow) error {
 	return t.exec(sqlDeleteWorkflow, w.CompanyID, w.ID)
 }
 
-// PutWorkflowRun appends a run to its workflow's log, with a new id.
+// PutWorkflowRun appends a run to its workflow's log, assigning an id
+// when ID is 0.
 func (t *Tx) PutWorkflowRun(r *parley.WorkflowRun) error {
-	id, err := t.nextID(seqWorkflowRuns)
-	if err != nil {
+	if r.ID != 0 { // a run with its id (a copy): later ids must not reach it
+		if err := t.keepSequencePast(seqWorkflowRuns, r.ID); err != nil {
+			return err
+		}
+	} else if err := t.assignID(seqWorkflowRuns, &r.ID); err != nil {
 		return err
 	}
-	r.ID = id
 	return t.put(sqlPutWorkflowRun, r, r.CompanyID, r.WorkflowID, r.ID)
 }
 

@@ -19,8 +19,19 @@ var listFacetFields = map[string]string{
 	"status": "status", "tag": "tag", "type": "type", "mailbox": "mailboxName", "assignee": "assigned",
 }
 
-// ListFacetNames lists the facets a conversation list may ask for.
-var ListFacetNames = []string{"assignee", MonthFacet, "mailbox", "status", "tag", "type"}
+// customerFacetFields maps the value facets beside customer lists to
+// fields of the index: the domains of a customer's e-mail addresses, the
+// mailboxes the customer wrote to and the organization, by id.
+var customerFacetFields = map[string]string{
+	"emailDomain": "emailDomain", "mailboxId": "mailboxId", "organizationId": "organizationId",
+}
+
+// ListFacetNames lists the facets a conversation list may ask for, and
+// CustomerFacetNames those a customer list may ask for.
+var (
+	ListFacetNames     = []string{"assignee", MonthFacet, "mailbox", "status", "tag", "type"}
+	CustomerFacetNames = []string{MonthFacet, "emailDomain", "mailboxId", "organizationId"}
+)
 
 // IsListFacet reports whether name is one of ListFacetNames.
 func IsListFacet(name string) bool {
@@ -28,11 +39,31 @@ func IsListFacet(name string) bool {
 	return value || name == MonthFacet
 }
 
+// IsCustomerFacet reports whether name is one of CustomerFacetNames.
+func IsCustomerFacet(name string) bool {
+	_, value := customerFacetFields[name]
+	return value || name == MonthFacet
+}
+
 // ListFacets counts, over a list's filter (its query included), the
 // conversations of a company per value of each named facet, from the
 // engine's facets: no record is loaded.
 func ListFacets(ctx context.Context, e Engine, company int64, filter query.Node, names []string, now time.Time) (map[string]map[string]int, error) {
-	r := index.FacetRequest{Kind: index.Conversations, Company: company, Filter: filter,
+	return countFacets(ctx, e, index.Conversations, listFacetFields, company, filter, names, now)
+}
+
+// CustomerFacets counts, over a customer list's filter (its query
+// included), the customers of a company per value of each named facet.
+// A customer with two addresses at one domain counts once for it.
+func CustomerFacets(ctx context.Context, e Engine, company int64, filter query.Node, names []string, now time.Time) (map[string]map[string]int, error) {
+	return countFacets(ctx, e, index.Customers, customerFacetFields, company, filter, names, now)
+}
+
+// countFacets asks the engine for the named facets of a kind's documents:
+// fields maps the value facets to index fields; MonthFacet counts by month
+// of createdAt.
+func countFacets(ctx context.Context, e Engine, kind index.Kind, fields map[string]string, company int64, filter query.Node, names []string, now time.Time) (map[string]map[string]int, error) {
+	r := index.FacetRequest{Kind: kind, Company: company, Filter: filter,
 		Values: map[string]string{}, Ranges: map[string]index.RangeFacet{}}
 	var months []string
 	for _, name := range names {
@@ -42,7 +73,7 @@ func ListFacets(ctx context.Context, e Engine, company int64, filter query.Node,
 			r.Ranges[name] = rf
 			continue
 		}
-		r.Values[name] = listFacetFields[name]
+		r.Values[name] = fields[name]
 	}
 	res, err := e.Facets(ctx, r)
 	if err != nil {

@@ -51,6 +51,8 @@ func (t *Tx) PutMail(m *parley.Mail) error {
 			if err := t.tx.Bucket(bucketMailDue).Delete(timeIDKey(old.NextAttemptAt, old.ID)); err != nil {
 				return err
 			}
+		} else if err := t.tx.Bucket(bucketMailByConv).Put(key2(m.ConversationID, m.ID), nil); err != nil {
+			return err // a new e-mail with its id (a copy)
 		}
 	}
 	if !m.Final() {

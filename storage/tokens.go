@@ -39,9 +39,7 @@ func (t *Tx) PutApp(a *parley.App) error { return t.put(bucketApps, []byte(a.Cli
 
 // Apps lists every OAuth application, by client id.
 func (t *Tx) Apps() ([]parley.App, error) {
-	var out []parley.App
-	err := each(t, bucketApps, func(a *parley.App) error { out = append(out, *a); return nil })
-	return out, err
+	return all[parley.App](t, bucketApps)
 }
 
 // Token loads an access token by the hash of its value.

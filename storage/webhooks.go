@@ -149,6 +149,8 @@ func (t *Tx) PutDelivery(d *parley.Delivery) error {
 			if err := t.unqueue(&old); err != nil {
 				return err
 			}
+		} else if err := t.tx.Bucket(bucketDeliveriesByHook).Put(key2(d.WebhookID, d.ID), nil); err != nil {
+			return err // a new delivery with its id (a copy)
 		}
 	}
 	if !d.Final() {

@@ -63,13 +63,18 @@ func (t *Tx) DeleteWorkflow(w *parley.Workflow) error {
 	return t.tx.Bucket(bucketWorkflows).Delete(key2(w.CompanyID, w.ID))
 }
 
-// PutWorkflowRun appends a run to its workflow's log.
+// PutWorkflowRun appends a run to its workflow's log, assigning an id
+// when ID is 0.
 func (t *Tx) PutWorkflowRun(r *parley.WorkflowRun) error {
-	id, err := t.nextID(bucketWorkflowRuns)
-	if err != nil {
-		return err
+	if r.ID == 0 {
+		id, err := t.nextID(bucketWorkflowRuns)
+		if err != nil {
+			return err
+		}
+		r.ID = id
+	} else if err := keepSequencePast(t.tx.Bucket(bucketWorkflowRuns), r.ID); err != nil {
+		return err // a run with its id (a copy): later ids must not reach it
 	}
-	r.ID = id
 	return t.put(bucketWorkflowRuns, key2(r.WorkflowID, r.ID), r)
 }
 

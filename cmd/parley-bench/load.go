@@ -11,7 +11,7 @@ import (
 	"time"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
+	"github.com/parley/parley/api"
 )
 
 // loadInternal stores conversations through the domain rules directly,
@@ -19,7 +19,7 @@ import (
 // at the time of its last activity, as in a store that lived through the
 // two years, so modifiedAt is spread like createdAt; the HTTP-loaded ones
 // carry today's date, as an import does.
-func loadInternal(db *storage.DB, w *world, c *corpus, from, to int, now time.Time, span time.Duration) error {
+func loadInternal(db parley.Store, w *world, c *corpus, from, to int, now time.Time, span time.Duration) error {
 	const perTx = 500
 	for start := from; start < to; start += perTx {
 		end := min(start+perTx, to)
@@ -33,7 +33,7 @@ func loadInternal(db *storage.DB, w *world, c *corpus, from, to int, now time.Ti
 			company, n, at := c.conversation(w, i, now, span)
 			reqs = append(reqs, req{company, n, at})
 		}
-		_, err := db.Update(func(tx *storage.Tx) error {
+		_, err := db.Update(func(tx parley.Tx) error {
 			for _, r := range reqs {
 				company, err := tx.Company(r.company)
 				if err != nil {
@@ -107,13 +107,13 @@ func loadHTTP(base string, w *world, c *corpus, from, to, clients int, now time.
 
 // loadChats plays chats with the wait, response and duration the report
 // counts, through the chat rules.
-func loadChats(db *storage.DB, w *world, count int, now time.Time, span time.Duration, seed uint64) error {
+func loadChats(db parley.Store, w *world, count int, now time.Time, span time.Duration, seed uint64) error {
 	c := newCorpus(seed, 1000)
 	n := 0
 	newID := func() string { n++; return fmt.Sprintf("b0000000-0000-4000-8000-%012d", n) }
 	const perTx = 500
 	for start := 0; start < count; start += perTx {
-		_, err := db.Update(func(tx *storage.Tx) error {
+		_, err := db.Update(func(tx parley.Tx) error {
 			for i := start; i < min(start+perTx, count); i++ {
 				company := w.companies[i%len(w.companies)]
 				co, err := tx.Company(company)
@@ -158,7 +158,7 @@ func loadChats(db *storage.DB, w *world, count int, now time.Time, span time.Dur
 }
 
 // waitIndexed blocks until the syncer applied everything committed.
-func waitIndexed(ctx context.Context, db *storage.DB, applied func() uint64) error {
+func waitIndexed(ctx context.Context, db api.Database, applied func() uint64) error {
 	for {
 		last, err := db.LastOutboxSeq()
 		if err != nil {

@@ -51,7 +51,17 @@ type Options struct {
 	QueryProfile string // CPU profile of the Bleve query runs only ("" for none)
 	HeapProfile  string // heap profile taken after the Bleve query runs ("" for none)
 	PG           bool   // also load the data into PostgreSQL and run the queries there
+	// Backend, with PG, also runs Parley on its own PostgreSQL backend.
+	Backend bool
 }
+
+// The generator's seeds: the embedded run and the run on Parley's
+// PostgreSQL backend generate the same data from them.
+const (
+	corpusSeed  = 20261121
+	corpusWords = 30_000
+	chatSeed    = 99
+)
 
 func main() {
 	var o Options
@@ -68,6 +78,7 @@ func main() {
 	flag.StringVar(&o.QueryProfile, "queryprofile", "", "write a CPU profile of the queries on Bleve to this file")
 	flag.StringVar(&o.HeapProfile, "heapprofile", "", "write a heap profile, taken after the queries on Bleve, to this file")
 	flag.BoolVar(&o.PG, "pg", true, "also load the same data into a PostgreSQL server started for the run, and run the queries there")
+	flag.BoolVar(&o.Backend, "pgbackend", true, "with -pg, also run Parley itself on its PostgreSQL backend, loaded with the same data, through the same HTTP API")
 	flag.Parse()
 	// The node in this process runs with serve's garbage collector policy.
 	fmt.Println("garbage collector:", gcpolicy.Apply(os.Getenv, os.DirFS("/")).Reason)
@@ -115,9 +126,13 @@ type Results struct {
 	ListLoad time.Duration `json:"listEngineLoad"`
 	// Postgres is the peer's bulk load; nil when it did not run, and then
 	// PostgresSkipped says why.
-	Postgres            *PeerLoad     `json:"postgres"`
-	PostgresSkipped     string        `json:"postgresSkipped,omitempty"`
-	Queries             []QueryResult `json:"queries"`
+	Postgres        *PeerLoad     `json:"postgres"`
+	PostgresSkipped string        `json:"postgresSkipped,omitempty"`
+	Queries         []QueryResult `json:"queries"`
+	Writes          []WriteResult `json:"writes"`
+	// PostgresBackend is Parley itself on PostgreSQL (pgstore and pgindex)
+	// loaded with the same data; nil when it did not run.
+	PostgresBackend     *BackendLoad `json:"postgresBackend,omitempty"`
 	GoVersion, CPUs, At string
 }
 
@@ -167,7 +182,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		return err
 	}
 	defer func() { n.close() }() // the node of the moment: the first, or the one reopened
-	w, err := setupWorld(n.db, o.Companies, max(o.N/5, 50), now)
+	w, err := setupWorld(n.db.Store(), o.Companies, max(o.N/5, 50), now)
 	if err != nil {
 		return err
 	}
@@ -176,7 +191,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
 		return err
 	}
-	c := newCorpus(20261121, 30_000)
+	c := newCorpus(corpusSeed, corpusWords)
 
 	fmt.Fprintf(out, "loading %d conversations through HTTP with %d clients...\n", o.HTTP, o.Clients)
 	start := time.Now()
@@ -194,7 +209,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "loading %d conversations and %d chats through the internal loader...\n", o.N-o.HTTP, o.Chats)
 	start = time.Now()
-	if err := loadInternal(n.db, w, c, o.HTTP, o.N, now, span); err != nil {
+	if err := loadInternal(n.db.Store(), w, c, o.HTTP, o.N, now, span); err != nil {
 		return err
 	}
 	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
@@ -203,7 +218,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	if o.N > o.HTTP {
 		res.InternalPerSecond = float64(o.N-o.HTTP) / time.Since(start).Seconds()
 	}
-	if err := loadChats(n.db, w, o.Chats, now, span, 99); err != nil {
+	if err := loadChats(n.db.Store(), w, o.Chats, now, span, chatSeed); err != nil {
 		return err
 	}
 	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
@@ -247,6 +262,10 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 			return err
 		}
 	}
+	fmt.Fprintln(out, "timing writes with and without automatic workflows...")
+	if res.Writes, err = measureWrites(n, w, o.Repeat, now); err != nil {
+		return err
+	}
 	if o.Scan {
 		if err := compareWithScan(ctx, n.db, bleveRuns, queries, max(o.Repeat/10, 1), quiet, out); err != nil {
 			return err
@@ -267,6 +286,11 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 
 	if pg != nil {
 		if res.Postgres, err = runPeer(ctx, pg, n, dir, o, res.Queries, w, now, convID, out); err != nil {
+			return err
+		}
+	}
+	if pg != nil && o.Backend {
+		if res.PostgresBackend, err = runOnPostgresBackend(ctx, pg, o, res.Queries, now, span, out); err != nil {
 			return err
 		}
 	}
@@ -344,7 +368,7 @@ func profileTo(path string) (stop func(), err error) {
 }
 
 // serve runs the API on a loopback port; it returns the base URL.
-func serve(db *storage.DB, engine index.Engine, syncer *indexer.Syncer, log *slog.Logger) (string, func(), error) {
+func serve(db api.Database, engine index.Engine, syncer *indexer.Syncer, log *slog.Logger) (string, func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err

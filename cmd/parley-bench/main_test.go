@@ -21,7 +21,7 @@ import (
 func TestBenchRunsSmall(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "results.json")
 	var table bytes.Buffer
-	err := Run(context.Background(), Options{N: 300, HTTP: 60, Clients: 4, Chats: 30, Repeat: 2, Scan: true, PG: true, Out: out, Companies: 2}, &table)
+	err := Run(context.Background(), Options{N: 300, HTTP: 60, Clients: 4, Chats: 30, Repeat: 2, Scan: true, PG: true, Backend: true, Out: out, Companies: 2}, &table)
 	require.NoError(t, err, table.String())
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
@@ -33,6 +33,14 @@ func TestBenchRunsSmall(t *testing.T) {
 	assert.Positive(t, res.InternalPerSecond)
 	for _, q := range res.Queries {
 		assert.Positive(t, q.P50, q.Name)
+		if res.Postgres != nil { // the same query on Parley's PostgreSQL backend found as much
+			require.NotNil(t, q.Backend, q.Name)
+			assert.Positive(t, q.Backend.P50, q.Name)
+		}
+	}
+	require.Len(t, res.Writes, 2, "a write without and with automatic workflows")
+	for _, wr := range res.Writes {
+		assert.Positive(t, wr.P50, wr.Name)
 	}
 	assert.Positive(t, res.StoredBytesPerConv)
 	assert.Positive(t, res.IndexBytesPerConv)

@@ -26,6 +26,9 @@ type QueryResult struct {
 	// Peer is the same query on PostgreSQL; nil for the reports (no SQL
 	// form) and when the peer did not run.
 	Peer *PeerResult `json:"postgres,omitempty"`
+	// Backend is the same query on Parley's own PostgreSQL backend; nil
+	// when it did not run.
+	Backend *BackendResult `json:"parleyOnPostgres,omitempty"`
 }
 
 // referenceQueries are issue 10's twelve queries, on company 1, and issue

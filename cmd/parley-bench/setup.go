@@ -5,16 +5,15 @@ import (
 	"time"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // setupWorld stores the bench's companies, users, mailboxes (each with a
 // number custom field and a chat widget), customers and access tokens.
-func setupWorld(db *storage.DB, companies, customersPer int, now time.Time) (*world, error) {
+func setupWorld(db parley.Store, companies, customersPer int, now time.Time) (*world, error) {
 	w := &world{mailboxes: map[int64][]parley.Mailbox{}, users: map[int64][]int64{}, owners: map[int64]int64{}, tokens: map[int64]string{},
 		customers: map[int64][]string{}, numberFld: map[int64]int64{},
 		tags: []string{"vip", "refund", "spam", "shipping", "bug", "billing", "urgent", "feature request", "needs review", "gdpr"}}
-	_, err := db.Update(func(tx *storage.Tx) error {
+	_, err := db.Update(func(tx parley.Tx) error {
 		for ci := 0; ci < companies; ci++ {
 			c := &parley.Company{Name: fmt.Sprint("Bench ", ci+1), Plan: parley.PlanPro, APIEnabled: true, PaymentOK: true, CreatedAt: now}
 			if err := tx.PutCompany(c); err != nil {

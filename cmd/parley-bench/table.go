@@ -15,8 +15,11 @@ func printTable(out io.Writer, r Results) {
 		peer = "PostgreSQL " + r.Postgres.Version + " peer"
 	}
 	fmt.Fprintf(out, "\n%d conversations (%d through HTTP) on %s CPUs, %s; %s\n\n", r.N, r.HTTPLoaded, r.CPUs, r.GoVersion, peer)
-	fmt.Fprintf(out, "%-44s %9s %9s %10s %10s %8s %10s %10s %10s\n",
-		"query", "hits", "hits PG", "p50", "p50 PG", "p50/PG", "p99", "p99 PG", "scan p50")
+	if r.PostgresBackend != nil {
+		fmt.Fprintln(out, "PG: the PostgreSQL peer (a plain schema); P/pg: Parley itself on its PostgreSQL backend, same data, same HTTP API")
+	}
+	fmt.Fprintf(out, "%-44s %9s %9s %10s %10s %8s %10s %10s %10s %10s\n",
+		"query", "hits", "hits PG", "p50", "p50 PG", "p50/PG", "p99", "p99 PG", "scan p50", "p50 P/pg")
 	for _, q := range r.Queries {
 		pgHits, pgP50, pgP99, ratio := "-", "-", "-", "-"
 		if p := q.Peer; p != nil {
@@ -25,14 +28,24 @@ func printTable(out io.Writer, r Results) {
 				ratio = fmt.Sprintf("%.2f", p.Ratio)
 			}
 		}
-		fmt.Fprintf(out, "%-44s %9d %9s %10s %10s %8s %10s %10s %10s\n",
-			q.Name, q.Hits, pgHits, round(q.P50), pgP50, ratio, round(q.P99), pgP99, round(q.ScanP50))
+		onPG := "-"
+		if b := q.Backend; b != nil {
+			onPG = round(b.P50)
+		}
+		fmt.Fprintf(out, "%-44s %9d %9s %10s %10s %8s %10s %10s %10s %10s\n",
+			q.Name, q.Hits, pgHits, round(q.P50), pgP50, ratio, round(q.P99), pgP99, round(q.ScanP50), onPG)
+	}
+	for _, wr := range r.Writes {
+		fmt.Fprintf(out, "%-44s %9s %9s %10s %10s %8s %10s\n", wr.Name, "-", "-", round(wr.P50), "-", "-", round(wr.P99))
 	}
 	fmt.Fprintf(out, "\ningest: Parley internal %.0f conv/s, HTTP %.0f conv/s answered (%.0f/s searchable), then compaction %s",
 		r.InternalPerSecond, r.HTTPPerSecond, r.HTTPSearchablePerSecond, round(r.Compact))
 	if p := r.Postgres; p != nil {
 		fmt.Fprintf(out, "; PostgreSQL bulk load %.0f rows/s (%d rows in %s, indexes and ANALYZE included: %.0f conv/s)",
 			p.RowsPerSecond, p.Rows, round(p.Duration), p.ConversationsPerSecond)
+	}
+	if b := r.PostgresBackend; b != nil {
+		fmt.Fprintf(out, "; Parley on PostgreSQL internal %.0f conv/s, HTTP %.0f conv/s answered", b.InternalPerSecond, b.HTTPPerSecond)
 	}
 	fmt.Fprintln(out)
 	mb := func(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/(1<<20)) }

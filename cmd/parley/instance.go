@@ -172,6 +172,14 @@ func (in *instance) openPostgresEngines(ctx context.Context) error {
 		return err
 	}
 	in.pgSearch, in.full = engine, engine
+	if in.at.readURL != "" {
+		replicated, err := pgindex.OpenReplicated(ctx, engine, in.at.readURL)
+		if err != nil {
+			engine.Close()
+			return err
+		}
+		in.full = replicated
+	}
 	fast := lists.New()
 	if err := fast.Load(in.db.Store(), indexer.ListFields); err != nil {
 		return fmt.Errorf("load the list engine: %w", err)

@@ -10,8 +10,10 @@ import (
 
 // location is where Parley's records live: the PostgreSQL database at url
 // when it is set, else the embedded database in the data directory dir.
-// It is chosen here, once, from --data and --database.
-type location struct{ dir, url string }
+// It is chosen here, once, from --data and --database. readURL, when set,
+// is a streaming replica of url that serves searches and reports
+// (--read-database).
+type location struct{ dir, url, readURL string }
 
 func (l location) postgres() bool { return l.url != "" }
 
@@ -36,6 +38,24 @@ const databaseEnv = "database-url"
 func addDatabaseFlag(fs *flag.FlagSet) *string {
 	return fs.String("database", "", "PostgreSQL database, postgres://user:password@host:port/name (PARLEY_DATABASE_URL); "+
 		"default: the embedded database of the data directory")
+}
+
+// readDatabaseEnv is the environment variable of --read-database.
+const readDatabaseEnv = "read-database-url"
+
+// addReadDatabaseFlag registers --read-database (PARLEY_READ_DATABASE_URL).
+func addReadDatabaseFlag(fs *flag.FlagSet) *string {
+	return fs.String("read-database", "", "a streaming replica of --database that answers searches, lists with a query and reports, "+
+		"postgres://... (PARLEY_READ_DATABASE_URL); a read waits until the replica has this node's writes, else reads the primary")
+}
+
+// withReplica checks --read-database against --database.
+func (l location) withReplica(readURL string) (location, error) {
+	if readURL != "" && !l.postgres() {
+		return l, fmt.Errorf("%w: --read-database is a replica of --database, which is not set", errUsage)
+	}
+	l.readURL = readURL
+	return l, nil
 }
 
 // embeddedOnly names the commands that work on the embedded files alone

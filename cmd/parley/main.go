@@ -9,6 +9,7 @@
 //	parley backup  --out FILE [--data DIR | --url URL --token TOKEN]
 //	parley restore --data DIR --from FILE [--force]
 //	parley import  --data DIR [--company ID] FILE
+//	parley copy    --from DIR|URL --to DIR|URL [--company ID]
 //	parley app create --data DIR --user EMAIL [--name NAME] [--redirect-uri URL]
 //	parley app list   --data DIR
 //	parley app revoke --data DIR --client-id ID
@@ -47,6 +48,7 @@ const usage = `usage:
   parley backup  --out FILE [--data DIR | --url URL --token TOKEN]
   parley restore --data DIR --from FILE [--force]
   parley import  --data DIR [--company ID] FILE
+  parley copy    --from DIR|URL --to DIR|URL [--company ID]
   parley app create --data DIR --user EMAIL [--name NAME] [--redirect-uri URL]
   parley app list   --data DIR
   parley app revoke --data DIR --client-id ID
@@ -77,6 +79,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			err = restoreCommand(ctx, args[1:], stderr)
 		case "import":
 			err = importCommand(ctx, args[1:], stdout, stderr)
+		case "copy":
+			err = copyCommand(ctx, args[1:], stdout, stderr)
 		case "help", "-h", "--help":
 			fmt.Fprint(stdout, usage)
 			return 0

@@ -36,6 +36,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (PARLEY_ADDR)")
 	data := fs.String("data", "./parley-data", "data directory (PARLEY_DATA); with --database it holds only the mail-outbox folder")
 	database := addDatabaseFlag(fs)
+	readDatabase := addReadDatabaseFlag(fs)
 	baseURL := fs.String("base-url", "", "absolute URL of the API for links (PARLEY_BASE_URL); default: from each request")
 	certFile := fs.String("tls-cert", "", "TLS certificate file, PEM (PARLEY_TLS_CERT)")
 	keyFile := fs.String("tls-key", "", "TLS private key file, PEM (PARLEY_TLS_KEY)")
@@ -72,10 +73,14 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	mail := addMailFlags(fs)
 	env := everyFlag(fs)
 	env["database"] = databaseEnv
+	env["read-database"] = readDatabaseEnv
 	if err := parseFlags(fs, args, env); err != nil {
 		return err
 	}
-	at := location{dir: *data, url: *database}
+	at, err := location{dir: *data, url: *database}.withReplica(*readDatabase)
+	if err != nil {
+		return err
+	}
 	tlsConfig, err := serverTLS(*addr, *certFile, *keyFile, *selfSigned, *insecure, parley.SystemClock.Now())
 	if err != nil {
 		return err

@@ -64,6 +64,8 @@ var families = []struct {
 	{"workflows", testWorkflows},
 	{"saved views", testSavedViews},
 	{"walks", testWalks},
+	{"copy: credentials", testCopyCredentials},
+	{"copy: kept ids", testKeepIDsPast},
 }
 
 // clock is the suite's fixed time; records carry it and times after it.

@@ -125,28 +125,38 @@ func Start(settings ...string) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	if err := s.start(data, settings); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return s, nil
+}
+
+// start starts the server of the data directory on a free loopback port,
+// with settings ("name=value", passed as -c).
+func (s *Server) start(data string, settings []string) error {
 	extra := ""
 	for _, kv := range settings {
 		extra += " -c " + kv
 	}
 	// The port is free when we ask; another process may take it before
 	// the server binds it, so a failed start tries another.
+	var err error
 	for attempt := 0; ; attempt++ {
 		if s.port, err = freePort(); err != nil {
 			break
 		}
-		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1%s", s.port, dir, extra)
-		if err = s.run("pg_ctl", "start", "-w", "-s", "-D", data, "-l", filepath.Join(dir, "server.log"), "-o", opts); err == nil || attempt == 2 {
+		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1%s", s.port, s.dir, extra)
+		if err = s.run("pg_ctl", "start", "-w", "-s", "-D", data, "-l", filepath.Join(s.dir, "server.log"), "-o", opts); err == nil || attempt == 2 {
 			break
 		}
 	}
 	if err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("%w\n%s", err, log)
+		log, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
+		return fmt.Errorf("%w\n%s", err, log)
 	}
 	s.admin = s.URL("postgres")
-	return s, nil
+	return nil
 }
 
 // run runs a PostgreSQL program as the server's owner.

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/index/lists"
+	"github.com/parley/parley/index/pgindex"
+	"github.com/parley/parley/indexer"
+	"github.com/parley/parley/pgstore"
+)
+
+// pgNode is Parley on its PostgreSQL backend, wired as `parley serve
+// --database` wires it (cmd/parley/instance.go's openPostgresEngines):
+// the records in pgstore, the search tables of pgindex in the same
+// database, the list engine in front, the syncer draining the outbox, and
+// the API on a loopback port.
+type pgNode struct {
+	db       *pgstore.DB
+	search   *pgindex.Engine
+	syncer   *indexer.Syncer
+	base     string
+	stop     func()
+	stopSync func()
+}
+
+// openPGNode migrates the empty database at url and serves it.
+func openPGNode(ctx context.Context, url string, log *slog.Logger) (*pgNode, error) {
+	if _, err := pgstore.Migrate(ctx, url); err != nil {
+		return nil, err
+	}
+	db, err := pgstore.Open(ctx, url, pgstore.Options{})
+	if err != nil {
+		return nil, err
+	}
+	n := &pgNode{db: db, stop: func() {}, stopSync: func() {}}
+	if n.search, err = pgindex.Open(ctx, url, pgindex.Options{}); err != nil {
+		return nil, errors.Join(err, n.close())
+	}
+	fast := lists.New()
+	if err := fast.Load(db.Store(), indexer.ListFields); err != nil {
+		return nil, errors.Join(err, n.close())
+	}
+	router := index.Router{Full: n.search, Fast: fast}
+	n.syncer = indexer.NewSyncer(db, router, log)
+	db.OnCommit(n.syncer.Notify)
+	syncCtx, stop := context.WithCancel(context.Background())
+	synced := make(chan struct{})
+	go func() { n.syncer.Run(syncCtx); close(synced) }()
+	n.stopSync = func() { stop(); <-synced; n.syncer.Settle() }
+	if n.base, n.stop, err = serve(db, router, n.syncer, log); err != nil {
+		return nil, errors.Join(err, n.close())
+	}
+	return n, nil
+}
+
+func (n *pgNode) close() error {
+	n.stop()
+	n.stopSync()
+	var err error
+	if n.search != nil {
+		err = n.search.Close()
+	}
+	return errors.Join(err, n.db.Close())
+}
+
+// BackendLoad is what loading the bench's data into Parley on PostgreSQL
+// measured.
+type BackendLoad struct {
+	HTTPPerSecond     float64 `json:"httpConversationsPerSecond"`
+	InternalPerSecond float64 `json:"internalConversationsPerSecond"`
+}
+
+// BackendResult is a query's answer on Parley's PostgreSQL backend.
+type BackendResult struct {
+	Hits int           `json:"hits"`
+	P50  time.Duration `json:"p50"`
+	P99  time.Duration `json:"p99"`
+}
+
+// runOnPostgresBackend loads the same generated data (same seeds, same
+// clock) into Parley on PostgreSQL in a new database of the bench's
+// server, and runs the same queries through the same HTTP API, recording
+// each beside the embedded result. Conversations loaded through HTTP
+// arrive in the clients' order, so ids differ from the embedded run's;
+// the queries are built again from this backend's world.
+func runOnPostgresBackend(ctx context.Context, pg *peer, o Options, results []QueryResult, now time.Time, span time.Duration, out io.Writer) (*BackendLoad, error) {
+	url, err := pg.server.NewDatabase(ctx)
+	if err != nil {
+		return nil, err
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	n, err := openPGNode(ctx, url, quiet)
+	if err != nil {
+		return nil, fmt.Errorf("Parley on PostgreSQL: %w", err)
+	}
+	defer n.close()
+	w, err := setupWorld(n.db.Store(), o.Companies, max(o.N/5, 50), now)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
+		return nil, err
+	}
+	c := newCorpus(corpusSeed, corpusWords)
+	load := &BackendLoad{}
+	fmt.Fprintf(out, "loading %d conversations into Parley on PostgreSQL through HTTP...\n", o.HTTP)
+	start := time.Now()
+	if err := loadHTTP(n.base, w, c, 0, o.HTTP, o.Clients, now, span); err != nil {
+		return nil, err
+	}
+	if o.HTTP > 0 {
+		load.HTTPPerSecond = float64(o.HTTP) / time.Since(start).Seconds()
+	}
+	fmt.Fprintf(out, "loading %d conversations and %d chats into Parley on PostgreSQL through the internal loader...\n", o.N-o.HTTP, o.Chats)
+	start = time.Now()
+	if err := loadInternal(n.db.Store(), w, c, o.HTTP, o.N, now, span); err != nil {
+		return nil, err
+	}
+	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
+		return nil, err
+	}
+	if o.N > o.HTTP {
+		load.InternalPerSecond = float64(o.N-o.HTTP) / time.Since(start).Seconds()
+	}
+	if err := loadChats(n.db.Store(), w, o.Chats, now, span, chatSeed); err != nil {
+		return nil, err
+	}
+	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
+		return nil, err
+	}
+	n.syncer.Settle()
+	if err := n.search.Analyze(ctx); err != nil { // as parley import does after a bulk load
+		return nil, err
+	}
+	convID, err := firstConversation(n.base, w.tokens[w.companies[0]])
+	if err != nil {
+		return nil, err
+	}
+	queries := append(referenceQueries(w, now, convID), reportQueries(w, now)...)
+	fmt.Fprintln(out, "running queries on Parley on PostgreSQL...")
+	runs, err := runQueries(n.base, queries, o.Repeat)
+	if err != nil {
+		return nil, err
+	}
+	for i := range results {
+		for _, r := range runs {
+			if r.Name != results[i].Name {
+				continue
+			}
+			if r.Hits != results[i].Hits {
+				return nil, fmt.Errorf("query %q: Parley found %d embedded, %d on PostgreSQL", r.Name, results[i].Hits, r.Hits)
+			}
+			results[i].Backend = &BackendResult{Hits: r.Hits, P50: r.P50, P99: r.P99}
+		}
+	}
+	return load, nil
+}

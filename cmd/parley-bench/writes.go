@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"time"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/storage"
+	"github.com/parley/parley/workflow"
+)
+
+// WriteResult is what a write class measured over HTTP: the time until
+// the API answered, which includes the write becoming searchable.
+type WriteResult struct {
+	Name string        `json:"name"`
+	P50  time.Duration `json:"p50"`
+	P99  time.Duration `json:"p99"`
+}
+
+// benchWorkflows are the automatic workflows of the written conversation's
+// mailbox (in the last company) while the writes are timed with workflows on (issue 22's write
+// cost). The reference queries and the peer read company 1 only, so with
+// more than one company the writes change nothing they count.
+// Three never match the bench's writes and are only tried; the last
+// matches every other write (the tags alternate) and acts, adding a tag
+// inside the same transaction.
+var benchWorkflows = []struct{ condition, tag string }{
+	{"tag:vip AND status:closed", "nevera"},
+	{`body:"tracking number" AND tag:gdpr`, "neverb"},
+	{"modifiedAt:[* TO NOW-2DAYS] AND NOT tag:vip", "neverc"},
+	{"tag:bencha AND NOT tag:benchseen", "benchseen"},
+}
+
+// measureWrites times replacing a conversation's tags through the API,
+// first with no workflow engine hooked to commits, then with it hooked and
+// the bench's automatic workflows active: the difference is what
+// automatic workflows add to a write.
+func measureWrites(n *node, w *world, repeat int, now time.Time) ([]WriteResult, error) {
+	company := w.companies[len(w.companies)-1]
+	convID, err := firstConversation(n.base, w.tokens[company])
+	if err != nil {
+		return nil, err
+	}
+	var acting int64 // the workflow that matches every other write
+	_, err = n.db.Update(func(tx *storage.Tx) error {
+		co, err := tx.Company(company)
+		if err != nil {
+			return err
+		}
+		owner, err := tx.User(company, w.owners[company])
+		if err != nil {
+			return err
+		}
+		caller := parley.Caller{Company: co, User: owner}
+		conv, err := tx.Conversation(company, convID)
+		if err != nil {
+			return err
+		}
+		box := conv.MailboxID
+		for _, b := range benchWorkflows {
+			name, kind := "bench "+b.tag, parley.WorkflowAutomatic
+			in := &parley.WorkflowInput{MailboxID: &box, Name: &name, Type: &kind, Conditions: []string{b.condition},
+				Actions: []parley.WorkflowAction{{Type: parley.ActionAddTags, Tags: []string{b.tag}}}}
+			wf, err := parley.CreateWorkflow(tx, caller, in, workflow.Check, now)
+			if err != nil {
+				return fmt.Errorf("bench workflow %q: %w", b.condition, err)
+			}
+			acting = wf.ID
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	path := fmt.Sprintf("%s/v2/conversations/%d/tags", n.base, convID)
+	token := w.tokens[company]
+	none, err := timeTagWrites(path, token, repeat)
+	if err != nil {
+		return nil, err
+	}
+	n.db.SetBeforeCommit((&workflow.Engine{Clock: parley.SystemClock}).BeforeCommit)
+	defer n.db.SetBeforeCommit(nil)
+	with, err := timeTagWrites(path, token, repeat)
+	if err != nil {
+		return nil, err
+	}
+	// The measure means something only if the workflows ran: the acting
+	// one must have acted on every other write.
+	var runs []parley.WorkflowRun
+	err = n.db.View(func(tx *storage.Tx) (err error) { runs, err = tx.WorkflowRuns(company, acting); return err })
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) < repeat/2 {
+		return nil, fmt.Errorf("the acting bench workflow ran %d times over %d writes", len(runs), repeat+1)
+	}
+	return []WriteResult{
+		{Name: "w1 replace tags, no workflow engine", P50: percentile(none, 50), P99: percentile(none, 99)},
+		{Name: fmt.Sprintf("w2 replace tags, %d automatic workflows", len(benchWorkflows)), P50: percentile(with, 50), P99: percentile(with, 99)},
+	}, nil
+}
+
+// timeTagWrites replaces the tags repeat times, alternating two sets so
+// every write changes them, and returns the sorted times.
+func timeTagWrites(path, token string, repeat int) ([]time.Duration, error) {
+	client := &http.Client{}
+	var times []time.Duration
+	for i := 0; i <= repeat; i++ {
+		tags := `{"tags":["bencha"]}`
+		if i%2 == 1 {
+			tags = `{"tags":["benchb"]}`
+		}
+		req, _ := http.NewRequest(http.MethodPut, path, bytes.NewReader([]byte(tags)))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		start := time.Now()
+		res, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		elapsed := time.Since(start)
+		if res.StatusCode != http.StatusNoContent {
+			return nil, fmt.Errorf("replace tags: status %d: %s", res.StatusCode, body)
+		}
+		if i > 0 { // the first write warms the path, as the first query does
+			times = append(times, elapsed)
+		}
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	return times, nil
+}

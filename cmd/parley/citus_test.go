@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley/parley/internal/pgtest"
+	"github.com/parley/parley/pgstore"
+)
+
+// citusMarker opens the README's block of Citus calls, which
+// TestREADMECitusCalls generates from the migrated schema.
+const citusMarker = "-- Generated from the schema by TestREADMECitusCalls (cmd/parley/citus_test.go)."
+
+// versionTables are goose's records of the migrations applied, which stay
+// local to the Citus coordinator, where `parley migrate` runs.
+var versionTables = []string{"parley_store_version", "search_schema_version"}
+
+// TestREADMECitusCalls migrates a database (the store's and the search
+// engine's schemas), sorts every table into a reference table (listed in
+// pgstore.ReferenceTables) or a company table (company_id first in its
+// primary key, and in each of its unique indexes, as Citus requires of a
+// distributed table), and fails unless the README's block of Citus calls
+// is exactly the one those tables make: a table added to the schema and
+// missing from the README, or one the README names that is gone, fails.
+func TestREADMECitusCalls(t *testing.T) {
+	ctx := context.Background()
+	database := pgtest.Database(t)
+	var out bytes.Buffer
+	require.Equal(t, 0, run(ctx, []string{"migrate", "--database", database}, &out, &out), out.String())
+	conn, err := pgx.Connect(ctx, database)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+
+	rows, err := conn.Query(ctx, `SELECT c.relname, coalesce(a.attname, ''),
+  coalesce((SELECT bool_and(EXISTS (SELECT 1 FROM pg_attribute u WHERE u.attrelid = c.oid AND u.attnum = ANY (x.indkey) AND u.attname = 'company_id'))
+    FROM pg_index x WHERE x.indrelid = c.oid AND x.indisunique), true)
+FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
+LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
+WHERE s.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY c.relname`)
+	require.NoError(t, err)
+	tables, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct {
+		Name, FirstKey  string
+		UniqueByCompany bool
+	}])
+	require.NoError(t, err)
+
+	var reference, distributed []string
+	for _, table := range tables {
+		switch {
+		case slices.Contains(versionTables, table.Name):
+		case slices.Contains(pgstore.ReferenceTables, table.Name):
+			reference = append(reference, table.Name)
+		case table.FirstKey == "company_id":
+			assert.True(t, table.UniqueByCompany, "every unique index of %s must hold company_id to distribute it by company", table.Name)
+			distributed = append(distributed, table.Name)
+		default:
+			t.Errorf("table %s is neither a reference table (pgstore.ReferenceTables) nor keyed by company_id first", table.Name)
+		}
+	}
+	require.NotEmpty(t, distributed)
+	want := citusCalls(reference, distributed)
+
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	got, found := fencedBlock(string(readme), citusMarker)
+	require.True(t, found, "README.md has no sql block starting with %q; add this one:\n%s", citusMarker, want)
+	assert.Equal(t, want, got, "README.md's Citus calls are not the schema's; replace the block with:\n%s", want)
+}
+
+// citusCalls is the block of calls that distributes the schema: the
+// reference tables replicated to every node, then the company tables
+// sharded by company_id (co-located, as Citus does for tables with a
+// distribution column of one type), each list in name order.
+func citusCalls(reference, distributed []string) string {
+	var b strings.Builder
+	fmt.Fprintln(&b, citusMarker)
+	for _, table := range reference {
+		fmt.Fprintf(&b, "SELECT create_reference_table('%s');\n", table)
+	}
+	for _, table := range distributed {
+		fmt.Fprintf(&b, "SELECT create_distributed_table('%s', 'company_id');\n", table)
+	}
+	return b.String()
+}
+
+// fencedBlock returns the text of the README's fenced block that starts
+// with the line first (that line included).
+func fencedBlock(doc, first string) (string, bool) {
+	start := strings.Index(doc, "```sql\n"+first+"\n")
+	if start < 0 {
+		return "", false
+	}
+	body := doc[start+len("```sql\n"):]
+	end := strings.Index(body, "```")
+	if end < 0 {
+		return "", false
+	}
+	return body[:end], true
+}
