@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -206,7 +207,7 @@ func (g *Groups) addTo(bucket int, key []string, d DocValues) {
 	s.Count++
 	for _, f := range g.r.Sums {
 		sum := s.Sums[f]
-		for _, v := range distinctNumbers(d.Numbers(f)) {
+		for _, v := range distinct(d.Numbers(f)) {
 			sum.Count++
 			sum.Total += v
 		}
@@ -242,16 +243,8 @@ func SortGroups(groups []Group) {
 	})
 }
 
-func distinct(values []string) []string {
-	if len(values) < 2 {
-		return values
-	}
-	out := slices.Clone(values)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-func distinctNumbers(values []float64) []float64 {
+// distinct is values without repeats, sorted.
+func distinct[T cmp.Ordered](values []T) []T {
 	if len(values) < 2 {
 		return values
 	}

@@ -48,6 +48,20 @@ func benchRequests(end time.Time) []benchRequest {
 	return out
 }
 
+// randomChat gives a chat document random figures: one in eight missed
+// (no wait or response time), the others answered.
+func randomChat(r *rand.Rand, d index.Document) {
+	missed := r.IntN(8) == 0
+	if !missed {
+		d.Numbers["waitSeconds"] = []float64{float64(r.IntN(1800))}
+		d.Numbers["responseSeconds"] = []float64{float64(r.IntN(900))}
+	}
+	d.Numbers["durationSeconds"] = []float64{float64(60 + r.IntN(3600))}
+	d.Numbers["messages"] = []float64{float64(1 + r.IntN(40))}
+	d.Keywords["missed"] = []string{fmt.Sprint(missed)}
+	d.Keywords["completed"] = []string{fmt.Sprint(!missed)}
+}
+
 // BenchmarkChatReport measures the chat report over 100,000 chats spread
 // over a year, for a 30-day range and for the whole year, each with a
 // previous period. Run with: go test ./reports -run XXX -bench ChatReport
@@ -61,15 +75,7 @@ func BenchmarkChatReport(b *testing.B) {
 		created := end.Add(-time.Duration(r.Int64N(int64(365 * 24 * time.Hour))))
 		d.Numbers["createdAt"] = []float64{index.Millis(created)}
 		d.Numbers["mailboxId"] = []float64{float64(1 + r.IntN(3))}
-		missed := r.IntN(8) == 0
-		if !missed {
-			d.Numbers["waitSeconds"] = []float64{float64(r.IntN(1800))}
-			d.Numbers["responseSeconds"] = []float64{float64(r.IntN(900))}
-		}
-		d.Numbers["durationSeconds"] = []float64{float64(60 + r.IntN(3600))}
-		d.Numbers["messages"] = []float64{float64(1 + r.IntN(40))}
-		d.Keywords["missed"] = []string{fmt.Sprint(missed)}
-		d.Keywords["completed"] = []string{fmt.Sprint(!missed)}
+		randomChat(r, d)
 		d.Keywords["tag"] = []string{fmt.Sprint("tag", r.IntN(10))}
 		batch = append(batch, d)
 		if len(batch) == 5000 {
@@ -219,15 +225,7 @@ func benchCorpus(b *testing.B, conversations int) (time.Time, *bleveindex.Engine
 			d.Numbers["mailboxId"] = []float64{mailbox}
 			d.Numbers["assigneeId"] = []float64{float64(1 + r.IntN(users))}
 			d.Numbers["conversationId"] = []float64{float64(id)}
-			missed := r.IntN(8) == 0
-			if !missed {
-				d.Numbers["waitSeconds"] = []float64{float64(r.IntN(1800))}
-				d.Numbers["responseSeconds"] = []float64{float64(r.IntN(900))}
-			}
-			d.Numbers["durationSeconds"] = []float64{float64(60 + r.IntN(3600))}
-			d.Numbers["messages"] = []float64{float64(1 + r.IntN(40))}
-			d.Keywords["missed"] = []string{fmt.Sprint(missed)}
-			d.Keywords["completed"] = []string{fmt.Sprint(!missed)}
+			randomChat(r, d)
 			d.Keywords["tag"] = []string{tag}
 			add(index.Chats, d)
 		case "phone":

@@ -19,21 +19,9 @@ func (e *Engine) Aggregate(_ context.Context, r index.AggregateRequest) (index.A
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	var matched []*doc
-	for _, d := range e.docs[r.Kind] {
-		if d.Company != r.Company {
-			continue
-		}
-		if r.Filter != nil {
-			ok, err := eval(r.Filter, d)
-			if err != nil {
-				return index.AggregateResult{}, err
-			}
-			if !ok {
-				continue
-			}
-		}
-		matched = append(matched, d)
+	matched, err := e.matching(r.Kind, r.Company, r.Filter)
+	if err != nil {
+		return index.AggregateResult{}, err
 	}
 	buckets := 1
 	if r.By != "" {
