@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -532,3 +533,137 @@ func TestCustomerConformance(t *testing.T) {
 
 // TestMain stops the PostgreSQL server the postgres engine cases start.
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// aggregateFields are, per kind, the fields a random aggregate draws its
+// bucket, group, sum and distinct fields from: those the reports read.
+var aggregateFields = map[index.Kind]struct{ by, groupBy, sums, distinct []string }{
+	index.Conversations: {
+		by:       []string{"createdAt", "activityAt", "resolvedAt", "firstResponseAt", "closedAt", "replyAt"},
+		groupBy:  []string{"type", "tag", "status", "createdBy", "createdByUserId", "resolvedByUserId"},
+		sums:     []string{"replies", "firstResponseSeconds", "resolutionSeconds", "responseSeconds", "activityAt"},
+		distinct: []string{"primaryCustomerId", "tag", "createdWeekHour", "closedByUserId"},
+	},
+	index.Messages: {
+		by:       []string{"createdAt", "ratedAt"},
+		groupBy:  []string{"from", "userId", "rating", "type", "tag"},
+		sums:     []string{"responseSeconds", "responseOfficeSeconds", "ratingRank"},
+		distinct: []string{"customerId", "conversationId", "ratingCustomerId", "conversationFigures", "createdWeekHour"},
+	},
+	index.Chats: {
+		by:       []string{"createdAt", "endedAt"},
+		groupBy:  []string{"missed", "completed", "tag"},
+		sums:     []string{"waitSeconds", "responseSeconds", "durationSeconds", "messages"},
+		distinct: []string{"messages", "tag"},
+	},
+	index.Calls: {
+		by:       []string{"createdAt"},
+		groupBy:  []string{"userId", "tag"},
+		sums:     []string{"createdAt"},
+		distinct: []string{"customerId", "userId", "tag"},
+	},
+}
+
+// TestAggregatesAgree holds every engine's aggregates to the oracle's on
+// random requests over the fixtures: every report kind, filters from the
+// query grammar (conversations) or a period (the rest), random steps,
+// groups, sums and distinct counts, and no bucketing at all.
+func TestAggregatesAgree(t *testing.T) {
+	e := loadEngines(t)
+	e.eachEngine(t, func(t *testing.T, engine index.Engine) {
+		g := newQueryGen(t, e.db)
+		day := 24 * time.Hour
+		nonEmpty, failures := 0, 0
+		kinds := []index.Kind{index.Conversations, index.Messages, index.Chats, index.Calls}
+		for i := 0; i < *randomCount/10; i++ {
+			company := int64(1 + i%2)
+			kind := kinds[i%len(kinds)]
+			fields := aggregateFields[kind]
+			r := index.AggregateRequest{Kind: kind, Company: company}
+			start := fixtureNow.Add(-time.Duration(g.r.IntN(400)) * day)
+			switch {
+			case kind == index.Conversations && i%3 > 0:
+				text := g.expr(0)
+				syntax, err := query.Parse(text)
+				require.NoError(t, err, text)
+				r.Filter, err = query.Check(syntax, index.ConversationSchemaFor(e.mailboxes[company]), fixtureNow)
+				require.NoError(t, err, text)
+			case i%3 == 1:
+				end := start.Add(time.Duration(1+g.r.IntN(200)) * day)
+				r.Filter = query.TimeRange{Field: "createdAt", From: &start, To: &end, FromInclusive: true}
+			}
+			if i%5 > 0 {
+				r.By = pickOne(g.r, fields.by)
+				at := start
+				for n := 1 + g.r.IntN(40); n >= 0; n-- {
+					r.Edges = append(r.Edges, index.Millis(at))
+					at = at.Add(time.Duration(g.r.IntN(20)) * day) // some steps empty
+				}
+			}
+			for _, f := range fields.groupBy {
+				if g.r.IntN(4) == 0 {
+					r.GroupBy = append(r.GroupBy, f)
+				}
+			}
+			for _, f := range fields.sums {
+				if g.r.IntN(2) == 0 {
+					r.Sums = append(r.Sums, f)
+				}
+			}
+			for _, f := range fields.distinct {
+				if g.r.IntN(2) == 0 {
+					r.Distinct = append(r.Distinct, f)
+				}
+			}
+			want, err := e.oracle.(index.Aggregator).Aggregate(context.Background(), r)
+			require.NoError(t, err, "%+v", r)
+			got, err := engine.(index.Aggregator).Aggregate(context.Background(), r)
+			require.NoError(t, err, "%+v", r)
+			if len(want.Groups) > 0 {
+				nonEmpty++
+			}
+			if !assert.Equal(t, roundSums(want), roundSums(got), "aggregate %+v", r) {
+				if failures++; failures > 5 {
+					t.FailNow()
+				}
+			}
+		}
+		assert.Greater(t, nonEmpty, *randomCount/30, "too few random aggregates find anything")
+	})
+}
+
+// roundSums rounds each sum to a millionth: engines add fractional values
+// in different orders.
+func roundSums(r index.AggregateResult) index.AggregateResult {
+	for _, g := range r.Groups {
+		for f, s := range g.Sums {
+			s.Total = math.Round(s.Total*1e6) / 1e6
+			g.Sums[f] = s
+		}
+	}
+	return r
+}
+
+// TestAggregateRejects: requests engines could not answer alike are
+// errors on every engine, never a guess.
+func TestAggregateRejects(t *testing.T) {
+	e := loadEngines(t)
+	bad := map[string]index.AggregateRequest{
+		"unknown by":        {Kind: index.Messages, Company: 1, By: "nope", Edges: []float64{0, 1}},
+		"one edge":          {Kind: index.Messages, Company: 1, By: "createdAt", Edges: []float64{0}},
+		"unsorted edges":    {Kind: index.Messages, Company: 1, By: "createdAt", Edges: []float64{2, 1}},
+		"text group":        {Kind: index.Conversations, Company: 1, GroupBy: []string{"subject"}},
+		"unvalued group":    {Kind: index.Conversations, Company: 1, GroupBy: []string{"mailboxId"}},
+		"keyword sum":       {Kind: index.Messages, Company: 1, Sums: []string{"rating"}},
+		"unvalued distinct": {Kind: index.Messages, Company: 1, Distinct: []string{"mailboxId"}},
+	}
+	engines := map[string]index.Engine{"scan": e.oracle}
+	for _, c := range enginetest.Cases {
+		engines[c.Name] = c.Open(t)
+	}
+	for name, r := range bad {
+		for engineName, engine := range engines {
+			_, err := engine.(index.Aggregator).Aggregate(context.Background(), r)
+			assert.Error(t, err, "%s on %s", name, engineName)
+		}
+	}
+}

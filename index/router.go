@@ -56,6 +56,18 @@ func (r Router) Facets(ctx context.Context, req FacetRequest) (FacetResult, erro
 	return f.Facets(ctx, req)
 }
 
+var _ Aggregator = Router{}
+
+// Aggregate is Full's: the list engine's rows hold the fields of
+// conversation lists, not the report figures aggregates read.
+func (r Router) Aggregate(ctx context.Context, req AggregateRequest) (AggregateResult, error) {
+	a, ok := r.Full.(Aggregator)
+	if !ok {
+		return AggregateResult{}, errors.New("index: the full engine cannot aggregate")
+	}
+	return a.Aggregate(ctx, req)
+}
+
 var _ Suggester = Router{}
 
 // Words are Full's: Fast holds no text.

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	parley "github.com/parley/parley"
@@ -109,10 +110,16 @@ func happinessScore(ratings map[string]int, total int) *float64 {
 }
 
 func companyFigures(ctx context.Context, e Engine, r Request, p Period) (*companyPeriod, error) {
-	replies, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: ReplyFilter(p, r.Filter),
-		Values: map[string]string{"users": "userId", "customers": "customerId"}})
+	replies, err := aggregateOne(ctx, e, index.AggregateRequest{Kind: index.Messages, Company: r.Company, Filter: ReplyFilter(p, r.Filter),
+		Distinct: []string{"userId", "customerId"}})
 	if err != nil {
 		return nil, err
+	}
+	// Each user's replies and distinct customers, in one walk.
+	byUser, err := e.Aggregate(ctx, index.AggregateRequest{Kind: index.Messages, Company: r.Company, Filter: ReplyFilter(p, r.Filter),
+		GroupBy: []string{"userId"}, Distinct: []string{"customerId"}})
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
 	}
 	resolved, err := facets(ctx, e, index.FacetRequest{Kind: index.Conversations, Company: r.Company, Filter: ResolvedFilter(p, r.Filter),
 		Values: map[string]string{"users": "resolvedByUserId"}})
@@ -128,38 +135,60 @@ func companyFigures(ctx context.Context, e Engine, r Request, p Period) (*compan
 	if err != nil {
 		return nil, err
 	}
+	ratings, err := userRatings(ctx, e, r.Company, RatingFilter(p, r.Filter))
+	if err != nil {
+		return nil, err
+	}
 	days := p.days()
 	out := &companyPeriod{users: map[int64]CompanyUserFigures{}}
-	out.figures = CompanyFigures{StartDate: Date(p.Start), EndDate: Date(p.End), CustomersHelped: len(replies.Values["customers"]),
-		Closed: closed.Total, Resolved: resolved.Total, TotalReplies: replies.Total, TotalUsers: len(replies.Values["users"]),
-		TotalDays: int(days), RepliesPerDay: float64(replies.Total) / days, HappinessScore: happinessScore(rated.Values["rating"], rated.Total)}
-	ids := map[int64]bool{}
-	for _, values := range []map[string]int{replies.Values["users"], resolved.Values["users"]} {
-		for key := range values {
-			id, err := strconv.ParseInt(key, 10, 64)
-			if err != nil {
-				return nil, err
-			}
-			ids[id] = true
-		}
+	out.figures = CompanyFigures{StartDate: Date(p.Start), EndDate: Date(p.End), CustomersHelped: replies.Distinct["customerId"],
+		Closed: closed.Total, Resolved: resolved.Total, TotalReplies: replies.Count, TotalUsers: replies.Distinct["userId"],
+		TotalDays: int(days), RepliesPerDay: float64(replies.Count) / days, HappinessScore: happinessScore(rated.Values["rating"], rated.Total)}
+	mine := map[string]index.Group{}
+	keys := map[string]bool{}
+	for _, g := range byUser.Groups {
+		mine[g.Key[0]], keys[g.Key[0]] = g, true
 	}
-	for id := range ids {
-		mine, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: byUser(ReplyFilter(p, r.Filter), id),
-			Values: map[string]string{"customers": "customerId"}})
+	for key := range resolved.Values["users"] {
+		keys[key] = true
+	}
+	for key := range keys {
+		id, err := strconv.ParseInt(key, 10, 64)
 		if err != nil {
 			return nil, err
 		}
-		ratings, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: byUser(RatingFilter(p, r.Filter), id),
-			Values: map[string]string{"rating": "rating"}})
-		if err != nil {
-			return nil, err
-		}
-		key := index.ValueKey(float64(id))
-		out.users[id] = CompanyUserFigures{Replies: replies.Values["users"][key], CustomersHelped: len(mine.Values["customers"]),
-			Resolved: resolved.Values["users"][key], RepliesPerDay: float64(replies.Values["users"][key]) / days,
-			HappinessScore: happinessScore(ratings.Values["rating"], ratings.Total)}
+		out.users[id] = CompanyUserFigures{Replies: mine[key].Count, CustomersHelped: mine[key].Distinct["customerId"],
+			Resolved: resolved.Values["users"][key], RepliesPerDay: float64(mine[key].Count) / days,
+			HappinessScore: happinessScore(ratings[key], total(ratings[key]))}
 	}
 	return out, nil
+}
+
+// userRatings counts the ratings a filter selects per user (by
+// index.ValueKey of the id) and rating.
+func userRatings(ctx context.Context, e Engine, company int64, filter query.Node) (map[string]map[string]int, error) {
+	res, err := e.Aggregate(ctx, index.AggregateRequest{Kind: index.Messages, Company: company, Filter: filter,
+		GroupBy: []string{"userId", "rating"}})
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
+	out := map[string]map[string]int{}
+	for _, g := range res.Groups {
+		if out[g.Key[0]] == nil {
+			out[g.Key[0]] = map[string]int{}
+		}
+		out[g.Key[0]][g.Key[1]] = g.Count
+	}
+	return out, nil
+}
+
+// total sums counts.
+func total(counts map[string]int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }
 
 // CustomersPoint is one step of the customers helped series.
@@ -183,10 +212,20 @@ func CustomersHelped(ctx context.Context, e Engine, r Request, viewBy string) (*
 // the replies by selects (nil: all).
 func customersSeries(ctx context.Context, e Engine, r Request, viewBy string, by query.Node) (*CustomersSeries, error) {
 	cur, prev, err := bothPeriods(r, func(p Period) ([]CustomersPoint, error) {
-		return perStep(p, viewBy, func(s Period) (CustomersPoint, error) {
-			n, err := customersHelped(ctx, e, r, s, by)
-			return CustomersPoint{Date: Date(s.Start), Customers: n}, err
-		})
+		parts, groups, err := stepGroups(ctx, e, index.AggregateRequest{Kind: index.Messages, Company: r.Company,
+			Filter: restrict(ReplyFilter(p, r.Filter), by), By: "createdAt", Distinct: []string{"customerId"}}, p, viewBy)
+		if err != nil {
+			return nil, err
+		}
+		var out []CustomersPoint
+		for i, s := range parts {
+			point := CustomersPoint{Date: Date(s.Start)}
+			for _, g := range groups[i] {
+				point.Customers += g.Distinct["customerId"]
+			}
+			out = append(out, point)
+		}
+		return out, nil
 	})
 	if err != nil {
 		return nil, err

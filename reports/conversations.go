@@ -287,28 +287,33 @@ type ChannelSeries struct {
 
 // VolumeByChannel is the series of conversations created, per type.
 func VolumeByChannel(ctx context.Context, e Engine, r Request, viewBy string) (*ChannelSeries, error) {
-	per := map[string]*Series{}
-	for _, typ := range parley.ConversationTypes {
-		s, err := countSeries(ctx, e, r, viewBy, index.Conversations, "createdAt", func(p Period) query.Node {
-			return query.And{Nodes: []query.Node{NewFilter(p, r.Filter), query.Keyword{Field: "type", Value: typ}}}
-		})
+	cur, prev, err := bothPeriods(r, func(p Period) ([]ChannelPoint, error) {
+		parts, groups, err := stepGroups(ctx, e, index.AggregateRequest{Kind: index.Conversations, Company: r.Company,
+			Filter: NewFilter(p, r.Filter), By: "createdAt", GroupBy: []string{"type"}}, p, viewBy)
 		if err != nil {
 			return nil, err
 		}
-		per[typ] = s
-	}
-	merge := func(get func(*Series) []Point) []ChannelPoint {
 		var out []ChannelPoint
-		for i, pt := range get(per["email"]) {
-			out = append(out, ChannelPoint{Start: pt.Start, Email: pt.Count, Chat: get(per["chat"])[i].Count, Phone: get(per["phone"])[i].Count})
+		for i, s := range parts {
+			point := ChannelPoint{Start: Date(s.Start)}
+			for _, g := range groups[i] {
+				switch parley.ConversationType(g.Key[0]) {
+				case parley.TypeEmail:
+					point.Email = g.Count
+				case parley.TypeChat:
+					point.Chat = g.Count
+				case parley.TypePhone:
+					point.Phone = g.Count
+				}
+			}
+			out = append(out, point)
 		}
-		return out
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	out := &ChannelSeries{Current: merge(func(s *Series) []Point { return s.Current })}
-	if r.Previous != nil {
-		out.Previous = merge(func(s *Series) []Point { return s.Previous })
-	}
-	return out, nil
+	return &ChannelSeries{Current: cur, Previous: prev}, nil
 }
 
 // ConversationList lists, newest first, the conversations a filter selects

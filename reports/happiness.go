@@ -127,12 +127,9 @@ func happinessFigures(ctx context.Context, e Engine, r Request, p Period, by que
 // customersHelped counts the distinct customers of the conversations that
 // received a user reply in the period (of one user when by is set).
 func customersHelped(ctx context.Context, e Engine, r Request, p Period, by query.Node) (int, error) {
-	res, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: restrict(ReplyFilter(p, r.Filter), by),
-		Values: map[string]string{"customers": "customerId"}})
-	if err != nil {
-		return 0, err
-	}
-	return len(res.Values["customers"]), nil
+	helped, err := aggregateOne(ctx, e, index.AggregateRequest{Kind: index.Messages, Company: r.Company, Filter: restrict(ReplyFilter(p, r.Filter), by),
+		Distinct: []string{"customerId"}})
+	return helped.Distinct["customerId"], err
 }
 
 // share is part of whole in percent, exact; nil when whole is zero.

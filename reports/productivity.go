@@ -227,19 +227,26 @@ type TimeSeries struct {
 	Previous []TimePoint `json:"previous,omitempty"`
 }
 
-// averageSeries averages a figure per step of each period; filter selects
-// what a step holds (its time field in the step).
-func averageSeries(ctx context.Context, e Engine, r Request, viewBy string, kind index.Kind, field string,
+// averageSeries averages a figure per step of each period; filter
+// selects what a period holds, by its time field.
+func averageSeries(ctx context.Context, e Engine, r Request, viewBy string, kind index.Kind, timeField, field string,
 	filter func(Period) query.Node) (*TimeSeries, error) {
 	cur, prev, err := bothPeriods(r, func(p Period) ([]TimePoint, error) {
-		return perStep(p, viewBy, func(s Period) (TimePoint, error) {
-			res, err := facets(ctx, e, index.FacetRequest{Kind: kind, Company: r.Company, Filter: filter(s), Values: map[string]string{"v": field}})
-			if err != nil {
-				return TimePoint{}, err
+		parts, groups, err := stepGroups(ctx, e, index.AggregateRequest{Kind: kind, Company: r.Company, Filter: filter(p),
+			By: timeField, Sums: []string{field}}, p, viewBy)
+		if err != nil {
+			return nil, err
+		}
+		var out []TimePoint
+		for i, s := range parts {
+			var sum index.Sum
+			for _, g := range groups[i] {
+				sum.Count += g.Sums[field].Count
+				sum.Total += g.Sums[field].Total
 			}
-			mean, _, err := meanOf(res.Values["v"])
-			return TimePoint{Date: Date(s.Start), Time: mean}, err
-		})
+			out = append(out, TimePoint{Date: Date(s.Start), Time: meanOfSum(sum)})
+		}
+		return out, nil
 	})
 	if err != nil {
 		return nil, err
@@ -247,23 +254,32 @@ func averageSeries(ctx context.Context, e Engine, r Request, viewBy string, kind
 	return &TimeSeries{Current: cur, Previous: prev}, nil
 }
 
+// meanOfSum is the exact average of a sum; nil over none.
+func meanOfSum(s index.Sum) *float64 {
+	if s.Count == 0 {
+		return nil
+	}
+	v := s.Total / float64(s.Count)
+	return &v
+}
+
 // FirstResponseTimes averages the first response time per step, by when
 // the first response was sent.
 func FirstResponseTimes(ctx context.Context, e Engine, r Request, viewBy string) (*TimeSeries, error) {
-	return averageSeries(ctx, e, r, viewBy, index.Conversations, timeField("firstResponseSeconds", r.Filter.OfficeHours),
+	return averageSeries(ctx, e, r, viewBy, index.Conversations, "firstResponseAt", timeField("firstResponseSeconds", r.Filter.OfficeHours),
 		func(p Period) query.Node { return FirstResponseFilter(p, r.Filter) })
 }
 
 // ResponseTimes averages the response time of the replies sent per step.
 func ResponseTimes(ctx context.Context, e Engine, r Request, viewBy string) (*TimeSeries, error) {
-	return averageSeries(ctx, e, r, viewBy, index.Messages, timeField("responseSeconds", r.Filter.OfficeHours),
+	return averageSeries(ctx, e, r, viewBy, index.Messages, "createdAt", timeField("responseSeconds", r.Filter.OfficeHours),
 		func(p Period) query.Node { return ReplyFilter(p, r.Filter) })
 }
 
 // ResolutionTimes averages the resolution time per step, by when the
 // conversation was resolved.
 func ResolutionTimes(ctx context.Context, e Engine, r Request, viewBy string) (*TimeSeries, error) {
-	return averageSeries(ctx, e, r, viewBy, index.Conversations, timeField("resolutionSeconds", r.Filter.OfficeHours),
+	return averageSeries(ctx, e, r, viewBy, index.Conversations, "resolvedAt", timeField("resolutionSeconds", r.Filter.OfficeHours),
 		func(p Period) query.Node { return ResolvedFilter(p, r.Filter) })
 }
 

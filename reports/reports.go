@@ -59,6 +59,7 @@ type Request struct {
 type Engine interface {
 	index.Engine
 	index.Faceter
+	index.Aggregator
 }
 
 // node of the filter, for documents whose tags hold tagValue of a tag.

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	parley "github.com/parley/parley"
@@ -101,21 +102,53 @@ func timeBuckets(p Period, viewBy string) (index.RangeFacet, []Period) {
 	return rf, parts
 }
 
+// stepEdges are the edges of a period's steps, in milliseconds, for an
+// aggregate bucketed by time.
+func stepEdges(parts []Period) []float64 {
+	edges := make([]float64, 0, len(parts)+1)
+	for _, s := range parts {
+		edges = append(edges, index.Millis(s.Start))
+	}
+	return append(edges, index.Millis(parts[len(parts)-1].End))
+}
+
+// stepGroups aggregates, over the steps of a period, what a request asks
+// of the documents a filter selects, bucketed by a time field: one walk of
+// the documents for the whole series. It answers the steps and the groups
+// of each (by step, nil for a step without documents); a period too short
+// for a step has none.
+func stepGroups(ctx context.Context, e Engine, r index.AggregateRequest, p Period, viewBy string) ([]Period, [][]index.Group, error) {
+	parts := steps(p, viewBy)
+	if len(parts) == 0 {
+		return nil, nil, nil
+	}
+	r.Edges = stepEdges(parts)
+	res, err := e.Aggregate(ctx, r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reports: %w", err)
+	}
+	out := make([][]index.Group, len(parts))
+	for _, g := range res.Groups {
+		out[g.Bucket] = append(out[g.Bucket], g)
+	}
+	return parts, out, nil
+}
+
 // countSeries counts, per step of each period, the documents of a kind
 // that a filter selects, bucketed by a time field.
 func countSeries(ctx context.Context, e Engine, r Request, viewBy string, kind index.Kind, field string,
 	filter func(Period) query.Node) (*Series, error) {
 	cur, prev, err := bothPeriods(r, func(p Period) ([]Point, error) {
-		rf, parts := timeBuckets(p, viewBy)
-		rf.Field = field
-		res, err := facets(ctx, e, index.FacetRequest{Kind: kind, Company: r.Company, Filter: filter(p),
-			Ranges: map[string]index.RangeFacet{"series": rf}})
+		parts, groups, err := stepGroups(ctx, e, index.AggregateRequest{Kind: kind, Company: r.Company, Filter: filter(p), By: field}, p, viewBy)
 		if err != nil {
 			return nil, err
 		}
 		out := make([]Point, len(parts))
 		for i, s := range parts {
-			out[i] = Point{Start: Date(s.Start), Count: res.Ranges["series"][i]}
+			out[i] = Point{Start: Date(s.Start)}
+			for _, g := range groups[i] {
+				out[i].Count += g.Count
+			}
 		}
 		return out, nil
 	})
@@ -133,17 +166,4 @@ func bothPeriods[P any](r Request, one func(Period) ([]P, error)) (cur, prev []P
 	}
 	prev, err = one(*r.Previous)
 	return cur, prev, err
-}
-
-// perStep computes one point per step of a period.
-func perStep[P any](p Period, viewBy string, point func(Period) (P, error)) ([]P, error) {
-	var out []P
-	for _, s := range steps(p, viewBy) {
-		v, err := point(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }

@@ -105,13 +105,13 @@ type UserReport struct {
 
 // User computes the user report of a subject; tags are the company's.
 func User(ctx context.Context, e Engine, r Request, s Subject, tags []parley.Tag) (*UserReport, error) {
-	helped, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company,
-		Filter: and(query.Keyword{Field: "from", Value: "user"}, s.by("userId")), Values: map[string]string{"customers": "customerId"}})
+	helped, err := aggregateOne(ctx, e, index.AggregateRequest{Kind: index.Messages, Company: r.Company,
+		Filter: and(query.Keyword{Field: "from", Value: "user"}, s.by("userId")), Distinct: []string{"customerId"}})
 	if err != nil {
 		return nil, err
 	}
 	rep := &UserReport{FilterTags: []FilterTag{}, User: UserSummary{ID: s.ID, Type: s.Type, Name: s.Name, HasPhoto: s.PhotoURL != "",
-		PhotoURL: s.PhotoURL, CreatedAt: Date(s.CreatedAt), TotalCustomersHelped: len(helped.Values["customers"])}}
+		PhotoURL: s.PhotoURL, CreatedAt: Date(s.CreatedAt), TotalCustomersHelped: helped.Distinct["customerId"]}}
 	for _, t := range tags {
 		rep.FilterTags = append(rep.FilterTags, FilterTag{ID: t.ID, Name: t.Name})
 	}
@@ -143,8 +143,9 @@ func User(ctx context.Context, e Engine, r Request, s Subject, tags []parley.Tag
 }
 
 // userFigures asks the engine for one period's figures: the subject's
-// replies, the conversations it resolved, closed and created, and the
-// ratings of its replies.
+// replies (one facet walk: their busiest weekday needs per-value counts,
+// so an aggregate would add a walk), the conversations it resolved,
+// closed and created, and the ratings of its replies.
 func userFigures(ctx context.Context, e Engine, r Request, s Subject, p Period) (*UserFigures, error) {
 	response := timeField("responseSeconds", r.Filter.OfficeHours)
 	replies, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: and(ReplyFilter(p, r.Filter), s.by("userId")),
@@ -192,6 +193,19 @@ func userFigures(ctx context.Context, e Engine, r Request, s Subject, p Period) 
 	}
 	f.PercentResolvedOnFirstReply = share(f.ResolvedOnFirstReply, f.Resolved)
 	return f, nil
+}
+
+// aggregateOne is the one group of an aggregate neither bucketed nor
+// grouped: zeros when nothing matches.
+func aggregateOne(ctx context.Context, e Engine, r index.AggregateRequest) (index.Group, error) {
+	res, err := e.Aggregate(ctx, r)
+	if err != nil {
+		return index.Group{}, fmt.Errorf("reports: %w", err)
+	}
+	if len(res.Groups) == 0 {
+		return index.Group{}, nil
+	}
+	return res.Groups[0], nil
 }
 
 // busiestWeekday is the day of the week (Monday 1 to Sunday 7) with the

@@ -18,10 +18,11 @@ import (
 	"github.com/parley/parley/storage"
 )
 
-// Engine is a search engine that also counts facets.
+// Engine is a search engine that also counts facets and aggregates.
 type Engine interface {
 	index.Engine
 	index.Faceter
+	index.Aggregator
 }
 
 // Case is one engine under test: Open returns it empty, closed when the

@@ -34,9 +34,10 @@ type Replicated struct {
 }
 
 var (
-	_ index.Engine    = (*Replicated)(nil)
-	_ index.Faceter   = (*Replicated)(nil)
-	_ index.Suggester = (*Replicated)(nil)
+	_ index.Engine     = (*Replicated)(nil)
+	_ index.Faceter    = (*Replicated)(nil)
+	_ index.Aggregator = (*Replicated)(nil)
+	_ index.Suggester  = (*Replicated)(nil)
 )
 
 // ErrNotReplica refuses a read database that is not a streaming replica:
@@ -151,6 +152,11 @@ func (r *Replicated) Search(ctx context.Context, req index.Request) (index.Resul
 // Facets counts where reader says.
 func (r *Replicated) Facets(ctx context.Context, req index.FacetRequest) (index.FacetResult, error) {
 	return r.reader(ctx).Facets(ctx, req)
+}
+
+// Aggregate aggregates where reader says.
+func (r *Replicated) Aggregate(ctx context.Context, req index.AggregateRequest) (index.AggregateResult, error) {
+	return r.reader(ctx).Aggregate(ctx, req)
 }
 
 // Words lists the words where reader says.

@@ -323,6 +323,28 @@ func sortKey(d *index.Document, field string) (any, bool) {
 
 var _ index.Faceter = (*Engine)(nil)
 
+// matching lists the documents of a kind and company that a filter (nil:
+// every one) selects; the caller holds the read lock.
+func (e *Engine) matching(kind index.Kind, company int64, filter query.Node) ([]*doc, error) {
+	var out []*doc
+	for _, d := range e.docs[kind] {
+		if d.Company != company {
+			continue
+		}
+		if filter != nil {
+			ok, err := eval(filter, d)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
 // Facets counts by brute force what the Bleve engine counts with facets.
 func (e *Engine) Facets(_ context.Context, r index.FacetRequest) (index.FacetResult, error) {
 	e.mu.RLock()
@@ -334,19 +356,11 @@ func (e *Engine) Facets(_ context.Context, r index.FacetRequest) (index.FacetRes
 	for name := range r.Values {
 		out.Values[name] = map[string]int{}
 	}
-	for _, d := range e.docs[r.Kind] {
-		if d.Company != r.Company {
-			continue
-		}
-		if r.Filter != nil {
-			ok, err := eval(r.Filter, d)
-			if err != nil {
-				return index.FacetResult{}, err
-			}
-			if !ok {
-				continue
-			}
-		}
+	matched, err := e.matching(r.Kind, r.Company, r.Filter)
+	if err != nil {
+		return index.FacetResult{}, err
+	}
+	for _, d := range matched {
 		out.Total++
 		for name, rf := range r.Ranges {
 			for i, b := range rf.Buckets {

@@ -1,0 +1,254 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/parley/parley/query"
+)
+
+// AggregateRequest asks an engine for figures over the documents matching
+// a filter, in one pass: the documents are cut into buckets by a number
+// field (a report's time steps) and, within a bucket, into groups by the
+// values of fields (per user, per type); each group gets its count, the
+// sums of number fields and the distinct values of fields. A report's
+// whole series is one request where facets took one per step.
+type AggregateRequest struct {
+	Kind    Kind
+	Company int64
+	Filter  query.Node // nil means every document of the company
+	// By buckets the documents by a number (or date) field: bucket i
+	// holds the values v with Edges[i] <= v < Edges[i+1]. A document is
+	// in every bucket holding one of its values, and in none when it has
+	// none there. Without By every document is in bucket 0.
+	By    string
+	Edges []float64
+	// GroupBy splits each bucket by the values of keyword or Valued number
+	// fields: one group per combination of values a document has; a
+	// document without a value of one of them is in no group.
+	GroupBy []string
+	// Sums are number fields to add up per group.
+	Sums []string
+	// Distinct are keyword or Valued number fields whose distinct values
+	// are counted per group.
+	Distinct []string
+}
+
+// AggregateResult holds the groups that have documents, in bucket then
+// key order.
+type AggregateResult struct {
+	Groups []Group
+}
+
+// Group is the figures of the documents of one bucket and one combination
+// of GroupBy values.
+type Group struct {
+	Bucket int
+	Key    []string // one value per GroupBy field; numbers as ValueKey
+	Count  int
+	Sums   map[string]Sum
+	// Distinct counts the distinct values of each Distinct field.
+	Distinct map[string]int
+}
+
+// Sum is a number field's total over a group's documents: each distinct
+// value of a document counts once, as in a Values facet (so that figures
+// from facets and from aggregates agree), and Count says how many values
+// were added.
+type Sum struct {
+	Count int
+	Total float64
+}
+
+// Aggregator is implemented by engines that can answer aggregate requests.
+type Aggregator interface {
+	Aggregate(ctx context.Context, r AggregateRequest) (AggregateResult, error)
+}
+
+// CheckAggregate rejects a request engines cannot answer alike: fields
+// the kind does not have, distinct or grouped numbers that are not
+// Valued, and edges out of order.
+func CheckAggregate(r AggregateRequest) error {
+	number := func(name string) error {
+		if f, ok := FieldOf(r.Kind, name); !ok || f.Type != NumberField {
+			return fmt.Errorf("index: aggregate: %q is not a number field of %s", name, r.Kind)
+		}
+		return nil
+	}
+	valued := func(name string) error {
+		f, ok := FieldOf(r.Kind, name)
+		switch {
+		case !ok || f.Type == TextField:
+			return fmt.Errorf("index: aggregate: %q is not a keyword or number field of %s", name, r.Kind)
+		case f.Type == NumberField && !f.Valued:
+			return fmt.Errorf("index: aggregate: number field %q is not Valued", name)
+		}
+		return nil
+	}
+	if r.By != "" {
+		if err := number(r.By); err != nil {
+			return err
+		}
+		if len(r.Edges) < 2 || !slices.IsSorted(r.Edges) {
+			return fmt.Errorf("index: aggregate: the edges of %q are fewer than two or out of order", r.By)
+		}
+	}
+	for _, name := range r.Sums {
+		if err := number(name); err != nil {
+			return err
+		}
+	}
+	for _, name := range append(slices.Clone(r.GroupBy), r.Distinct...) {
+		if err := valued(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BucketOf is the bucket of a request holding v: the last edge at or
+// below v starts it (equal edges make empty buckets); -1 when none does.
+func BucketOf(r AggregateRequest, v float64) int {
+	if r.By == "" {
+		return 0
+	}
+	i := sort.Search(len(r.Edges), func(i int) bool { return r.Edges[i] > v }) - 1
+	if i < 0 || i >= len(r.Edges)-1 {
+		return -1
+	}
+	return i
+}
+
+// Groups accumulates the groups of an aggregate, document by document;
+// engines that walk documents themselves (scan, bleveindex, lists) share
+// it, so they agree on what a group holds.
+type Groups struct {
+	r       AggregateRequest
+	groups  map[groupID]*groupState
+	buckets []int // scratch, reused document to document
+}
+
+// groupID names a group: its bucket and its key's values, joined.
+type groupID struct {
+	bucket int
+	key    string
+}
+
+type groupState struct {
+	Group
+	seen map[string]map[string]struct{}
+}
+
+// NewGroups starts the groups of a request.
+func NewGroups(r AggregateRequest) *Groups {
+	return &Groups{r: r, groups: map[groupID]*groupState{}}
+}
+
+// DocValues are one document's values of the fields an aggregate reads:
+// numbers for By and Sums, keys (keywords, ValueKey of numbers) for
+// GroupBy and Distinct.
+type DocValues interface {
+	Numbers(field string) []float64
+	Keys(field string) []string
+}
+
+// Add counts a document into its groups.
+func (g *Groups) Add(d DocValues) {
+	buckets := g.buckets[:0]
+	if g.r.By == "" {
+		buckets = append(buckets, 0)
+	} else {
+		for _, v := range d.Numbers(g.r.By) {
+			if b := BucketOf(g.r, v); b >= 0 && !slices.Contains(buckets, b) {
+				buckets = append(buckets, b)
+			}
+		}
+	}
+	g.buckets = buckets
+	if len(buckets) == 0 {
+		return
+	}
+	keys := [][]string{nil}
+	for _, field := range g.r.GroupBy {
+		values := distinct(d.Keys(field))
+		var next [][]string
+		for _, k := range keys {
+			for _, v := range values {
+				next = append(next, append(slices.Clone(k), v))
+			}
+		}
+		keys = next
+	}
+	for _, b := range buckets {
+		for _, key := range keys {
+			g.addTo(b, key, d)
+		}
+	}
+}
+
+func (g *Groups) addTo(bucket int, key []string, d DocValues) {
+	id := groupID{bucket, strings.Join(key, "\x00")}
+	s := g.groups[id]
+	if s == nil {
+		s = &groupState{Group: Group{Bucket: bucket, Key: append([]string{}, key...), Sums: map[string]Sum{}, Distinct: map[string]int{}},
+			seen: map[string]map[string]struct{}{}}
+		for _, f := range g.r.Sums {
+			s.Sums[f] = Sum{}
+		}
+		for _, f := range g.r.Distinct {
+			s.seen[f] = map[string]struct{}{}
+		}
+		g.groups[id] = s
+	}
+	s.Count++
+	for _, f := range g.r.Sums {
+		sum := s.Sums[f]
+		for _, v := range distinct(d.Numbers(f)) {
+			sum.Count++
+			sum.Total += v
+		}
+		s.Sums[f] = sum
+	}
+	for _, f := range g.r.Distinct {
+		for _, v := range d.Keys(f) {
+			s.seen[f][v] = struct{}{}
+		}
+	}
+}
+
+// Result is the groups counted, in bucket then key order.
+func (g *Groups) Result() AggregateResult {
+	out := AggregateResult{Groups: []Group{}}
+	for _, s := range g.groups {
+		for f, seen := range s.seen {
+			s.Distinct[f] = len(seen)
+		}
+		out.Groups = append(out.Groups, s.Group)
+	}
+	SortGroups(out.Groups)
+	return out
+}
+
+// SortGroups puts groups in bucket then key order.
+func SortGroups(groups []Group) {
+	slices.SortFunc(groups, func(a, b Group) int {
+		if a.Bucket != b.Bucket {
+			return a.Bucket - b.Bucket
+		}
+		return slices.Compare(a.Key, b.Key)
+	})
+}
+
+// distinct is values without repeats, sorted.
+func distinct[T cmp.Ordered](values []T) []T {
+	if len(values) < 2 {
+		return values
+	}
+	out := slices.Clone(values)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
