@@ -114,6 +114,9 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		HeaderTimeout: *headerTimeout, BodyTimeout: *bodyTimeout, IdleTimeout: *idleTimeout,
 		MaxConnsPerAddress: *maxConnsPerAddr, MaxConns: *maxConns, TrustedProxies: proxies,
 		AllowPrivateWebhooks: *allowPrivateHooks})
+	listenCtx, stopListening := context.WithCancel(context.Background())
+	listened := in.listen(listenCtx, log, handler.ChatChanged)
+	defer func() { stopListening(); <-listened }()
 	// Metrics listen first: the "parley serving" line says everything listens.
 	if *metricsAddr != "" {
 		stopMetrics, err := serveMetrics(*metricsAddr, handler.Metrics().Handler(), log)

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley/parley/internal/pgtest"
+)
+
+// twoNodes migrates a new database and serves it from two nodes, A with
+// the demo data and B started once A has loaded it; each has its own
+// process state (list engine, caches, workers) as separate processes do.
+// It returns their base URLs and the demo's token.
+func twoNodes(t *testing.T, extra ...string) (a, b, token string) {
+	t.Helper()
+	database := pgtest.Database(t)
+	var out bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"migrate", "--database", database}, &out, &out), out.String())
+	args := func(demo bool) []string {
+		list := []string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--database", database, "--allow-private-webhooks"}
+		if demo {
+			list = append(list, "--demo")
+		}
+		return append(list, extra...)
+	}
+	nodeA := serveInProcess(t, servingAddr, args(true)...)
+	a = "http://" + nodeA.addr
+	token = demoToken(t, a)
+	nodeB := serveInProcess(t, servingAddr, args(false)...)
+	return a, "http://" + nodeB.addr, token
+}
+
+// TestTwoNodesReadEachOthersWrites: a conversation created on one node is
+// found at once on the other, by a search (the search tables) and by a
+// plain list (the other node's own list engine), both ways, round after
+// round; a change made on one is seen by the other's lists too.
+func TestTwoNodesReadEachOthersWrites(t *testing.T) {
+	a, b, token := twoNodes(t)
+	ctx := context.Background()
+	for round := range 10 {
+		writer, reader := a, b
+		if round%2 == 1 {
+			writer, reader = b, a
+		}
+		subject := fmt.Sprintf("Wombat%d shipment", round)
+		id, ok := createConversation(ctx, writer, token, subject)
+		require.True(t, ok, "create on the writer")
+		search := reader + "/v2/conversations?status=all&query=" + url.QueryEscape(fmt.Sprintf(`(subject:"wombat%d")`, round))
+		assert.Equal(t, []int64{id}, listIDs(t, search, token), "round %d: found by a search on the other node", round)
+		list := reader + "/v2/conversations?status=active&mailbox=1&sortField=createdAt&sortOrder=desc"
+		ids := listIDs(t, list, token)
+		require.NotEmpty(t, ids)
+		assert.Equal(t, id, ids[0], "round %d: first of a plain list on the other node", round)
+
+		res, err := call(ctx, "PATCH", fmt.Sprintf("%s/v2/conversations/%d", writer, id), token, `{"op":"replace","path":"/status","value":"closed"}`)
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, 204, res.StatusCode)
+		assert.NotContains(t, listIDs(t, list, token), id, "round %d: closed on one node, gone from the other's active list", round)
+	}
+}
