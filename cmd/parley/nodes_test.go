@@ -4,8 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"strings"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,4 +70,52 @@ func TestTwoNodesReadEachOthersWrites(t *testing.T) {
 		require.Equal(t, 204, res.StatusCode)
 		assert.NotContains(t, listIDs(t, list, token), id, "round %d: closed on one node, gone from the other's active list", round)
 	}
+}
+
+// TestTwoNodesDeliverAWebhookOnce: both nodes run the webhook dispatcher
+// and both are woken by every commit; each delivery reaches the receiver
+// once all the same, for conversations created on either node.
+func TestTwoNodesDeliverAWebhookOnce(t *testing.T) {
+	var mu sync.Mutex
+	received := map[string]int{} // by delivery id, every event (the demo's too)
+	numbats := map[string]bool{} // the deliveries of this test's conversations
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		id := r.Header.Get("X-Parley-Delivery")
+		received[id]++
+		if strings.Contains(string(body), "Numbat") {
+			numbats[id] = true
+		}
+	}))
+	defer receiver.Close()
+	a, b, token := twoNodes(t)
+	ctx := context.Background()
+	res, err := call(ctx, http.MethodPost, a+"/v2/webhooks", token, fmt.Sprintf(`{"url":%q,"secret":"s3cret","events":["convo.created"]}`, receiver.URL))
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusCreated, res.StatusCode)
+
+	const conversations = 16
+	var wg sync.WaitGroup
+	for i := range conversations {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			node := []string{a, b}[i%2]
+			_, ok := createConversation(ctx, node, token, fmt.Sprintf("Numbat %d", i))
+			assert.True(t, ok)
+		}()
+	}
+	wg.Wait()
+	distinct := func() int { mu.Lock(); defer mu.Unlock(); return len(numbats) }
+	require.Eventually(t, func() bool { return distinct() == conversations }, 30*time.Second, 50*time.Millisecond, "got %d", distinct())
+	time.Sleep(2 * time.Second) // a second delivery would come now
+	mu.Lock()
+	defer mu.Unlock()
+	for id, n := range received {
+		assert.Equal(t, 1, n, "delivery %s reached the receiver once", id)
+	}
+	assert.Len(t, numbats, conversations)
 }
