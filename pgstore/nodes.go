@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -226,6 +227,9 @@ type nodeState struct {
 	// heard is closed once Listen listens.
 	heard     chan struct{}
 	listening sync.Once
+	// ratesPruned is the window (Unix seconds) whose stale rate rows this
+	// node last pruned.
+	ratesPruned atomic.Int64
 }
 
 // closeNode releases the indexing role.

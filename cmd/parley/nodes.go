@@ -4,8 +4,19 @@ import (
 	"context"
 	"log/slog"
 
+	parley "github.com/parley/parley"
 	"github.com/parley/parley/pgstore"
 )
+
+// rateCounter is where the API counts rate limits: in the database on
+// PostgreSQL, so every node spends from one budget; nil (in memory)
+// embedded.
+func (in *instance) rateCounter() parley.RateCounter {
+	if pg, ok := in.db.(*pgstore.DB); ok {
+		return pg
+	}
+	return nil
+}
 
 // listen, on PostgreSQL, hears what other nodes on the database commit
 // until ctx ends: their outbox entries (the syncer follows them), work for

@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -118,4 +118,22 @@ func TestTwoNodesDeliverAWebhookOnce(t *testing.T) {
 		assert.Equal(t, 1, n, "delivery %s reached the receiver once", id)
 	}
 	assert.Len(t, numbats, conversations)
+}
+
+// TestTwoNodesShareRateLimits: calls to either node spend from the
+// company's one budget.
+func TestTwoNodesShareRateLimits(t *testing.T) {
+	const limit = 30
+	a, b, token := twoNodes(t, "--rate-limit-pro", fmt.Sprint(limit)) // the demo's Acme is on the pro plan
+	if s := time.Now().Second(); s >= 45 {
+		time.Sleep(time.Duration(61-s) * time.Second) // the calls below fit in one minute's window
+	}
+	allowed := map[int]int{}
+	for i := range 2 * limit {
+		res, err := call(context.Background(), http.MethodGet, []string{a, b}[i%2]+"/v2/mailboxes", token, "")
+		require.NoError(t, err)
+		res.Body.Close()
+		allowed[res.StatusCode]++
+	}
+	assert.Equal(t, map[int]int{http.StatusOK: limit, http.StatusTooManyRequests: limit}, allowed)
 }

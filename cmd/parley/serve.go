@@ -110,7 +110,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 
 	handler := api.New(api.Config{DB: in.db, Engine: in.search, Syncer: in.syncer, Clock: parley.SystemClock, Log: log, BaseURL: *baseURL,
 		TransitionPath: *transition, InsecureWebhooks: tlsConfig == nil,
-		RateLimits: rateLimits, TokenRateLimit: *tokenLimit, RequestTimeout: *timeout, AdminToken: *adminToken,
+		RateLimits: rateLimits, RateCounter: in.rateCounter(), TokenRateLimit: *tokenLimit, RequestTimeout: *timeout, AdminToken: *adminToken,
 		HeaderTimeout: *headerTimeout, BodyTimeout: *bodyTimeout, IdleTimeout: *idleTimeout,
 		MaxConnsPerAddress: *maxConnsPerAddr, MaxConns: *maxConns, TrustedProxies: proxies,
 		AllowPrivateWebhooks: *allowPrivateHooks})
