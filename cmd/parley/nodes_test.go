@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley/parley/fixtures"
 	"github.com/parley/parley/internal/pgtest"
 )
 
@@ -136,4 +138,60 @@ func TestTwoNodesShareRateLimits(t *testing.T) {
 		allowed[res.StatusCode]++
 	}
 	assert.Equal(t, map[int]int{http.StatusOK: limit, http.StatusTooManyRequests: limit}, allowed)
+}
+
+// TestTwoNodesWakeAChatLongPoll: a visitor long-polls node B; an agent's
+// reply on node A wakes the poll at once, not at the end of its wait.
+func TestTwoNodesWakeAChatLongPoll(t *testing.T) {
+	a, b, token := twoNodes(t)
+	ctx := context.Background()
+	res, err := call(ctx, http.MethodPost, a+"/v2/widgets/"+fixtures.AcmeWidgetID+"/chats", "", `{"name":"Vera","email":"vera@example.com","message":"Hi, my order is late."}`)
+	require.NoError(t, err)
+	var chat struct{ ID, VisitorToken string }
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&chat))
+	res.Body.Close()
+	require.Equal(t, http.StatusCreated, res.StatusCode)
+
+	type event struct{ ID, Body string }
+	// poll returns the events after after, or an error (never failing
+	// the test itself: it also runs beside it).
+	poll := func(after string) ([]event, time.Duration, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, b+"/v2/widgets/"+fixtures.AcmeWidgetID+"/chats/"+chat.ID+"/events?after="+after, nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		req.Header.Set("X-Visitor-Token", chat.VisitorToken)
+		start := time.Now()
+		res, err := (&http.Client{Timeout: 15 * time.Second}).Do(req)
+		if err != nil {
+			return nil, time.Since(start), err
+		}
+		defer res.Body.Close()
+		var out struct{ Events []event }
+		err = json.NewDecoder(res.Body).Decode(&out)
+		return out.Events, time.Since(start), err
+	}
+	seen, _, err := poll("")
+	require.NoError(t, err)
+	require.NotEmpty(t, seen, "the visitor's own message")
+	type answer struct {
+		events []event
+		took   time.Duration
+		err    error
+	}
+	polled := make(chan answer, 1)
+	go func() {
+		events, took, err := poll(seen[len(seen)-1].ID)
+		polled <- answer{events, took, err}
+	}()
+	time.Sleep(time.Second) // the poll waits on B by now
+	res, err = call(ctx, http.MethodPut, a+"/v2/chats/"+chat.ID+"/messages/"+"0b6a1f0e-8d5c-4c1e-9f0a-2b3c4d5e6f70", token, `{"body":"It ships today."}`)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Less(t, res.StatusCode, 300)
+	got := <-polled
+	require.NoError(t, got.err, "woken by the reply, not left to the end of its wait")
+	require.Len(t, got.events, 1)
+	assert.Equal(t, "It ships today.", got.events[0].Body)
+	assert.Less(t, got.took, 10*time.Second, "woken by the reply, not by the end of the wait")
 }
