@@ -194,14 +194,7 @@ func (s *Syncer) reload() error {
 	return nil
 }
 
-func (s *Syncer) advanceSearched(seq uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if seq > s.searched {
-		s.searched = seq
-		s.wakeWaiters()
-	}
-}
+func (s *Syncer) advanceSearched(seq uint64) { s.raise(&s.searched, seq) }
 
 // CatchUp waits (at most timeout) until this node's engine holds every
 // entry committed before the call, by any node: a read calls it first, so

@@ -321,11 +321,15 @@ func docID(e parley.OutboxEntry) string {
 	return index.FormatID(e.ID)
 }
 
-func (s *Syncer) advance(seq uint64) {
+func (s *Syncer) advance(seq uint64) { s.raise(&s.applied, seq) }
+
+// raise moves a cursor of the syncer forward to seq, never back, and
+// tells the waiters.
+func (s *Syncer) raise(cursor *uint64, seq uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if seq > s.applied {
-		s.applied = seq
+	if seq > *cursor {
+		*cursor = seq
 		s.wakeWaiters()
 	}
 }
