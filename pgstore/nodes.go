@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	parley "github.com/parley/parley"
 )
 
 // Several `parley serve` nodes share one database. What they coordinate
@@ -120,7 +122,7 @@ func (t *Tx) announcements() []string {
 		if len(out) == 0 {
 			out = append(out, "outbox")
 		}
-		if e.Ref != "" && e.Kind == "chat" {
+		if e.Kind == parley.OutboxChat {
 			out = append(out, "chat:"+e.Ref)
 		}
 	}
@@ -184,7 +186,6 @@ func (db *DB) listen(ctx context.Context) error {
 	if _, err := conn.Exec(ctx, sqlListen); err != nil {
 		return err
 	}
-	db.listening.Do(func() { close(db.heard) })
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
@@ -193,10 +194,6 @@ func (db *DB) listen(ctx context.Context) error {
 		db.hear(n.Payload)
 	}
 }
-
-// Listening is closed once Listen first listens: announcements made after
-// it reach this node.
-func (db *DB) Listening() <-chan struct{} { return db.heard }
 
 // hear acts on one announcement.
 func (db *DB) hear(news string) {
@@ -224,9 +221,6 @@ type nodeState struct {
 	lease   *pgx.Conn // holds (or tries for) the indexing role's lock
 	holding bool
 	onChat  func(chatID string)
-	// heard is closed once Listen listens.
-	heard     chan struct{}
-	listening sync.Once
 	// ratesPruned is the window (Unix seconds) whose stale rate rows this
 	// node last pruned.
 	ratesPruned atomic.Int64

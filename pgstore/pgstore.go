@@ -138,9 +138,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
-	db := &DB{pool: pool, later: make(chan struct{}, 1), webhooks: make(chan struct{}, 1), mail: make(chan struct{}, 1)}
-	db.heard = make(chan struct{})
-	return db, nil
+	return &DB{pool: pool, later: make(chan struct{}, 1), webhooks: make(chan struct{}, 1), mail: make(chan struct{}, 1)}, nil
 }
 
 // Migrate applies the store schema's pending migrations to the database at

@@ -9,6 +9,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -194,4 +197,68 @@ func TestTwoNodesWakeAChatLongPoll(t *testing.T) {
 	require.Len(t, got.events, 1)
 	assert.Equal(t, "It ships today.", got.events[0].Body)
 	assert.Less(t, got.took, 10*time.Second, "woken by the reply, not by the end of the wait")
+}
+
+// TestKillANodeUnderLoad runs two `parley serve` processes on one
+// database with 16 writers spread over both, kills A with SIGKILL in the
+// middle, and checks on B that every write either node acknowledged is
+// there and found by a search, and that B kept taking writes (indexing
+// them whichever node held the indexing role before).
+func TestKillANodeUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills real servers")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "parley")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+	database := pgtest.Database(t)
+	var out bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"migrate", "--database", database}, &out, &out), out.String())
+	a, procA := startProcess(t, bin, "serve", "--demo", "--addr", "127.0.0.1:0", "--data", filepath.Join(dir, "a"), "--database", database)
+	defer procA.Process.Kill()
+	token := demoToken(t, a)
+	b, procB := startProcess(t, bin, "serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(dir, "b"), "--database", database)
+	defer procB.Process.Kill()
+
+	var mu sync.Mutex
+	var writes []*acked
+	afterKill := 0
+	killed := make(chan struct{})
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for writer := range 16 {
+		node := []string{a, b}[writer%2]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; ctx.Err() == nil; n++ {
+				subject := fmt.Sprintf("Kill%dx%d", writer, n)
+				id, ok := createConversation(ctx, node, token, subject)
+				if !ok {
+					continue // A is gone, or the request was cut: not acknowledged
+				}
+				mu.Lock()
+				writes = append(writes, &acked{conversation: id, subject: subject, threads: 1})
+				select {
+				case <-killed:
+					afterKill++
+				default:
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	time.Sleep(3 * time.Second)
+	require.NoError(t, procA.Process.Kill())
+	close(killed)
+	time.Sleep(3 * time.Second)
+	stop()
+	wg.Wait()
+	_ = procA.Wait()
+
+	assert.NotZero(t, afterKill, "B kept taking writes after A died")
+	t.Logf("%d writes acknowledged, %d after the kill", len(writes), afterKill)
+	verify(t, b, token, writes)
 }
