@@ -404,6 +404,19 @@ type MailSource interface {
 	MailWork() <-chan struct{}
 }
 
+// Claims is what a backend shared by several nodes (PostgreSQL) gives the
+// webhook and e-mail dispatchers, so that each delivery and e-mail is
+// attempted by one node: a dispatcher claims an item it listed as due just
+// before attempting it, and attempts it only if it got it. A claim moves
+// the item's due time to until (still the time it was listed at, or no
+// node gets it), so no node finds it due meanwhile; recording the attempt
+// sets the real next one, and an item whose node died holding it is due
+// again at until. The embedded store, one process, has no claims.
+type Claims interface {
+	ClaimDelivery(d *Delivery, until time.Time) (bool, error)
+	ClaimMail(m *Mail, until time.Time) (bool, error)
+}
+
 // The Conflict errors of taken unique keys, the same from every backend.
 
 // UserEmailTaken is the Conflict of a sign-in e-mail another user holds.

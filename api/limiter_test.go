@@ -1,6 +1,7 @@
 package api
 
 import (
+	"log/slog"
 	"testing"
 	"time"
 
@@ -8,7 +9,7 @@ import (
 )
 
 func TestLimiterWindows(t *testing.T) {
-	l := newLimiter()
+	l := &limiter{counter: NewMemoryCounter(), log: slog.Default()}
 	at := time.Date(2026, 11, 21, 12, 0, 45, 0, time.UTC)
 	assert.Equal(t, decision{Allowed: true, Limit: 3, Remaining: 1}, l.take("a", 3, requestCost("POST"), at))
 	d := l.take("a", 3, 2, at)

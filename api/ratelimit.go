@@ -17,7 +17,7 @@ const DefaultTokenRateLimit = 60
 
 // Budget keys of the one limiter; each prefix names a budget.
 const (
-	budgetCompany     = "company:"      // API calls per company
+	budgetCompany     = "company"       // API calls per company (the company's own budget)
 	budgetTokenFail   = "token-fail:"   // failed client authentications per address
 	budgetClient      = "client:"       // tokens issued per client id
 	budgetV1Fail      = "v1-fail:"      // failed V1 exchanges per address
@@ -38,8 +38,7 @@ func (s *Server) companyLimit(c *parley.Company) int {
 // company's budget of the current minute, sets the rate-limit headers, and
 // refuses (429) when the budget is spent.
 func (s *Server) allowCompany(c *gin.Context, company *parley.Company) error {
-	d := s.limits.take(budgetCompany+strconv.FormatInt(company.ID, 10), s.companyLimit(company),
-		requestCost(c.Request.Method), s.now())
+	d := s.limits.takeOf(company.ID, budgetCompany, s.companyLimit(company), requestCost(c.Request.Method), s.now())
 	if s.setRateHeaders(c, d) {
 		return nil
 	}

@@ -66,6 +66,9 @@ type Config struct {
 	// RateLimits overrides the calls a company may make per minute, by
 	// plan; a plan absent or 0 uses parley.DefaultRateLimit (200/400/800).
 	RateLimits map[parley.Plan]int
+	// RateCounter counts every rate-limited budget; nil counts in memory
+	// (NewMemoryCounter). Nodes sharing a database share one (pgstore's).
+	RateCounter parley.RateCounter
 	// TokenRateLimit is the calls per minute one client may make to the
 	// token, V1 exchange and sign-in endpoints; 0 means DefaultTokenRateLimit.
 	TokenRateLimit int
@@ -196,7 +199,10 @@ func New(cfg Config) *Server {
 	if err := r.SetTrustedProxies(proxies); err != nil {
 		panic(err) // unreachable: every netip.Prefix prints as a valid CIDR
 	}
-	s := &Server{cfg: cfg, router: r, limits: newLimiter()}
+	if cfg.RateCounter == nil {
+		cfg.RateCounter = NewMemoryCounter()
+	}
+	s := &Server{cfg: cfg, router: r, limits: &limiter{counter: cfg.RateCounter, log: cfg.Log}}
 	if cfg.DB != nil { // tests of the edge alone run without a database
 		s.store = cfg.DB.Store()
 	}

@@ -49,6 +49,11 @@ func (w *chatWaiters) notify(chatID string) {
 	}
 }
 
+// ChatChanged wakes the visitors long-polling a chat that changed on
+// another node sharing the database (cmd wires it to the database's
+// announcements); changes made here wake them already.
+func (s *Server) ChatChanged(chatID string) { s.chats.notify(chatID) }
+
 // startChat handles POST /v2/widgets/{widgetId}/chats: 201 with
 // Resource-ID and `{id, visitorToken}`.
 func (s *Server) startChat(c *gin.Context) error {

@@ -143,12 +143,26 @@ func (d *Dispatcher) attempt(ctx context.Context, m *parley.Mail, now time.Time)
 			return nil
 		}
 	}
+	if claims, shared := d.cfg.DB.(parley.Claims); shared {
+		got, err := claims.ClaimMail(m, now.Add(claimLease))
+		if err != nil {
+			return fmt.Errorf("email: %w", err)
+		}
+		if !got {
+			return nil // another node sends it
+		}
+	}
 	a := d.cfg.Sender.Send(ctx, m.MessageID, m.From, m.Recipients, m.Raw)
 	if ctx.Err() != nil {
 		return ctx.Err() // stopping: an attempt cut short is not a failure; it goes again
 	}
 	return d.record(m, a, now)
 }
+
+// claimLease is how long an e-mail claimed on a database shared by several
+// nodes stays this node's (parley.Claims): its attempt takes at most
+// sendTimeout, and recording it ends the claim sooner.
+const claimLease = sendTimeout + time.Minute
 
 // prepare builds an e-mail's message and stores it (on the e-mail, and as
 // the thread's original source) before its first attempt. An e-mail that

@@ -43,10 +43,19 @@ type Syncer struct {
 	log    *slog.Logger
 	wake   chan struct{}
 
+	// follow, when set, makes this syncer one node's of several sharing
+	// the outbox (see follow.go).
+	follow *Follow
+	pruned time.Time // following: when this node last pruned the outbox
+
 	mu      sync.Mutex
 	applied uint64 // every outbox entry up to this sequence is searchable
-	changed chan struct{}
-	pending sync.WaitGroup // batches applied but not yet acknowledged
+	// searched is, when following, the shared cursor of the search
+	// tables: every entry up to it is in them.
+	searched uint64
+	loaded   bool // following: the engine was loaded from the store
+	changed  chan struct{}
+	pending  sync.WaitGroup // batches applied but not yet acknowledged
 
 	onBatch atomic.Pointer[func(kind index.Kind, docs int, took time.Duration)] // metrics, see OnBatch
 }
@@ -74,7 +83,11 @@ func (s *Syncer) Notify(uint64) {
 // Run drains the outbox whenever notified, until ctx ends. A failing batch
 // is retried after a pause: the outbox keeps it.
 func (s *Syncer) Run(ctx context.Context) {
-	tick := time.NewTicker(time.Second)
+	every := time.Second
+	if s.follow != nil {
+		every = followPoll
+	}
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		if err := s.Drain(ctx); err != nil && ctx.Err() == nil {
@@ -92,6 +105,9 @@ func (s *Syncer) Run(ctx context.Context) {
 // Drain applies every pending outbox entry to the engine. Entries already
 // applied (searchable, awaiting durability) are not read again.
 func (s *Syncer) Drain(ctx context.Context) error {
+	if s.follow != nil {
+		return s.drainShared(ctx)
+	}
 	for {
 		last, err := s.db.LastOutboxSeq()
 		if err != nil {
@@ -105,7 +121,7 @@ func (s *Syncer) Drain(ctx context.Context) error {
 			s.advance(last)
 			return nil
 		}
-		if err := s.apply(ctx, entries, false, s.acknowledge(entries)); err != nil {
+		if err := s.apply(ctx, s.engine, entries, false, s.acknowledge(entries)); err != nil {
 			return err
 		}
 		s.advance(entries[len(entries)-1].Seq)
@@ -151,7 +167,7 @@ func (s *Syncer) Settle() { s.pending.Wait() }
 // told how many engine batches there are and gives the durability
 // callback of each. A rebuild fills an empty engine, so it sends no
 // deletions.
-func (s *Syncer) apply(ctx context.Context, entries []parley.OutboxEntry, rebuild bool, ack func(batches int) func(error)) error {
+func (s *Syncer) apply(ctx context.Context, engine index.Engine, entries []parley.OutboxEntry, rebuild bool, ack func(batches int) func(error)) error {
 	seen := map[parley.OutboxEntry]bool{}
 	batches := batches{}
 	err := s.db.Store().View(func(tx parley.Tx) error {
@@ -177,7 +193,7 @@ func (s *Syncer) apply(ctx context.Context, entries []parley.OutboxEntry, rebuil
 	}
 	for i, b := range todo {
 		start := time.Now()
-		if err := s.engine.Apply(ctx, b, durable); err != nil {
+		if err := engine.Apply(ctx, b, durable); err != nil {
 			if durable != nil {
 				for range todo[i:] { // the batches that will never report
 					durable(err)
@@ -305,30 +321,47 @@ func docID(e parley.OutboxEntry) string {
 	return index.FormatID(e.ID)
 }
 
-func (s *Syncer) advance(seq uint64) {
+func (s *Syncer) advance(seq uint64) { s.raise(&s.applied, seq) }
+
+// raise moves a cursor of the syncer forward to seq, never back, and
+// tells the waiters.
+func (s *Syncer) raise(cursor *uint64, seq uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if seq > s.applied {
-		s.applied = seq
-		close(s.changed)
-		s.changed = make(chan struct{})
+	if seq > *cursor {
+		*cursor = seq
+		s.wakeWaiters()
 	}
+}
+
+// wakeWaiters tells every Wait that a cursor moved; s.mu is held.
+func (s *Syncer) wakeWaiters() {
+	close(s.changed)
+	s.changed = make(chan struct{})
 }
 
 // Wait blocks until the outbox entry seq is applied, ctx ends, or timeout
 // passes. It reports whether the write became searchable in time; a write
-// that did not is committed all the same and will be indexed.
+// that did not is committed all the same and will be indexed. A node
+// following a shared outbox waits for both its own engine and the search
+// tables.
 func (s *Syncer) Wait(ctx context.Context, seq uint64, timeout time.Duration) bool {
 	if seq == 0 {
 		return true
 	}
+	return s.waitUntil(ctx, timeout, func() bool { return s.applied >= seq && (s.follow == nil || s.searched >= seq) })
+}
+
+// waitUntil blocks until done (called with s.mu held) holds, ctx ends, or
+// timeout passes, and reports whether done held.
+func (s *Syncer) waitUntil(ctx context.Context, timeout time.Duration, done func() bool) bool {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
 		s.mu.Lock()
-		applied, changed := s.applied, s.changed
+		ok, changed := done(), s.changed
 		s.mu.Unlock()
-		if applied >= seq {
+		if ok {
 			return true
 		}
 		select {
@@ -374,7 +407,7 @@ func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) er
 	}
 	for start := 0; start < len(refs); start += DrainBatch {
 		end := min(start+DrainBatch, len(refs))
-		if err := s.apply(ctx, refs[start:end], true, track); err != nil {
+		if err := s.apply(ctx, s.engine, refs[start:end], true, track); err != nil {
 			return err
 		}
 		if progress != nil {

@@ -12,6 +12,13 @@ var (
 	// The webhook dispatcher's queue of events to fan out, of every
 	// company, in the order they were recorded.
 	sqlPendingEvents = stmt(`SELECT e.seq, e.body FROM events e ORDER BY e.seq LIMIT $1 ` + AllCompanies)
+	// In a write (the fan-out, which deletes what it expands) the events
+	// are locked: another node's fan-out waits for this one, then runs
+	// again on what is left (its snapshot saw rows deleted since, a
+	// serialization failure that Update retries). Not SKIP LOCKED: two
+	// nodes expanding later and earlier events at once would number
+	// deliveries about one record out of order.
+	sqlClaimPendingEvents = stmt(`SELECT e.seq, e.body FROM events e ORDER BY e.seq LIMIT $1 FOR UPDATE ` + AllCompanies)
 )
 
 // PutEvent records a domain event in the transaction of its change.
@@ -37,8 +44,12 @@ func (t *Tx) HasPendingEvents() bool {
 }
 
 // PendingEvents lists up to max recorded events not yet turned into
-// deliveries, oldest first.
+// deliveries, oldest first; in a write, locked until it ends.
 func (t *Tx) PendingEvents(max int) ([]parley.RecordedEvent, error) {
+	sql := sqlPendingEvents
+	if t.writable {
+		sql = sqlClaimPendingEvents
+	}
 	return collect(t, func(row pgx.CollectableRow) (parley.RecordedEvent, error) {
 		var e parley.RecordedEvent
 		var seq int64
@@ -48,7 +59,7 @@ func (t *Tx) PendingEvents(max int) ([]parley.RecordedEvent, error) {
 		}
 		e.Seq = uint64(seq)
 		return e, decodeBody(body, &e.Event)
-	}, sqlPendingEvents, max)
+	}, sql, max)
 }
 
 // DeleteEvent removes a company's event once its deliveries are stored.

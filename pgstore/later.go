@@ -12,8 +12,12 @@ ON CONFLICT (company_id, kind, id) DO UPDATE SET at_unix = EXCLUDED.at_unix, bod
 	sqlDeleteLater = stmt(`DELETE FROM later l WHERE l.company_id = $1 AND l.kind = $2 AND l.id = $3`)
 	sqlCountLater  = stmt(`SELECT count(*) FROM later l WHERE l.company_id = $1 AND l.kind <> 'workflow'`)
 	// The scheduler's queue: wake-ups of every company, in time order.
-	sqlDueLater  = stmt(`SELECT l.body FROM later l WHERE l.at_unix <= $1 ORDER BY l.at_unix, l.id, l.kind ` + AllCompanies)
-	sqlNextLater = stmt(`SELECT l.at_unix FROM later l ORDER BY l.at_unix LIMIT 1 ` + AllCompanies)
+	sqlDueLater = stmt(`SELECT l.body FROM later l WHERE l.at_unix <= $1 ORDER BY l.at_unix, l.id, l.kind ` + AllCompanies)
+	// In a write (the scheduler's, which deletes what it wakes), the due
+	// wake-ups are claimed: another node's scheduler skips them, so each
+	// fires once.
+	sqlClaimDueLater = stmt(`SELECT l.body FROM later l WHERE l.at_unix <= $1 ORDER BY l.at_unix, l.id, l.kind FOR UPDATE SKIP LOCKED ` + AllCompanies)
+	sqlNextLater     = stmt(`SELECT l.at_unix FROM later l ORDER BY l.at_unix LIMIT 1 ` + AllCompanies)
 )
 
 // PutLater records a wake-up, replacing the item's previous time.
@@ -34,8 +38,12 @@ func (t *Tx) CountLater(companyID int64) (int, error) {
 }
 
 // DueLater lists the wake-ups due at or before now (to the second), oldest
-// first.
+// first; in a write, those no other node's transaction holds, held until
+// this one ends.
 func (t *Tx) DueLater(now time.Time) ([]parley.LaterItem, error) {
+	if t.writable {
+		return many[parley.LaterItem](t, sqlClaimDueLater, now.Unix())
+	}
 	return many[parley.LaterItem](t, sqlDueLater, now.Unix())
 }
 

@@ -20,9 +20,11 @@ import (
 // their work still concurrent. The lock is released after the commit is
 // visible, so a reader that sees an entry sees every lower one.
 //
-// Several nodes will share the outbox the same way (the lock is the
-// database's); draining it from several nodes will take each batch with
-// SELECT ... FOR UPDATE SKIP LOCKED, so that each entry is indexed once.
+// Several nodes share the outbox the same way (the lock is the
+// database's). Entries are not removed when indexed: every node follows
+// them into its list engine, and the node holding the indexing role moves
+// the shared 'applied' cursor and prunes what is both applied and old
+// (see nodes.go).
 
 // outboxLock is the advisory lock that orders the outbox's writers.
 const outboxLock = 0x6f7574626f78 // "outbox"
@@ -34,9 +36,10 @@ var (
 SELECT u.company_id, nextval('outbox_seq'), u.kind, u.record_id, u.ref
 FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[]) WITH ORDINALITY AS u(company_id, kind, record_id, ref, n)
 ORDER BY u.n RETURNING seq`)
-	sqlOutbox        = stmt(`SELECT o.seq, o.company_id, o.kind, o.record_id, o.ref FROM outbox o WHERE o.seq > $1 ORDER BY o.seq LIMIT $2 ` + AllCompanies)
-	sqlAckOutbox     = stmt(`DELETE FROM outbox o WHERE o.company_id = $1 AND o.seq = ANY ($2)`)
-	sqlOutboxDepth   = stmt(`SELECT count(*) FROM outbox o ` + AllCompanies)
+	sqlOutbox = stmt(`SELECT o.seq, o.company_id, o.kind, o.record_id, o.ref FROM outbox o
+WHERE o.seq > greatest($1, (SELECT c.seq FROM outbox_cursors c WHERE c.name = 'applied')) ORDER BY o.seq LIMIT $2 ` + AllCompanies)
+	sqlFollowOutbox  = stmt(`SELECT o.seq, o.company_id, o.kind, o.record_id, o.ref FROM outbox o WHERE o.seq > $1 ORDER BY o.seq LIMIT $2 ` + AllCompanies)
+	sqlOutboxDepth   = stmt(`SELECT count(*) FROM outbox o WHERE o.seq > (SELECT c.seq FROM outbox_cursors c WHERE c.name = 'applied') ` + AllCompanies)
 	sqlLastOutboxSeq = stmt(`SELECT CASE WHEN s.is_called THEN s.last_value ELSE 0 END FROM outbox_seq s`)
 )
 
@@ -73,10 +76,22 @@ func (t *Tx) flushOutbox() error {
 	return nil
 }
 
-// Outbox returns up to max pending entries after sequence after, oldest
-// first, of every company.
+// Outbox returns up to max entries after sequence after that the search
+// tables do not hold yet (acknowledged ones are left for the other nodes
+// to follow, but are not pending), oldest first, of every company.
 func (db *DB) Outbox(after uint64, max int) ([]parley.OutboxEntry, error) {
-	rows, err := db.pool.Query(context.Background(), sqlOutbox, int64(after), max)
+	return db.outbox(sqlOutbox, after, max)
+}
+
+// FollowOutbox returns up to max entries after sequence after, oldest
+// first, whether the search tables hold them or not: what a node's own
+// list engine follows. Entries pruned are gone (see OutboxCursors).
+func (db *DB) FollowOutbox(after uint64, max int) ([]parley.OutboxEntry, error) {
+	return db.outbox(sqlFollowOutbox, after, max)
+}
+
+func (db *DB) outbox(sql string, after uint64, max int) ([]parley.OutboxEntry, error) {
+	rows, err := db.pool.Query(context.Background(), sql, int64(after), max)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: outbox: %w", err)
 	}
@@ -94,26 +109,18 @@ func (db *DB) Outbox(after uint64, max int) ([]parley.OutboxEntry, error) {
 	return out, nil
 }
 
-// AckOutbox removes entries the index holds durably, company by company.
+// AckOutbox marks entries as held by the search tables. They are applied
+// in sequence order, so the highest acknowledges every entry below it; the
+// entries stay for the other nodes to follow (see nodes.go).
 func (db *DB) AckOutbox(entries []parley.OutboxEntry) error {
-	byCompany := map[int64][]int64{}
+	var highest uint64
 	for _, e := range entries {
-		byCompany[e.Company] = append(byCompany[e.Company], int64(e.Seq))
+		highest = max(highest, e.Seq)
 	}
-	err := pgx.BeginFunc(context.Background(), db.pool, func(tx pgx.Tx) error {
-		b := &pgx.Batch{}
-		for company, seqs := range byCompany {
-			b.Queue(sqlAckOutbox, company, seqs)
-		}
-		return tx.SendBatch(context.Background(), b).Close()
-	})
-	if err != nil {
-		return fmt.Errorf("pgstore: acknowledge outbox: %w", err)
-	}
-	return nil
+	return db.SetOutboxApplied(context.Background(), highest)
 }
 
-// OutboxDepth counts pending entries.
+// OutboxDepth counts the entries the search tables do not hold yet.
 func (db *DB) OutboxDepth() (int, error) {
 	var n int
 	if err := db.pool.QueryRow(context.Background(), sqlOutboxDepth).Scan(&n); err != nil {

@@ -50,8 +50,10 @@ const migrationLock = 0x70617273746f7265 // "parstore"
 // and the keys a request or a background job starts from before it knows
 // the company: credentials by hash or client id, sign-in e-mails, V1 key
 // hashes, public widget ids, mailbox addresses, and the owners of ids that a few reads of the
-// seam name without their company. Every other table is in CompanyTables.
-var ReferenceTables = []string{"companies", "credentials", "user_emails", "user_v1_keys", "widgets", "mailbox_emails", "owners", "chat_owners"}
+// seam name without their company; and the outbox's shared cursors, which
+// belong to no company. Every other table is in CompanyTables.
+var ReferenceTables = []string{"companies", "credentials", "user_emails", "user_v1_keys", "widgets", "mailbox_emails", "owners", "chat_owners",
+	"outbox_cursors"}
 
 // CompanyTables are the tables keyed by company_id first, distributed by
 // company under Citus (create_distributed_table(table, 'company_id')):
@@ -60,7 +62,7 @@ var ReferenceTables = []string{"companies", "credentials", "user_emails", "user_
 var CompanyTables = []string{"users", "teams", "mailboxes", "saved_replies", "customers", "customer_emails", "property_defs",
 	"organizations", "organization_domains", "tags", "tag_names", "conversation_numbers", "conversations", "threads", "ratings",
 	"message_ids", "thread_sources", "attachments", "later", "chats", "events", "mail", "webhooks", "deliveries", "workflows",
-	"workflow_runs", "saved_views", "outbox"}
+	"workflow_runs", "saved_views", "outbox", "rate_windows"}
 
 // AllCompanies marks the statements that read a company table across
 // companies: the queues that background workers drain in time or sequence
@@ -101,13 +103,13 @@ type DB struct {
 	// onTx is told the duration of each View and Update (metrics).
 	onTx atomic.Pointer[func(write bool, took time.Duration)]
 	// later, webhooks and mail are signalled after a commit that stored a
-	// wake-up, a domain event or webhook delivery, or an e-mail to send.
-	// They reach this process only; nodes sharing a database will need
-	// LISTEN/NOTIFY.
+	// wake-up, a domain event or webhook delivery, or an e-mail to send:
+	// by this process at once, and by every node through Listen.
 	later, webhooks, mail chan struct{}
 	// beforeCommit, when set, runs at the end of every write that recorded
 	// domain events, in its transaction (automatic workflows).
 	beforeCommit atomic.Pointer[func(parley.Tx, []parley.Event) error]
+	nodeState
 }
 
 // ErrSchemaOutdated is returned by Open when the database's schema is
@@ -194,10 +196,12 @@ func withProvider(cfg *pgx.ConnConfig, fn func(*goose.Provider) error) error {
 	return fn(p)
 }
 
-// Close closes the connection pool.
+// Close releases the indexing role, if held, and closes the connection
+// pool.
 func (db *DB) Close() error {
+	err := db.closeNode()
 	db.pool.Close()
-	return nil
+	return err
 }
 
 // OnCommit registers the function told the outbox sequence of each write

@@ -113,6 +113,9 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) erro
 		if err := t.flushOutbox(); err != nil {
 			return nil, err
 		}
+		if err := t.announce(); err != nil {
+			return nil, err
+		}
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("pgstore: commit: %w", err)

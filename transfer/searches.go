@@ -12,11 +12,12 @@ import (
 	"github.com/parley/parley/query"
 )
 
-// Side is one end of a copy: its records and its search engines (a
-// Router: its plain lists go to the list engine, the rest to the full one).
+// Side is one end of a copy: its records and its search engine, as the
+// API sees it (a Router: its plain lists go to the list engine, the rest
+// to the full one; on PostgreSQL, wrapped to catch up with other nodes).
 type Side struct {
 	Store  parley.Store
-	Search index.Router
+	Search index.Engine
 }
 
 // Answer is one fixed search run on both sides.

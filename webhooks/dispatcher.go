@@ -14,6 +14,7 @@ package webhooks
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -274,38 +275,68 @@ func (d *Dispatcher) DeliverDue(ctx context.Context, now time.Time) (int, error)
 		if len(due) == 0 {
 			break
 		}
-		if err := d.attemptAll(ctx, due, now); err != nil {
+		n, err := d.attemptAll(ctx, due, now)
+		attempts += n
+		if err != nil {
 			return attempts, err
 		}
-		attempts += len(due)
 	}
 	return attempts, ctx.Err()
 }
 
+// claimLease is how long a delivery claimed on a database shared by
+// several nodes stays this node's (parley.Claims): its attempt takes at
+// most parley.DeliveryTimeout, and recording it ends the claim sooner.
+const claimLease = parley.DeliveryTimeout + time.Minute
+
 // attemptAll sends deliveries (each the head of its own queue, so they may
-// go concurrently) and records their outcomes.
-func (d *Dispatcher) attemptAll(ctx context.Context, due []parley.Delivery, now time.Time) error {
+// go concurrently) and records their outcomes; on a database shared by
+// several nodes, only those it claims. It returns how many it attempted.
+func (d *Dispatcher) attemptAll(ctx context.Context, due []parley.Delivery, now time.Time) (int, error) {
 	results := make([]parley.Attempt, len(due))
+	attempted := make([]bool, len(due))
+	claims, shared := d.cfg.DB.(parley.Claims)
 	sem := make(chan struct{}, d.cfg.Workers)
 	var wg sync.WaitGroup
+	var claimErr error
+	var claimMu sync.Mutex
 	for i := range due {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			results[i] = d.attempt(ctx, &due[i], now)
+			if shared {
+				got, err := claims.ClaimDelivery(&due[i], now.Add(claimLease))
+				if err != nil {
+					claimMu.Lock()
+					claimErr = cmp.Or(claimErr, err)
+					claimMu.Unlock()
+				}
+				if !got {
+					return // another node attempts it
+				}
+			}
+			results[i], attempted[i] = d.attempt(ctx, &due[i], now), true
 		}()
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return err // stopping: attempts cut short are not failures; they go again
+		return 0, err // stopping: attempts cut short are not failures; they go again
 	}
+	n := 0
 	for i := range due {
-		if err := d.record(&due[i], results[i], now); err != nil {
-			return err
+		if !attempted[i] {
+			continue
 		}
+		if err := d.record(&due[i], results[i], now); err != nil {
+			return n, err
+		}
+		n++
 	}
-	return nil
+	if claimErr != nil {
+		return n, fmt.Errorf("webhooks: %w", claimErr)
+	}
+	return n, nil
 }
 
 // attempt POSTs one delivery to its webhook.

@@ -347,7 +347,13 @@ var servingAt = regexp.MustCompile(`"parley serving","addr":"([^"]+)"`)
 
 // startServer runs the binary and waits until it serves.
 func startServer(t *testing.T, bin, data string) (string, *exec.Cmd) {
-	cmd := exec.Command(bin, "serve", "--demo", "--addr", "127.0.0.1:0", "--data", data, "--admin-token", crashAdminToken, "--allow-private-webhooks")
+	return startProcess(t, bin, "serve", "--demo", "--addr", "127.0.0.1:0", "--data", data, "--admin-token", crashAdminToken, "--allow-private-webhooks")
+}
+
+// startProcess runs the built binary with args and returns the base URL
+// it serves at once it says so.
+func startProcess(t *testing.T, bin string, args ...string) (string, *exec.Cmd) {
+	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

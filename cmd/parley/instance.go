@@ -43,13 +43,14 @@ var (
 
 // instance is an opened backend: storage, engines and syncer. search
 // routes each request to the list engine or to the full engine (Bleve
-// embedded, pgindex on PostgreSQL).
+// embedded, pgindex on PostgreSQL); on PostgreSQL it first catches the
+// node up with what other nodes wrote (indexer.Following).
 type instance struct {
 	at     location
 	db     database
 	full   index.Engine
 	fast   *lists.Engine
-	search index.Router
+	search index.Engine
 	syncer *indexer.Syncer
 	// workflows runs automatic workflows in writes and fires their
 	// wake-ups (the scheduler).
@@ -61,6 +62,9 @@ type instance struct {
 	// PostgreSQL only: the search engine, whose planner statistics a bulk
 	// load makes stale.
 	pgSearch *pgindex.Engine
+	// replicated reads the search tables from a streaming replica
+	// (--read-database); nil without one.
+	replicated *pgindex.Replicated
 }
 
 func dbPath(dir string) string    { return filepath.Join(dir, "parley.db") }
@@ -123,8 +127,21 @@ func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *
 		in.close()
 		return nil, err
 	}
-	in.search = index.Router{Full: in.full, Fast: in.fast}
-	in.syncer = indexer.NewSyncer(db, in.search, log)
+	router := index.Router{Full: in.full, Fast: in.fast}
+	if pg, ok := db.(*pgstore.DB); ok {
+		// The search tables are written through in.full: with a read
+		// replica, its writes and those other nodes apply move the
+		// position this node's reads wait for.
+		follow := indexer.Follow{Shared: pg, Search: in.full,
+			Reload: func() error { return in.fast.Load(db.Store(), indexer.ListFields) }}
+		if in.replicated != nil {
+			follow.Indexed = in.replicated.MarkWritten
+		}
+		in.syncer = indexer.NewFollower(db, in.fast, follow, log)
+		in.search = indexer.Following{Router: router, Syncer: in.syncer, Wait: catchUpWait}
+	} else {
+		in.search, in.syncer = router, indexer.NewSyncer(db, router, log)
+	}
 	db.OnCommit(in.syncer.Notify) // a write wakes the syncer
 	if fresh {
 		log.Info("building the search index from storage", "mappingVersion", index.MappingVersion)
@@ -165,31 +182,32 @@ func (in *instance) openEmbeddedEngines(log *slog.Logger) (fresh bool, err error
 	return in.bleve.Fresh(), nil
 }
 
-// openPostgresEngines opens pgindex on the store's database and fills the
-// list engine from the store. The search tables live in the same database
-// as the records and the outbox that feeds them, so they are never behind
-// by more than the outbox: draining it brings them up to date.
+// openPostgresEngines opens pgindex on the store's database and an empty
+// list engine, which the syncer's first drain fills from the store. The
+// search tables live in the same database as the records and the outbox
+// that feeds them, so they are never behind by more than the outbox:
+// draining it brings them up to date.
 func (in *instance) openPostgresEngines(ctx context.Context) error {
 	engine, err := pgindex.Open(ctx, in.at.url, pgindex.Options{})
 	if err != nil {
 		return err
 	}
-	in.pgSearch, in.full = engine, engine
+	in.pgSearch, in.full, in.fast = engine, engine, lists.New()
 	if in.at.readURL != "" {
 		replicated, err := pgindex.OpenReplicated(ctx, engine, in.at.readURL)
 		if err != nil {
 			engine.Close()
 			return err
 		}
-		in.full = replicated
+		in.full, in.replicated = replicated, replicated
 	}
-	fast := lists.New()
-	if err := fast.Load(in.db.Store(), indexer.ListFields); err != nil {
-		return fmt.Errorf("load the list engine: %w", err)
-	}
-	in.fast = fast
 	return nil
 }
+
+// catchUpWait bounds how long a read on PostgreSQL waits for its node to
+// follow the writes other nodes committed before it; past it the read
+// answers from what the node holds.
+const catchUpWait = 2 * time.Second
 
 // compact waits until everything applied is durable, then readies the
 // full engine for queries after a bulk load (a rebuild, an import): Bleve

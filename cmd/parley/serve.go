@@ -118,10 +118,13 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 
 	handler := api.New(api.Config{DB: in.db, Engine: in.search, Syncer: in.syncer, Clock: parley.SystemClock, Log: log, BaseURL: *baseURL,
 		TransitionPath: *transition, InsecureWebhooks: tlsConfig == nil,
-		RateLimits: rateLimits, TokenRateLimit: *tokenLimit, RequestTimeout: *timeout, AdminToken: *adminToken,
+		RateLimits: rateLimits, RateCounter: in.rateCounter(), TokenRateLimit: *tokenLimit, RequestTimeout: *timeout, AdminToken: *adminToken,
 		HeaderTimeout: *headerTimeout, BodyTimeout: *bodyTimeout, IdleTimeout: *idleTimeout,
 		MaxConnsPerAddress: *maxConnsPerAddr, MaxConns: *maxConns, TrustedProxies: proxies,
 		AllowPrivateWebhooks: *allowPrivateHooks})
+	listenCtx, stopListening := context.WithCancel(context.Background())
+	listened := in.listen(listenCtx, log, handler.ChatChanged)
+	defer func() { stopListening(); <-listened }()
 	// Metrics listen first: the "parley serving" line says everything listens.
 	if *metricsAddr != "" {
 		stopMetrics, err := serveMetrics(*metricsAddr, handler.Metrics().Handler(), log)

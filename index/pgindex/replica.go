@@ -95,6 +95,13 @@ func (r *Replicated) Apply(ctx context.Context, b index.Batch, durable func(erro
 	if err := r.Engine.Apply(ctx, b, durable); err != nil {
 		return err
 	}
+	return r.MarkWritten(ctx)
+}
+
+// MarkWritten raises the position reads wait for to the primary's
+// current one: another node applied search-table writes this node's
+// callers may read next.
+func (r *Replicated) MarkWritten(ctx context.Context) error {
 	var at int64
 	if err := r.Engine.pool.QueryRow(ctx, sqlWritten).Scan(&at); err != nil {
 		return fmt.Errorf("pgindex: the primary's WAL position: %w", err)
