@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ func TestTwoNodesWakeEachItemOnce(t *testing.T) {
 			for range 4 {
 				var n int
 				_, err := db.Update(ctx, func(tx *Tx) (err error) {
-					n, err = parley.WakeDue(tx, at.Add(time.Minute))
+					n, err = parley.WakeDue(tx, at.Add(time.Minute), noWorkflowWakeUps)
 					return err
 				})
 				if !assert.NoError(t, err) {
@@ -65,4 +66,9 @@ func TestTwoNodesWakeEachItemOnce(t *testing.T) {
 		assert.Zero(t, n, "none left")
 		return err
 	}))
+}
+
+// noWorkflowWakeUps is the waker of tests that store only snoozes.
+func noWorkflowWakeUps(parley.Tx, parley.LaterItem, time.Time) error {
+	return errors.New("a workflow wake-up where only snoozes were stored")
 }
