@@ -39,6 +39,10 @@ const (
 	// EventTest is the event a webhook receives when it is created; it
 	// cannot be subscribed to.
 	EventTest = "helpscout.test"
+	// EventWorkflowWebhook is the call of a workflow's webhook action:
+	// aimed at one webhook (Event.WebhookID), with the conversation as its
+	// payload; it cannot be subscribed to.
+	EventWorkflowWebhook = "convo.workflow.webhook"
 )
 
 // EventKinds lists the events a webhook may subscribe to.
@@ -230,4 +234,7 @@ type Event struct {
 	CompanyID  int64     `json:"companyId"`
 	ResourceID string    `json:"resourceId"`
 	At         time.Time `json:"at"`
+	// WebhookID, when set, aims the event at that webhook alone, whatever
+	// it subscribes to (a workflow's webhook action).
+	WebhookID int64 `json:"webhookId,omitempty"`
 }

@@ -43,6 +43,9 @@ type WorkflowAction struct {
 	Text      string   `json:"text,omitempty"`
 	// SavedReplyID names a saved reply of the workflow's mailbox.
 	SavedReplyID int64 `json:"savedReplyId,omitempty"`
+	// WebhookID names one of the account's webhooks (POST /v2/webhooks),
+	// whose URL, secret, retries and delivery log the call uses.
+	WebhookID int64 `json:"webhookId,omitempty"`
 }
 
 // Workflow types, statuses and action types.
@@ -60,6 +63,7 @@ const (
 	ActionSetField   = "set-field"   // fieldId, value
 	ActionNote       = "note"        // text
 	ActionSavedReply = "saved-reply" // savedReplyId
+	ActionWebhook    = "webhook"     // webhookId
 )
 
 // WorkflowTypes, WorkflowStatuses and WorkflowActionTypes are the allowed
@@ -68,7 +72,7 @@ var (
 	WorkflowTypes       = []string{WorkflowManual, WorkflowAutomatic}
 	WorkflowStatuses    = []string{WorkflowActive, WorkflowInactive}
 	WorkflowActionTypes = []string{ActionAssign, ActionStatus, ActionAddTags, ActionRemoveTags, ActionMove, ActionSetField, ActionNote,
-		ActionSavedReply}
+		ActionSavedReply, ActionWebhook}
 )
 
 // Limits of a workflow.
@@ -120,6 +124,7 @@ type WorkflowStore interface {
 	User(companyID, id int64) (*User, error)
 	Team(companyID, id int64) (*Team, error)
 	SavedReply(companyID, mailboxID, id int64) (*SavedReply, error)
+	Webhook(companyID, id int64) (*Webhook, error)
 	Workflow(companyID, id int64) (*Workflow, error)
 	// Workflows lists a company's workflows in id order.
 	Workflows(companyID int64) ([]Workflow, error)

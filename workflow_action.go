@@ -3,6 +3,7 @@ package parley
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -13,6 +14,7 @@ type targetStore interface {
 	User(companyID, id int64) (*User, error)
 	Team(companyID, id int64) (*Team, error)
 	SavedReply(companyID, mailboxID, id int64) (*SavedReply, error)
+	Webhook(companyID, id int64) (*Webhook, error)
 }
 
 // validate checks one action and its target: the user exists and may use
@@ -67,6 +69,10 @@ func (a *WorkflowAction) validate(p *Problems, path string, tx targetStore, call
 			p.Add(path+".savedReplyId", CodeInvalidID, "no saved reply with this id in the mailbox", a.SavedReplyID)
 		case r.ChatOnly():
 			p.Add(path+".savedReplyId", CodeValueNotSupported, "the saved reply has no e-mail text (it is for chats only)", a.SavedReplyID)
+		}
+	case ActionWebhook:
+		if _, err := tx.Webhook(caller.Company.ID, a.WebhookID); err != nil {
+			p.Add(path+".webhookId", CodeInvalidID, "no webhook with this id", a.WebhookID)
 		}
 	default:
 		p.Add(path+".type", CodeEnumValue, "must be one of: "+strings.Join(WorkflowActionTypes, ", "), a.Type)
@@ -175,6 +181,12 @@ func (a *WorkflowAction) apply(tx Tx, caller Caller, convID int64, now time.Time
 		id := r.ID
 		_, err = AddThread(tx, caller, convID, ThreadMessage, &ThreadRequest{Text: &r.Text, SavedReplyID: &id}, nil, now)
 		return err
+	case ActionWebhook:
+		// An event aimed at the one webhook: the dispatcher delivers the
+		// conversation to it after the commit, signed and retried as any
+		// delivery, whatever events the webhook subscribes to.
+		return tx.PutEvent(Event{Kind: EventWorkflowWebhook, CompanyID: caller.Company.ID, ResourceID: strconv.FormatInt(convID, 10),
+			At: now, WebhookID: a.WebhookID})
 	}
 	return nil
 }

@@ -124,9 +124,10 @@ func TestWorkflows(t *testing.T) {
 		{"automatic without conditions", ownerToken, "POST", "/v2/workflows", fmt.Sprintf(`{"mailboxId":%d,"name":"x","type":"automatic","actions":[{"type":"note","text":"x"}]}`, supportID), 400, []string{"conditions: Empty value"}},
 		{"bad targets", ownerToken, "POST", "/v2/workflows", fmt.Sprintf(`{"mailboxId":%d,"name":"x","type":"manual","actions":[
 			{"type":"assign","userId":%d},{"type":"move","mailboxId":99},{"type":"status","status":"gone"},{"type":"set-field","fieldId":999,"value":"x"},
-			{"type":"add-tags"},{"type":"note"},{"type":"webhook"}]}`, supportID, globexOwnerID), 400,
+			{"type":"add-tags"},{"type":"note"},{"type":"webhook"},{"type":"teleport"}]}`, supportID, globexOwnerID), 400,
 			[]string{"actions[0].userId: Valid Conversation Owner", "actions[1].mailboxId: Invalid identifier", "actions[2].status: Enum Value",
-				"actions[3].fieldId: Invalid identifier", "actions[4].tags: Empty value", "actions[5].text: Empty value", "actions[6].type: Enum Value"}},
+				"actions[3].fieldId: Invalid identifier", "actions[4].tags: Empty value", "actions[5].text: Empty value",
+				"actions[6].webhookId: Invalid identifier", "actions[7].type: Enum Value"}},
 		{"another company's mailbox", globexToken, "POST", "/v2/workflows", fmt.Sprintf(`{"mailboxId":%d,"name":"x","type":"manual","actions":[{"type":"note","text":"x"}]}`, supportID), 400, []string{"mailboxId: Invalid identifier"}},
 		{"another company's workflow", globexToken, "GET", "/v2/workflows/1", "", 404, nil},
 		{"a mailbox the user may not use", userToken, "GET", "/v2/workflows/3", "", 404, nil},
@@ -216,4 +217,34 @@ func TestWorkflowTeamAndSavedReply(t *testing.T) {
 		}
 		assert.Equal(t, []string{"Refunds take 5 days."}, replies, "conversation %d", id)
 	}
+}
+
+// TestWorkflowCallsAWebhook: the webhook action delivers the conversation
+// to the one webhook it names, signed and logged as any delivery, whatever
+// that webhook subscribes to; no other webhook receives the call.
+func TestWorkflowCallsAWebhook(t *testing.T) {
+	h := newHooks(t)
+	called := h.hook(map[string]any{"events": []string{"convo.tags"}})
+	h.hook(map[string]any{"events": []string{"convo.tags"}}) // a second webhook, never called
+	conv := h.create(convJSON(nil))
+	h.deliver()
+	assert.Equal(t, []string{"helpscout.test ", "helpscout.test "}, events(h.recv.take()),
+		"each webhook's test delivery; neither subscribes to convo.created")
+
+	h.send("POST", "/v2/workflows", fmt.Sprintf(`{"mailboxId":%d,"name":"Tell the CRM","type":"manual",
+		"actions":[{"type":"webhook","webhookId":%d}]}`, supportID, called), http.StatusCreated)
+	h.send("POST", "/v2/workflows/1/run", fmt.Sprintf(`{"conversationIds":[%d]}`, conv), http.StatusNoContent)
+	h.deliver()
+	hits := h.recv.take()
+	assert.Equal(t, []string{fmt.Sprintf("convo.workflow.webhook %d", conv)}, events(hits))
+	var logged []string
+	for _, d := range h.deliveries(called) {
+		logged = append(logged, fmt.Sprint(d["event"], " ", d["status"]))
+	}
+	assert.Equal(t, []string{"convo.workflow.webhook delivered", "helpscout.test delivered"}, logged, "the call is in the webhook's delivery log")
+
+	rec := h.do(request{method: "POST", path: "/v2/workflows", token: ownerToken, body: fmt.Sprintf(`{"mailboxId":%d,"name":"x","type":"manual",
+		"actions":[{"type":"webhook","webhookId":999999},{"type":"webhook"}]}`, supportID)})
+	require.Equal(t, http.StatusBadRequest, rec.Code)
+	assert.Equal(t, []string{"actions[0].webhookId: Invalid identifier", "actions[1].webhookId: Invalid identifier"}, errorSummary(t, rec))
 }

@@ -202,10 +202,14 @@ func (d *Dispatcher) expand(tx parley.Tx, e parley.Event, now time.Time) (int, e
 	n := 0
 	for i := range hooks {
 		w := &hooks[i]
-		if !w.Wants(e.Kind, mailboxID, scoped) {
+		switch {
+		case e.WebhookID != 0: // aimed at one webhook, which takes it whatever it subscribes to
+			if w.ID != e.WebhookID {
+				continue
+			}
+		case !w.Wants(e.Kind, mailboxID, scoped):
 			continue
-		}
-		if w.ViewID != 0 {
+		case w.ViewID != 0:
 			in, err := d.inView(tx, w, e, now)
 			if err != nil {
 				return 0, err
