@@ -1,6 +1,7 @@
 package parley
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -230,6 +231,26 @@ type Thread struct {
 	MessageID string `json:"messageId,omitempty"`
 	// BounceReason says why the relay refused a bounced reply for good.
 	BounceReason string `json:"bounceReason,omitempty"`
+}
+
+// Clone returns a deep copy of the thread: changing the copy, its slices
+// and what its pointers point to included, leaves t as it was.
+func (t Thread) Clone() Thread {
+	c := t
+	c.AssignedTo, c.OpenedAt = clonePtr(t.AssignedTo), clonePtr(t.OpenedAt)
+	c.Action, c.Scheduled, c.Rating = clonePtr(t.Action), clonePtr(t.Scheduled), clonePtr(t.Rating)
+	c.To, c.CC, c.BCC = slices.Clone(t.To), slices.Clone(t.CC), slices.Clone(t.BCC)
+	c.Attachments = slices.Clone(t.Attachments)
+	return c
+}
+
+// clonePtr copies what p points to (the pointed-to types are flat).
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // Action is what a line item records.

@@ -209,6 +209,13 @@ type Tx struct {
 	laterChanged, webhookWork, mailWork bool
 	// events are the domain events recorded so far, for beforeCommit.
 	events []parley.Event
+	// threads holds, in a write, the decoded threads of the conversations
+	// it read, until it writes one of them: a write reads a conversation's
+	// threads several times (to derive the conversation, to build its
+	// document for the automatic workflows, again after each acts), and
+	// decoding them is most of its CPU. Reads (rebuilds walking every
+	// conversation) keep nothing.
+	threads map[int64][]parley.Thread
 }
 
 var _ parley.Tx = (*Tx)(nil)

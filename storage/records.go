@@ -225,7 +225,12 @@ func (t *Tx) EachConversation(fn func(*parley.Conversation) error) error {
 }
 
 // Threads lists a conversation's threads, oldest first (ids grow with time).
+// The caller owns what it gets: in a write, a clone of what the
+// transaction keeps (Tx.threads).
 func (t *Tx) Threads(conversationID int64) ([]parley.Thread, error) {
+	if kept, ok := t.threads[conversationID]; ok {
+		return cloneThreads(kept), nil
+	}
 	var out []parley.Thread
 	c := t.tx.Bucket(bucketThreads).Cursor()
 	prefix := key(conversationID)
@@ -236,7 +241,25 @@ func (t *Tx) Threads(conversationID int64) ([]parley.Thread, error) {
 		}
 		out = append(out, th)
 	}
+	if t.writable {
+		if t.threads == nil {
+			t.threads = map[int64][]parley.Thread{}
+		}
+		t.threads[conversationID] = out
+		return cloneThreads(out), nil
+	}
 	return out, nil
+}
+
+func cloneThreads(threads []parley.Thread) []parley.Thread {
+	if threads == nil {
+		return nil
+	}
+	out := make([]parley.Thread, len(threads))
+	for i := range threads {
+		out[i] = threads[i].Clone()
+	}
+	return out
 }
 
 // PutThread stores a thread under its conversation.
@@ -264,6 +287,7 @@ func (t *Tx) PutThread(th *parley.Thread) error {
 	if err := t.putMessageID(th); err != nil {
 		return err
 	}
+	delete(t.threads, th.ConversationID)
 	return t.put(bucketThreads, key2(th.ConversationID, th.ID), th)
 }
 
@@ -302,6 +326,7 @@ func (t *Tx) EachConversationID(fn func(int64)) error {
 
 // DeleteThread removes a thread from a conversation.
 func (t *Tx) DeleteThread(conversationID, threadID int64) error {
+	delete(t.threads, conversationID)
 	return t.tx.Bucket(bucketThreads).Delete(key2(conversationID, threadID))
 }
 

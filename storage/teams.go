@@ -120,6 +120,7 @@ func unifyTeamIDs(btx *bbolt.Tx) (map[int64]int64, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.threads = nil // written below without PutThread
 	for i := range threads {
 		th := &threads[i]
 		if err := t.put(bucketThreads, key2(th.ConversationID, th.ID), th); err != nil {
