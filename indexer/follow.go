@@ -249,3 +249,44 @@ func (f Following) Facets(ctx context.Context, r index.FacetRequest) (index.Face
 	f.Syncer.CatchUp(ctx, f.Wait)
 	return f.Router.Facets(ctx, r)
 }
+
+// rebuildShared fills the emptied search tables from the store, then
+// applies again every outbox entry committed since the rebuild began and
+// moves the shared cursor past them. Those entries' documents may have
+// been built by the rebuild before their write committed, or written by
+// another node before the rebuild's older copy of the same document, so
+// applying them last is what leaves every one current. The caller keeps
+// other nodes of this version from rebuilding at once (a lock).
+func (s *Syncer) rebuildShared(ctx context.Context, progress func(done, total int)) error {
+	began, err := s.db.LastOutboxSeq()
+	if err != nil {
+		return err
+	}
+	if err := s.rebuildInto(ctx, s.follow.Search, progress); err != nil {
+		return err
+	}
+	last, err := s.db.LastOutboxSeq()
+	if err != nil {
+		return err
+	}
+	// FollowOutbox, as the shared cursor may already be past them.
+	for reached := began; ; {
+		entries, err := s.follow.Shared.FollowOutbox(reached, DrainBatch)
+		if err != nil {
+			return err
+		}
+		if len(entries) == 0 {
+			break
+		}
+		if err := s.apply(ctx, s.follow.Search, entries, false, nil); err != nil {
+			return err
+		}
+		reached = entries[len(entries)-1].Seq
+		last = max(last, reached)
+	}
+	if err := s.follow.Shared.SetOutboxApplied(ctx, last); err != nil {
+		return err
+	}
+	s.advanceSearched(last)
+	return nil
+}

@@ -143,7 +143,9 @@ func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *
 		in.search, in.syncer = router, indexer.NewSyncer(db, router, log)
 	}
 	db.OnCommit(in.syncer.Notify) // a write wakes the syncer
-	if fresh {
+	if in.pgSearch != nil {
+		err = in.bringSearchTablesUp(ctx, log, progress)
+	} else if fresh {
 		log.Info("building the search index from storage", "mappingVersion", index.MappingVersion)
 		if err = in.syncer.Rebuild(ctx, progress); err == nil {
 			err = in.compact(ctx)
@@ -159,6 +161,36 @@ func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *
 		return nil, fmt.Errorf("bring the index up to date: %w", err)
 	}
 	return in, nil
+}
+
+// bringSearchTablesUp rebuilds the search tables from the store when they
+// were built with another mapping version (an upgrade changed what
+// documents hold), else drains the outbox into them. Several nodes may
+// start together on one database: the rebuild lock lets one check and
+// rebuild while the others wait, and find the tables current after it.
+// The tables are marked built last, so a node that dies mid-rebuild
+// leaves them stale for the next one to rebuild.
+func (in *instance) bringSearchTablesUp(ctx context.Context, log *slog.Logger, progress func(done, total int)) error {
+	unlock, err := in.pgSearch.LockRebuild(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	stale, err := in.pgSearch.Stale(ctx)
+	if err != nil || !stale {
+		return errors.Join(err, in.syncer.Drain(ctx))
+	}
+	log.Info("rebuilding the search tables from the store", "mappingVersion", index.MappingVersion)
+	if err := in.pgSearch.Truncate(ctx); err != nil {
+		return err
+	}
+	if err := in.syncer.Rebuild(ctx, progress); err != nil {
+		return err
+	}
+	if err := in.compact(ctx); err != nil {
+		return err
+	}
+	return in.pgSearch.MarkBuilt(ctx)
 }
 
 // openEmbeddedEngines opens the Bleve index of the data directory and the
