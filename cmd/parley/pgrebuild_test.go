@@ -179,3 +179,23 @@ func TestNodesStartingTogetherRebuildOnce(t *testing.T) {
 	assert.Equal(t, 1, rebuilt, "one node rebuilds")
 	assert.Equal(t, index.MappingVersion, recordedVersion(t, conn))
 }
+
+// TestReindexOnPostgres: `parley reindex --database URL` rebuilds current
+// search tables too (the marker goes, the deleted rows come back), reports
+// it, and leaves them marked current.
+func TestReindexOnPostgres(t *testing.T) {
+	ctx := context.Background()
+	database, conn := migratedDemo(t)
+	_, err := conn.Exec(ctx, markerDocument)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.Equal(t, 0, run(ctx, []string{"reindex", "--database", database}, &out, &out), out.String())
+	assert.Contains(t, out.String(), rebuiltMsg)
+	assert.Contains(t, out.String(), "search tables rebuilt")
+	assert.NotContains(t, out.String(), database, "the database URL stays out of the output")
+	assert.False(t, markerPresent(t, conn), "the tables were emptied and rebuilt")
+	assert.Equal(t, index.MappingVersion, recordedVersion(t, conn))
+	var docs int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM search_documents d WHERE d.company_id = 1`).Scan(&docs))
+	assert.Greater(t, docs, 100, "the demo company's documents are back")
+}

@@ -47,6 +47,15 @@ ON CONFLICT (singleton) DO UPDATE SET mapping_version = excluded.mapping_version
 	return nil
 }
 
+// MarkStale forgets the version the search tables were built with, so
+// that the next node to open them rebuilds them (`parley reindex`).
+func (e *Engine) MarkStale(ctx context.Context) error {
+	if _, err := e.pool.Exec(ctx, `DELETE FROM search_state`); err != nil {
+		return fmt.Errorf("pgindex: forget the mapping version: %w", err)
+	}
+	return nil
+}
+
 // Truncate empties the search tables of every company at once, before a
 // rebuild. It is the one statement that spans companies by design (Citus
 // truncates every shard); callers hold LockRebuild.
