@@ -93,7 +93,8 @@ func openStore(ctx context.Context, at location) (database, error) {
 
 // open opens the backend at at; with demo set, an empty database first
 // receives the demo data. Pending outbox entries (left by a crash) are
-// applied before it returns, and a fresh embedded index is rebuilt,
+// applied before it returns, and a fresh embedded index, or PostgreSQL
+// search tables built with another mapping version, are rebuilt,
 // reporting to progress when it is not nil.
 func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *slog.Logger, progress func(done, total int)) (*instance, error) {
 	db, err := openStore(ctx, at)
@@ -175,11 +176,17 @@ func (in *instance) bringSearchTablesUp(ctx context.Context, log *slog.Logger, p
 	if err != nil {
 		return err
 	}
-	defer unlock()
 	stale, err := in.pgSearch.Stale(ctx)
 	if err != nil || !stale {
-		return errors.Join(err, in.syncer.Drain(ctx))
+		// Current tables: the lock goes at once, so nodes starting
+		// together fill their list engines side by side.
+		unlock()
+		if err != nil {
+			return err
+		}
+		return in.syncer.Drain(ctx)
 	}
+	defer unlock()
 	log.Info("rebuilding the search tables from the store", "mappingVersion", index.MappingVersion)
 	if err := in.pgSearch.Truncate(ctx); err != nil {
 		return err
@@ -218,7 +225,8 @@ func (in *instance) openEmbeddedEngines(log *slog.Logger) (fresh bool, err error
 // list engine, which the syncer's first drain fills from the store. The
 // search tables live in the same database as the records and the outbox
 // that feeds them, so they are never behind by more than the outbox:
-// draining it brings them up to date.
+// draining it brings them up to date, unless an upgrade changed what
+// documents hold (bringSearchTablesUp).
 func (in *instance) openPostgresEngines(ctx context.Context) error {
 	engine, err := pgindex.Open(ctx, in.at.url, pgindex.Options{})
 	if err != nil {
