@@ -114,22 +114,15 @@ func (s *Syncer) index(ctx context.Context, last uint64) error {
 	if err != nil {
 		return err
 	}
-	for {
-		entries, err := s.db.Outbox(applied, DrainBatch)
-		if err != nil {
+	applied, err = s.applySearch(ctx, applied, s.db.Outbox, func(seq uint64) error {
+		if err := s.follow.Shared.SetOutboxApplied(ctx, seq); err != nil {
 			return err
 		}
-		if len(entries) == 0 {
-			break
-		}
-		if err := s.apply(ctx, s.follow.Search, entries, false, nil); err != nil {
-			return err
-		}
-		applied = entries[len(entries)-1].Seq
-		if err := s.follow.Shared.SetOutboxApplied(ctx, applied); err != nil {
-			return err
-		}
-		s.advanceSearched(applied)
+		s.advanceSearched(seq)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if last > applied {
 		if err := s.follow.Shared.SetOutboxApplied(ctx, last); err != nil {
@@ -270,23 +263,37 @@ func (s *Syncer) rebuildShared(ctx context.Context, progress func(done, total in
 		return err
 	}
 	// FollowOutbox, as the shared cursor may already be past them.
-	for reached := began; ; {
-		entries, err := s.follow.Shared.FollowOutbox(reached, DrainBatch)
-		if err != nil {
-			return err
-		}
-		if len(entries) == 0 {
-			break
-		}
-		if err := s.apply(ctx, s.follow.Search, entries, false, nil); err != nil {
-			return err
-		}
-		reached = entries[len(entries)-1].Seq
-		last = max(last, reached)
+	reached, err := s.applySearch(ctx, began, s.follow.Shared.FollowOutbox, nil)
+	if err != nil {
+		return err
 	}
+	last = max(last, reached)
 	if err := s.follow.Shared.SetOutboxApplied(ctx, last); err != nil {
 		return err
 	}
 	s.advanceSearched(last)
 	return nil
+}
+
+// applySearch applies to the search tables, batch by batch, the entries
+// read returns after from, until it returns none, and returns the last
+// sequence applied (from when none). moved, when not nil, is told that
+// sequence after each batch.
+func (s *Syncer) applySearch(ctx context.Context, from uint64, read func(after uint64, max int) ([]parley.OutboxEntry, error), moved func(seq uint64) error) (uint64, error) {
+	reached := from
+	for {
+		entries, err := read(reached, DrainBatch)
+		if err != nil || len(entries) == 0 {
+			return reached, err
+		}
+		if err := s.apply(ctx, s.follow.Search, entries, false, nil); err != nil {
+			return reached, err
+		}
+		reached = entries[len(entries)-1].Seq
+		if moved != nil {
+			if err := moved(reached); err != nil {
+				return reached, err
+			}
+		}
+	}
 }
