@@ -114,22 +114,15 @@ func (s *Syncer) index(ctx context.Context, last uint64) error {
 	if err != nil {
 		return err
 	}
-	for {
-		entries, err := s.db.Outbox(applied, DrainBatch)
-		if err != nil {
+	applied, err = s.applySearch(ctx, applied, s.db.Outbox, func(seq uint64) error {
+		if err := s.follow.Shared.SetOutboxApplied(ctx, seq); err != nil {
 			return err
 		}
-		if len(entries) == 0 {
-			break
-		}
-		if err := s.apply(ctx, s.follow.Search, entries, false, nil); err != nil {
-			return err
-		}
-		applied = entries[len(entries)-1].Seq
-		if err := s.follow.Shared.SetOutboxApplied(ctx, applied); err != nil {
-			return err
-		}
-		s.advanceSearched(applied)
+		s.advanceSearched(seq)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if last > applied {
 		if err := s.follow.Shared.SetOutboxApplied(ctx, last); err != nil {
@@ -248,4 +241,59 @@ func (f Following) Search(ctx context.Context, r index.Request) (index.Result, e
 func (f Following) Facets(ctx context.Context, r index.FacetRequest) (index.FacetResult, error) {
 	f.Syncer.CatchUp(ctx, f.Wait)
 	return f.Router.Facets(ctx, r)
+}
+
+// rebuildShared fills the emptied search tables from the store, then
+// applies again every outbox entry committed since the rebuild began and
+// moves the shared cursor past them. Those entries' documents may have
+// been built by the rebuild before their write committed, or written by
+// another node before the rebuild's older copy of the same document, so
+// applying them last is what leaves every one current. The caller keeps
+// other nodes of this version from rebuilding at once (a lock).
+func (s *Syncer) rebuildShared(ctx context.Context, progress func(done, total int)) error {
+	began, err := s.db.LastOutboxSeq()
+	if err != nil {
+		return err
+	}
+	if err := s.rebuildInto(ctx, s.follow.Search, progress); err != nil {
+		return err
+	}
+	last, err := s.db.LastOutboxSeq()
+	if err != nil {
+		return err
+	}
+	// FollowOutbox, as the shared cursor may already be past them.
+	reached, err := s.applySearch(ctx, began, s.follow.Shared.FollowOutbox, nil)
+	if err != nil {
+		return err
+	}
+	last = max(last, reached)
+	if err := s.follow.Shared.SetOutboxApplied(ctx, last); err != nil {
+		return err
+	}
+	s.advanceSearched(last)
+	return nil
+}
+
+// applySearch applies to the search tables, batch by batch, the entries
+// read returns after from, until it returns none, and returns the last
+// sequence applied (from when none). moved, when not nil, is told that
+// sequence after each batch.
+func (s *Syncer) applySearch(ctx context.Context, from uint64, read func(after uint64, max int) ([]parley.OutboxEntry, error), moved func(seq uint64) error) (uint64, error) {
+	reached := from
+	for {
+		entries, err := read(reached, DrainBatch)
+		if err != nil || len(entries) == 0 {
+			return reached, err
+		}
+		if err := s.apply(ctx, s.follow.Search, entries, false, nil); err != nil {
+			return reached, err
+		}
+		reached = entries[len(entries)-1].Seq
+		if moved != nil {
+			if err := moved(reached); err != nil {
+				return reached, err
+			}
+		}
+	}
 }

@@ -376,8 +376,25 @@ func (s *Syncer) waitUntil(ctx context.Context, timeout time.Duration, done func
 
 // Rebuild indexes every searchable record of storage into an empty engine,
 // reporting progress, and returns once the engine holds it durably. The
-// outbox is drained after.
+// outbox is drained after. A syncer following a shared outbox rebuilds the
+// search tables (see rebuildShared); its own engine is loaded from the
+// store by that drain.
 func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) error {
+	var err error
+	if s.follow != nil {
+		err = s.rebuildShared(ctx, progress)
+	} else {
+		err = s.rebuildInto(ctx, s.engine, progress)
+	}
+	if err != nil {
+		return err
+	}
+	return s.Drain(ctx)
+}
+
+// rebuildInto indexes every searchable record of storage into engine,
+// empty, and returns once it holds them durably.
+func (s *Syncer) rebuildInto(ctx context.Context, engine index.Engine, progress func(done, total int)) error {
 	var refs []parley.OutboxEntry
 	err := s.db.Store().View(func(tx parley.Tx) error {
 		if err := tx.EachConversationID(func(id int64) { refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxConversation, ID: id}) }); err != nil {
@@ -407,7 +424,7 @@ func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) er
 	}
 	for start := 0; start < len(refs); start += DrainBatch {
 		end := min(start+DrainBatch, len(refs))
-		if err := s.apply(ctx, s.engine, refs[start:end], true, track); err != nil {
+		if err := s.apply(ctx, engine, refs[start:end], true, track); err != nil {
 			return err
 		}
 		if progress != nil {
@@ -418,7 +435,7 @@ func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) er
 	if firstErr != nil {
 		return fmt.Errorf("indexer: rebuild not persisted: %w", firstErr)
 	}
-	return s.Drain(ctx)
+	return nil
 }
 
 // Applied is the highest outbox sequence in the engine, for readiness checks.

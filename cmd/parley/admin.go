@@ -23,13 +23,18 @@ import (
 )
 
 // reindexCommand rebuilds the search index from storage: the index
-// directory is removed, so nothing stale survives.
+// directory is removed, so nothing stale survives; on PostgreSQL, the
+// search tables (see reindexPostgres).
 func reindexCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("reindex", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "./parley-data", "data directory (PARLEY_DATA)")
-	if err := parseFlags(fs, args, map[string]string{"data": "data"}); err != nil {
+	database := addDatabaseFlag(fs)
+	if err := parseFlags(fs, args, map[string]string{"data": "data", "database": databaseEnv}); err != nil {
 		return err
+	}
+	if *database != "" {
+		return reindexPostgres(ctx, *database, stderr)
 	}
 	if _, err := os.Stat(dbPath(*data)); err != nil {
 		return fmt.Errorf("no Parley database in %s", *data)

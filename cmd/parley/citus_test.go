@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley/parley/index/pgindex"
 	"github.com/parley/parley/internal/pgtest"
 	"github.com/parley/parley/pgstore"
 )
@@ -27,9 +28,9 @@ var versionTables = []string{"parley_store_version", "search_schema_version"}
 
 // TestREADMECitusCalls migrates a database (the store's and the search
 // engine's schemas), sorts every table into a reference table (listed in
-// pgstore.ReferenceTables) or a company table (company_id first in its
-// primary key, and in each of its unique indexes, as Citus requires of a
-// distributed table), and fails unless the README's block of Citus calls
+// pgstore.ReferenceTables or pgindex.ReferenceTables) or a company table
+// (company_id first in its primary key, and in each of its unique
+// indexes, as Citus requires of a distributed table), and fails unless the README's block of Citus calls
 // is exactly the one those tables make: a table added to the schema and
 // missing from the README, or one the README names that is gone, fails.
 func TestREADMECitusCalls(t *testing.T) {
@@ -59,13 +60,13 @@ WHERE s.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY c.relname`)
 	for _, table := range tables {
 		switch {
 		case slices.Contains(versionTables, table.Name):
-		case slices.Contains(pgstore.ReferenceTables, table.Name):
+		case slices.Contains(pgstore.ReferenceTables, table.Name), slices.Contains(pgindex.ReferenceTables, table.Name):
 			reference = append(reference, table.Name)
 		case table.FirstKey == "company_id":
 			assert.True(t, table.UniqueByCompany, "every unique index of %s must hold company_id to distribute it by company", table.Name)
 			distributed = append(distributed, table.Name)
 		default:
-			t.Errorf("table %s is neither a reference table (pgstore.ReferenceTables) nor keyed by company_id first", table.Name)
+			t.Errorf("table %s is neither a reference table (pgstore.ReferenceTables, pgindex.ReferenceTables) nor keyed by company_id first", table.Name)
 		}
 	}
 	require.NotEmpty(t, distributed)

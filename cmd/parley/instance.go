@@ -93,7 +93,8 @@ func openStore(ctx context.Context, at location) (database, error) {
 
 // open opens the backend at at; with demo set, an empty database first
 // receives the demo data. Pending outbox entries (left by a crash) are
-// applied before it returns, and a fresh embedded index is rebuilt,
+// applied before it returns, and a fresh embedded index, or PostgreSQL
+// search tables built with another mapping version, are rebuilt,
 // reporting to progress when it is not nil.
 func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *slog.Logger, progress func(done, total int)) (*instance, error) {
 	db, err := openStore(ctx, at)
@@ -143,7 +144,9 @@ func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *
 		in.search, in.syncer = router, indexer.NewSyncer(db, router, log)
 	}
 	db.OnCommit(in.syncer.Notify) // a write wakes the syncer
-	if fresh {
+	if in.pgSearch != nil {
+		err = in.bringSearchTablesUp(ctx, log, progress)
+	} else if fresh {
 		log.Info("building the search index from storage", "mappingVersion", index.MappingVersion)
 		if err = in.syncer.Rebuild(ctx, progress); err == nil {
 			err = in.compact(ctx)
@@ -159,6 +162,42 @@ func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *
 		return nil, fmt.Errorf("bring the index up to date: %w", err)
 	}
 	return in, nil
+}
+
+// bringSearchTablesUp rebuilds the search tables from the store when they
+// were built with another mapping version (an upgrade changed what
+// documents hold), else drains the outbox into them. Several nodes may
+// start together on one database: the rebuild lock lets one check and
+// rebuild while the others wait, and find the tables current after it.
+// The tables are marked built last, so a node that dies mid-rebuild
+// leaves them stale for the next one to rebuild.
+func (in *instance) bringSearchTablesUp(ctx context.Context, log *slog.Logger, progress func(done, total int)) error {
+	unlock, err := in.pgSearch.LockRebuild(ctx)
+	if err != nil {
+		return err
+	}
+	stale, err := in.pgSearch.Stale(ctx)
+	if err != nil || !stale {
+		// Current tables: the lock goes at once, so nodes starting
+		// together fill their list engines side by side.
+		unlock()
+		if err != nil {
+			return err
+		}
+		return in.syncer.Drain(ctx)
+	}
+	defer unlock()
+	log.Info("rebuilding the search tables from the store", "mappingVersion", index.MappingVersion)
+	if err := in.pgSearch.Truncate(ctx); err != nil {
+		return err
+	}
+	if err := in.syncer.Rebuild(ctx, progress); err != nil {
+		return err
+	}
+	if err := in.compact(ctx); err != nil {
+		return err
+	}
+	return in.pgSearch.MarkBuilt(ctx)
 }
 
 // openEmbeddedEngines opens the Bleve index of the data directory and the
@@ -186,7 +225,8 @@ func (in *instance) openEmbeddedEngines(log *slog.Logger) (fresh bool, err error
 // list engine, which the syncer's first drain fills from the store. The
 // search tables live in the same database as the records and the outbox
 // that feeds them, so they are never behind by more than the outbox:
-// draining it brings them up to date.
+// draining it brings them up to date, unless an upgrade changed what
+// documents hold (bringSearchTablesUp).
 func (in *instance) openPostgresEngines(ctx context.Context) error {
 	engine, err := pgindex.Open(ctx, in.at.url, pgindex.Options{})
 	if err != nil {

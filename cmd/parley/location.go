@@ -65,8 +65,6 @@ var embeddedOnly = map[string]string{
 	"backup": "back up a PostgreSQL database with pg_dump (pg_dump --format=custom --file=parley.dump URL), " +
 		"which copies records and search tables together",
 	"restore": "restore a PostgreSQL database from a pg_dump copy with pg_restore, then run `parley migrate`",
-	"reindex": "there is no Bleve index on PostgreSQL: the search tables live in the database, " +
-		"kept up to date by the outbox in the same transactions as the records",
 	"import": "it is not yet available on PostgreSQL: it drains the index outbox itself, which beside a running " +
 		"server needs the several-nodes support still to come",
 	"app": "it is not yet available on PostgreSQL; create the company's first application with " +

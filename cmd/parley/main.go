@@ -5,7 +5,7 @@
 //	               [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--insecure-http]
 //	               [--transition-path /transition] [--demo] [--admin-token T] [--metrics-addr ADDR]
 //	parley init    [--data DIR | --database URL] --company NAME --owner EMAIL [--plan standard|plus|pro]
-//	parley reindex --data DIR
+//	parley reindex [--data DIR | --database URL]
 //	parley backup  --out FILE [--data DIR | --url URL --token TOKEN]
 //	parley restore --data DIR --from FILE [--force]
 //	parley import  --data DIR [--company ID] FILE
@@ -18,7 +18,7 @@
 // directory; a plain `serve` never creates credentials (use `init`).
 // --database (PARLEY_DATABASE_URL) runs on PostgreSQL instead of the data
 // directory, once `migrate` has created its schema; backup, restore,
-// reindex, import and app work on the embedded database only.
+// import and app work on the embedded database only.
 package main
 
 import (
@@ -44,7 +44,7 @@ const usage = `usage:
                  [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--insecure-http]
                  [--transition-path /transition] [--demo] [--admin-token T] [--metrics-addr ADDR]
   parley init    [--data DIR | --database URL] --company NAME --owner EMAIL [--plan standard|plus|pro]
-  parley reindex --data DIR
+  parley reindex [--data DIR | --database URL]
   parley backup  --out FILE [--data DIR | --url URL --token TOKEN]
   parley restore --data DIR --from FILE [--force]
   parley import  --data DIR [--company ID] FILE

@@ -105,7 +105,6 @@ func TestEmbeddedOnlyCommandsRefuseADatabase(t *testing.T) {
 		{[]string{"backup", "--out", "x.db", "--database=postgres://db.example/parley"}, "", "pg_dump"},
 		{[]string{"backup", "--out", "x.db"}, "postgres://db.example/parley", "pg_dump"},
 		{[]string{"restore", "--from", "x.db", "-database", "postgres://db.example/parley"}, "", "pg_restore"},
-		{[]string{"reindex", "--database", "postgres://db.example/parley"}, "", "no Bleve index on PostgreSQL"},
 		{[]string{"import", "--database", "postgres://db.example/parley", "export.json"}, "", "not yet available on PostgreSQL"},
 		{[]string{"app", "list", "--database", "postgres://db.example/parley"}, "", "not yet available on PostgreSQL"},
 	} {
