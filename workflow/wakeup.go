@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"errors"
 	"slices"
 	"time"
 
@@ -111,14 +110,15 @@ func (e *Engine) fire(tx parley.Tx, item parley.LaterItem, now time.Time) error 
 		v, _ := e.woken.LoadOrStore(tx, woken{})
 		v.(woken)[c.ID] = ran
 	}
-	return schedule(tx, auto, item.CompanyID, c.ID, nil, now)
+	return schedule(newConditions(tx), auto, item.CompanyID, c.ID, nil, now)
 }
 
 // schedule replaces the conversation's workflow wake-up: at the earliest
 // instant after now at which one of the mailbox's automatic workflows
 // (auto, active) that does not match now will match, or none. doc is the
 // conversation's current document when the caller built it, else nil.
-func schedule(tx parley.Tx, auto []parley.Workflow, companyID, convID int64, doc *index.Document, now time.Time) error {
+func schedule(cs *conditions, auto []parley.Workflow, companyID, convID int64, doc *index.Document, now time.Time) error {
+	tx := cs.tx
 	item := parley.LaterItem{CompanyID: companyID, Kind: parley.LaterWorkflow, ID: convID, ConversationID: convID}
 	c, err := tx.Conversation(companyID, convID)
 	if parley.IsNotFound(err) {
@@ -142,7 +142,7 @@ func schedule(tx parley.Tx, auto []parley.Workflow, companyID, convID int64, doc
 			}
 			doc = &built
 		}
-		at, ok, err := nextMatch(tx, w, *doc, now)
+		at, ok, err := nextMatch(cs, w, *doc, now)
 		if err != nil {
 			return err
 		}
@@ -173,36 +173,22 @@ func timed(w *parley.Workflow) bool {
 // nextMatch is the earliest instant after now at which w will match the
 // document, when it does not match now; false when it matches now or
 // never will (as the document stands).
-func nextMatch(tx parley.Tx, w *parley.Workflow, doc index.Document, now time.Time) (time.Time, bool, error) {
+func nextMatch(cs *conditions, w *parley.Workflow, doc index.Document, now time.Time) (time.Time, bool, error) {
 	if doc.Company != w.CompanyID {
 		return time.Time{}, false, nil
 	}
-	m, err := tx.Mailbox(w.CompanyID, w.MailboxID)
-	if err != nil {
-		return time.Time{}, false, err
+	schema, syntax, ok, err := cs.of(w)
+	if err != nil || !ok {
+		return time.Time{}, false, err // a condition no longer parses: matches nothing
 	}
-	schema := index.ConversationSchemaFor([]parley.Mailbox{*m})
-	syntax := make([]query.Node, 0, len(w.Conditions))
 	var bounds []query.NowBound
-	for _, cond := range w.Conditions {
-		n, err := query.Parse(cond)
-		if err != nil {
-			return time.Time{}, false, nil // no longer parses: matches nothing
-		}
-		syntax, bounds = append(syntax, n), append(bounds, query.NowBounds(n)...)
+	for _, n := range syntax {
+		bounds = append(bounds, query.NowBounds(n)...)
 	}
 	matchAt := func(at time.Time) (bool, error) {
-		nodes := make([]query.Node, len(syntax))
-		for i, n := range syntax {
-			q, err := query.Check(n, schema, at)
-			var qe *query.Error
-			if errors.As(err, &qe) {
-				return false, nil // no longer checks (a field removed): matches nothing
-			}
-			if err != nil {
-				return false, err
-			}
-			nodes[i] = q
+		nodes, ok, err := checked(schema, syntax, at)
+		if err != nil || !ok {
+			return false, err // no longer checks (a field removed): matches nothing
 		}
 		return scan.Match(doc, nodes...)
 	}

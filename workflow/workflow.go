@@ -9,7 +9,6 @@
 package workflow
 
 import (
-	"errors"
 	"slices"
 	"strconv"
 	"sync"
@@ -46,30 +45,22 @@ func Matches(tx parley.Tx, w *parley.Workflow, convID int64, now time.Time) (boo
 	if err != nil || !ok {
 		return false, err
 	}
-	return matchDocument(tx, w, doc, now)
+	return matchDocument(newConditions(tx), w, doc, now)
 }
 
 // matchDocument is Matches over a conversation's document, built once for
-// the workflows tried on it.
-func matchDocument(tx parley.Tx, w *parley.Workflow, doc index.Document, now time.Time) (bool, error) {
+// the workflows tried on it, with their conditions compiled once in cs.
+func matchDocument(cs *conditions, w *parley.Workflow, doc index.Document, now time.Time) (bool, error) {
 	if doc.Company != w.CompanyID {
 		return false, nil
 	}
-	m, err := tx.Mailbox(w.CompanyID, w.MailboxID)
-	if err != nil {
+	schema, syntax, ok, err := cs.of(w)
+	if err != nil || !ok {
 		return false, err
 	}
-	nodes := make([]query.Node, 0, len(w.Conditions))
-	for _, cond := range w.Conditions {
-		n, err := compile(m, cond, now)
-		var qe *query.Error
-		if errors.As(err, &qe) {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		nodes = append(nodes, n)
+	nodes, ok, err := checked(schema, syntax, now)
+	if err != nil || !ok {
+		return false, err
 	}
 	return scan.Match(doc, nodes...)
 }
@@ -210,6 +201,7 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, ran map
 		}
 	}
 	var last *index.Document // of the conversation as the runs left it
+	cs := newConditions(tx)
 	for progressed := trigger != "" && caller.User != nil; progressed; {
 		progressed = false
 		c, err := tx.Conversation(companyID, convID)
@@ -229,7 +221,7 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, ran map
 			if ran[w.ID] || w.MailboxID != c.MailboxID {
 				continue
 			}
-			matched, err := matchDocument(tx, w, doc, now)
+			matched, err := matchDocument(cs, w, doc, now)
 			if err != nil {
 				return err
 			}
@@ -242,7 +234,7 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, ran map
 			}
 		}
 	}
-	return schedule(tx, auto, companyID, convID, last, now)
+	return schedule(cs, auto, companyID, convID, last, now)
 }
 
 // automaticCaller is who automatic workflows act as: the account owner,
