@@ -61,6 +61,35 @@ var backends = []struct {
 	}},
 }
 
+// hooked is the demo on one backend with the workflow engine run at each
+// commit on a clock the test moves, the owner acting, and the demo's
+// second mailbox (the demo's own workflows are the first's).
+type hooked struct {
+	store     parley.Store
+	clock     *movingClock
+	engine    *workflow.Engine
+	caller    parley.Caller
+	mailboxID int64
+}
+
+func openHooked(t *testing.T, open func(*testing.T) hookedStore) hooked {
+	t.Helper()
+	db := open(t)
+	h := hooked{store: db.Store(), clock: &movingClock{now: now}}
+	require.NoError(t, fixtures.Load(h.store, now))
+	h.engine = &workflow.Engine{Clock: h.clock}
+	db.SetBeforeCommit(h.engine.BeforeCommit)
+	h.caller = ownerOf(t, h.store)
+	require.NoError(t, h.store.View(func(tx parley.Tx) error {
+		mailboxes, err := tx.Mailboxes(1)
+		if err == nil {
+			h.mailboxID = mailboxes[1].ID
+		}
+		return err
+	}))
+	return h
+}
+
 // TestTimeConditionFiresOnce: an automatic workflow whose condition is
 // `status:pending AND modifiedAt:[* TO NOW-30DAYS]` does not match the
 // conversation a write leaves; the write stores a wake-up 30 days after
@@ -70,19 +99,8 @@ var backends = []struct {
 func TestTimeConditionFiresOnce(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
-			db := b.open(t)
-			store := db.Store()
-			require.NoError(t, fixtures.Load(store, now))
-			clock := &movingClock{now: now}
-			engine := &workflow.Engine{Clock: clock}
-			db.SetBeforeCommit(engine.BeforeCommit)
-			caller := ownerOf(t, store)
-			var mailboxID int64
-			require.NoError(t, store.View(func(tx parley.Tx) error {
-				mailboxes, err := tx.Mailboxes(1)
-				mailboxID = mailboxes[1].ID // the demo's workflows are the first's
-				return err
-			}))
+			h := openHooked(t, b.open)
+			store, clock, engine, caller, mailboxID := h.store, h.clock, h.engine, h.caller, h.mailboxID
 			write := func(fn func(tx parley.Tx) error) {
 				t.Helper()
 				_, err := store.Update(fn)
@@ -247,22 +265,11 @@ func stripZone(it parley.LaterItem) parley.LaterItem {
 func TestWokenWorkflowRunsOnce(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
-			db := b.open(t)
-			store := db.Store()
-			require.NoError(t, fixtures.Load(store, now))
-			clock := &movingClock{now: now}
-			engine := &workflow.Engine{Clock: clock}
-			db.SetBeforeCommit(engine.BeforeCommit)
-			caller := ownerOf(t, store)
-			var mailboxID int64
+			h := openHooked(t, b.open)
+			store, clock, engine, caller, mailboxID := h.store, h.clock, h.engine, h.caller, h.mailboxID
 			var w *parley.Workflow
 			var conv *parley.Conversation
 			_, err := store.Update(func(tx parley.Tx) (err error) {
-				mailboxes, err := tx.Mailboxes(1)
-				if err != nil {
-					return err
-				}
-				mailboxID = mailboxes[1].ID
 				w, err = parley.CreateWorkflow(tx, caller, &parley.WorkflowInput{MailboxID: &mailboxID, Name: ptr("Old"),
 					Type: ptr(parley.WorkflowAutomatic), Conditions: []string{"createdAt:[* TO NOW-1DAY]"},
 					Actions: []parley.WorkflowAction{{Type: parley.ActionAddTags, Tags: []string{"old"}}}}, workflow.Check, now)
