@@ -140,7 +140,8 @@ func TestSavedViewErrors(t *testing.T) {
 		})
 	}
 	rec = w.get("/v2/views/0")
-	assert.Equal(t, http.StatusBadRequest, rec.Code)
+	require.Equal(t, http.StatusBadRequest, rec.Code)
+	assert.Equal(t, []string{"viewId: Invalid identifier"}, errorSummary(t, rec))
 }
 
 func TestWebhookViewFilter(t *testing.T) {
