@@ -2,6 +2,8 @@ package storage
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 
 	"go.etcd.io/bbolt"
 
@@ -287,8 +289,29 @@ func (t *Tx) PutThread(th *parley.Thread) error {
 	if err := t.putMessageID(th); err != nil {
 		return err
 	}
-	delete(t.threads, th.ConversationID)
-	return t.put(bucketThreads, key2(th.ConversationID, th.ID), th)
+	if err := t.put(bucketThreads, key2(th.ConversationID, th.ID), th); err != nil {
+		return err
+	}
+	t.keepThread(th)
+	return nil
+}
+
+// keepThread updates the threads a write keeps of th's conversation, if
+// it keeps them: a write that adds a line item or a note and then reads
+// the threads again (to build the document the automatic workflows
+// match) need not decode them all again.
+func (t *Tx) keepThread(th *parley.Thread) {
+	kept, ok := t.threads[th.ConversationID]
+	if !ok {
+		return
+	}
+	i, found := slices.BinarySearchFunc(kept, th.ID, func(x parley.Thread, id int64) int { return cmp.Compare(x.ID, id) })
+	if found {
+		kept[i] = th.Clone()
+	} else {
+		kept = slices.Insert(kept, i, th.Clone())
+	}
+	t.threads[th.ConversationID] = kept
 }
 
 // bucketRatings keys each satisfaction rating's id to its thread's key.

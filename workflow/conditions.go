@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"errors"
+	"sync"
 	"time"
 
 	parley "github.com/parley/parley"
@@ -42,7 +43,7 @@ func (cs *conditions) of(w *parley.Workflow) (schema query.Schema, syntax []quer
 	if !known {
 		syntax = make([]query.Node, 0, len(w.Conditions))
 		for _, cond := range w.Conditions {
-			n, err := query.Parse(cond)
+			n, err := parse(cond)
 			if err != nil {
 				syntax = nil
 				break
@@ -71,4 +72,42 @@ func checked(schema query.Schema, syntax []query.Node, at time.Time) (nodes []qu
 		nodes[i] = q
 	}
 	return nodes, true, nil
+}
+
+// parsedConditions keeps, for the whole process, the syntax of every
+// condition parsed: a write's automatic run parses each workflow's
+// conditions, and parsing was a fifth of what workflows added to it. A
+// condition's syntax depends on its text alone (checking it against a
+// mailbox's schema, and resolving NOW, happen on every try), and nodes are
+// values nothing mutates, so runs may share them. Workflows are few; the
+// map is emptied if edits ever fill it.
+var parsedConditions struct {
+	sync.Mutex
+	syntax map[string]parsedCondition
+}
+
+type parsedCondition struct {
+	node query.Node
+	err  error
+}
+
+// maxParsedConditions bounds parsedConditions.
+const maxParsedConditions = 4096
+
+// parse is query.Parse, remembered.
+func parse(condition string) (query.Node, error) {
+	parsedConditions.Lock()
+	p, ok := parsedConditions.syntax[condition]
+	parsedConditions.Unlock()
+	if ok {
+		return p.node, p.err
+	}
+	p.node, p.err = query.Parse(condition)
+	parsedConditions.Lock()
+	if parsedConditions.syntax == nil || len(parsedConditions.syntax) >= maxParsedConditions {
+		parsedConditions.syntax = map[string]parsedCondition{}
+	}
+	parsedConditions.syntax[condition] = p
+	parsedConditions.Unlock()
+	return p.node, p.err
 }

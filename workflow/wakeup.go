@@ -163,7 +163,7 @@ func schedule(cs *conditions, auto []parley.Workflow, companyID, convID int64, d
 // timed reports whether a workflow's conditions use NOW-relative dates.
 func timed(w *parley.Workflow) bool {
 	for _, cond := range w.Conditions {
-		if n, err := query.Parse(cond); err == nil && len(query.NowBounds(n)) > 0 {
+		if n, err := parse(cond); err == nil && len(query.NowBounds(n)) > 0 {
 			return true
 		}
 	}

@@ -144,6 +144,44 @@ func testTags(t *testing.T, b Backend) {
 	assert.Empty(t, get(t, b, func(tx parley.Tx) ([]int64, error) { return tx.ConversationIDsWithTag(1, spam.ID) }))
 }
 
+// testThreadsInOneWrite: a write that reads a conversation's threads,
+// then adds, changes and deletes some, reads back exactly what it wrote
+// (the embedded store keeps a write's decoded threads), and what a reader
+// does to the threads it got changes nothing stored.
+func testThreadsInOneWrite(t *testing.T, b Backend) {
+	c := newConversation(1, 7, 2)
+	one := &parley.Thread{ConversationID: c.ID, CompanyID: 1, Type: parley.ThreadNote, Body: "one", CreatedAt: clock}
+	put(t, b, func(tx parley.Tx) error {
+		if err := tx.PutConversation(c); err != nil {
+			return err
+		}
+		one.ConversationID = c.ID
+		return tx.PutThread(one)
+	})
+	var two, three parley.Thread
+	put(t, b, func(tx parley.Tx) error {
+		before, err := tx.Threads(c.ID)
+		require.NoError(t, err)
+		require.Len(t, before, 1)
+		before[0].Body = "changed by a reader"
+		two = parley.Thread{ConversationID: c.ID, CompanyID: 1, Type: parley.ThreadNote, Body: "two", CreatedAt: at(1)}
+		three = parley.Thread{ConversationID: c.ID, CompanyID: 1, Type: parley.ThreadNote, Body: "three", CreatedAt: at(2)}
+		require.NoError(t, tx.PutThread(&two))
+		require.NoError(t, tx.PutThread(&three))
+		one.Body = "one, edited"
+		require.NoError(t, tx.PutThread(one))
+		after, err := tx.Threads(c.ID)
+		require.NoError(t, err)
+		assert.Equal(t, []parley.Thread{*one, two, three}, after, "a write reads its own thread writes")
+		require.NoError(t, tx.DeleteThread(c.ID, two.ID))
+		after, err = tx.Threads(c.ID)
+		require.NoError(t, err)
+		assert.Equal(t, []parley.Thread{*one, three}, after, "and its deletes")
+		return nil
+	})
+	assert.Equal(t, []parley.Thread{*one, three}, get(t, b, func(tx parley.Tx) ([]parley.Thread, error) { return tx.Threads(c.ID) }))
+}
+
 // testThreads: threads list oldest first under their conversation; a
 // rating's address follows its thread; a delete (a merge) moves a thread;
 // a thread's raw message is kept apart.

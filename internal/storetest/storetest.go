@@ -52,6 +52,7 @@ var families = []struct {
 	{"conversation outbox", testConversationOutbox},
 	{"open assigned", testOpenAssigned},
 	{"threads", testThreads},
+	{"threads in one write", testThreadsInOneWrite},
 	{"attachments", testAttachments},
 	{"later", testLater},
 	{"chats", testChats},
