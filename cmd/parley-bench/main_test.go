@@ -38,7 +38,7 @@ func TestBenchRunsSmall(t *testing.T) {
 			assert.Positive(t, q.Backend.P50, q.Name)
 		}
 	}
-	require.Len(t, res.Writes, 2, "a write without and with automatic workflows")
+	require.Len(t, res.Writes, 3, "a write without and with automatic workflows, and the workflows' own time")
 	for _, wr := range res.Writes {
 		assert.Positive(t, wr.P50, wr.Name)
 	}
