@@ -1,0 +1,286 @@
+package lists
+
+import (
+	"context"
+	"slices"
+
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
+)
+
+// Aggregates and facets over report rows: the filter compiled to a
+// predicate over a table's rows, one pass over the company's table of the
+// kind, each matching row counted through index.Groups (as every engine
+// counts) or into its facets.
+
+var _ index.PartialAggregator = (*Engine)(nil)
+
+// tableSlots are the fields of a table's rows, a row being its index.
+type tableSlots struct {
+	t    *table
+	word func(string) (uint32, bool) // a keyword's interned index, if any row holds it
+}
+
+func (s tableSlots) keyword(field, value string) (func(int32) bool, bool) {
+	f, ok := s.t.s.words[field]
+	if !ok {
+		return nil, false
+	}
+	id, known := s.word(value)
+	if !known {
+		return func(int32) bool { return false }, true
+	}
+	return func(i int32) bool { return slices.Contains(s.t.wordsOf(i, f), id) }, true
+}
+
+func (s tableSlots) numbers(field string) (func(int32) []float64, bool) {
+	f, ok := s.t.s.numbers[field]
+	if !ok {
+		return nil, false
+	}
+	return func(i int32) []float64 { return s.t.numbersOf(i, f) }, true
+}
+
+func (s tableSlots) exists(field string) (func(int32) bool, bool) {
+	if f, ok := s.t.s.numbers[field]; ok {
+		return func(i int32) bool { return len(s.t.numbersOf(i, f)) > 0 }, true
+	}
+	if f, ok := s.t.s.words[field]; ok {
+		return func(i int32) bool { return len(s.t.wordsOf(i, f)) > 0 }, true
+	}
+	return nil, false
+}
+
+// holds reports whether report rows of kind hold every field.
+func holds(kind index.Kind, fields ...string) bool {
+	s := schemas[kind]
+	if s == nil {
+		return false
+	}
+	for _, f := range fields {
+		_, num := s.numbers[f]
+		_, word := s.words[f]
+		if !num && !word {
+			return false
+		}
+	}
+	return true
+}
+
+// AggregateSupported reports whether Aggregate can answer r exactly as
+// the full engine would: a kind with report rows, a valid request, and a
+// filter and fields the rows hold.
+func (e *Engine) AggregateSupported(r index.AggregateRequest) bool {
+	if index.CheckAggregate(r) != nil || !holds(r.Kind, r.Sums...) || !holds(r.Kind, r.GroupBy...) ||
+		!holds(r.Kind, r.Distinct...) || (r.By != "" && !holds(r.Kind, r.By)) {
+		return false
+	}
+	return filterSupported(r.Kind, r.Filter)
+}
+
+// filterSupported reports whether report rows of kind can match filter.
+func filterSupported(kind index.Kind, filter query.Node) bool {
+	s := schemas[kind]
+	if s == nil {
+		return false
+	}
+	if filter == nil {
+		return true
+	}
+	_, err := compileTable(filter, newTable(s), func(string) (uint32, bool) { return 0, false })
+	return err == nil
+}
+
+// compileTable compiles a filter over t's rows; word interns a keyword.
+func compileTable(n query.Node, t *table, word func(string) (uint32, bool)) (func(int32) bool, error) {
+	return compile(n, slots[int32](tableSlots{t: t, word: word}))
+}
+
+// Aggregate answers a request AggregateSupported accepts.
+func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index.AggregateResult, error) {
+	if err := index.CheckAggregate(r); err != nil {
+		return index.AggregateResult{}, err
+	}
+	if !e.AggregateSupported(r) {
+		return index.AggregateResult{}, errUnsupported
+	}
+	groups := index.NewGroups(r)
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	t := e.tableOf(r.Company, r.Kind)
+	values := newRowValues(t, e.wordList)
+	err := e.scan(ctx, t, r.Filter, func(i int32) {
+		values.i = i
+		groups.Add(values)
+	})
+	if err != nil {
+		return index.AggregateResult{}, err
+	}
+	return groups.Result(), nil
+}
+
+// tableOf is the table of a company and kind, empty when it has no rows;
+// callers hold the lock.
+func (e *Engine) tableOf(company int64, kind index.Kind) *table {
+	if t := e.tables[tableKey{company, kind}]; t != nil {
+		return t
+	}
+	return newTable(schemas[kind])
+}
+
+// scan calls each with every live row of t matching filter; callers hold
+// the read lock.
+func (e *Engine) scan(ctx context.Context, t *table, filter query.Node, each func(i int32)) error {
+	match := func(int32) bool { return true }
+	if filter != nil {
+		var err error
+		if match, err = compileTable(filter, t, e.wordID); err != nil {
+			return err
+		}
+	}
+	for i := range t.ids {
+		if i%checkEvery == checkEvery-1 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if t.live(i) && match(int32(i)) {
+			each(int32(i))
+		}
+	}
+	return nil
+}
+
+// wordID is a keyword's index in the word list; callers hold the lock.
+func (e *Engine) wordID(s string) (uint32, bool) {
+	id, ok := e.wordIDs[s]
+	return id, ok
+}
+
+// rowValues are one row's values as index.Groups reads them. The fields
+// of a request are few: a list looked through beats a map.
+type rowValues struct {
+	t     *table
+	i     int32
+	words []string
+	keys  []fieldKeys
+}
+
+// fieldKeys is a field read as keys, with its scratch.
+type fieldKeys struct {
+	name   string
+	buf    []string
+	number bool
+	slot   int
+	cache  map[float64]string // ValueKey of the numbers seen
+}
+
+func newRowValues(t *table, words []string) *rowValues {
+	return &rowValues{t: t, words: words}
+}
+
+func (v *rowValues) Numbers(field string) []float64 {
+	if f, ok := v.t.s.numbers[field]; ok {
+		return v.t.numbersOf(v.i, f)
+	}
+	return nil
+}
+
+func (v *rowValues) Keys(field string) []string {
+	var k *fieldKeys
+	for i := range v.keys {
+		if v.keys[i].name == field {
+			k = &v.keys[i]
+			break
+		}
+	}
+	if k == nil {
+		v.keys = append(v.keys, fieldKeys{name: field})
+		k = &v.keys[len(v.keys)-1]
+		if f, ok := v.t.s.numbers[field]; ok {
+			k.number, k.slot, k.cache = true, f, map[float64]string{}
+		} else {
+			k.slot = v.t.s.words[field]
+		}
+	}
+	k.buf = k.buf[:0]
+	if !k.number {
+		for _, w := range v.t.wordsOf(v.i, k.slot) {
+			k.buf = append(k.buf, v.words[w])
+		}
+		return k.buf
+	}
+	for _, n := range v.t.numbersOf(v.i, k.slot) {
+		s, ok := k.cache[n]
+		if !ok {
+			s = index.ValueKey(n)
+			k.cache[n] = s
+		}
+		k.buf = append(k.buf, s)
+	}
+	return k.buf
+}
+
+// tableFacetsSupported reports whether report rows answer a facet request:
+// a kind with them, a filter they can match, Values of keywords and
+// Valued numbers, Ranges of numbers.
+func tableFacetsSupported(r index.FacetRequest) bool {
+	s := schemas[r.Kind]
+	if s == nil {
+		return false
+	}
+	for _, field := range r.Values {
+		if _, ok := s.words[field]; !ok && !s.valued[field] {
+			return false
+		}
+	}
+	for _, rf := range r.Ranges {
+		if _, ok := s.numbers[rf.Field]; !ok {
+			return false
+		}
+	}
+	return filterSupported(r.Kind, r.Filter)
+}
+
+// tableFacets counts a request tableFacetsSupported accepts; callers hold
+// the read lock.
+func (e *Engine) tableFacets(ctx context.Context, r index.FacetRequest) (index.FacetResult, error) {
+	out := index.FacetResult{Ranges: map[string][]int{}, Values: map[string]map[string]int{}}
+	t := e.tableOf(r.Company, r.Kind)
+	values := newRowValues(t, e.wordList)
+	var counters []func(i int32)
+	for name, field := range r.Values {
+		counts := map[string]int{}
+		out.Values[name] = counts
+		counters = append(counters, func(i int32) {
+			values.i = i
+			keys := values.Keys(field)
+			for j, k := range keys {
+				if !slices.Contains(keys[:j], k) {
+					counts[k]++
+				}
+			}
+		})
+	}
+	for name, rf := range r.Ranges {
+		counts := make([]int, len(rf.Buckets))
+		out.Ranges[name] = counts
+		f, buckets := t.s.numbers[rf.Field], rf.Buckets
+		counters = append(counters, func(i int32) {
+			values := t.numbersOf(i, f)
+			for b, bucket := range buckets {
+				if slices.ContainsFunc(values, func(v float64) bool { return index.InBucket(v, bucket) }) {
+					counts[b]++
+				}
+			}
+		})
+	}
+	err := e.scan(ctx, t, r.Filter, func(i int32) {
+		out.Total++
+		for _, count := range counters {
+			count(i)
+		}
+	})
+	if err != nil {
+		return index.FacetResult{}, err
+	}
+	return out, nil
+}
