@@ -2,6 +2,7 @@ package lists
 
 import (
 	"context"
+	"math"
 	"slices"
 
 	"github.com/parley/parley/index"
@@ -170,7 +171,7 @@ type fieldKeys struct {
 	buf    []string
 	number bool
 	slot   int
-	cache  map[float64]string // ValueKey of the numbers seen
+	cache  map[uint64]string // ValueKey of the numbers seen, by their bits (-0 is not 0)
 }
 
 func newRowValues(t *table, words []string) *rowValues {
@@ -196,7 +197,7 @@ func (v *rowValues) Keys(field string) []string {
 		v.keys = append(v.keys, fieldKeys{name: field})
 		k = &v.keys[len(v.keys)-1]
 		if f, ok := v.t.s.numbers[field]; ok {
-			k.number, k.slot, k.cache = true, f, map[float64]string{}
+			k.number, k.slot, k.cache = true, f, map[uint64]string{}
 		} else {
 			k.slot = v.t.s.words[field]
 		}
@@ -209,10 +210,10 @@ func (v *rowValues) Keys(field string) []string {
 		return k.buf
 	}
 	for _, n := range v.t.numbersOf(v.i, k.slot) {
-		s, ok := k.cache[n]
+		s, ok := k.cache[math.Float64bits(n)]
 		if !ok {
 			s = index.ValueKey(n)
-			k.cache[n] = s
+			k.cache[math.Float64bits(n)] = s
 		}
 		k.buf = append(k.buf, s)
 	}
@@ -245,20 +246,12 @@ func tableFacetsSupported(r index.FacetRequest) bool {
 func (e *Engine) tableFacets(ctx context.Context, r index.FacetRequest) (index.FacetResult, error) {
 	out := index.FacetResult{Ranges: map[string][]int{}, Values: map[string]map[string]int{}}
 	t := e.tableOf(r.Company, r.Kind)
-	values := newRowValues(t, e.wordList)
 	var counters []func(i int32)
+	var finish []func()
 	for name, field := range r.Values {
-		counts := map[string]int{}
-		out.Values[name] = counts
-		counters = append(counters, func(i int32) {
-			values.i = i
-			keys := values.Keys(field)
-			for j, k := range keys {
-				if !slices.Contains(keys[:j], k) {
-					counts[k]++
-				}
-			}
-		})
+		c, finished := valueCounter(t, e.wordList, field)
+		counters = append(counters, c)
+		finish = append(finish, func() { out.Values[name] = finished() })
 	}
 	for name, rf := range r.Ranges {
 		counts := make([]int, len(rf.Buckets))
@@ -282,5 +275,70 @@ func (e *Engine) tableFacets(ctx context.Context, r index.FacetRequest) (index.F
 	if err != nil {
 		return index.FacetResult{}, err
 	}
+	for _, f := range finish {
+		f()
+	}
 	return out, nil
 }
+
+// valueCounter counts the rows per value of a field, each row's distinct
+// values once. It counts interned keywords and the bits of numbers (whole
+// numbers in an array), and spells them (ValueKey for numbers) once per
+// value at the end: a year's rows hold tens of thousands of distinct
+// seconds, and hashing strings row by row costs more than the pass.
+func valueCounter(t *table, words []string, field string) (count func(i int32), finished func() map[string]int) {
+	if f, ok := t.s.words[field]; ok {
+		counts := map[uint32]int{}
+		return func(i int32) {
+				ws := t.wordsOf(i, f)
+				for j, w := range ws {
+					if !slices.Contains(ws[:j], w) {
+						counts[w]++
+					}
+				}
+			}, func() map[string]int {
+				out := make(map[string]int, len(counts))
+				for w, n := range counts {
+					out[words[w]] = n
+				}
+				return out
+			}
+	}
+	f := t.s.numbers[field]
+	var dense []int32 // by value, for whole numbers in [0, denseValues)
+	sparse := map[uint64]int{}
+	return func(i int32) {
+			vs := t.numbersOf(i, f)
+			for j, v := range vs {
+				bits := math.Float64bits(v)
+				if slices.ContainsFunc(vs[:j], func(w float64) bool { return math.Float64bits(w) == bits }) {
+					continue
+				}
+				if n := int(v); float64(n) == v && n >= 0 && n < denseValues && bits != negativeZero {
+					if dense == nil {
+						dense = make([]int32, denseValues)
+					}
+					dense[n]++
+					continue
+				}
+				sparse[bits]++
+			}
+		}, func() map[string]int {
+			out := make(map[string]int, len(sparse))
+			for bits, n := range sparse {
+				out[index.ValueKey(math.Float64frombits(bits))] += n
+			}
+			for v, n := range dense {
+				if n > 0 {
+					out[index.ValueKey(float64(v))] += int(n)
+				}
+			}
+			return out
+		}
+}
+
+// denseValues bounds the whole numbers valueCounter counts in an array
+// rather than a map: seconds up to a few days, counts, ids.
+const denseValues = 1 << 18
+
+var negativeZero = math.Float64bits(math.Copysign(0, -1))
