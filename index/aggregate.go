@@ -142,6 +142,7 @@ type groupState struct {
 	Group
 	sums []Sum                 // per Sums field
 	seen []map[string]struct{} // per Distinct field
+	ids  []map[uint64]struct{} // per Distinct field, when documents are KeyIDs
 }
 
 // NewGroups starts the groups of a request.
@@ -156,6 +157,14 @@ func NewGroups(r AggregateRequest) *Groups {
 type DocValues interface {
 	Numbers(field string) []float64
 	Keys(field string) []string
+}
+
+// KeyIDs are DocValues that also name a field's keys by numbers, one per
+// distinct key of the field (an interned keyword's index, a number's
+// bits): distinct counts then hash numbers rather than strings.
+type KeyIDs interface {
+	DocValues
+	KeyIDs(field string) []uint64
 }
 
 // Add counts a document into its groups: one per bucket and combination
@@ -212,9 +221,10 @@ func (g *Groups) addTo(bucket int, d DocValues) {
 	s := g.groups[string(id)]
 	if s == nil {
 		s = &groupState{Group: Group{Bucket: bucket, Key: slices.Clone(g.key)},
-			sums: make([]Sum, len(g.r.Sums)), seen: make([]map[string]struct{}, len(g.r.Distinct))}
+			sums: make([]Sum, len(g.r.Sums)), seen: make([]map[string]struct{}, len(g.r.Distinct)),
+			ids: make([]map[uint64]struct{}, len(g.r.Distinct))}
 		for i := range s.seen {
-			s.seen[i] = map[string]struct{}{}
+			s.seen[i], s.ids[i] = map[string]struct{}{}, map[uint64]struct{}{}
 		}
 		g.groups[string(id)] = s
 	}
@@ -224,6 +234,14 @@ func (g *Groups) addTo(bucket int, d DocValues) {
 			s.sums[i].Count++
 			s.sums[i].Total += v
 		}
+	}
+	if ids, ok := d.(KeyIDs); ok {
+		for i, f := range g.r.Distinct {
+			for _, v := range ids.KeyIDs(f) {
+				s.ids[i][v] = struct{}{}
+			}
+		}
+		return
 	}
 	for i, f := range g.r.Distinct {
 		for _, v := range d.Keys(f) {
@@ -241,7 +259,7 @@ func (g *Groups) Result() AggregateResult {
 			s.Sums[f] = s.sums[i]
 		}
 		for i, f := range g.r.Distinct {
-			s.Distinct[f] = len(s.seen[i])
+			s.Distinct[f] = len(s.seen[i]) + len(s.ids[i]) // one of them is empty
 		}
 		out.Groups = append(out.Groups, s.Group)
 	}

@@ -45,7 +45,7 @@ func TestListAggregatesAgree(t *testing.T) {
 		r := randomAggregate(t, g, e, i)
 		facets := reportFacetRequest(g, r)
 		if !engines["loaded"].AggregateSupported(r) {
-			assert.True(t, readsText(r.Filter), "the list engine refused %+v", r)
+			assert.True(t, needsFull(r.Filter), "the list engine refused %+v", r)
 			assert.False(t, engines["loaded"].FacetsSupported(facets))
 			continue
 		}
@@ -96,21 +96,24 @@ func reportFacetRequest(g *queryGen, r index.AggregateRequest) index.FacetReques
 	return out
 }
 
-// readsText reports whether a conversation filter reads a text field,
-// which report rows do not hold.
-func readsText(n query.Node) bool {
+// needsFull reports whether a conversation filter reads what report
+// rows do not hold: text, and the keywords no report reads (sort keys and
+// addresses).
+func needsFull(n query.Node) bool {
 	switch n := n.(type) {
 	case query.And:
-		return slices.ContainsFunc(n.Nodes, readsText)
+		return slices.ContainsFunc(n.Nodes, needsFull)
 	case query.Or:
-		return slices.ContainsFunc(n.Nodes, readsText)
+		return slices.ContainsFunc(n.Nodes, needsFull)
 	case query.Not:
-		return readsText(n.Node)
+		return needsFull(n.Node)
 	case query.Match, query.Phrase, query.Prefix:
 		return true
+	case query.Keyword:
+		return slices.Contains([]string{"email", "customerEmail", "subjectSort", "customerNameSort"}, n.Field)
 	case query.FieldExists:
 		f, ok := index.FieldOf(index.Conversations, n.Field)
-		return ok && f.Type == index.TextField
+		return ok && f.Type == index.TextField || n.Field == "email"
 	}
 	return false
 }

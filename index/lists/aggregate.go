@@ -34,12 +34,23 @@ func (s tableSlots) keyword(field, value string) (func(int32) bool, bool) {
 	return func(i int32) bool { return slices.Contains(s.t.wordsOf(i, f), id) }, true
 }
 
-func (s tableSlots) numbers(field string) (func(int32) []float64, bool) {
+// inRange reads a row's values of the field in place: the predicate of a
+// report's period runs on every row of a table.
+func (s tableSlots) inRange(field string, b bounds) (func(int32) bool, bool) {
 	f, ok := s.t.s.numbers[field]
 	if !ok {
 		return nil, false
 	}
-	return func(i int32) []float64 { return s.t.numbersOf(i, f) }, true
+	t, stride := s.t, s.t.s.nNums+1
+	return func(i int32) bool {
+		off, at := t.numOff[int(i)*stride+f:], int(t.numAt[i])
+		for _, v := range t.nums[at+int(off[0]) : at+int(off[1])] {
+			if b.holds(v) {
+				return true
+			}
+		}
+		return false
+	}, true
 }
 
 func (s tableSlots) exists(field string) (func(int32) bool, bool) {
@@ -156,6 +167,8 @@ func (e *Engine) wordID(s string) (uint32, bool) {
 	return id, ok
 }
 
+var _ index.KeyIDs = (*rowValues)(nil)
+
 // rowValues are one row's values as index.Groups reads them. The fields
 // of a request are few: a list looked through beats a map.
 type rowValues struct {
@@ -163,6 +176,7 @@ type rowValues struct {
 	i     int32
 	words []string
 	keys  []fieldKeys
+	ids   []uint64 // KeyIDs' scratch
 }
 
 // fieldKeys is a field read as keys, with its scratch.
@@ -183,6 +197,22 @@ func (v *rowValues) Numbers(field string) []float64 {
 		return v.t.numbersOf(v.i, f)
 	}
 	return nil
+}
+
+// KeyIDs are the row's values of a field by interned index (keywords) or
+// bits (numbers): one number per distinct key of the field.
+func (v *rowValues) KeyIDs(field string) []uint64 {
+	v.ids = v.ids[:0]
+	if f, ok := v.t.s.words[field]; ok {
+		for _, w := range v.t.wordsOf(v.i, f) {
+			v.ids = append(v.ids, uint64(w))
+		}
+		return v.ids
+	}
+	for _, n := range v.t.numbersOf(v.i, v.t.s.numbers[field]) {
+		v.ids = append(v.ids, math.Float64bits(n))
+	}
+	return v.ids
 }
 
 func (v *rowValues) Keys(field string) []string {

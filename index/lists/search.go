@@ -192,9 +192,9 @@ type slots[R any] interface {
 	// keyword is the predicate "the field holds value", ok false when rows
 	// do not hold the field.
 	keyword(field, value string) (match func(R) bool, ok bool)
-	// numbers reads a number field's values, ok false when rows do not
-	// hold it.
-	numbers(field string) (values func(R) []float64, ok bool)
+	// inRange is the predicate "a value of the field is within r" (see
+	// bounds), ok false when rows do not hold the field.
+	inRange(field string, r bounds) (match func(R) bool, ok bool)
 	// exists is the predicate "the field holds a value" (field:*), ok
 	// false when rows cannot tell.
 	exists(field string) (match func(R) bool, ok bool)
@@ -243,13 +243,13 @@ func compile[R any](n query.Node, s slots[R]) (func(R) bool, error) {
 			return match, nil
 		}
 	case query.NumberRange:
-		if values, ok := s.numbers(n.Field); ok {
-			return between(values, n.Min, n.Max, n.MinInclusive, n.MaxInclusive), nil
+		if match, ok := s.inRange(n.Field, bounds{n.Min, n.Max, n.MinInclusive, n.MaxInclusive}); ok {
+			return match, nil
 		}
 	case query.TimeRange:
-		if values, ok := s.numbers(n.Field); ok {
-			lo, hi := index.MillisBounds(n)
-			return between(values, lo, hi, n.FromInclusive, n.ToInclusive), nil
+		lo, hi := index.MillisBounds(n)
+		if match, ok := s.inRange(n.Field, bounds{lo, hi, n.FromInclusive, n.ToInclusive}); ok {
+			return match, nil
 		}
 	case query.FieldExists:
 		if match, ok := s.exists(n.Field); ok {
@@ -271,21 +271,22 @@ func compileAll[R any](nodes []query.Node, s slots[R]) ([]func(R) bool, error) {
 	return out, nil
 }
 
-// between matches a row with a value within the bounds; a row without
-// one never matches a range, as in the full engine.
-func between[R any](values func(R) []float64, lo, hi *float64, loIncl, hiIncl bool) func(R) bool {
-	return func(r R) bool {
-		for _, v := range values(r) {
-			if lo != nil && (v < *lo || (v == *lo && !loIncl)) {
-				continue
-			}
-			if hi != nil && (v > *hi || (v == *hi && !hiIncl)) {
-				continue
-			}
-			return true
-		}
+// bounds are a range's: a nil bound is open. A row without a value never
+// matches a range, as in the full engine.
+type bounds struct {
+	lo, hi         *float64
+	loIncl, hiIncl bool
+}
+
+// holds reports whether v is within the bounds.
+func (b bounds) holds(v float64) bool {
+	if b.lo != nil && (v < *b.lo || (v == *b.lo && !b.loIncl)) {
 		return false
 	}
+	if b.hi != nil && (v > *b.hi || (v == *b.hi && !b.hiIncl)) {
+		return false
+	}
+	return true
 }
 
 // listSlots are the fields of list rows.
@@ -301,17 +302,12 @@ func (listSlots) keyword(field, value string) (func(*row) bool, bool) {
 	return nil, false
 }
 
-func (listSlots) numbers(field string) (func(*row) []float64, bool) {
+func (listSlots) inRange(field string, b bounds) (func(*row) bool, bool) {
 	f, ok := numberFields[field]
 	if !ok {
 		return nil, false
 	}
-	return func(r *row) []float64 {
-		if r.has&(1<<f) == 0 {
-			return nil
-		}
-		return r.nums[f : f+1]
-	}, true
+	return func(r *row) bool { return r.has&(1<<f) != 0 && b.holds(r.nums[f]) }, true
 }
 
 // exists is not asked of lists: their filters never test presence.
