@@ -9,12 +9,17 @@
 // status, scanned with a compiled predicate and ranked with a bounded heap,
 // so a list costs one pass over the company's rows of the wanted statuses.
 //
+// It is the cheap path for reports too: beside the list rows it keeps
+// report rows (table.go), the non-text fields of conversations, messages,
+// calls and chats, over which it answers the aggregates and facets
+// reports ask for (aggregate.go) in one pass over memory.
+//
 // The engine holds no data of its own on disk: when the process starts,
-// Load fills it from storage through the projection the document builder
-// uses (indexer.ListFields, passed in: lists imports no indexer), or Open
-// restores the snapshot a clean shutdown saved; the syncer keeps it
-// current through Apply like any engine. index.Router sends it the
-// requests it Supports.
+// Load fills it from storage through the document builders (indexer's,
+// passed in as a Projection: lists imports no indexer), or Open restores
+// the snapshot a clean shutdown saved; the syncer keeps it current
+// through Apply like any engine. index.Router sends it the requests it
+// Supports, and the facets and aggregates it can answer.
 package lists
 
 import (
