@@ -133,8 +133,10 @@ type Groups struct {
 	// Scratch, reused document to document.
 	buckets []int
 	values  [][]string // per GroupBy field, the document's values
+	ids     [][]uint64 // the same, of KeyIDs documents
 	at      []int      // per GroupBy field, the value of the combination
 	key     []string
+	keyIDs  []uint64
 	id      []byte
 }
 
@@ -147,8 +149,9 @@ type groupState struct {
 
 // NewGroups starts the groups of a request.
 func NewGroups(r AggregateRequest) *Groups {
-	return &Groups{r: r, groups: map[string]*groupState{}, values: make([][]string, len(r.GroupBy)),
-		at: make([]int, len(r.GroupBy)), key: make([]string, len(r.GroupBy))}
+	n := len(r.GroupBy)
+	return &Groups{r: r, groups: map[string]*groupState{}, values: make([][]string, n), ids: make([][]uint64, n),
+		at: make([]int, n), key: make([]string, n), keyIDs: make([]uint64, n)}
 }
 
 // DocValues are one document's values of the fields an aggregate reads:
@@ -161,10 +164,12 @@ type DocValues interface {
 
 // KeyIDs are DocValues that also name a field's keys by numbers, one per
 // distinct key of the field (an interned keyword's index, a number's
-// bits): distinct counts then hash numbers rather than strings.
+// bits): groups are then found and distinct values counted by numbers,
+// and a key is spelt (KeyOf) only when its group is new.
 type KeyIDs interface {
 	DocValues
 	KeyIDs(field string) []uint64
+	KeyOf(field string, id uint64) string
 }
 
 // Add counts a document into its groups: one per bucket and combination
@@ -184,15 +189,29 @@ func (g *Groups) Add(d DocValues) {
 	if len(buckets) == 0 {
 		return
 	}
+	kd, byID := d.(KeyIDs)
+	count := func(i int) int { return len(g.values[i]) }
+	if byID {
+		count = func(i int) int { return len(g.ids[i]) }
+	}
 	for i, field := range g.r.GroupBy {
-		if g.values[i] = distinct(d.Keys(field)); len(g.values[i]) == 0 {
+		if byID {
+			g.ids[i] = distinct(kd.KeyIDs(field))
+		} else {
+			g.values[i] = distinct(d.Keys(field))
+		}
+		if count(i) == 0 {
 			return
 		}
 		g.at[i] = 0
 	}
 	for {
-		for i, values := range g.values {
-			g.key[i] = values[g.at[i]]
+		for i := range g.at {
+			if byID {
+				g.keyIDs[i] = g.ids[i][g.at[i]]
+			} else {
+				g.key[i] = g.values[i][g.at[i]]
+			}
 		}
 		for _, b := range buckets {
 			g.addTo(b, d)
@@ -200,7 +219,7 @@ func (g *Groups) Add(d DocValues) {
 		// The next combination, the last field's values turning fastest.
 		i := len(g.at) - 1
 		for ; i >= 0; i-- {
-			if g.at[i]++; g.at[i] < len(g.values[i]) {
+			if g.at[i]++; g.at[i] < count(i) {
 				break
 			}
 			g.at[i] = 0
@@ -211,15 +230,28 @@ func (g *Groups) Add(d DocValues) {
 	}
 }
 
-// addTo counts a document into the group of a bucket and g.key.
+// addTo counts a document into the group of a bucket and g.key (g.keyIDs
+// for KeyIDs documents).
 func (g *Groups) addTo(bucket int, d DocValues) {
 	id := binary.LittleEndian.AppendUint32(g.id[:0], uint32(bucket))
-	for _, k := range g.key {
-		id = append(append(id, k...), 0)
+	kd, byID := d.(KeyIDs)
+	if byID {
+		for _, k := range g.keyIDs {
+			id = binary.LittleEndian.AppendUint64(id, k)
+		}
+	} else {
+		for _, k := range g.key {
+			id = append(append(id, k...), 0)
+		}
 	}
 	g.id = id
 	s := g.groups[string(id)]
 	if s == nil {
+		if byID {
+			for i, field := range g.r.GroupBy {
+				g.key[i] = kd.KeyOf(field, g.keyIDs[i])
+			}
+		}
 		s = &groupState{Group: Group{Bucket: bucket, Key: slices.Clone(g.key)},
 			sums: make([]Sum, len(g.r.Sums)), seen: make([]map[string]struct{}, len(g.r.Distinct)),
 			ids: make([]map[uint64]struct{}, len(g.r.Distinct))}

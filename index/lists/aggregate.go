@@ -176,13 +176,13 @@ type rowValues struct {
 	i     int32
 	words []string
 	keys  []fieldKeys
-	ids   []uint64 // KeyIDs' scratch
 }
 
 // fieldKeys is a field read as keys, with its scratch.
 type fieldKeys struct {
 	name   string
-	buf    []string
+	buf    []string // Keys' scratch
+	ids    []uint64 // KeyIDs' scratch
 	number bool
 	slot   int
 	cache  map[uint64]string // ValueKey of the numbers seen, by their bits (-0 is not 0)
@@ -202,36 +202,30 @@ func (v *rowValues) Numbers(field string) []float64 {
 // KeyIDs are the row's values of a field by interned index (keywords) or
 // bits (numbers): one number per distinct key of the field.
 func (v *rowValues) KeyIDs(field string) []uint64 {
-	v.ids = v.ids[:0]
-	if f, ok := v.t.s.words[field]; ok {
-		for _, w := range v.t.wordsOf(v.i, f) {
-			v.ids = append(v.ids, uint64(w))
+	k := v.field(field)
+	k.ids = k.ids[:0]
+	if !k.number {
+		for _, w := range v.t.wordsOf(v.i, k.slot) {
+			k.ids = append(k.ids, uint64(w))
 		}
-		return v.ids
+		return k.ids
 	}
-	for _, n := range v.t.numbersOf(v.i, v.t.s.numbers[field]) {
-		v.ids = append(v.ids, math.Float64bits(n))
+	for _, n := range v.t.numbersOf(v.i, k.slot) {
+		k.ids = append(k.ids, math.Float64bits(n))
 	}
-	return v.ids
+	return k.ids
+}
+
+// KeyOf spells a key KeyIDs named.
+func (v *rowValues) KeyOf(field string, id uint64) string {
+	if k := v.field(field); k.number {
+		return k.valueKey(math.Float64frombits(id))
+	}
+	return v.words[id]
 }
 
 func (v *rowValues) Keys(field string) []string {
-	var k *fieldKeys
-	for i := range v.keys {
-		if v.keys[i].name == field {
-			k = &v.keys[i]
-			break
-		}
-	}
-	if k == nil {
-		v.keys = append(v.keys, fieldKeys{name: field})
-		k = &v.keys[len(v.keys)-1]
-		if f, ok := v.t.s.numbers[field]; ok {
-			k.number, k.slot, k.cache = true, f, map[uint64]string{}
-		} else {
-			k.slot = v.t.s.words[field]
-		}
-	}
+	k := v.field(field)
 	k.buf = k.buf[:0]
 	if !k.number {
 		for _, w := range v.t.wordsOf(v.i, k.slot) {
@@ -240,14 +234,36 @@ func (v *rowValues) Keys(field string) []string {
 		return k.buf
 	}
 	for _, n := range v.t.numbersOf(v.i, k.slot) {
-		s, ok := k.cache[math.Float64bits(n)]
-		if !ok {
-			s = index.ValueKey(n)
-			k.cache[math.Float64bits(n)] = s
-		}
-		k.buf = append(k.buf, s)
+		k.buf = append(k.buf, k.valueKey(n))
 	}
 	return k.buf
+}
+
+// field is the reading of a field as keys, made at its first use.
+func (v *rowValues) field(name string) *fieldKeys {
+	for i := range v.keys {
+		if v.keys[i].name == name {
+			return &v.keys[i]
+		}
+	}
+	k := fieldKeys{name: name}
+	if f, ok := v.t.s.numbers[name]; ok {
+		k.number, k.slot, k.cache = true, f, map[uint64]string{}
+	} else {
+		k.slot = v.t.s.words[name]
+	}
+	v.keys = append(v.keys, k)
+	return &v.keys[len(v.keys)-1]
+}
+
+// valueKey is index.ValueKey of a number, remembered.
+func (k *fieldKeys) valueKey(n float64) string {
+	s, ok := k.cache[math.Float64bits(n)]
+	if !ok {
+		s = index.ValueKey(n)
+		k.cache[math.Float64bits(n)] = s
+	}
+	return s
 }
 
 // tableFacetsSupported reports whether report rows answer a facet request:
