@@ -88,7 +88,7 @@ func reportQueries(w *world, now time.Time) []Query {
 		"productivity?" + both, "productivity/first-response-time?" + both, "productivity/replies-sent?" + both,
 		"productivity/resolution-time?" + both, "productivity/resolved?" + both, "productivity/response-time?" + both,
 		"company?" + both, "company/customers-helped?" + both, "company/drilldown?range=resolved&" + period,
-		"email?" + both, "phone?" + both, "chat/drilldown?" + period,
+		"email?" + both, "phone?" + both, "chat/drilldown?range=waitTime&rangeId=2&" + period,
 		"user?" + both + user, "user/customers-helped?" + both + user, "user/replies?" + both + user,
 		"user/resolutions?" + both + user, "user/conversation-history?" + period + user, "user/drilldown?" + period + user,
 		"user/happiness?" + both + user, "user/ratings?" + period + user, "user/chat?" + both + user,
