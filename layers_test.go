@@ -31,7 +31,7 @@ var allowedImports = map[string][]string{
 	"internal/pgtest":    {"internal/pgtest/pgserver"},
 	// Test support: the table of engines tests hold to the oracle.
 	"index/enginetest": {"index", "index/bleveindex", "index/pgindex", "indexer", "internal/pgtest", "storage"},
-	"index/lists":      {"", "index", "query"}, // filled through a projection passed in (indexer.ListFields)
+	"index/lists":      {"", "index", "query"}, // filled through a projection passed in (indexer.Documents)
 	"filters":          {"", "query"},
 	"reports":          {"", "filters", "index", "query"},
 	"workflow":         {"", "filters", "index", "index/scan", "indexer", "query"},

@@ -3,10 +3,10 @@ package index
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/parley/parley/query"
 )
@@ -125,27 +125,33 @@ func BucketOf(r AggregateRequest, v float64) int {
 
 // Groups accumulates the groups of an aggregate, document by document;
 // engines that walk documents themselves (scan, bleveindex, lists) share
-// it, so they agree on what a group holds.
+// it, so they agree on what a group holds. A report's pass adds hundreds
+// of thousands of documents, so Add allocates only for a new group.
 type Groups struct {
-	r       AggregateRequest
-	groups  map[groupID]*groupState
-	buckets []int // scratch, reused document to document
-}
-
-// groupID names a group: its bucket and its key's values, joined.
-type groupID struct {
-	bucket int
-	key    string
+	r      AggregateRequest
+	groups map[string]*groupState // by groupID
+	// Scratch, reused document to document.
+	buckets []int
+	values  [][]string // per GroupBy field, the document's values
+	ids     [][]uint64 // the same, of KeyIDs documents
+	at      []int      // per GroupBy field, the value of the combination
+	key     []string
+	keyIDs  []uint64
+	id      []byte
 }
 
 type groupState struct {
 	Group
-	seen map[string]map[string]struct{}
+	sums []Sum                 // per Sums field
+	seen []map[string]struct{} // per Distinct field
+	ids  []map[uint64]struct{} // per Distinct field, when documents are KeyIDs
 }
 
 // NewGroups starts the groups of a request.
 func NewGroups(r AggregateRequest) *Groups {
-	return &Groups{r: r, groups: map[groupID]*groupState{}}
+	n := len(r.GroupBy)
+	return &Groups{r: r, groups: map[string]*groupState{}, values: make([][]string, n), ids: make([][]uint64, n),
+		at: make([]int, n), key: make([]string, n), keyIDs: make([]uint64, n)}
 }
 
 // DocValues are one document's values of the fields an aggregate reads:
@@ -156,7 +162,18 @@ type DocValues interface {
 	Keys(field string) []string
 }
 
-// Add counts a document into its groups.
+// KeyIDs are DocValues that also name a field's keys by numbers, one per
+// distinct key of the field (an interned keyword's index, a number's
+// bits): groups are then found and distinct values counted by numbers,
+// and a key is spelt (KeyOf) only when its group is new.
+type KeyIDs interface {
+	DocValues
+	KeyIDs(field string) []uint64
+	KeyOf(field string, id uint64) string
+}
+
+// Add counts a document into its groups: one per bucket and combination
+// of its GroupBy values.
 func (g *Groups) Add(d DocValues) {
 	buckets := g.buckets[:0]
 	if g.r.By == "" {
@@ -172,50 +189,95 @@ func (g *Groups) Add(d DocValues) {
 	if len(buckets) == 0 {
 		return
 	}
-	keys := [][]string{nil}
-	for _, field := range g.r.GroupBy {
-		values := distinct(d.Keys(field))
-		var next [][]string
-		for _, k := range keys {
-			for _, v := range values {
-				next = append(next, append(slices.Clone(k), v))
+	kd, byID := d.(KeyIDs)
+	count := func(i int) int { return len(g.values[i]) }
+	if byID {
+		count = func(i int) int { return len(g.ids[i]) }
+	}
+	for i, field := range g.r.GroupBy {
+		if byID {
+			g.ids[i] = distinct(kd.KeyIDs(field))
+		} else {
+			g.values[i] = distinct(d.Keys(field))
+		}
+		if count(i) == 0 {
+			return
+		}
+		g.at[i] = 0
+	}
+	for {
+		for i := range g.at {
+			if byID {
+				g.keyIDs[i] = g.ids[i][g.at[i]]
+			} else {
+				g.key[i] = g.values[i][g.at[i]]
 			}
 		}
-		keys = next
-	}
-	for _, b := range buckets {
-		for _, key := range keys {
-			g.addTo(b, key, d)
+		for _, b := range buckets {
+			g.addTo(b, d)
+		}
+		// The next combination, the last field's values turning fastest.
+		i := len(g.at) - 1
+		for ; i >= 0; i-- {
+			if g.at[i]++; g.at[i] < count(i) {
+				break
+			}
+			g.at[i] = 0
+		}
+		if i < 0 {
+			return
 		}
 	}
 }
 
-func (g *Groups) addTo(bucket int, key []string, d DocValues) {
-	id := groupID{bucket, strings.Join(key, "\x00")}
-	s := g.groups[id]
+// addTo counts a document into the group of a bucket and g.key (g.keyIDs
+// for KeyIDs documents).
+func (g *Groups) addTo(bucket int, d DocValues) {
+	id := binary.LittleEndian.AppendUint32(g.id[:0], uint32(bucket))
+	kd, byID := d.(KeyIDs)
+	if byID {
+		for _, k := range g.keyIDs {
+			id = binary.LittleEndian.AppendUint64(id, k)
+		}
+	} else {
+		for _, k := range g.key {
+			id = append(append(id, k...), 0)
+		}
+	}
+	g.id = id
+	s := g.groups[string(id)]
 	if s == nil {
-		s = &groupState{Group: Group{Bucket: bucket, Key: append([]string{}, key...), Sums: map[string]Sum{}, Distinct: map[string]int{}},
-			seen: map[string]map[string]struct{}{}}
-		for _, f := range g.r.Sums {
-			s.Sums[f] = Sum{}
+		if byID {
+			for i, field := range g.r.GroupBy {
+				g.key[i] = kd.KeyOf(field, g.keyIDs[i])
+			}
 		}
-		for _, f := range g.r.Distinct {
-			s.seen[f] = map[string]struct{}{}
+		s = &groupState{Group: Group{Bucket: bucket, Key: slices.Clone(g.key)},
+			sums: make([]Sum, len(g.r.Sums)), seen: make([]map[string]struct{}, len(g.r.Distinct)),
+			ids: make([]map[uint64]struct{}, len(g.r.Distinct))}
+		for i := range s.seen {
+			s.seen[i], s.ids[i] = map[string]struct{}{}, map[uint64]struct{}{}
 		}
-		g.groups[id] = s
+		g.groups[string(id)] = s
 	}
 	s.Count++
-	for _, f := range g.r.Sums {
-		sum := s.Sums[f]
+	for i, f := range g.r.Sums {
 		for _, v := range distinct(d.Numbers(f)) {
-			sum.Count++
-			sum.Total += v
+			s.sums[i].Count++
+			s.sums[i].Total += v
 		}
-		s.Sums[f] = sum
 	}
-	for _, f := range g.r.Distinct {
+	if ids, ok := d.(KeyIDs); ok {
+		for i, f := range g.r.Distinct {
+			for _, v := range ids.KeyIDs(f) {
+				s.ids[i][v] = struct{}{}
+			}
+		}
+		return
+	}
+	for i, f := range g.r.Distinct {
 		for _, v := range d.Keys(f) {
-			s.seen[f][v] = struct{}{}
+			s.seen[i][v] = struct{}{}
 		}
 	}
 }
@@ -224,8 +286,12 @@ func (g *Groups) addTo(bucket int, key []string, d DocValues) {
 func (g *Groups) Result() AggregateResult {
 	out := AggregateResult{Groups: []Group{}}
 	for _, s := range g.groups {
-		for f, seen := range s.seen {
-			s.Distinct[f] = len(seen)
+		s.Sums, s.Distinct = map[string]Sum{}, map[string]int{}
+		for i, f := range g.r.Sums {
+			s.Sums[f] = s.sums[i]
+		}
+		for i, f := range g.r.Distinct {
+			s.Distinct[f] = len(s.seen[i]) + len(s.ids[i]) // one of them is empty
 		}
 		out.Groups = append(out.Groups, s.Group)
 	}

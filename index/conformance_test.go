@@ -241,7 +241,7 @@ func randomQueriesAgree(t *testing.T, e *engines, engine index.Engine) {
 func TestListEngineAgrees(t *testing.T) {
 	e := loadEngines(t)
 	loaded := lists.New()
-	require.NoError(t, loaded.Load(e.db.Store(), indexer.ListFields))
+	require.NoError(t, loaded.Load(e.db.Store(), lists.Projection{Conversation: indexer.Documents, Chat: indexer.ChatDocument}))
 	applied := lists.New()
 	require.NoError(t, indexer.NewSyncer(e.db, applied, quiet).Rebuild(context.Background(), nil))
 	g := newQueryGen(t, e.db)
@@ -571,49 +571,9 @@ func TestAggregatesAgree(t *testing.T) {
 	e := loadEngines(t)
 	e.eachEngine(t, func(t *testing.T, engine index.Engine) {
 		g := newQueryGen(t, e.db)
-		day := 24 * time.Hour
 		nonEmpty, failures := 0, 0
-		kinds := []index.Kind{index.Conversations, index.Messages, index.Chats, index.Calls}
 		for i := 0; i < *randomCount/10; i++ {
-			company := int64(1 + i%2)
-			kind := kinds[i%len(kinds)]
-			fields := aggregateFields[kind]
-			r := index.AggregateRequest{Kind: kind, Company: company}
-			start := fixtureNow.Add(-time.Duration(g.r.IntN(400)) * day)
-			switch {
-			case kind == index.Conversations && i%3 > 0:
-				text := g.expr(0)
-				syntax, err := query.Parse(text)
-				require.NoError(t, err, text)
-				r.Filter, err = query.Check(syntax, index.ConversationSchemaFor(e.mailboxes[company]), fixtureNow)
-				require.NoError(t, err, text)
-			case i%3 == 1:
-				end := start.Add(time.Duration(1+g.r.IntN(200)) * day)
-				r.Filter = query.TimeRange{Field: "createdAt", From: &start, To: &end, FromInclusive: true}
-			}
-			if i%5 > 0 {
-				r.By = pickOne(g.r, fields.by)
-				at := start
-				for n := 1 + g.r.IntN(40); n >= 0; n-- {
-					r.Edges = append(r.Edges, index.Millis(at))
-					at = at.Add(time.Duration(g.r.IntN(20)) * day) // some steps empty
-				}
-			}
-			for _, f := range fields.groupBy {
-				if g.r.IntN(4) == 0 {
-					r.GroupBy = append(r.GroupBy, f)
-				}
-			}
-			for _, f := range fields.sums {
-				if g.r.IntN(2) == 0 {
-					r.Sums = append(r.Sums, f)
-				}
-			}
-			for _, f := range fields.distinct {
-				if g.r.IntN(2) == 0 {
-					r.Distinct = append(r.Distinct, f)
-				}
-			}
+			r := randomAggregate(t, g, e, i)
 			want, err := e.oracle.(index.Aggregator).Aggregate(context.Background(), r)
 			require.NoError(t, err, "%+v", r)
 			got, err := engine.(index.Aggregator).Aggregate(context.Background(), r)
@@ -629,6 +589,55 @@ func TestAggregatesAgree(t *testing.T) {
 		}
 		assert.Greater(t, nonEmpty, *randomCount/30, "too few random aggregates find anything")
 	})
+}
+
+// randomAggregate is the i-th random aggregate request over the fixtures:
+// each report kind in turn, filtered by the query grammar (conversations),
+// by a period or not at all, with random steps, groups, sums and distinct
+// counts.
+func randomAggregate(t *testing.T, g *queryGen, e *engines, i int) index.AggregateRequest {
+	day := 24 * time.Hour
+	kinds := []index.Kind{index.Conversations, index.Messages, index.Chats, index.Calls}
+	company := int64(1 + i%2)
+	kind := kinds[i%len(kinds)]
+	fields := aggregateFields[kind]
+	r := index.AggregateRequest{Kind: kind, Company: company}
+	start := fixtureNow.Add(-time.Duration(g.r.IntN(400)) * day)
+	switch {
+	case kind == index.Conversations && i%3 > 0:
+		text := g.expr(0)
+		syntax, err := query.Parse(text)
+		require.NoError(t, err, text)
+		r.Filter, err = query.Check(syntax, index.ConversationSchemaFor(e.mailboxes[company]), fixtureNow)
+		require.NoError(t, err, text)
+	case i%3 == 1:
+		end := start.Add(time.Duration(1+g.r.IntN(200)) * day)
+		r.Filter = query.TimeRange{Field: "createdAt", From: &start, To: &end, FromInclusive: true}
+	}
+	if i%5 > 0 {
+		r.By = pickOne(g.r, fields.by)
+		at := start
+		for n := 1 + g.r.IntN(40); n >= 0; n-- {
+			r.Edges = append(r.Edges, index.Millis(at))
+			at = at.Add(time.Duration(g.r.IntN(20)) * day) // some steps empty
+		}
+	}
+	for _, f := range fields.groupBy {
+		if g.r.IntN(4) == 0 {
+			r.GroupBy = append(r.GroupBy, f)
+		}
+	}
+	for _, f := range fields.sums {
+		if g.r.IntN(2) == 0 {
+			r.Sums = append(r.Sums, f)
+		}
+	}
+	for _, f := range fields.distinct {
+		if g.r.IntN(2) == 0 {
+			r.Distinct = append(r.Distinct, f)
+		}
+	}
+	return r
 }
 
 // roundSums rounds each sum to a millionth: engines add fractional values
@@ -656,7 +665,7 @@ func TestAggregateRejects(t *testing.T) {
 		"keyword sum":       {Kind: index.Messages, Company: 1, Sums: []string{"rating"}},
 		"unvalued distinct": {Kind: index.Messages, Company: 1, Distinct: []string{"mailboxId"}},
 	}
-	engines := map[string]index.Engine{"scan": e.oracle}
+	engines := map[string]index.Engine{"scan": e.oracle, "lists": lists.New()}
 	for _, c := range enginetest.Cases {
 		engines[c.Name] = c.Open(t)
 	}

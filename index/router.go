@@ -58,9 +58,19 @@ func (r Router) Facets(ctx context.Context, req FacetRequest) (FacetResult, erro
 
 var _ Aggregator = Router{}
 
-// Aggregate is Full's: the list engine's rows hold the fields of
-// conversation lists, not the report figures aggregates read.
+// PartialAggregator is a partial engine that answers some aggregates
+// cheaply.
+type PartialAggregator interface {
+	Aggregator
+	AggregateSupported(r AggregateRequest) bool
+}
+
+// Aggregate is Fast's when it holds the rows and fields asked for, else
+// Full's.
 func (r Router) Aggregate(ctx context.Context, req AggregateRequest) (AggregateResult, error) {
+	if fast, ok := r.Fast.(PartialAggregator); ok && fast.AggregateSupported(req) {
+		return fast.Aggregate(ctx, req)
+	}
 	a, ok := r.Full.(Aggregator)
 	if !ok {
 		return AggregateResult{}, errors.New("index: the full engine cannot aggregate")

@@ -1,8 +1,8 @@
 // Package indexer keeps the search engines in step with storage. The
 // document builders turn stored records into index documents
 // (ConversationDocument, CustomerDocument, ChatDocument, CallDocuments,
-// MessageDocuments; ListFields is the part of a conversation's document
-// the list engine keeps), and the Syncer drains the storage outbox into an
+// MessageDocuments; Documents yields all of a stored conversation's for
+// the list engine to load), and the Syncer drains the storage outbox into an
 // engine, batched by kind and company, acknowledging entries only once the
 // engine holds them durably.
 //

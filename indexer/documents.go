@@ -12,11 +12,8 @@ import (
 // ListFields is the part of a conversation's document that its own record
 // and the names of what it refers to make: id, number, mailbox (and its
 // name), folder, assignee (and its name), the dates, status, state, type
-// and tag names. ConversationDocument starts from it, and the list engine
-// fills itself from it at start (see lists.Engine.Load, which hands it a
-// Tx that remembers the names it looked up), reading no thread or
-// customer. It returns ok=false when the conversation must not be
-// searchable (deleted).
+// and tag names. ConversationDocument starts from it. It returns ok=false
+// when the conversation must not be searchable (deleted).
 func ListFields(tx parley.Tx, c *parley.Conversation) (doc index.Document, ok bool) {
 	if c.State == parley.StateDeleted {
 		return doc, false
@@ -73,13 +70,22 @@ func ConversationDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, 
 	if err != nil {
 		return doc, false, err
 	}
-	d, ok := ListFields(tx, c)
-	if !ok {
+	if c.State == parley.StateDeleted {
 		return doc, false, nil
 	}
 	threads, err := tx.Threads(c.ID)
 	if err != nil {
 		return doc, false, err
+	}
+	d, ok := conversationDocument(tx, c, threads)
+	return d, ok, nil
+}
+
+// conversationDocument is the document of a conversation and its threads.
+func conversationDocument(tx parley.Tx, c *parley.Conversation, threads []parley.Thread) (doc index.Document, ok bool) {
+	d, ok := ListFields(tx, c)
+	if !ok {
+		return doc, false
 	}
 	k, txt, n := d.Keywords, d.Texts, d.Numbers
 	k["hasAttachments"] = []string{boolString(c.HasAttachments)}
@@ -142,7 +148,34 @@ func ConversationDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, 
 	}
 	addCustomFields(&d, tx, c)
 	addFigures(tx, c, threads, &d)
-	return d, true, nil
+	return d, true
+}
+
+// Documents yields every document a stored conversation makes, as the
+// syncer builds them from its outbox entry: its own (when it is
+// searchable), its messages' and its calls'. The list engine loads
+// itself through it (lists.Projection), reading the threads once.
+func Documents(tx parley.Tx, c *parley.Conversation, yield func(index.Kind, index.Document)) error {
+	threads, err := tx.Threads(c.ID)
+	if err != nil {
+		return err
+	}
+	if d, ok := conversationDocument(tx, c, threads); ok {
+		yield(index.Conversations, d)
+	}
+	tags := tagNames(tx, c)
+	messages, _, err := messageDocuments(tx, c, threads, tags)
+	if err != nil {
+		return err
+	}
+	for _, d := range messages {
+		yield(index.Messages, d)
+	}
+	calls, _ := callDocuments(c, threads, tags)
+	for _, d := range calls {
+		yield(index.Calls, d)
+	}
+	return nil
 }
 
 // addCustomFields indexes custom field values by the type of their
@@ -256,6 +289,13 @@ func CallDocuments(tx parley.Tx, convID int64) (upserts []index.Document, delete
 	if c == nil || err != nil {
 		return nil, nil, 0, err
 	}
+	upserts, deletes = callDocuments(c, threads, tags)
+	return upserts, deletes, c.CompanyID, nil
+}
+
+// callDocuments are the call documents of a conversation's threads, and
+// the ids of its threads that must not have one.
+func callDocuments(c *parley.Conversation, threads []parley.Thread, tags []string) (upserts []index.Document, deletes []string) {
 	for _, t := range threads {
 		if c.State == parley.StateDeleted || t.Type != parley.ThreadPhone || t.State != parley.ThreadPublished {
 			deletes = append(deletes, index.FormatID(t.ID))
@@ -278,5 +318,5 @@ func CallDocuments(tx parley.Tx, convID int64) (upserts []index.Document, delete
 		}
 		upserts = append(upserts, d)
 	}
-	return upserts, deletes, c.CompanyID, nil
+	return upserts, deletes
 }

@@ -108,12 +108,19 @@ func MessageDocuments(tx parley.Tx, convID int64) (upserts []index.Document, del
 	if c == nil || err != nil {
 		return nil, nil, 0, err
 	}
+	upserts, deletes, err = messageDocuments(tx, c, threads, tags)
+	return upserts, deletes, c.CompanyID, err
+}
+
+// messageDocuments are the message documents of a conversation's threads,
+// and the ids of its threads that must not have one.
+func messageDocuments(tx parley.Tx, c *parley.Conversation, threads []parley.Thread, tags []string) (upserts []index.Document, deletes []string, err error) {
 	if c.MergedInto != 0 {
 		// Its threads moved to the merge target, where they are indexed
 		// under the target's id: forget them under this one.
 		moved, err := mergedThreads(tx, c)
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, err
 		}
 		for _, t := range moved {
 			deletes = append(deletes, index.MessageID(c.ID, t.ID))
@@ -178,7 +185,7 @@ func MessageDocuments(tx parley.Tx, convID int64) (upserts []index.Document, del
 		}
 		upserts = append(upserts, d)
 	}
-	return upserts, deletes, c.CompanyID, nil
+	return upserts, deletes, nil
 }
 
 // officeClock measures office time with the schedule's zone loaded once.

@@ -243,6 +243,12 @@ func (f Following) Facets(ctx context.Context, r index.FacetRequest) (index.Face
 	return f.Router.Facets(ctx, r)
 }
 
+// Aggregate catches up, then aggregates.
+func (f Following) Aggregate(ctx context.Context, r index.AggregateRequest) (index.AggregateResult, error) {
+	f.Syncer.CatchUp(ctx, f.Wait)
+	return f.Router.Aggregate(ctx, r)
+}
+
 // rebuildShared fills the emptied search tables from the store, then
 // applies again every outbox entry committed since the rebuild began and
 // moves the shared cursor past them. Those entries' documents may have

@@ -16,6 +16,7 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/bleveindex"
+	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/reports"
 )
 
@@ -97,29 +98,56 @@ func BenchmarkChatReport(b *testing.B) {
 	}
 }
 
-// benchCorpus fills a Bleve engine with the documents of 100,000
+// benchCorpus fills the engines production runs, Bleve and the list
+// engine behind an index.Router, with the documents of 100,000
 // conversations spread over the year before end (the documents the
 // indexer builds, reduced to the fields the reports read): each with one
 // customer message and two replies by ten users, some rated, and a chat
 // or a call for the chat and phone conversations. Every report family has
-// documents to read.
+// documents to read. With PARLEY_BENCH_FULL_ONLY set, the reports read
+// Bleve alone (the figures before the list engine held report rows).
 //
-// Building it takes minutes; with PARLEY_BENCH_CORPUS naming a directory,
-// the corpus is kept there and later runs reuse it.
-func benchCorpus(b *testing.B, conversations int) (time.Time, *bleveindex.Engine) {
-	const users = 10
-	end, e := benchEngine(b)
+// Building Bleve's takes minutes; with PARLEY_BENCH_CORPUS naming a
+// directory, it is kept there and later runs reuse it (the list engine is
+// filled again from the same generated documents, in seconds).
+func benchCorpus(b *testing.B, conversations int) (time.Time, reports.Engine) {
+	end, full := benchEngine(b)
+	fast := lists.New()
+	var e reports.Engine = index.Router{Full: full, Fast: fast}
+	if os.Getenv("PARLEY_BENCH_FULL_ONLY") != "" {
+		e = full
+	}
+	fill := []index.Engine{full, fast}
 	if dir := os.Getenv("PARLEY_BENCH_CORPUS"); dir != "" {
 		kept, err := bleveindex.Open(filepath.Join(dir, strconv.Itoa(conversations)))
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { kept.Close() })
-		if !kept.Fresh() {
-			return end, compacted(b, kept)
+		if e == reports.Engine(full) {
+			e = kept
+		} else {
+			e = index.Router{Full: kept, Fast: fast}
 		}
-		e = kept
+		full, fill = kept, []index.Engine{kept, fast}
+		if !kept.Fresh() {
+			fill = fill[1:]
+		}
 	}
+	generateCorpus(b, end, conversations, fill)
+	compacted(b, full)
+	if len(fill) == 2 && os.Getenv("PARLEY_BENCH_CORPUS") != "" {
+		if err := full.MarkBuilt(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return end, e
+}
+
+// generateCorpus applies benchCorpus's documents to engines, always the
+// same ones (the random source is seeded).
+func generateCorpus(b *testing.B, end time.Time, conversations int, engines []index.Engine) {
+	const users = 10
 	r := rand.New(rand.NewPCG(3, 4))
 	batches := map[index.Kind][]index.Document{}
 	flush := func(force bool) {
@@ -128,8 +156,10 @@ func benchCorpus(b *testing.B, conversations int) (time.Time, *bleveindex.Engine
 			if len(docs) < 5000 && !(force && len(docs) > 0) {
 				continue
 			}
-			if err := e.Apply(context.Background(), index.Batch{Kind: kind, Company: 1, Upserts: docs}, nil); err != nil {
-				b.Fatal(err)
+			for _, e := range engines {
+				if err := e.Apply(context.Background(), index.Batch{Kind: kind, Company: 1, Upserts: docs}, nil); err != nil {
+					b.Fatal(err)
+				}
 			}
 			batches[kind] = docs[:0]
 		}
@@ -241,13 +271,6 @@ func benchCorpus(b *testing.B, conversations int) (time.Time, *bleveindex.Engine
 		flush(false)
 	}
 	flush(true)
-	compacted(b, e)
-	if os.Getenv("PARLEY_BENCH_CORPUS") != "" {
-		if err := e.MarkBuilt(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return end, e
 }
 
 // compacted merges the corpus into one segment per partition, as a
@@ -279,6 +302,8 @@ func cpuTime(b *testing.B) time.Duration {
 // for a team of four. cpu-ms/op is the CPU time per report. Run with:
 //
 //	go test ./reports -run XXX -bench Reports -benchtime 5x
+//
+// (PARLEY_BENCH_FULL_ONLY=1 for Bleve alone.)
 func BenchmarkReports(b *testing.B) {
 	end, e := benchCorpus(b, 100_000)
 	var users []parley.User

@@ -28,7 +28,7 @@ func TestBenchRunsSmall(t *testing.T) {
 	var res Results
 	require.NoError(t, json.Unmarshal(data, &res))
 	assert.Equal(t, 300, res.N)
-	assert.Len(t, res.Queries, 13+18+3, "the reference queries, the reports, and the lists with and without facets")
+	assert.Len(t, res.Queries, 13+30+3, "the reference queries, the reports, and the lists with and without facets")
 	assert.Positive(t, res.HTTPPerSecond)
 	assert.Positive(t, res.InternalPerSecond)
 	for _, q := range res.Queries {

@@ -70,12 +70,15 @@ func recentEmail(w *world) string {
 }
 
 // reportQueries are the reports over conversations (issue 21), each over
-// the last 30 days with the 30 days before as the previous period.
+// the last 30 days with the 30 days before as the previous period; the
+// user reports are those of the first company's first user.
 func reportQueries(w *world, now time.Time) []Query {
-	token := w.tokens[w.companies[0]]
+	company := w.companies[0]
+	token := w.tokens[company]
 	day := func(d int) string { return url.QueryEscape(now.AddDate(0, 0, -d).Format(time.RFC3339)) }
 	period := "start=" + day(30) + "&end=" + day(0)
 	both := period + "&previousStart=" + day(60) + "&previousEnd=" + day(30)
+	user := fmt.Sprintf("&user=%d", w.users[company][0])
 	var out []Query
 	for _, path := range []string{
 		"happiness?" + both, "happiness/ratings?" + period,
@@ -85,6 +88,10 @@ func reportQueries(w *world, now time.Time) []Query {
 		"productivity?" + both, "productivity/first-response-time?" + both, "productivity/replies-sent?" + both,
 		"productivity/resolution-time?" + both, "productivity/resolved?" + both, "productivity/response-time?" + both,
 		"company?" + both, "company/customers-helped?" + both, "company/drilldown?range=resolved&" + period,
+		"email?" + both, "phone?" + both, "chat/drilldown?range=waitTime&rangeId=2&" + period,
+		"user?" + both + user, "user/customers-helped?" + both + user, "user/replies?" + both + user,
+		"user/resolutions?" + both + user, "user/conversation-history?" + period + user, "user/drilldown?" + period + user,
+		"user/happiness?" + both + user, "user/ratings?" + period + user, "user/chat?" + both + user,
 	} {
 		name := "R " + path[:strings.IndexByte(path, '?')]
 		out = append(out, Query{Name: name, Path: "/v2/reports/" + path, Token: token})

@@ -134,7 +134,7 @@ func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *
 		// replica, its writes and those other nodes apply move the
 		// position this node's reads wait for.
 		follow := indexer.Follow{Shared: pg, Search: in.full,
-			Reload: func() error { return in.fast.Load(db.Store(), indexer.ListFields) }}
+			Reload: func() error { return in.fast.Load(db.Store(), listProjection) }}
 		if in.replicated != nil {
 			follow.Indexed = in.replicated.MarkWritten
 		}
@@ -200,6 +200,10 @@ func (in *instance) bringSearchTablesUp(ctx context.Context, log *slog.Logger, p
 	return in.pgSearch.MarkBuilt(ctx)
 }
 
+// listProjection fills the list engine with the documents the syncer
+// builds.
+var listProjection = lists.Projection{Conversation: indexer.Documents, Chat: indexer.ChatDocument}
+
 // openEmbeddedEngines opens the Bleve index of the data directory and the
 // list engine (from its snapshot, else from storage); fresh means the
 // Bleve index is new and must be built from storage.
@@ -209,7 +213,7 @@ func (in *instance) openEmbeddedEngines(log *slog.Logger) (fresh bool, err error
 		return false, err
 	}
 	in.full = in.bleve
-	fast, restored, damaged, err := lists.Open(in.bolt, dbPath(in.at.dir), listsPath(in.at.dir), indexer.ListFields)
+	fast, restored, damaged, err := lists.Open(in.bolt, dbPath(in.at.dir), listsPath(in.at.dir), listProjection)
 	if err != nil {
 		return false, fmt.Errorf("load the list engine: %w", err)
 	}

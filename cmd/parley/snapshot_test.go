@@ -11,7 +11,6 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/lists"
-	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/query"
 	"github.com/parley/parley/storage"
 )
@@ -37,7 +36,7 @@ func TestListSnapshotAcrossRestarts(t *testing.T) {
 	agree := func(in *instance) {
 		t.Helper()
 		loaded := lists.New()
-		require.NoError(t, loaded.Load(in.db.Store(), indexer.ListFields))
+		require.NoError(t, loaded.Load(in.db.Store(), listProjection))
 		for i, r := range requests {
 			r.Kind, r.Company = index.Conversations, 1
 			require.True(t, in.fast.Supports(r))
@@ -64,7 +63,7 @@ func TestListSnapshotAcrossRestarts(t *testing.T) {
 
 	// A snapshot of another storage state is not used.
 	require.NoError(t, in.fast.Save(listsPath(dir), lists.Mark{Store: 1, Seq: 1}))
-	fresh, restored, damaged, err := lists.Open(in.bolt, dbPath(dir), listsPath(dir), indexer.ListFields)
+	fresh, restored, damaged, err := lists.Open(in.bolt, dbPath(dir), listsPath(dir), listProjection)
 	require.NoError(t, err)
 	require.NoError(t, damaged)
 	assert.False(t, restored)

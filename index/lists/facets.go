@@ -20,7 +20,7 @@ var _ index.PartialFaceter = (*Engine)(nil)
 // engine would.
 func (e *Engine) FacetsSupported(r index.FacetRequest) bool {
 	_, err := facetPlan(r)
-	return err == nil
+	return err == nil || tableFacetsSupported(r)
 }
 
 // facetCounter counts one row into a facet.
@@ -47,14 +47,20 @@ func facetPlan(r index.FacetRequest) (predicate, error) {
 }
 
 // Facets counts, over the rows matching the filter, the rows per value and
-// per bucket asked for.
+// per bucket asked for: on list rows when they hold the fields, else on
+// report rows.
 func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetResult, error) {
 	if err := ctx.Err(); err != nil {
 		return index.FacetResult{}, err
 	}
 	match, err := facetPlan(r)
 	if err != nil {
-		return index.FacetResult{}, err
+		if !tableFacetsSupported(r) {
+			return index.FacetResult{}, err
+		}
+		e.mu.RLock()
+		defer e.mu.RUnlock()
+		return e.tableFacets(ctx, r)
 	}
 	out := index.FacetResult{Ranges: map[string][]int{}, Values: map[string]map[string]int{}}
 	var counters []facetCounter

@@ -9,12 +9,17 @@
 // status, scanned with a compiled predicate and ranked with a bounded heap,
 // so a list costs one pass over the company's rows of the wanted statuses.
 //
+// It is the cheap path for reports too: beside the list rows it keeps
+// report rows (table.go), the non-text fields of conversations, messages,
+// calls and chats, over which it answers the aggregates and facets
+// reports ask for (aggregate.go) in one pass over memory.
+//
 // The engine holds no data of its own on disk: when the process starts,
-// Load fills it from storage through the projection the document builder
-// uses (indexer.ListFields, passed in: lists imports no indexer), or Open
-// restores the snapshot a clean shutdown saved; the syncer keeps it
-// current through Apply like any engine. index.Router sends it the
-// requests it Supports.
+// Load fills it from storage through the document builders (indexer's,
+// passed in as a Projection: lists imports no indexer), or Open restores
+// the snapshot a clean shutdown saved; the syncer keeps it current
+// through Apply like any engine. index.Router sends it the requests it
+// Supports, and the facets and aggregates it can answer.
 package lists
 
 import (
@@ -89,21 +94,46 @@ type Engine struct {
 	parts map[int64]map[string]*part // company -> status -> rows
 	where map[int64]place            // conversation id -> its part
 	words map[string]string          // interned keyword values
+	// Report rows (see table.go), and the keywords they hold by index.
+	tables   map[tableKey]*table
+	wordIDs  map[string]uint32
+	wordList []string
+}
+
+// tableKey names the report rows of one company and kind.
+type tableKey struct {
+	company int64
+	kind    index.Kind
 }
 
 var _ index.Engine = (*Engine)(nil)
 
 // New returns an empty engine.
 func New() *Engine {
-	return &Engine{parts: map[int64]map[string]*part{}, where: map[int64]place{}, words: map[string]string{}}
+	return &Engine{parts: map[int64]map[string]*part{}, where: map[int64]place{}, words: map[string]string{},
+		tables: map[tableKey]*table{}, wordIDs: map[string]uint32{}}
 }
 
-// Projection builds the list fields of a stored conversation's document
-// (indexer.ListFields), ok false when the conversation is not searchable;
-// it reads the names of the tags, mailbox and assignee through tx. Load
-// fills the engine through it, so its rows are those the syncer's
-// documents make.
-type Projection func(tx parley.Tx, c *parley.Conversation) (doc index.Document, ok bool)
+// replace takes fresh's rows; callers own fresh.
+func (e *Engine) replace(fresh *Engine) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.parts, e.where, e.words = fresh.parts, fresh.where, fresh.words
+	e.tables, e.wordIDs, e.wordList = fresh.tables, fresh.wordIDs, fresh.wordList
+}
+
+// Projection builds the documents of stored records the way the syncer
+// does (package indexer's builders, passed in), so that Load fills the
+// engine with the rows the syncer's documents make.
+type Projection struct {
+	// Conversation yields the documents of a stored conversation: its own
+	// (none when it is not searchable) and those of its messages and calls.
+	// It reads the names of tags, mailboxes and assignees through tx,
+	// which remembers them.
+	Conversation func(tx parley.Tx, c *parley.Conversation, yield func(index.Kind, index.Document)) error
+	// Chat builds the document of a chat, ok false when it has none.
+	Chat func(tx parley.Tx, id string) (doc index.Document, ok bool, err error)
+}
 
 // Source is the storage the engine fills itself from: its transactions, to
 // walk every conversation, and its last outbox sequence, which marks a
@@ -113,26 +143,40 @@ type Source interface {
 	LastOutboxSeq() (uint64, error)
 }
 
-// Load replaces the engine's rows with every searchable conversation of
-// store, each projected by project (looking each tag's name up once).
+// Load replaces the engine's rows with the documents of every searchable
+// conversation and chat of store, each projected by project (looking each
+// tag's name up once).
 // Call it before the syncer runs, so no newer Apply is undone.
 func (e *Engine) Load(store parley.Store, project Projection) error {
 	fresh := New()
 	err := store.View(func(tx parley.Tx) error {
 		names := newNameCache(tx)
-		return tx.EachConversation(func(c *parley.Conversation) error {
-			if d, ok := project(names, c); ok {
-				fresh.put(d.Company, fresh.documentRow(d))
-			}
-			return nil
+		yield := func(kind index.Kind, d index.Document) { fresh.add(kind, d) }
+		err := tx.EachConversation(func(c *parley.Conversation) error {
+			return project.Conversation(names, c, yield)
 		})
+		if err != nil {
+			return err
+		}
+		var chats []string
+		if err := tx.EachChatID(func(id string) { chats = append(chats, id) }); err != nil {
+			return err
+		}
+		for _, id := range chats {
+			d, ok, err := project.Chat(names, id)
+			if err != nil {
+				return err
+			}
+			if ok {
+				fresh.add(index.Chats, d)
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.parts, e.where, e.words = fresh.parts, fresh.where, fresh.words
+	e.replace(fresh)
 	return nil
 }
 
@@ -145,6 +189,7 @@ type nameCache struct {
 	mailboxes map[[2]int64]cached[parley.Mailbox]
 	users     map[[2]int64]cached[parley.User]
 	teams     map[[2]int64]cached[parley.Team]
+	companies map[[2]int64]cached[parley.Company]
 }
 
 type cached[T any] struct {
@@ -154,7 +199,8 @@ type cached[T any] struct {
 
 func newNameCache(tx parley.Tx) *nameCache {
 	return &nameCache{Tx: tx, tags: map[[2]int64]cached[parley.Tag]{}, mailboxes: map[[2]int64]cached[parley.Mailbox]{},
-		users: map[[2]int64]cached[parley.User]{}, teams: map[[2]int64]cached[parley.Team]{}}
+		users: map[[2]int64]cached[parley.User]{}, teams: map[[2]int64]cached[parley.Team]{},
+		companies: map[[2]int64]cached[parley.Company]{}}
 }
 
 // remember answers from seen, or reads through read and keeps the answer.
@@ -182,6 +228,12 @@ func (n *nameCache) User(company, id int64) (*parley.User, error) {
 
 func (n *nameCache) Team(company, id int64) (*parley.Team, error) {
 	return remember(n.teams, company, id, n.Tx.Team)
+}
+
+// Company is read for every conversation's messages (its report zone and
+// office hours).
+func (n *nameCache) Company(id int64) (*parley.Company, error) {
+	return remember(n.companies, 0, id, func(_, id int64) (*parley.Company, error) { return n.Tx.Company(id) })
 }
 
 // documentRow is the row of a conversation document.
@@ -213,20 +265,69 @@ func (e *Engine) intern(s string) string {
 	return s
 }
 
-// Apply keeps the rows of conversations; other kinds are not lists'.
-func (e *Engine) Apply(_ context.Context, b index.Batch, durable func(error)) error {
-	if b.Kind == index.Conversations {
-		e.mu.Lock()
-		for _, d := range b.Upserts {
-			e.put(d.Company, e.documentRow(d))
-		}
-		for _, id := range b.Deletes {
-			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
-				e.remove(n)
-			}
-		}
-		e.mu.Unlock()
+// add keeps a document's rows: a conversation's list row, and the report
+// row of the kinds that have them; callers hold the write lock or own the
+// engine.
+func (e *Engine) add(kind index.Kind, d index.Document) {
+	if kind == index.Conversations {
+		e.put(d.Company, e.documentRow(d))
 	}
+	if s := schemas[kind]; s != nil {
+		k := tableKey{d.Company, kind}
+		t := e.tables[k]
+		if t == nil {
+			t = newTable(s)
+			e.tables[k] = t
+		}
+		t.put(d, e.internID)
+	}
+}
+
+// drop removes a document's rows; company 0 means any company.
+func (e *Engine) drop(kind index.Kind, company int64, id string) {
+	if kind == index.Conversations {
+		if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+			e.remove(n)
+		}
+	}
+	if schemas[kind] == nil {
+		return
+	}
+	if company != 0 {
+		if t := e.tables[tableKey{company, kind}]; t != nil {
+			t.remove(id)
+		}
+		return
+	}
+	for k, t := range e.tables {
+		if k.kind == kind {
+			t.remove(id)
+		}
+	}
+}
+
+// internID is the index of a keyword in the word list of report rows,
+// adding it when new; callers hold the write lock or own the engine.
+func (e *Engine) internID(s string) uint32 {
+	if id, ok := e.wordIDs[s]; ok {
+		return id
+	}
+	id := uint32(len(e.wordList))
+	e.wordIDs[s] = id
+	e.wordList = append(e.wordList, s)
+	return id
+}
+
+// Apply keeps the rows of every kind the engine holds.
+func (e *Engine) Apply(_ context.Context, b index.Batch, durable func(error)) error {
+	e.mu.Lock()
+	for _, d := range b.Upserts {
+		e.add(b.Kind, d)
+	}
+	for _, id := range b.Deletes {
+		e.drop(b.Kind, b.Company, id)
+	}
+	e.mu.Unlock()
 	if durable != nil {
 		durable(nil) // nothing to persist: Load rebuilds from storage
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/parley/parley/query"
 )
 
-// predicate tells whether a row matches a filter.
-type predicate func(*row) bool
+// predicate tells whether a list row matches a filter.
+type predicate = func(*row) bool
 
 // checkEvery is how many rows a search scans between looks at its context.
 const checkEvery = 1 << 16
@@ -35,7 +35,7 @@ func plan(r index.Request) (predicate, func(a, b *row) bool, error) {
 	match := predicate(func(*row) bool { return true })
 	if r.Filter != nil {
 		var err error
-		if match, err = compile(r.Filter); err != nil {
+		if match, err = compile(r.Filter, slots[*row](listSlots{})); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -184,24 +184,40 @@ func order(sorts []index.Sort) (func(a, b *row) bool, error) {
 	}, nil
 }
 
-// compile turns a filter into a predicate, or errUnsupported when a node
-// needs what rows do not hold.
-func compile(n query.Node) (predicate, error) {
+// slots are the fields of a row type R a filter may read: keyword
+// matches and number values, looked up once when the filter is compiled.
+// List rows (listSlots) and report rows (tableSlots) each have theirs;
+// compile is shared.
+type slots[R any] interface {
+	// keyword is the predicate "the field holds value", ok false when rows
+	// do not hold the field.
+	keyword(field, value string) (match func(R) bool, ok bool)
+	// inRange is the predicate "a value of the field is within r" (see
+	// bounds), ok false when rows do not hold the field.
+	inRange(field string, r bounds) (match func(R) bool, ok bool)
+	// exists is the predicate "the field holds a value" (field:*), ok
+	// false when rows cannot tell.
+	exists(field string) (match func(R) bool, ok bool)
+}
+
+// compile turns a filter into a predicate over rows of type R, or
+// errUnsupported when a node needs what the rows do not hold.
+func compile[R any](n query.Node, s slots[R]) (func(R) bool, error) {
 	switch n := n.(type) {
 	case query.All:
-		return func(*row) bool { return true }, nil
+		return func(R) bool { return true }, nil
 	case query.Not:
-		inner, err := compile(n.Node)
+		inner, err := compile(n.Node, s)
 		if err != nil {
 			return nil, err
 		}
-		return func(r *row) bool { return !inner(r) }, nil
+		return func(r R) bool { return !inner(r) }, nil
 	case query.And:
-		parts, err := compileAll(n.Nodes)
+		parts, err := compileAll(n.Nodes, s)
 		if err != nil {
 			return nil, err
 		}
-		return func(r *row) bool {
+		return func(r R) bool {
 			for _, p := range parts {
 				if !p(r) {
 					return false
@@ -210,11 +226,11 @@ func compile(n query.Node) (predicate, error) {
 			return true
 		}, nil
 	case query.Or:
-		parts, err := compileAll(n.Nodes)
+		parts, err := compileAll(n.Nodes, s)
 		if err != nil {
 			return nil, err
 		}
-		return func(r *row) bool {
+		return func(r R) bool {
 			for _, p := range parts {
 				if p(r) {
 					return true
@@ -223,29 +239,30 @@ func compile(n query.Node) (predicate, error) {
 			return false
 		}, nil
 	case query.Keyword:
-		if n.Field == tagField {
-			return func(r *row) bool { return slices.Contains(r.tags, n.Value) }, nil
-		}
-		if f, ok := keywordFields[n.Field]; ok {
-			return func(r *row) bool { return r.words[f] == n.Value }, nil
+		if match, ok := s.keyword(n.Field, n.Value); ok {
+			return match, nil
 		}
 	case query.NumberRange:
-		if f, ok := numberFields[n.Field]; ok {
-			return between(f, n.Min, n.Max, n.MinInclusive, n.MaxInclusive), nil
+		if match, ok := s.inRange(n.Field, bounds{n.Min, n.Max, n.MinInclusive, n.MaxInclusive}); ok {
+			return match, nil
 		}
 	case query.TimeRange:
-		if f, ok := numberFields[n.Field]; ok {
-			lo, hi := index.MillisBounds(n)
-			return between(f, lo, hi, n.FromInclusive, n.ToInclusive), nil
+		lo, hi := index.MillisBounds(n)
+		if match, ok := s.inRange(n.Field, bounds{lo, hi, n.FromInclusive, n.ToInclusive}); ok {
+			return match, nil
+		}
+	case query.FieldExists:
+		if match, ok := s.exists(n.Field); ok {
+			return match, nil
 		}
 	}
 	return nil, errUnsupported
 }
 
-func compileAll(nodes []query.Node) ([]predicate, error) {
-	out := make([]predicate, 0, len(nodes))
+func compileAll[R any](nodes []query.Node, s slots[R]) ([]func(R) bool, error) {
+	out := make([]func(R) bool, 0, len(nodes))
 	for _, n := range nodes {
-		p, err := compile(n)
+		p, err := compile(n, s)
 		if err != nil {
 			return nil, err
 		}
@@ -254,23 +271,47 @@ func compileAll(nodes []query.Node) ([]predicate, error) {
 	return out, nil
 }
 
-// between matches a present value within the bounds; an absent value never
+// bounds are a range's: a nil bound is open. A row without a value never
 // matches a range, as in the full engine.
-func between(f int, lo, hi *float64, loIncl, hiIncl bool) predicate {
-	return func(r *row) bool {
-		v, ok := r.value(f)
-		if !ok {
-			return false
-		}
-		if lo != nil && (v < *lo || (v == *lo && !loIncl)) {
-			return false
-		}
-		if hi != nil && (v > *hi || (v == *hi && !hiIncl)) {
-			return false
-		}
-		return true
-	}
+type bounds struct {
+	lo, hi         *float64
+	loIncl, hiIncl bool
 }
+
+// holds reports whether v is within the bounds.
+func (b bounds) holds(v float64) bool {
+	if b.lo != nil && (v < *b.lo || (v == *b.lo && !b.loIncl)) {
+		return false
+	}
+	if b.hi != nil && (v > *b.hi || (v == *b.hi && !b.hiIncl)) {
+		return false
+	}
+	return true
+}
+
+// listSlots are the fields of list rows.
+type listSlots struct{}
+
+func (listSlots) keyword(field, value string) (func(*row) bool, bool) {
+	if field == tagField {
+		return func(r *row) bool { return slices.Contains(r.tags, value) }, true
+	}
+	if f, ok := keywordFields[field]; ok {
+		return func(r *row) bool { return r.words[f] == value }, true
+	}
+	return nil, false
+}
+
+func (listSlots) inRange(field string, b bounds) (func(*row) bool, bool) {
+	f, ok := numberFields[field]
+	if !ok {
+		return nil, false
+	}
+	return func(r *row) bool { return r.has&(1<<f) != 0 && b.holds(r.nums[f]) }, true
+}
+
+// exists is not asked of lists: their filters never test presence.
+func (listSlots) exists(string) (func(*row) bool, bool) { return nil, false }
 
 // statusesOf finds the statuses a filter allows when it says so at its top
 // level (a status, or an OR of statuses, ANDed with the rest), so only

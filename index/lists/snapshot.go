@@ -10,6 +10,8 @@ import (
 	"math"
 	"os"
 	"syscall"
+
+	"github.com/parley/parley/index"
 )
 
 // A snapshot is the engine's rows saved in a file at a clean shutdown, so
@@ -24,9 +26,12 @@ import (
 // the outbox (an entry leaves it only once applied), so the start's drain
 // brings the rows up to date, as it does every other engine.
 //
-// The format is binary, little-endian: the magic, the mark, a table of the
-// keyword strings, the rows (company, numbers, presence bits, keyword
-// indexes, tag indexes), and a CRC-32 of all that precedes it.
+// The format is binary, little-endian: the magic, the mapping version
+// (report rows are laid out by the catalog), the mark, a table of the
+// keyword strings, the list rows (company, numbers, presence bits, keyword
+// indexes, tag indexes), the report rows' keywords, their tables (company,
+// kind, then each row's id, offsets, numbers and keyword indexes), and a
+// CRC-32 of all that precedes it.
 
 // Mark identifies the storage state a snapshot belongs to.
 type Mark struct {
@@ -35,8 +40,8 @@ type Mark struct {
 }
 
 // snapshotMagic names the format; it changes with the row layout (02: the
-// mailbox's and assignee's names joined the keywords).
-var snapshotMagic = [8]byte{'P', 'L', 'I', 'S', 'T', 'S', '0', '2'}
+// mailbox's and assignee's names joined the keywords; 03: report rows).
+var snapshotMagic = [8]byte{'P', 'L', 'I', 'S', 'T', 'S', '0', '3'}
 
 // Save writes the engine's rows to path (through a temporary file renamed
 // into place). Call it only once the syncer has stopped, with the mark of
@@ -77,7 +82,7 @@ func (e *Engine) write(w *bufio.Writer, m Mark) error {
 	defer e.mu.RUnlock()
 	strings := map[string]uint32{}
 	var table []string
-	index := func(s string) uint32 {
+	wordIndex := func(s string) uint32 {
 		i, ok := strings[s]
 		if !ok {
 			i = uint32(len(table))
@@ -86,31 +91,35 @@ func (e *Engine) write(w *bufio.Writer, m Mark) error {
 		}
 		return i
 	}
-	index("")
+	wordIndex("")
 	rows := 0
 	for _, byStatus := range e.parts {
 		for _, p := range byStatus {
 			rows += len(p.rows)
 			for i := range p.rows {
 				for _, s := range p.rows[i].words {
-					index(s)
+					wordIndex(s)
 				}
 				for _, s := range p.rows[i].tags {
-					index(s)
+					wordIndex(s)
 				}
 			}
 		}
 	}
 	le := binary.LittleEndian
 	put := func(v any) error { return binary.Write(w, le, v) }
-	if err := errors.Join(put(snapshotMagic), put(m.Store), put(m.Seq), put(uint32(len(table)))); err != nil {
-		return err
-	}
-	for _, s := range table {
+	putString := func(s string) error {
 		if err := put(uint32(len(s))); err != nil {
 			return err
 		}
-		if _, err := w.WriteString(s); err != nil {
+		_, err := w.WriteString(s)
+		return err
+	}
+	if err := errors.Join(put(snapshotMagic), putString(index.MappingVersion), put(m.Store), put(m.Seq), put(uint32(len(table)))); err != nil {
+		return err
+	}
+	for _, s := range table {
+		if err := putString(s); err != nil {
 			return err
 		}
 	}
@@ -140,7 +149,111 @@ func (e *Engine) write(w *bufio.Writer, m Mark) error {
 			}
 		}
 	}
+	return e.writeTables(w, putString)
+}
+
+// writeTables writes the report rows: their keywords, then each table's
+// live rows.
+func (e *Engine) writeTables(w *bufio.Writer, putString func(string) error) error {
+	le := binary.LittleEndian
+	put := func(v any) error { return binary.Write(w, le, v) }
+	if err := put(uint32(len(e.wordList))); err != nil {
+		return err
+	}
+	for _, s := range e.wordList {
+		if err := putString(s); err != nil {
+			return err
+		}
+	}
+	if err := put(uint32(len(e.tables))); err != nil {
+		return err
+	}
+	var buf []byte
+	for k, t := range e.tables {
+		if err := errors.Join(put(uint64(k.company)), putString(string(k.kind)), put(t.overflow), put(uint64(t.rows()))); err != nil {
+			return err
+		}
+		for i := range t.ids {
+			if !t.live(i) {
+				continue
+			}
+			buf = le.AppendUint32(buf[:0], uint32(len(t.ids[i])))
+			buf = append(buf, t.ids[i]...)
+			nOff := t.numOff[i*(t.s.nNums+1):][:t.s.nNums+1]
+			wOff := t.wordOff[i*(t.s.nWords+1):][:t.s.nWords+1]
+			for _, o := range nOff {
+				buf = le.AppendUint16(buf, o)
+			}
+			for _, o := range wOff {
+				buf = le.AppendUint16(buf, o)
+			}
+			for _, v := range t.nums[t.numAt[i]:][:nOff[t.s.nNums]] {
+				buf = le.AppendUint64(buf, math.Float64bits(v))
+			}
+			for _, v := range t.words[t.wordAt[i]:][:wOff[t.s.nWords]] {
+				buf = le.AppendUint32(buf, v)
+			}
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
+}
+
+// readTables reads what writeTables wrote into fresh.
+func (r *snapshotReader) readTables(fresh *Engine) {
+	count := int(r.u32())
+	if count > len(r.data) {
+		r.err = errors.New("report keyword table out of range")
+		return
+	}
+	for i := 0; i < count && r.err == nil; i++ {
+		fresh.internID(string(r.bytes(int(r.u32()))))
+	}
+	for tables := r.u32(); tables > 0 && r.err == nil; tables-- {
+		company := int64(r.u64())
+		kind := index.Kind(r.bytes(int(r.u32())))
+		s := schemas[kind]
+		if s == nil {
+			r.err = fmt.Errorf("no report rows of kind %q", kind)
+			return
+		}
+		t := newTable(s)
+		t.overflow = r.bytes(1)[0] != 0
+		fresh.tables[tableKey{company, kind}] = t
+		for rows := r.u64(); rows > 0 && r.err == nil; rows-- {
+			id := string(r.bytes(int(r.u32())))
+			t.pos[id] = int32(len(t.ids))
+			t.ids = append(t.ids, id)
+			t.numAt = append(t.numAt, uint32(len(t.nums)))
+			t.wordAt = append(t.wordAt, uint32(len(t.words)))
+			nOff, wOff := r.offsets(s.nNums+1), r.offsets(s.nWords+1)
+			t.numOff = append(t.numOff, nOff...)
+			t.wordOff = append(t.wordOff, wOff...)
+			for n := int(nOff[s.nNums]); n > 0 && r.err == nil; n-- {
+				t.nums = append(t.nums, math.Float64frombits(r.u64()))
+			}
+			for n := int(wOff[s.nWords]); n > 0 && r.err == nil; n-- {
+				w := r.u32()
+				if int(w) >= len(fresh.wordList) {
+					r.err = errors.New("report keyword index out of range")
+				}
+				t.words = append(t.words, w)
+			}
+		}
+	}
+}
+
+// offsets reads a row's offsets, which must not decrease.
+func (r *snapshotReader) offsets(n int) []uint16 {
+	out := make([]uint16, n)
+	for i := range out {
+		if out[i] = r.u16(); i > 0 && out[i] < out[i-1] || i == 0 && out[i] != 0 {
+			r.err = errors.New("row offsets out of order")
+		}
+	}
+	return out
 }
 
 // Restore replaces the engine's rows with the snapshot at path when it
@@ -162,7 +275,7 @@ func (e *Engine) Restore(path string, m Mark) (bool, error) {
 	r.data = data[:len(data)-4]
 	var magic [8]byte
 	copy(magic[:], r.bytes(8))
-	if magic != snapshotMagic {
+	if magic != snapshotMagic || string(r.bytes(int(r.u32()))) != index.MappingVersion {
 		return false, errors.New("lists: restore: not a list snapshot of this version")
 	}
 	if (Mark{Store: r.u64(), Seq: r.u64()}) != m {
@@ -208,15 +321,14 @@ func (e *Engine) Restore(path string, m Mark) (bool, error) {
 			fresh.put(company, row)
 		}
 	}
+	r.readTables(fresh)
 	if r.err == nil && len(r.data) != 0 {
 		r.err = errors.New("trailing bytes")
 	}
 	if r.err != nil {
 		return false, fmt.Errorf("lists: restore: the snapshot is damaged: %w", r.err)
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.parts, e.where, e.words = fresh.parts, fresh.where, fresh.words
+	e.replace(fresh)
 	return true, nil
 }
 

@@ -1,0 +1,198 @@
+package lists
+
+import (
+	"slices"
+
+	"github.com/parley/parley/index"
+)
+
+// Report rows: what the reports read of conversations (their figures),
+// messages, calls and chats, held as numbers so that an aggregate or a
+// facet over a year of a company's documents is one pass over memory,
+// where the full engine decodes each match's doc values.
+//
+// A row holds its document's keyword and number fields of the kind's
+// catalog (text is the full engine's; dynamic custom fields too). Rows
+// are flat: a table keeps every row's numbers in one []float64 and its
+// keywords, interned, in one []uint32, and per row the offsets of each
+// field's values, so a row costs its values and a few bytes per field,
+// and no map or slice of its own.
+
+// schema is the slots of a kind's report rows, by field name.
+type schema struct {
+	numbers map[string]int
+	words   map[string]int
+	valued  map[string]bool // Valued number fields: Values facets may count them
+	nNums   int
+	nWords  int
+}
+
+// unreported are a conversation's keywords no report reads: sort keys
+// and addresses, strings of their own in nearly every conversation, which
+// would double a row's size. Requests naming them go to the full engine.
+var unreported = map[string]bool{"subjectSort": true, "customerNameSort": true, "customerEmail": true, "email": true}
+
+// schemas are the kinds that have report rows.
+var schemas = func() map[index.Kind]*schema {
+	out := map[index.Kind]*schema{}
+	for _, kind := range []index.Kind{index.Conversations, index.Messages, index.Calls, index.Chats} {
+		s := &schema{numbers: map[string]int{}, words: map[string]int{}, valued: map[string]bool{}}
+		for _, f := range index.Catalog[kind] {
+			if kind == index.Conversations && unreported[f.Name] {
+				continue
+			}
+			switch f.Type {
+			case index.NumberField:
+				s.numbers[f.Name] = s.nNums
+				s.valued[f.Name] = f.Valued
+				s.nNums++
+			case index.KeywordField:
+				s.words[f.Name] = s.nWords
+				s.nWords++
+			}
+		}
+		out[kind] = s
+	}
+	return out
+}()
+
+// maxRowValues bounds the values of one row (its offsets are 16 bits); a
+// document with more makes its table unusable (overflow) rather than
+// wrong, and requests on it go to the full engine.
+const maxRowValues = 1<<16 - 1
+
+// table is the report rows of one company and kind. Rows are appended; a
+// replaced or removed row is marked dead (its id cleared) and skipped
+// until the table is compacted.
+type table struct {
+	s       *schema
+	ids     []string // per row; "" for a dead row
+	pos     map[string]int32
+	numAt   []uint32 // per row, its first value in nums
+	wordAt  []uint32 // per row, its first value in words
+	numOff  []uint16 // per row, nNums+1 offsets from numAt
+	wordOff []uint16 // per row, nWords+1 offsets from wordAt
+	nums    []float64
+	words   []uint32 // indexes into Engine.wordList
+	dead    int
+	// overflow is set when a document had more values than a row holds.
+	overflow bool
+}
+
+func newTable(s *schema) *table {
+	return &table{s: s, pos: map[string]int32{}}
+}
+
+// numbersOf are row i's values of number slot f.
+func (t *table) numbersOf(i int32, f int) []float64 {
+	off := t.numOff[int(i)*(t.s.nNums+1):]
+	at := int(t.numAt[i])
+	return t.nums[at+int(off[f]) : at+int(off[f+1])]
+}
+
+// wordsOf are row i's interned values of keyword slot f.
+func (t *table) wordsOf(i int32, f int) []uint32 {
+	off := t.wordOff[int(i)*(t.s.nWords+1):]
+	at := int(t.wordAt[i])
+	return t.words[at+int(off[f]) : at+int(off[f+1])]
+}
+
+func (t *table) live(i int) bool { return t.ids[i] != "" }
+
+func (t *table) rows() int { return len(t.ids) - t.dead }
+
+// put appends the row of a document, replacing its previous row; intern
+// turns a keyword into its index in the engine's word list.
+func (t *table) put(d index.Document, intern func(string) uint32) {
+	t.remove(d.ID)
+	total := 0
+	for name := range t.s.numbers {
+		total += len(d.Numbers[name])
+	}
+	for name := range t.s.words {
+		total += len(d.Keywords[name])
+	}
+	if total > maxRowValues {
+		t.overflow = true
+		return
+	}
+	t.pos[d.ID] = int32(len(t.ids))
+	t.ids = append(t.ids, d.ID)
+	t.numAt = append(t.numAt, uint32(len(t.nums)))
+	t.wordAt = append(t.wordAt, uint32(len(t.words)))
+	var offs, woffs []uint16
+	t.numOff, offs = extend(t.numOff, t.s.nNums+1)
+	t.wordOff, woffs = extend(t.wordOff, t.s.nWords+1)
+	for name, f := range t.s.numbers {
+		offs[f+1] = uint16(len(d.Numbers[name]))
+	}
+	for name, f := range t.s.words {
+		woffs[f+1] = uint16(len(d.Keywords[name]))
+	}
+	offs[0], woffs[0] = 0, 0
+	for f := 1; f < len(offs); f++ {
+		offs[f] += offs[f-1]
+	}
+	for f := 1; f < len(woffs); f++ {
+		woffs[f] += woffs[f-1]
+	}
+	var nums []float64
+	var words []uint32
+	t.nums, nums = extend(t.nums, int(offs[len(offs)-1]))
+	t.words, words = extend(t.words, int(woffs[len(woffs)-1]))
+	for name, f := range t.s.numbers {
+		copy(nums[offs[f]:], d.Numbers[name])
+	}
+	for name, f := range t.s.words {
+		for i, v := range d.Keywords[name] {
+			words[int(woffs[f])+i] = intern(v)
+		}
+	}
+}
+
+// extend lengthens s by n elements and returns it with those elements.
+func extend[T any](s []T, n int) (grown, tail []T) {
+	s = slices.Grow(s, n)
+	s = s[:len(s)+n]
+	return s, s[len(s)-n:]
+}
+
+// remove marks a document's row dead, and compacts the table once dead
+// rows are as many as live ones.
+func (t *table) remove(id string) {
+	i, ok := t.pos[id]
+	if !ok {
+		return
+	}
+	delete(t.pos, id)
+	t.ids[i] = ""
+	if t.dead++; t.dead > 1024 && t.dead > len(t.ids)/2 {
+		t.compact()
+	}
+}
+
+// compact drops the dead rows and their values.
+func (t *table) compact() {
+	fresh := newTable(t.s)
+	fresh.overflow = t.overflow
+	for i := range t.ids {
+		if t.live(i) {
+			fresh.copyRow(t, int32(i))
+		}
+	}
+	*t = *fresh
+}
+
+// copyRow appends row i of src, values as they are.
+func (t *table) copyRow(src *table, i int32) {
+	t.pos[src.ids[i]] = int32(len(t.ids))
+	t.ids = append(t.ids, src.ids[i])
+	t.numAt = append(t.numAt, uint32(len(t.nums)))
+	t.wordAt = append(t.wordAt, uint32(len(t.words)))
+	nOff := src.numOff[int(i)*(t.s.nNums+1):][:t.s.nNums+1]
+	wOff := src.wordOff[int(i)*(t.s.nWords+1):][:t.s.nWords+1]
+	t.numOff = append(t.numOff, nOff...)
+	t.wordOff = append(t.wordOff, wOff...)
+	t.nums = append(t.nums, src.nums[src.numAt[i]:][:nOff[t.s.nNums]]...)
+	t.words = append(t.words, src.words[src.wordAt[i]:][:wOff[t.s.nWords]]...)
+}
