@@ -19,7 +19,8 @@ import (
 // saved and restored.
 func listEngines(t *testing.T, e *engines) map[string]*lists.Engine {
 	loaded := lists.New()
-	require.NoError(t, loaded.Load(e.db.Store(), lists.Projection{Conversation: indexer.Documents, Chat: indexer.ChatDocument}))
+	require.NoError(t, loaded.Load(e.db.Store(), lists.Projection{List: indexer.ListFields, Conversation: indexer.Documents, Chat: indexer.ChatDocument}))
+	require.NoError(t, loaded.WaitReports())
 	applied := lists.New()
 	require.NoError(t, indexer.NewSyncer(e.db, applied, quiet).Rebuild(context.Background(), nil))
 	path, mark := t.TempDir()+"/lists.snapshot", lists.Mark{Store: 1, Seq: 2}

@@ -71,7 +71,7 @@ func (n *node) open(ctx context.Context, dir string, log *slog.Logger) (t StartT
 	}
 	lap(&t.Index)
 	n.dir = dir
-	fast, _, damaged, err := lists.Open(n.db, filepath.Join(dir, "parley.db"), filepath.Join(dir, "lists.snapshot"), lists.Projection{Conversation: indexer.Documents, Chat: indexer.ChatDocument})
+	fast, _, damaged, err := lists.Open(n.db, filepath.Join(dir, "parley.db"), filepath.Join(dir, "lists.snapshot"), lists.Projection{List: indexer.ListFields, Conversation: indexer.Documents, Chat: indexer.ChatDocument})
 	if err = errors.Join(err, damaged); err != nil {
 		return t, fmt.Errorf("load the list engine: %w", err)
 	}

@@ -43,7 +43,7 @@ func openPGNode(ctx context.Context, url string, log *slog.Logger) (*pgNode, err
 		return nil, errors.Join(err, n.close())
 	}
 	fast := lists.New()
-	if err := fast.Load(db.Store(), lists.Projection{Conversation: indexer.Documents, Chat: indexer.ChatDocument}); err != nil {
+	if err := fast.Load(db.Store(), lists.Projection{List: indexer.ListFields, Conversation: indexer.Documents, Chat: indexer.ChatDocument}); err != nil {
 		return nil, errors.Join(err, n.close())
 	}
 	router := index.Router{Full: n.search, Fast: fast}

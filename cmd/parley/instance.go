@@ -202,7 +202,7 @@ func (in *instance) bringSearchTablesUp(ctx context.Context, log *slog.Logger, p
 
 // listProjection fills the list engine with the documents the syncer
 // builds.
-var listProjection = lists.Projection{Conversation: indexer.Documents, Chat: indexer.ChatDocument}
+var listProjection = lists.Projection{List: indexer.ListFields, Conversation: indexer.Documents, Chat: indexer.ChatDocument}
 
 // openEmbeddedEngines opens the Bleve index of the data directory and the
 // list engine (from its snapshot, else from storage); fresh means the

@@ -87,7 +87,7 @@ func (e *Engine) AggregateSupported(r index.AggregateRequest) bool {
 		!holds(r.Kind, r.Distinct...) || (r.By != "" && !holds(r.Kind, r.By)) {
 		return false
 	}
-	return filterSupported(r.Kind, r.Filter)
+	return filterSupported(r.Kind, r.Filter) && e.reportsFilled()
 }
 
 // filterSupported reports whether report rows of kind can match filter.
@@ -119,6 +119,9 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 	groups := index.NewGroups(r)
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	if !e.reportsReady() { // a Load began since AggregateSupported
+		return index.AggregateResult{}, errUnsupported
+	}
 	t := e.tableOf(r.Company, r.Kind)
 	values := newRowValues(t, e.wordList)
 	err := e.scan(ctx, t, r.Filter, func(i int32) {
@@ -388,3 +391,11 @@ func valueCounter(t *table, words []string, field string) (count func(i int32), 
 const denseValues = 1 << 18
 
 var negativeZero = math.Float64bits(math.Copysign(0, -1))
+
+// reportsFilled reports whether the report rows hold every document (no
+// Load is still filling them).
+func (e *Engine) reportsFilled() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.reportsReady()
+}

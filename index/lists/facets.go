@@ -20,7 +20,7 @@ var _ index.PartialFaceter = (*Engine)(nil)
 // engine would.
 func (e *Engine) FacetsSupported(r index.FacetRequest) bool {
 	_, err := facetPlan(r)
-	return err == nil || tableFacetsSupported(r)
+	return err == nil || (tableFacetsSupported(r) && e.reportsFilled())
 }
 
 // facetCounter counts one row into a facet.
@@ -60,6 +60,9 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 		}
 		e.mu.RLock()
 		defer e.mu.RUnlock()
+		if !e.reportsReady() {
+			return index.FacetResult{}, errUnsupported
+		}
 		return e.tableFacets(ctx, r)
 	}
 	out := index.FacetResult{Ranges: map[string][]int{}, Values: map[string]map[string]int{}}

@@ -24,6 +24,8 @@ package lists
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 
@@ -98,6 +100,9 @@ type Engine struct {
 	tables   map[tableKey]*table
 	wordIDs  map[string]uint32
 	wordList []string
+	// fill is Load's filling of the report rows while it runs; nil when
+	// they hold every document.
+	fill *reportFill
 }
 
 // tableKey names the report rows of one company and kind.
@@ -120,12 +125,20 @@ func (e *Engine) replace(fresh *Engine) {
 	defer e.mu.Unlock()
 	e.parts, e.where, e.words = fresh.parts, fresh.where, fresh.words
 	e.tables, e.wordIDs, e.wordList = fresh.tables, fresh.wordIDs, fresh.wordList
+	if e.fill != nil {
+		e.fill.stopped = true // a fill of the rows replaced: its work is moot
+	}
+	e.fill = fresh.fill
 }
 
 // Projection builds the documents of stored records the way the syncer
 // does (package indexer's builders, passed in), so that Load fills the
 // engine with the rows the syncer's documents make.
 type Projection struct {
+	// List yields a stored conversation's list fields alone (no threads
+	// read), ok false when it is not searchable: what Load fills the list
+	// rows from before the report rows (see Load).
+	List func(tx parley.Tx, c *parley.Conversation) (doc index.Document, ok bool)
 	// Conversation yields the documents of a stored conversation: its own
 	// (none when it is not searchable) and those of its messages and calls.
 	// It reads the names of tags, mailboxes and assignees through tx,
@@ -143,17 +156,84 @@ type Source interface {
 	LastOutboxSeq() (uint64, error)
 }
 
-// Load replaces the engine's rows with the documents of every searchable
-// conversation and chat of store, each projected by project (looking each
-// tag's name up once).
-// Call it before the syncer runs, so no newer Apply is undone.
+// Load replaces the engine's rows with those of every searchable
+// conversation and chat of store. The list rows are filled before it
+// returns, from each conversation's list fields alone; the report rows
+// need every conversation's threads, five times the work, so a goroutine
+// fills them after it returns (see reportFill) and until it ends they
+// answer nothing: the router sends reports to the full engine, which is
+// current. Call Load before the syncer runs, so no newer Apply is undone.
 func (e *Engine) Load(store parley.Store, project Projection) error {
 	fresh := New()
 	err := store.View(func(tx parley.Tx) error {
 		names := newNameCache(tx)
-		yield := func(kind index.Kind, d index.Document) { fresh.add(kind, d) }
+		return tx.EachConversation(func(c *parley.Conversation) error {
+			if d, ok := project.List(names, c); ok {
+				fresh.put(d.Company, fresh.documentRow(d))
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	fill := &reportFill{touched: map[fillKey]struct{}{}, done: make(chan struct{})}
+	fresh.fill = fill
+	e.replace(fresh)
+	go e.fillReports(store, project, fill)
+	return nil
+}
+
+// reportFill is Load's filling of the report rows in the background. It
+// reads the store as it was when it began; Apply goes on meanwhile with
+// newer documents, so the fill leaves alone every document Apply touched
+// (put or deleted) since Load: Apply's is as new, or a later outbox entry
+// will bring it up to date. Fields are guarded by the engine's lock.
+type reportFill struct {
+	touched map[fillKey]struct{}
+	done    chan struct{} // closed when the fill ends
+	stopped bool          // the engine closed, or a newer Load replaced the rows
+	err     error         // why the fill failed; the report rows then stay unused
+}
+
+type fillKey struct {
+	kind index.Kind
+	id   string
+}
+
+var errFillStopped = errors.New("lists: report rows fill stopped")
+
+// fillReports fills the report rows of every conversation and chat of
+// store, one conversation's documents at a time under the write lock.
+func (e *Engine) fillReports(store parley.Store, project Projection, fill *reportFill) {
+	defer close(fill.done)
+	type kindDoc struct {
+		kind index.Kind
+		doc  index.Document
+	}
+	var docs []kindDoc
+	putDocs := func() error {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if fill.stopped {
+			return errFillStopped
+		}
+		for _, d := range docs {
+			if _, touched := fill.touched[fillKey{d.kind, d.doc.ID}]; !touched {
+				e.putReport(d.kind, d.doc)
+			}
+		}
+		docs = docs[:0]
+		return nil
+	}
+	err := store.View(func(tx parley.Tx) error {
+		names := newNameCache(tx)
+		yield := func(kind index.Kind, d index.Document) { docs = append(docs, kindDoc{kind, d}) }
 		err := tx.EachConversation(func(c *parley.Conversation) error {
-			return project.Conversation(names, c, yield)
+			if err := project.Conversation(names, c, yield); err != nil {
+				return err
+			}
+			return putDocs()
 		})
 		if err != nil {
 			return err
@@ -168,15 +248,44 @@ func (e *Engine) Load(store parley.Store, project Projection) error {
 				return err
 			}
 			if ok {
-				fresh.add(index.Chats, d)
+				yield(index.Chats, d)
+				if err := putDocs(); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return err
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch {
+	case fill.stopped:
+	case err != nil:
+		fill.err = err
+	case e.fill == fill:
+		e.fill = nil // the report rows are complete
 	}
-	e.replace(fresh)
+}
+
+// reportsReady reports whether the report rows hold every document;
+// callers hold the lock.
+func (e *Engine) reportsReady() bool { return e.fill == nil }
+
+// WaitReports waits until Load's filling of the report rows ends, and
+// returns why it failed, if it did.
+func (e *Engine) WaitReports() error {
+	e.mu.RLock()
+	fill := e.fill
+	e.mu.RUnlock()
+	if fill == nil {
+		return nil
+	}
+	<-fill.done
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if fill.err != nil {
+		return fmt.Errorf("lists: fill the report rows: %w", fill.err)
+	}
 	return nil
 }
 
@@ -272,6 +381,14 @@ func (e *Engine) add(kind index.Kind, d index.Document) {
 	if kind == index.Conversations {
 		e.put(d.Company, e.documentRow(d))
 	}
+	if e.fill != nil {
+		e.fill.touched[fillKey{kind, d.ID}] = struct{}{}
+	}
+	e.putReport(kind, d)
+}
+
+// putReport puts a document's report row, for kinds that have them.
+func (e *Engine) putReport(kind index.Kind, d index.Document) {
 	if s := schemas[kind]; s != nil {
 		k := tableKey{d.Company, kind}
 		t := e.tables[k]
@@ -292,6 +409,9 @@ func (e *Engine) drop(kind index.Kind, company int64, id string) {
 	}
 	if schemas[kind] == nil {
 		return
+	}
+	if e.fill != nil {
+		e.fill.touched[fillKey{kind, id}] = struct{}{}
 	}
 	if company != 0 {
 		if t := e.tables[tableKey{company, kind}]; t != nil {
@@ -379,5 +499,12 @@ func (e *Engine) remove(id int64) {
 	delete(p.pos, id)
 }
 
-// Close does nothing: the engine is memory only.
-func (e *Engine) Close() error { return nil }
+// Close stops a fill of the report rows; the engine is memory only.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fill != nil {
+		e.fill.stopped = true // the fill's store is closing too
+	}
+	return nil
+}

@@ -46,7 +46,14 @@ var snapshotMagic = [8]byte{'P', 'L', 'I', 'S', 'T', 'S', '0', '3'}
 // Save writes the engine's rows to path (through a temporary file renamed
 // into place). Call it only once the syncer has stopped, with the mark of
 // the storage as it is then.
+//
+// Save first waits for Load's filling of the report rows, if it runs, so
+// the snapshot is whole; when the fill failed it saves nothing and the
+// next start loads from storage.
 func (e *Engine) Save(path string, m Mark) error {
+	if err := e.WaitReports(); err != nil {
+		return fmt.Errorf("lists: save: %w", err)
+	}
 	tmp := path + ".new"
 	f, err := os.Create(tmp)
 	if err != nil {
