@@ -305,6 +305,11 @@ func (in *instance) close() error {
 	if in.fast != nil && in.bolt != nil {
 		err = in.fast.SaveFor(in.bolt, dbPath(in.at.dir), listsPath(in.at.dir))
 	}
+	if in.fast != nil {
+		// Stops a fill of the report rows still reading the store, which
+		// would hold a connection the store's close waits for.
+		err = errors.Join(err, in.fast.Close())
+	}
 	if in.full != nil {
 		err = errors.Join(err, in.full.Close())
 	}
