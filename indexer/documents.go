@@ -12,8 +12,10 @@ import (
 // ListFields is the part of a conversation's document that its own record
 // and the names of what it refers to make: id, number, mailbox (and its
 // name), folder, assignee (and its name), the dates, status, state, type
-// and tag names. ConversationDocument starts from it. It returns ok=false
-// when the conversation must not be searchable (deleted).
+// and tag names. ConversationDocument starts from it, and the list engine
+// fills its list rows from it at start (lists.Projection.List), reading
+// no thread or customer. It returns ok=false when the conversation must
+// not be searchable (deleted).
 func ListFields(tx parley.Tx, c *parley.Conversation) (doc index.Document, ok bool) {
 	if c.State == parley.StateDeleted {
 		return doc, false
