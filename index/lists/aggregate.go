@@ -87,7 +87,7 @@ func (e *Engine) AggregateSupported(r index.AggregateRequest) bool {
 		!holds(r.Kind, r.Distinct...) || (r.By != "" && !holds(r.Kind, r.By)) {
 		return false
 	}
-	return filterSupported(r.Kind, r.Filter) && e.reportsFilled()
+	return filterSupported(r.Kind, r.Filter) && e.rowsAnswer(r.Company, r.Kind)
 }
 
 // filterSupported reports whether report rows of kind can match filter.
@@ -119,7 +119,7 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 	groups := index.NewGroups(r)
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if !e.reportsReady() { // a Load began since AggregateSupported
+	if !e.rowsComplete(r.Company, r.Kind) { // a Load began since AggregateSupported
 		return index.AggregateResult{}, errUnsupported
 	}
 	t := e.tableOf(r.Company, r.Kind)
@@ -392,10 +392,17 @@ const denseValues = 1 << 18
 
 var negativeZero = math.Float64bits(math.Copysign(0, -1))
 
-// reportsFilled reports whether the report rows hold every document (no
-// Load is still filling them).
-func (e *Engine) reportsFilled() bool {
+// rowsAnswer reports whether the report rows of a company and kind hold
+// every document: no Load is still filling them, and no document had more
+// values than a row holds (table.overflow).
+func (e *Engine) rowsAnswer(company int64, kind index.Kind) bool {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.reportsReady()
+	return e.rowsComplete(company, kind)
+}
+
+// rowsComplete is rowsAnswer for callers holding the lock.
+func (e *Engine) rowsComplete(company int64, kind index.Kind) bool {
+	t := e.tables[tableKey{company, kind}]
+	return e.reportsReady() && (t == nil || !t.overflow)
 }

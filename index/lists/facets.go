@@ -20,7 +20,7 @@ var _ index.PartialFaceter = (*Engine)(nil)
 // engine would.
 func (e *Engine) FacetsSupported(r index.FacetRequest) bool {
 	_, err := facetPlan(r)
-	return err == nil || (tableFacetsSupported(r) && e.reportsFilled())
+	return err == nil || (tableFacetsSupported(r) && e.rowsAnswer(r.Company, r.Kind))
 }
 
 // facetCounter counts one row into a facet.
@@ -60,7 +60,7 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 		}
 		e.mu.RLock()
 		defer e.mu.RUnlock()
-		if !e.reportsReady() {
+		if !e.rowsComplete(r.Company, r.Kind) {
 			return index.FacetResult{}, errUnsupported
 		}
 		return e.tableFacets(ctx, r)

@@ -100,3 +100,27 @@ func TestFailedFillAnswersNothing(t *testing.T) {
 	assert.ErrorIs(t, e.Save(path, Mark{Store: 1, Seq: 1}), broken)
 	assert.NoFileExists(t, path)
 }
+
+// TestOverflowingRowSendsItsTableToTheFullEngine: a document with more
+// values than a row holds is not kept, so its company's rows of that kind
+// no longer answer; other companies' still do.
+func TestOverflowingRowSendsItsTableToTheFullEngine(t *testing.T) {
+	ctx := context.Background()
+	e := New()
+	huge := message(1, 1)
+	for i := range maxRowValues + 1 {
+		huge.Keywords["tag"] = append(huge.Keywords["tag"], strconv.Itoa(i))
+	}
+	other := message(2, 1)
+	other.Company = 2
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Messages, Company: 1, Upserts: []index.Document{huge}}, nil))
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Messages, Company: 2, Upserts: []index.Document{other}}, nil))
+	assert.False(t, e.AggregateSupported(byCreatedAt))
+	_, err := e.Aggregate(ctx, byCreatedAt)
+	assert.ErrorIs(t, err, errUnsupported)
+	facets := index.FacetRequest{Kind: index.Messages, Company: 1, Values: map[string]string{"from": "from"}}
+	assert.False(t, e.FacetsSupported(facets))
+	secondCompany := byCreatedAt
+	secondCompany.Company = 2
+	assert.True(t, e.AggregateSupported(secondCompany))
+}
