@@ -30,8 +30,9 @@ import (
 // (report rows are laid out by the catalog), the mark, a table of the
 // keyword strings, the list rows (company, numbers, presence bits, keyword
 // indexes, tag indexes), the report rows' keywords, their tables (company,
-// kind, then each row's id, offsets, numbers and keyword indexes), and a
-// CRC-32 of all that precedes it.
+// kind, the counts of rows, numbers, keywords and id bytes that size the
+// table before its first row, then each row's id, offsets, numbers and
+// keyword indexes), and a CRC-32 of all that precedes it.
 
 // Mark identifies the storage state a snapshot belongs to.
 type Mark struct {
@@ -40,8 +41,9 @@ type Mark struct {
 }
 
 // snapshotMagic names the format; it changes with the row layout (02: the
-// mailbox's and assignee's names joined the keywords; 03: report rows).
-var snapshotMagic = [8]byte{'P', 'L', 'I', 'S', 'T', 'S', '0', '3'}
+// mailbox's and assignee's names joined the keywords; 03: report rows;
+// 04: each table's sizes ahead of its rows).
+var snapshotMagic = [8]byte{'P', 'L', 'I', 'S', 'T', 'S', '0', '4'}
 
 // Save writes the engine's rows to path (through a temporary file renamed
 // into place). Call it only once the syncer has stopped, with the mark of
@@ -177,7 +179,16 @@ func (e *Engine) writeTables(w *bufio.Writer, putString func(string) error) erro
 	}
 	var buf []byte
 	for k, t := range e.tables {
-		if err := errors.Join(put(uint64(k.company)), putString(string(k.kind)), put(t.overflow), put(uint64(t.rows()))); err != nil {
+		var nums, words, idBytes uint64
+		for i := range t.ids {
+			if t.live(i) {
+				nums += uint64(t.numOff[i*(t.s.nNums+1)+t.s.nNums])
+				words += uint64(t.wordOff[i*(t.s.nWords+1)+t.s.nWords])
+				idBytes += uint64(len(t.ids[i]))
+			}
+		}
+		if err := errors.Join(put(uint64(k.company)), putString(string(k.kind)), put(t.overflow),
+			put(uint64(t.rows())), put(nums), put(words), put(idBytes)); err != nil {
 			return err
 		}
 		for i := range t.ids {
@@ -211,10 +222,12 @@ func (e *Engine) writeTables(w *bufio.Writer, putString func(string) error) erro
 // readTables reads what writeTables wrote into fresh.
 func (r *snapshotReader) readTables(fresh *Engine) {
 	count := int(r.u32())
-	if count > len(r.data) {
+	if count > len(r.data)/4 {
 		r.err = errors.New("report keyword table out of range")
 		return
 	}
+	fresh.wordIDs = make(map[string]uint32, count)
+	fresh.wordList = make([]string, 0, count)
 	for i := 0; i < count && r.err == nil; i++ {
 		fresh.internID(string(r.bytes(int(r.u32()))))
 	}
@@ -229,36 +242,80 @@ func (r *snapshotReader) readTables(fresh *Engine) {
 		t := newTable(s)
 		t.overflow = r.bytes(1)[0] != 0
 		fresh.tables[tableKey{company, kind}] = t
-		for rows := r.u64(); rows > 0 && r.err == nil; rows-- {
-			id := string(r.bytes(int(r.u32())))
-			t.pos[id] = int32(len(t.ids))
-			t.ids = append(t.ids, id)
-			t.numAt = append(t.numAt, uint32(len(t.nums)))
-			t.wordAt = append(t.wordAt, uint32(len(t.words)))
-			nOff, wOff := r.offsets(s.nNums+1), r.offsets(s.nWords+1)
-			t.numOff = append(t.numOff, nOff...)
-			t.wordOff = append(t.wordOff, wOff...)
-			for n := int(nOff[s.nNums]); n > 0 && r.err == nil; n-- {
-				t.nums = append(t.nums, math.Float64frombits(r.u64()))
-			}
-			for n := int(wOff[s.nWords]); n > 0 && r.err == nil; n-- {
-				w := r.u32()
-				if int(w) >= len(fresh.wordList) {
-					r.err = errors.New("report keyword index out of range")
-				}
-				t.words = append(t.words, w)
-			}
+		rows, nums, words, idBytes := r.u64(), r.u64(), r.u64(), r.u64()
+		// A row takes at least its id's length and its offsets, a number
+		// 8 bytes, a keyword 4.
+		left := uint64(len(r.data))
+		if rows > left/uint64(4+2*(s.nNums+s.nWords+2)) || nums > left/8 || words > left/4 || idBytes > left {
+			r.err = errors.New("report row counts out of range")
+			return
 		}
+		r.readRows(t, rowCounts{int(rows), int(nums), int(words), int(idBytes)}, len(fresh.wordList))
 	}
 }
 
-// offsets reads a row's offsets, which must not decrease.
-func (r *snapshotReader) offsets(n int) []uint16 {
-	out := make([]uint16, n)
-	for i := range out {
-		if out[i] = r.u16(); i > 0 && out[i] < out[i-1] || i == 0 && out[i] != 0 {
+// rowCounts are the sizes of a table's rows in a snapshot: the rows, their
+// numbers, their keywords and the bytes of their ids.
+type rowCounts struct{ rows, nums, words, idBytes int }
+
+// readRows reads t's rows. Sizes are set from the row count before the
+// first row, and the ids share one string, because a million rows are
+// otherwise a million small allocations and a map grown twenty times:
+// most of a restore's time.
+func (r *snapshotReader) readRows(t *table, c rowCounts, words int) {
+	s := t.s
+	t.pos = make(map[string]int32, c.rows)
+	t.ids = make([]string, 0, c.rows)
+	t.numAt = make([]uint32, 0, c.rows)
+	t.wordAt = make([]uint32, 0, c.rows)
+	t.numOff = make([]uint16, 0, c.rows*(s.nNums+1))
+	t.wordOff = make([]uint16, 0, c.rows*(s.nWords+1))
+	t.nums = make([]float64, 0, c.nums)
+	t.words = make([]uint32, 0, c.words)
+	idEnds := make([]int, 0, c.rows)
+	idBytes := make([]byte, 0, c.idBytes)
+	for rows := c.rows; rows > 0 && r.err == nil; rows-- {
+		idBytes = append(idBytes, r.bytes(int(r.u32()))...)
+		idEnds = append(idEnds, len(idBytes))
+		t.numAt = append(t.numAt, uint32(len(t.nums)))
+		t.wordAt = append(t.wordAt, uint32(len(t.words)))
+		t.numOff = r.appendOffsets(t.numOff, s.nNums+1)
+		t.wordOff = r.appendOffsets(t.wordOff, s.nWords+1)
+		for n := int(t.numOff[len(t.numOff)-1]); n > 0 && r.err == nil; n-- {
+			t.nums = append(t.nums, math.Float64frombits(r.u64()))
+		}
+		for n := int(t.wordOff[len(t.wordOff)-1]); n > 0 && r.err == nil; n-- {
+			w := r.u32()
+			if int(w) >= words {
+				r.err = errors.New("report keyword index out of range")
+			}
+			t.words = append(t.words, w)
+		}
+	}
+	all, start := string(idBytes), 0
+	for _, end := range idEnds {
+		id := all[start:end]
+		t.pos[id] = int32(len(t.ids))
+		t.ids = append(t.ids, id)
+		start = end
+	}
+}
+
+// appendOffsets appends a row's n offsets to out; they must start at 0
+// and not decrease.
+func (r *snapshotReader) appendOffsets(out []uint16, n int) []uint16 {
+	b := r.bytes(2 * n)
+	if r.err != nil {
+		return append(out, make([]uint16, n)...)
+	}
+	prev := uint16(0)
+	for i := range n {
+		o := binary.LittleEndian.Uint16(b[2*i:])
+		if o < prev || i == 0 && o != 0 {
 			r.err = errors.New("row offsets out of order")
 		}
+		out = append(out, o)
+		prev = o
 	}
 	return out
 }
@@ -305,7 +362,14 @@ func (e *Engine) Restore(path string, m Mark) (bool, error) {
 		}
 		return table[i]
 	}
-	for n := r.u64(); n > 0 && r.err == nil; n-- {
+	rows := r.u64()
+	// A row takes at least its company, numbers, presence bits, keywords
+	// and tag count.
+	if rows > uint64(len(r.data)/(8+8*numFields+2+4*wordFields+4)) {
+		return false, errors.New("lists: restore: the snapshot is damaged (row count)")
+	}
+	fresh.where = make(map[int64]place, rows)
+	for n := rows; n > 0 && r.err == nil; n-- {
 		var row row
 		company := int64(r.u64())
 		for f := range row.nums {
