@@ -29,6 +29,7 @@ func listEngines(t *testing.T, e *engines) map[string]*lists.Engine {
 	ok, err := restored.Restore(path, mark)
 	require.NoError(t, err)
 	require.True(t, ok)
+	require.NoError(t, restored.WaitReports())
 	return map[string]*lists.Engine{"loaded": loaded, "applied": applied, "restored": restored}
 }
 

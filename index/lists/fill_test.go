@@ -124,3 +124,39 @@ func TestOverflowingRowSendsItsTableToTheFullEngine(t *testing.T) {
 	secondCompany.Company = 2
 	assert.True(t, e.AggregateSupported(secondCompany))
 }
+
+// TestRestoreLeavesAppliedDocumentsAlone: while Restore fills the report
+// rows from the snapshot, they answer nothing, and the documents Apply
+// puts or deletes meanwhile are not overwritten by the snapshot's older
+// ones.
+func TestRestoreLeavesAppliedDocumentsAlone(t *testing.T) {
+	ctx := context.Background()
+	saved := New()
+	require.NoError(t, saved.Apply(ctx, index.Batch{Kind: index.Messages, Company: 1,
+		Upserts: []index.Document{message(1, 1), message(2, 1), message(3, 1)}}, nil))
+	path, mark := filepath.Join(t.TempDir(), "lists.snapshot"), Mark{Store: 1, Seq: 1}
+	require.NoError(t, saved.Save(path, mark))
+
+	started, release := make(chan struct{}), make(chan struct{})
+	restoreHook = func() { close(started); <-release }
+	t.Cleanup(func() { restoreHook = nil })
+	e := New()
+	ok, err := e.Restore(path, mark)
+	require.NoError(t, err)
+	require.True(t, ok)
+	<-started
+	assert.False(t, e.AggregateSupported(byCreatedAt), "no reports from rows half restored")
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Messages, Company: 1,
+		Upserts: []index.Document{message(1, 2)}, Deletes: []string{"m2"}}, nil))
+	close(release)
+	require.NoError(t, e.WaitReports())
+
+	require.True(t, e.AggregateSupported(byCreatedAt))
+	got, err := e.Aggregate(ctx, byCreatedAt)
+	require.NoError(t, err)
+	counts := map[int]int{}
+	for _, g := range got.Groups {
+		counts[g.Bucket] += g.Count
+	}
+	assert.Equal(t, map[int]int{0: 1, 1: 1}, counts, "m1 as applied (at 2), m2 deleted, m3 as saved (at 1)")
+}

@@ -177,23 +177,28 @@ func (e *Engine) Load(store parley.Store, project Projection) error {
 	if err != nil {
 		return err
 	}
-	fill := &reportFill{touched: map[fillKey]struct{}{}, done: make(chan struct{})}
+	fill := newFill()
 	fresh.fill = fill
 	e.replace(fresh)
 	go e.fillReports(store, project, fill)
 	return nil
 }
 
-// reportFill is Load's filling of the report rows in the background. It
-// reads the store as it was when it began; Apply goes on meanwhile with
-// newer documents, so the fill leaves alone every document Apply touched
-// (put or deleted) since Load: Apply's is as new, or a later outbox entry
-// will bring it up to date. Fields are guarded by the engine's lock.
+// reportFill is Load's (or Restore's) filling of the report rows in the
+// background. It reads the store (or snapshot) as it was when it began;
+// Apply goes on meanwhile with newer documents, so the fill leaves alone
+// every document Apply touched (put or deleted) since it began: Apply's
+// is as new, or a later outbox entry will bring it up to date. Fields are
+// guarded by the engine's lock.
 type reportFill struct {
 	touched map[fillKey]struct{}
 	done    chan struct{} // closed when the fill ends
 	stopped bool          // the engine closed, or a newer Load replaced the rows
 	err     error         // why the fill failed; the report rows then stay unused
+}
+
+func newFill() *reportFill {
+	return &reportFill{touched: map[fillKey]struct{}{}, done: make(chan struct{})}
 }
 
 type fillKey struct {
@@ -256,6 +261,12 @@ func (e *Engine) fillReports(store parley.Store, project Projection, fill *repor
 		}
 		return nil
 	})
+	e.endFill(fill, err)
+}
+
+// endFill records the end of a fill of the report rows, which err says
+// failed (the rows then stay unused).
+func (e *Engine) endFill(fill *reportFill, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch {
@@ -271,8 +282,8 @@ func (e *Engine) fillReports(store parley.Store, project Projection, fill *repor
 // callers hold the lock.
 func (e *Engine) reportsReady() bool { return e.fill == nil }
 
-// WaitReports waits until Load's filling of the report rows ends, and
-// returns why it failed, if it did.
+// WaitReports waits until Load's or Restore's filling of the report rows
+// ends, and returns why it failed, if it did.
 func (e *Engine) WaitReports() error {
 	e.mu.RLock()
 	fill := e.fill

@@ -30,8 +30,8 @@ import (
 // (report rows are laid out by the catalog), the mark, a table of the
 // keyword strings, the list rows (company, numbers, presence bits, keyword
 // indexes, tag indexes), the report rows' keywords, their tables (company,
-// kind, the counts of rows, numbers, keywords and id bytes that size the
-// table before its first row, then each row's id, offsets, numbers and
+// kind, the counts of rows, numbers and keywords that size the table
+// before its first row, then each row's id, offsets, numbers and
 // keyword indexes), and a CRC-32 of all that precedes it.
 
 // Mark identifies the storage state a snapshot belongs to.
@@ -179,16 +179,15 @@ func (e *Engine) writeTables(w *bufio.Writer, putString func(string) error) erro
 	}
 	var buf []byte
 	for k, t := range e.tables {
-		var nums, words, idBytes uint64
+		var nums, words uint64
 		for i := range t.ids {
 			if t.live(i) {
 				nums += uint64(t.numOff[i*(t.s.nNums+1)+t.s.nNums])
 				words += uint64(t.wordOff[i*(t.s.nWords+1)+t.s.nWords])
-				idBytes += uint64(len(t.ids[i]))
 			}
 		}
 		if err := errors.Join(put(uint64(k.company)), putString(string(k.kind)), put(t.overflow),
-			put(uint64(t.rows())), put(nums), put(words), put(idBytes)); err != nil {
+			put(uint64(t.rows())), put(nums), put(words)); err != nil {
 			return err
 		}
 		for i := range t.ids {
@@ -219,85 +218,140 @@ func (e *Engine) writeTables(w *bufio.Writer, putString func(string) error) erro
 	return nil
 }
 
-// readTables reads what writeTables wrote into fresh.
-func (r *snapshotReader) readTables(fresh *Engine) {
+// restoreReports fills the report rows from a snapshot's tables section
+// (what writeTables wrote), in the background like Load's fill: until it
+// ends the rows answer nothing, and rows of documents Apply touched
+// meanwhile are left out, since Apply's are as new (see reportFill). It
+// takes the lock a chunk of rows at a time, so requests and Apply go on.
+// release unmaps the snapshot; nothing kept refers to its bytes.
+func (e *Engine) restoreReports(r *snapshotReader, release func(), fill *reportFill) {
+	defer close(fill.done)
+	defer release()
+	if restoreHook != nil {
+		restoreHook()
+	}
+	err := e.readTables(r, fill)
+	if err == nil && len(r.data) != 0 {
+		err = errors.New("trailing bytes")
+	}
+	if err != nil && !errors.Is(err, errFillStopped) {
+		err = fmt.Errorf("the snapshot is damaged: %w", err)
+	}
+	e.endFill(fill, err)
+}
+
+// restoreHook, when set (by tests), runs as restoreReports begins.
+var restoreHook func()
+
+// restoreChunk is how many keywords or rows restoreReports reads per
+// holding of the lock.
+const restoreChunk = 4096
+
+// readTables reads the report rows' keywords and tables into the engine.
+func (e *Engine) readTables(r *snapshotReader, fill *reportFill) error {
+	// locked runs f under the write lock unless the fill was stopped.
+	locked := func(f func()) error {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if fill.stopped {
+			return errFillStopped
+		}
+		f()
+		return nil
+	}
 	count := int(r.u32())
 	if count > len(r.data)/4 {
-		r.err = errors.New("report keyword table out of range")
-		return
+		return errors.New("report keyword table out of range")
 	}
-	fresh.wordIDs = make(map[string]uint32, count)
-	fresh.wordList = make([]string, 0, count)
-	for i := 0; i < count && r.err == nil; i++ {
-		fresh.internID(string(r.bytes(int(r.u32()))))
+	// The snapshot numbers its keywords; Apply may have interned others
+	// since the start, so each gets its number in the engine's list.
+	words := make([]uint32, count)
+	for i := 0; i < count && r.err == nil; {
+		err := locked(func() {
+			for end := min(i+restoreChunk, count); i < end && r.err == nil; i++ {
+				words[i] = e.internID(string(r.bytes(int(r.u32()))))
+			}
+		})
+		if err != nil {
+			return err
+		}
 	}
 	for tables := r.u32(); tables > 0 && r.err == nil; tables-- {
-		company := int64(r.u64())
-		kind := index.Kind(r.bytes(int(r.u32())))
-		s := schemas[kind]
+		k := tableKey{int64(r.u64()), index.Kind(r.bytes(int(r.u32())))}
+		s := schemas[k.kind]
 		if s == nil {
-			r.err = fmt.Errorf("no report rows of kind %q", kind)
-			return
+			return fmt.Errorf("no report rows of kind %q", k.kind)
 		}
-		t := newTable(s)
-		t.overflow = r.bytes(1)[0] != 0
-		fresh.tables[tableKey{company, kind}] = t
-		rows, nums, words, idBytes := r.u64(), r.u64(), r.u64(), r.u64()
+		overflow := r.bytes(1)[0] != 0
+		rows, nums, nWords := r.u64(), r.u64(), r.u64()
 		// A row takes at least its id's length and its offsets, a number
 		// 8 bytes, a keyword 4.
 		left := uint64(len(r.data))
-		if rows > left/uint64(4+2*(s.nNums+s.nWords+2)) || nums > left/8 || words > left/4 || idBytes > left {
-			r.err = errors.New("report row counts out of range")
-			return
+		if rows > left/uint64(4+2*(s.nNums+s.nWords+2)) || nums > left/8 || nWords > left/4 {
+			return errors.New("report row counts out of range")
 		}
-		r.readRows(t, rowCounts{int(rows), int(nums), int(words), int(idBytes)}, len(fresh.wordList))
+		var t *table
+		err := locked(func() {
+			if t = e.tables[k]; t == nil {
+				t = sizedTable(s, int(rows), int(nums), int(nWords))
+				e.tables[k] = t
+			}
+			t.overflow = t.overflow || overflow
+		})
+		if err != nil {
+			return err
+		}
+		for left := int(rows); left > 0 && r.err == nil; {
+			err := locked(func() {
+				for end := max(left-restoreChunk, 0); left > end && r.err == nil; left-- {
+					r.readRow(t, k.kind, words, fill)
+				}
+			})
+			if err != nil {
+				return err
+			}
+		}
 	}
+	return r.err
 }
 
-// rowCounts are the sizes of a table's rows in a snapshot: the rows, their
-// numbers, their keywords and the bytes of their ids.
-type rowCounts struct{ rows, nums, words, idBytes int }
+// sizedTable is an empty table with room for the given rows and values.
+func sizedTable(s *schema, rows, nums, words int) *table {
+	return &table{s: s, pos: make(map[string]int32, rows),
+		ids: make([]string, 0, rows), numAt: make([]uint32, 0, rows), wordAt: make([]uint32, 0, rows),
+		numOff: make([]uint16, 0, rows*(s.nNums+1)), wordOff: make([]uint16, 0, rows*(s.nWords+1)),
+		nums: make([]float64, 0, nums), words: make([]uint32, 0, words)}
+}
 
-// readRows reads t's rows. Sizes are set from the row count before the
-// first row, and the ids share one string, because a million rows are
-// otherwise a million small allocations and a map grown twenty times:
-// most of a restore's time.
-func (r *snapshotReader) readRows(t *table, c rowCounts, words int) {
+// readRow reads one row into t, its keywords numbered by words, unless
+// Apply touched its document since the fill began; callers hold the lock.
+func (r *snapshotReader) readRow(t *table, kind index.Kind, words []uint32, fill *reportFill) {
 	s := t.s
-	t.pos = make(map[string]int32, c.rows)
-	t.ids = make([]string, 0, c.rows)
-	t.numAt = make([]uint32, 0, c.rows)
-	t.wordAt = make([]uint32, 0, c.rows)
-	t.numOff = make([]uint16, 0, c.rows*(s.nNums+1))
-	t.wordOff = make([]uint16, 0, c.rows*(s.nWords+1))
-	t.nums = make([]float64, 0, c.nums)
-	t.words = make([]uint32, 0, c.words)
-	idEnds := make([]int, 0, c.rows)
-	idBytes := make([]byte, 0, c.idBytes)
-	for rows := c.rows; rows > 0 && r.err == nil; rows-- {
-		idBytes = append(idBytes, r.bytes(int(r.u32()))...)
-		idEnds = append(idEnds, len(idBytes))
-		t.numAt = append(t.numAt, uint32(len(t.nums)))
-		t.wordAt = append(t.wordAt, uint32(len(t.words)))
-		t.numOff = r.appendOffsets(t.numOff, s.nNums+1)
-		t.wordOff = r.appendOffsets(t.wordOff, s.nWords+1)
-		for n := int(t.numOff[len(t.numOff)-1]); n > 0 && r.err == nil; n-- {
-			t.nums = append(t.nums, math.Float64frombits(r.u64()))
-		}
-		for n := int(t.wordOff[len(t.wordOff)-1]); n > 0 && r.err == nil; n-- {
-			w := r.u32()
-			if int(w) >= words {
-				r.err = errors.New("report keyword index out of range")
-			}
-			t.words = append(t.words, w)
+	id := string(r.bytes(int(r.u32())))
+	numsAt, wordsAt := len(t.numOff), len(t.wordOff)
+	t.numOff = r.appendOffsets(t.numOff, s.nNums+1)
+	t.wordOff = r.appendOffsets(t.wordOff, s.nWords+1)
+	nNums, nWords := int(t.numOff[len(t.numOff)-1]), int(t.wordOff[len(t.wordOff)-1])
+	b := r.bytes(8*nNums + 4*nWords)
+	for i := 0; i < nWords && r.err == nil; i++ {
+		if int(binary.LittleEndian.Uint32(b[8*nNums+4*i:])) >= len(words) {
+			r.err = errors.New("report keyword index out of range")
 		}
 	}
-	all, start := string(idBytes), 0
-	for _, end := range idEnds {
-		id := all[start:end]
-		t.pos[id] = int32(len(t.ids))
-		t.ids = append(t.ids, id)
-		start = end
+	_, touched := fill.touched[fillKey{kind, id}]
+	if _, dup := t.pos[id]; touched || dup || r.err != nil {
+		t.numOff, t.wordOff = t.numOff[:numsAt], t.wordOff[:wordsAt]
+		return
+	}
+	t.pos[id] = int32(len(t.ids))
+	t.ids = append(t.ids, id)
+	t.numAt = append(t.numAt, uint32(len(t.nums)))
+	t.wordAt = append(t.wordAt, uint32(len(t.words)))
+	for i := range nNums {
+		t.nums = append(t.nums, math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
+	}
+	for i := range nWords {
+		t.words = append(t.words, words[binary.LittleEndian.Uint32(b[8*nNums+4*i:])])
 	}
 }
 
@@ -324,31 +378,72 @@ func (r *snapshotReader) appendOffsets(out []uint16, n int) []uint16 {
 // belongs to the storage state m, and reports whether it did. A missing
 // snapshot, or one of another state, is not an error: the caller loads
 // from storage instead. A damaged one is an error (and is not used).
+//
+// The list rows are in when Restore returns; the report rows, most of the
+// snapshot, fill in the background (see restoreReports) and answer
+// nothing until they are in, as after Load. The snapshot is mapped, not
+// read, so its bytes are file pages the kernel can drop, not heap.
 func (e *Engine) Restore(path string, m Mark) (bool, error) {
-	data, err := os.ReadFile(path)
+	data, release, err := mapFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
 	if err != nil {
 		return false, fmt.Errorf("lists: restore: %w", err)
 	}
-	r := snapshotReader{data: data}
-	if len(data) < 4 || crc32.ChecksumIEEE(data[:len(data)-4]) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
-		return false, errors.New("lists: restore: the snapshot is damaged (checksum)")
+	fresh, r, err := readListRows(data, m)
+	if err != nil || fresh == nil {
+		release()
+		return false, err
 	}
-	r.data = data[:len(data)-4]
+	fill := newFill()
+	fresh.fill = fill
+	e.replace(fresh)
+	go e.restoreReports(r, release, fill)
+	return true, nil
+}
+
+// mapFile maps the file at path read-only; release unmaps it.
+func mapFile(path string) (data []byte, release func(), err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if info.Size() == 0 {
+		return nil, func() {}, nil
+	}
+	data, err = syscall.Mmap(int(f.Fd()), 0, int(info.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, func() { syscall.Munmap(data) }, nil
+}
+
+// readListRows checks a snapshot and reads its list rows into a new
+// engine; r is left at the report rows. fresh is nil when the snapshot
+// is of another storage state than m.
+func readListRows(data []byte, m Mark) (fresh *Engine, r *snapshotReader, err error) {
+	if len(data) < 4 || crc32.ChecksumIEEE(data[:len(data)-4]) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+		return nil, nil, errors.New("lists: restore: the snapshot is damaged (checksum)")
+	}
+	r = &snapshotReader{data: data[:len(data)-4]}
 	var magic [8]byte
 	copy(magic[:], r.bytes(8))
 	if magic != snapshotMagic || string(r.bytes(int(r.u32()))) != index.MappingVersion {
-		return false, errors.New("lists: restore: not a list snapshot of this version")
+		return nil, nil, errors.New("lists: restore: not a list snapshot of this version")
 	}
 	if (Mark{Store: r.u64(), Seq: r.u64()}) != m {
-		return false, nil
+		return nil, nil, nil
 	}
-	fresh := New()
+	fresh = New()
 	count := int(r.u32())
-	if count > len(r.data) {
-		return false, errors.New("lists: restore: the snapshot is damaged (string table)")
+	if count > len(r.data)/4 {
+		return nil, nil, errors.New("lists: restore: the snapshot is damaged (string table)")
 	}
 	table := make([]string, count)
 	for i := range table {
@@ -366,7 +461,7 @@ func (e *Engine) Restore(path string, m Mark) (bool, error) {
 	// A row takes at least its company, numbers, presence bits, keywords
 	// and tag count.
 	if rows > uint64(len(r.data)/(8+8*numFields+2+4*wordFields+4)) {
-		return false, errors.New("lists: restore: the snapshot is damaged (row count)")
+		return nil, nil, errors.New("lists: restore: the snapshot is damaged (row count)")
 	}
 	fresh.where = make(map[int64]place, rows)
 	for n := rows; n > 0 && r.err == nil; n-- {
@@ -392,15 +487,10 @@ func (e *Engine) Restore(path string, m Mark) (bool, error) {
 			fresh.put(company, row)
 		}
 	}
-	r.readTables(fresh)
-	if r.err == nil && len(r.data) != 0 {
-		r.err = errors.New("trailing bytes")
-	}
 	if r.err != nil {
-		return false, fmt.Errorf("lists: restore: the snapshot is damaged: %w", r.err)
+		return nil, nil, fmt.Errorf("lists: restore: the snapshot is damaged: %w", r.err)
 	}
-	e.replace(fresh)
-	return true, nil
+	return fresh, r, nil
 }
 
 // snapshotReader reads little-endian values, remembering the first

@@ -68,6 +68,7 @@ func TestReportRowsFollowWrites(t *testing.T) {
 	ok, err := restored.Restore(path, mark)
 	require.NoError(t, err)
 	require.True(t, ok)
+	require.NoError(t, restored.WaitReports())
 
 	from := 200.0
 	filters := []query.Node{nil, query.Keyword{Field: "from", Value: "user"}, query.Keyword{Field: "tag", Value: "tag2"},
