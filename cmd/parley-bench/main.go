@@ -80,6 +80,12 @@ func main() {
 	flag.BoolVar(&o.PG, "pg", true, "also load the same data into a PostgreSQL server started for the run, and run the queries there")
 	flag.BoolVar(&o.Backend, "pgbackend", true, "with -pg, also run Parley itself on its PostgreSQL backend, loaded with the same data, through the same HTTP API")
 	flag.Parse()
+	// Go runs one CPU profile at a time: the query profile would fail
+	// only after the load, hours into a 1M run.
+	if *cpuProfile != "" && o.QueryProfile != "" {
+		fmt.Fprintln(os.Stderr, "parley-bench: -cpuprofile and -queryprofile cannot be used together (Go runs one CPU profile at a time)")
+		os.Exit(2)
+	}
 	// The node in this process runs with serve's garbage collector policy.
 	fmt.Println("garbage collector:", gcpolicy.Apply(os.Getenv, os.DirFS("/")).Reason)
 	if *cpuProfile != "" {
