@@ -119,7 +119,7 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 	groups := index.NewGroups(r)
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if !e.rowsComplete(r.Company, r.Kind) { // a Load began since AggregateSupported
+	if !e.rowsComplete(r.Company, r.Kind) { // a Load or Restore began since AggregateSupported
 		return index.AggregateResult{}, errUnsupported
 	}
 	t := e.tableOf(r.Company, r.Kind)

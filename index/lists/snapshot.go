@@ -315,14 +315,6 @@ func (e *Engine) readTables(r *snapshotReader, fill *reportFill) error {
 	return r.err
 }
 
-// sizedTable is an empty table with room for the given rows and values.
-func sizedTable(s *schema, rows, nums, words int) *table {
-	return &table{s: s, pos: make(map[string]int32, rows),
-		ids: make([]string, 0, rows), numAt: make([]uint32, 0, rows), wordAt: make([]uint32, 0, rows),
-		numOff: make([]uint16, 0, rows*(s.nNums+1)), wordOff: make([]uint16, 0, rows*(s.nWords+1)),
-		nums: make([]float64, 0, nums), words: make([]uint32, 0, words)}
-}
-
 // readRow reads one row into t, its keywords numbered by words, unless
 // Apply touched its document since the fill began; callers hold the lock.
 func (r *snapshotReader) readRow(t *table, kind index.Kind, words []uint32, fill *reportFill) {
@@ -343,10 +335,7 @@ func (r *snapshotReader) readRow(t *table, kind index.Kind, words []uint32, fill
 		t.numOff, t.wordOff = t.numOff[:numsAt], t.wordOff[:wordsAt]
 		return
 	}
-	t.pos[id] = int32(len(t.ids))
-	t.ids = append(t.ids, id)
-	t.numAt = append(t.numAt, uint32(len(t.nums)))
-	t.wordAt = append(t.wordAt, uint32(len(t.words)))
+	t.startRow(id)
 	for i := range nNums {
 		t.nums = append(t.nums, math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
 	}

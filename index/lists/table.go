@@ -79,8 +79,23 @@ type table struct {
 	overflow bool
 }
 
-func newTable(s *schema) *table {
-	return &table{s: s, pos: map[string]int32{}}
+func newTable(s *schema) *table { return sizedTable(s, 0, 0, 0) }
+
+// sizedTable is an empty table with room for the given rows and values.
+func sizedTable(s *schema, rows, nums, words int) *table {
+	return &table{s: s, pos: make(map[string]int32, rows),
+		ids: make([]string, 0, rows), numAt: make([]uint32, 0, rows), wordAt: make([]uint32, 0, rows),
+		numOff: make([]uint16, 0, rows*(s.nNums+1)), wordOff: make([]uint16, 0, rows*(s.nWords+1)),
+		nums: make([]float64, 0, nums), words: make([]uint32, 0, words)}
+}
+
+// startRow appends the row of id, whose offsets and values the caller
+// appends next.
+func (t *table) startRow(id string) {
+	t.pos[id] = int32(len(t.ids))
+	t.ids = append(t.ids, id)
+	t.numAt = append(t.numAt, uint32(len(t.nums)))
+	t.wordAt = append(t.wordAt, uint32(len(t.words)))
 }
 
 // numbersOf are row i's values of number slot f.
@@ -116,10 +131,7 @@ func (t *table) put(d index.Document, intern func(string) uint32) {
 		t.overflow = true
 		return
 	}
-	t.pos[d.ID] = int32(len(t.ids))
-	t.ids = append(t.ids, d.ID)
-	t.numAt = append(t.numAt, uint32(len(t.nums)))
-	t.wordAt = append(t.wordAt, uint32(len(t.words)))
+	t.startRow(d.ID)
 	var offs, woffs []uint16
 	t.numOff, offs = extend(t.numOff, t.s.nNums+1)
 	t.wordOff, woffs = extend(t.wordOff, t.s.nWords+1)
@@ -185,10 +197,7 @@ func (t *table) compact() {
 
 // copyRow appends row i of src, values as they are.
 func (t *table) copyRow(src *table, i int32) {
-	t.pos[src.ids[i]] = int32(len(t.ids))
-	t.ids = append(t.ids, src.ids[i])
-	t.numAt = append(t.numAt, uint32(len(t.nums)))
-	t.wordAt = append(t.wordAt, uint32(len(t.words)))
+	t.startRow(src.ids[i])
 	nOff := src.numOff[int(i)*(t.s.nNums+1):][:t.s.nNums+1]
 	wOff := src.wordOff[int(i)*(t.s.nWords+1):][:t.s.nWords+1]
 	t.numOff = append(t.numOff, nOff...)
