@@ -53,6 +53,9 @@ type Options struct {
 	PG           bool   // also load the data into PostgreSQL and run the queries there
 	// Backend, with PG, also runs Parley on its own PostgreSQL backend.
 	Backend bool
+	// Reuse runs on the data an earlier run loaded into Dir, skipping the
+	// load: a 1M load takes hours, its queries and peer minutes.
+	Reuse bool
 }
 
 // The generator's seeds: the embedded run and the run on Parley's
@@ -61,6 +64,8 @@ const (
 	corpusSeed  = 20261121
 	corpusWords = 30_000
 	chatSeed    = 99
+	// benchSpan is how far back the generated conversations and chats go.
+	benchSpan = 2 * 365 * 24 * time.Hour
 )
 
 func main() {
@@ -79,7 +84,12 @@ func main() {
 	flag.StringVar(&o.HeapProfile, "heapprofile", "", "write a heap profile, taken after the queries on Bleve, to this file")
 	flag.BoolVar(&o.PG, "pg", true, "also load the same data into a PostgreSQL server started for the run, and run the queries there")
 	flag.BoolVar(&o.Backend, "pgbackend", true, "with -pg, also run Parley itself on its PostgreSQL backend, loaded with the same data, through the same HTTP API")
+	flag.BoolVar(&o.Reuse, "reuse", false, "with -dir, run on the data an earlier run (same -n) loaded there: no load, so no ingest figures")
 	flag.Parse()
+	if o.Reuse && o.Dir == "" {
+		fmt.Fprintln(os.Stderr, "parley-bench: -reuse needs -dir, the data directory of an earlier run")
+		os.Exit(2)
+	}
 	// Go runs one CPU profile at a time: the query profile would fail
 	// only after the load, hours into a 1M run.
 	if *cpuProfile != "" && o.QueryProfile != "" {
@@ -138,7 +148,10 @@ type Results struct {
 	Writes          []WriteResult `json:"writes"`
 	// PostgresBackend is Parley itself on PostgreSQL (pgstore and pgindex)
 	// loaded with the same data; nil when it did not run.
-	PostgresBackend     *BackendLoad `json:"postgresBackend,omitempty"`
+	PostgresBackend *BackendLoad `json:"postgresBackend,omitempty"`
+	// ReusedFrom, with -reuse, is the clock of the run that loaded the
+	// data; the ingest and compaction figures are then absent.
+	ReusedFrom          string `json:"reusedFrom,omitempty"`
 	GoVersion, CPUs, At string
 }
 
@@ -158,7 +171,6 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		dir = tmp
 	}
 	now := time.Now().UTC().Truncate(time.Second)
-	const span = 2 * 365 * 24 * time.Hour
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	mem := sampleMemory(200 * time.Millisecond)
 	defer mem.Stop()
@@ -188,54 +200,16 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		return err
 	}
 	defer func() { n.close() }() // the node of the moment: the first, or the one reopened
-	w, err := setupWorld(n.db.Store(), o.Companies, max(o.N/5, 50), now)
-	if err != nil {
-		return err
-	}
-	// The customers must be searchable before the clock starts: the HTTP
-	// writers would otherwise wait behind their indexing.
-	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
-		return err
-	}
-	c := newCorpus(corpusSeed, corpusWords)
-
-	fmt.Fprintf(out, "loading %d conversations through HTTP with %d clients...\n", o.HTTP, o.Clients)
-	start := time.Now()
-	if err := loadHTTP(n.base, w, c, 0, o.HTTP, o.Clients, now, span); err != nil {
-		return err
-	}
-	if o.HTTP > 0 {
-		res.HTTPPerSecond = float64(o.HTTP) / time.Since(start).Seconds()
-		// Imports are answered at commit: say also when the last became
-		// searchable.
-		if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
+	var w *world
+	if o.Reuse {
+		if w, now, err = openWorld(n.db.Store(), o.N); err != nil {
 			return err
 		}
-		res.HTTPSearchablePerSecond = float64(o.HTTP) / time.Since(start).Seconds()
-	}
-	fmt.Fprintf(out, "loading %d conversations and %d chats through the internal loader...\n", o.N-o.HTTP, o.Chats)
-	start = time.Now()
-	if err := loadInternal(n.db.Store(), w, c, o.HTTP, o.N, now, span); err != nil {
+		res.ReusedFrom = now.Format(time.RFC3339)
+		fmt.Fprintf(out, "reusing the data loaded in %s by the run of %s: ingest and compaction are not measured\n", dir, res.ReusedFrom)
+	} else if w, err = loadAll(ctx, n, o, &res, now, out); err != nil {
 		return err
 	}
-	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
-		return err
-	}
-	if o.N > o.HTTP {
-		res.InternalPerSecond = float64(o.N-o.HTTP) / time.Since(start).Seconds()
-	}
-	if err := loadChats(n.db.Store(), w, o.Chats, now, span, chatSeed); err != nil {
-		return err
-	}
-	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
-		return err
-	}
-	n.syncer.Settle() // what was applied is on disk, so the index's size is final
-	start = time.Now()
-	if err := n.full.Compact(ctx); err != nil {
-		return err
-	}
-	res.Compact = time.Since(start)
 	stored, err := os.Stat(filepath.Join(dir, "parley.db"))
 	if err != nil {
 		return err
@@ -296,7 +270,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		}
 	}
 	if pg != nil && o.Backend {
-		if res.PostgresBackend, err = runOnPostgresBackend(ctx, pg, o, res.Queries, now, span, out); err != nil {
+		if res.PostgresBackend, err = runOnPostgresBackend(ctx, pg, o, res.Queries, now, benchSpan, out); err != nil {
 			return err
 		}
 	}
@@ -309,6 +283,61 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// loadAll stores the bench's world, loads the conversations (part through
+// HTTP, the rest through the internal loader) and the chats, waits for all
+// of it to be searchable and compacts the index, recording the rates in res.
+func loadAll(ctx context.Context, n *node, o Options, res *Results, now time.Time, out io.Writer) (*world, error) {
+	w, err := setupWorld(n.db.Store(), o.Companies, max(o.N/5, 50), now)
+	if err != nil {
+		return nil, err
+	}
+	// The customers must be searchable before the clock starts: the HTTP
+	// writers would otherwise wait behind their indexing.
+	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
+		return nil, err
+	}
+	c := newCorpus(corpusSeed, corpusWords)
+
+	fmt.Fprintf(out, "loading %d conversations through HTTP with %d clients...\n", o.HTTP, o.Clients)
+	start := time.Now()
+	if err := loadHTTP(n.base, w, c, 0, o.HTTP, o.Clients, now, benchSpan); err != nil {
+		return nil, err
+	}
+	if o.HTTP > 0 {
+		res.HTTPPerSecond = float64(o.HTTP) / time.Since(start).Seconds()
+		// Imports are answered at commit: say also when the last became
+		// searchable.
+		if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
+			return nil, err
+		}
+		res.HTTPSearchablePerSecond = float64(o.HTTP) / time.Since(start).Seconds()
+	}
+	fmt.Fprintf(out, "loading %d conversations and %d chats through the internal loader...\n", o.N-o.HTTP, o.Chats)
+	start = time.Now()
+	if err := loadInternal(n.db.Store(), w, c, o.HTTP, o.N, now, benchSpan); err != nil {
+		return nil, err
+	}
+	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
+		return nil, err
+	}
+	if o.N > o.HTTP {
+		res.InternalPerSecond = float64(o.N-o.HTTP) / time.Since(start).Seconds()
+	}
+	if err := loadChats(n.db.Store(), w, o.Chats, now, benchSpan, chatSeed); err != nil {
+		return nil, err
+	}
+	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
+		return nil, err
+	}
+	n.syncer.Settle() // what was applied is on disk, so the index's size is final
+	start = time.Now()
+	if err := n.full.Compact(ctx); err != nil {
+		return nil, err
+	}
+	res.Compact = time.Since(start)
+	return w, nil
 }
 
 // compareWithScan runs the queries on the scan oracle, which must find

@@ -106,3 +106,34 @@ func assertKeys(t *testing.T, data []byte) {
 		assert.Contains(t, first["postgres"], k)
 	}
 }
+
+// TestBenchReusesALoadedDirectory runs the bench again on the data a first
+// run loaded: the world and clock read back from storage must give every
+// query the hits the first run found (the first run's writes touch the
+// last company, the queries read the first).
+func TestBenchReusesALoadedDirectory(t *testing.T) {
+	dir := t.TempDir()
+	run := func(o Options) Results {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "results.json")
+		o.N, o.HTTP, o.Clients, o.Chats, o.Repeat, o.Companies, o.Dir, o.Out = 300, 60, 4, 30, 2, 2, dir, out
+		var table bytes.Buffer
+		require.NoError(t, Run(context.Background(), o, &table), table.String())
+		data, err := os.ReadFile(out)
+		require.NoError(t, err)
+		var res Results
+		require.NoError(t, json.Unmarshal(data, &res))
+		return res
+	}
+	first := run(Options{})
+	again := run(Options{Reuse: true})
+	assert.Equal(t, first.At, again.ReusedFrom, "the reused run's clock is the loading run's")
+	assert.Zero(t, again.InternalPerSecond)
+	assert.Zero(t, again.HTTPPerSecond)
+	assert.Positive(t, again.BytesPerConv)
+	require.Len(t, again.Queries, len(first.Queries))
+	for i, q := range first.Queries {
+		assert.Equal(t, q.Name, again.Queries[i].Name)
+		assert.Equal(t, q.Hits, again.Queries[i].Hits, q.Name)
+	}
+}

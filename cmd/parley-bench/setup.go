@@ -10,9 +10,7 @@ import (
 // setupWorld stores the bench's companies, users, mailboxes (each with a
 // number custom field and a chat widget), customers and access tokens.
 func setupWorld(db parley.Store, companies, customersPer int, now time.Time) (*world, error) {
-	w := &world{mailboxes: map[int64][]parley.Mailbox{}, users: map[int64][]int64{}, owners: map[int64]int64{}, tokens: map[int64]string{},
-		customers: map[int64][]string{}, numberFld: map[int64]int64{},
-		tags: []string{"vip", "refund", "spam", "shipping", "bug", "billing", "urgent", "feature request", "needs review", "gdpr"}}
+	w := newWorld()
 	_, err := db.Update(func(tx parley.Tx) error {
 		for ci := 0; ci < companies; ci++ {
 			c := &parley.Company{Name: fmt.Sprint("Bench ", ci+1), Plan: parley.PlanPro, APIEnabled: true, PaymentOK: true, CreatedAt: now}
@@ -34,7 +32,7 @@ func setupWorld(db parley.Store, companies, customersPer int, now time.Time) (*w
 				}
 				if ui == 0 {
 					w.owners[c.ID] = u.ID
-					token := fmt.Sprintf("bench-token-%d", c.ID)
+					token := benchToken(c.ID)
 					if err := tx.PutToken(&parley.Token{Hash: parley.HashToken(token), CompanyID: c.ID, UserID: u.ID, ExpiresAt: now.Add(30 * 24 * time.Hour)}); err != nil {
 						return err
 					}
@@ -54,7 +52,7 @@ func setupWorld(db parley.Store, companies, customersPer int, now time.Time) (*w
 				w.numberFld[m.ID] = m.Fields[0].ID
 			}
 			for k := 0; k < customersPer; k++ {
-				email := fmt.Sprintf("customer%06d.c%d@example%d.test", k, ci, k%97)
+				email := customerEmail(ci, k)
 				cu := &parley.Customer{CompanyID: c.ID, FirstName: fmt.Sprint("Cust", k), LastName: fmt.Sprint("Omer", k%500),
 					Emails: []parley.Entry{{Value: email, Type: "work"}}, CreatedAt: now, UpdatedAt: now}
 				if err := tx.PutCustomer(cu); err != nil {
@@ -66,4 +64,18 @@ func setupWorld(db parley.Store, companies, customersPer int, now time.Time) (*w
 		return nil
 	})
 	return w, err
+}
+
+func newWorld() *world {
+	return &world{mailboxes: map[int64][]parley.Mailbox{}, users: map[int64][]int64{}, owners: map[int64]int64{}, tokens: map[int64]string{},
+		customers: map[int64][]string{}, numberFld: map[int64]int64{},
+		tags: []string{"vip", "refund", "spam", "shipping", "bug", "billing", "urgent", "feature request", "needs review", "gdpr"}}
+}
+
+// benchToken is the access token of a company's owner.
+func benchToken(company int64) string { return fmt.Sprintf("bench-token-%d", company) }
+
+// customerEmail is the e-mail of the k-th customer of the ci-th company.
+func customerEmail(ci, k int) string {
+	return fmt.Sprintf("customer%06d.c%d@example%d.test", k, ci, k%97)
 }

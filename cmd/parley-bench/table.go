@@ -38,8 +38,12 @@ func printTable(out io.Writer, r Results) {
 	for _, wr := range r.Writes {
 		fmt.Fprintf(out, "%-44s %9s %9s %10s %10s %8s %10s\n", wr.Name, "-", "-", round(wr.P50), "-", "-", round(wr.P99))
 	}
-	fmt.Fprintf(out, "\ningest: Parley internal %.0f conv/s, HTTP %.0f conv/s answered (%.0f/s searchable), then compaction %s",
-		r.InternalPerSecond, r.HTTPPerSecond, r.HTTPSearchablePerSecond, round(r.Compact))
+	if r.ReusedFrom != "" {
+		fmt.Fprintf(out, "\ningest: not measured, the data was loaded by the run of %s (-reuse)", r.ReusedFrom)
+	} else {
+		fmt.Fprintf(out, "\ningest: Parley internal %.0f conv/s, HTTP %.0f conv/s answered (%.0f/s searchable), then compaction %s",
+			r.InternalPerSecond, r.HTTPPerSecond, r.HTTPSearchablePerSecond, round(r.Compact))
+	}
 	if p := r.Postgres; p != nil {
 		fmt.Fprintf(out, "; PostgreSQL bulk load %.0f rows/s (%d rows in %s, indexes and ANALYZE included: %.0f conv/s)",
 			p.RowsPerSecond, p.Rows, round(p.Duration), p.ConversationsPerSecond)
