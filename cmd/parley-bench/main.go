@@ -49,8 +49,11 @@ type Options struct {
 	Dir          string // data directory ("" for a temporary one)
 	Companies    int
 	QueryProfile string // CPU profile of the Bleve query runs only ("" for none)
-	HeapProfile  string // heap profile taken after the Bleve query runs ("" for none)
-	PG           bool   // also load the data into PostgreSQL and run the queries there
+	// QueryProfiles is a directory for one CPU profile per query on Bleve
+	// ("" for none).
+	QueryProfiles string
+	HeapProfile   string // heap profile taken after the Bleve query runs ("" for none)
+	PG            bool   // also load the data into PostgreSQL and run the queries there
 	// Backend, with PG, also runs Parley on its own PostgreSQL backend.
 	Backend bool
 	// Reuse runs on the data an earlier run loaded into Dir, skipping the
@@ -81,6 +84,7 @@ func main() {
 	flag.IntVar(&o.Companies, "companies", 3, "companies")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.StringVar(&o.QueryProfile, "queryprofile", "", "write a CPU profile of the queries on Bleve to this file")
+	flag.StringVar(&o.QueryProfiles, "queryprofiles", "", "write one CPU profile per query on Bleve into this directory")
 	flag.StringVar(&o.HeapProfile, "heapprofile", "", "write a heap profile, taken after the queries on Bleve, to this file")
 	flag.BoolVar(&o.PG, "pg", true, "also load the same data into a PostgreSQL server started for the run, and run the queries there")
 	flag.BoolVar(&o.Backend, "pgbackend", true, "with -pg, also run Parley itself on its PostgreSQL backend, loaded with the same data, through the same HTTP API")
@@ -92,8 +96,8 @@ func main() {
 	}
 	// Go runs one CPU profile at a time: the query profile would fail
 	// only after the load, hours into a 1M run.
-	if *cpuProfile != "" && o.QueryProfile != "" {
-		fmt.Fprintln(os.Stderr, "parley-bench: -cpuprofile and -queryprofile cannot be used together (Go runs one CPU profile at a time)")
+	if profiles := boolCount(*cpuProfile != "", o.QueryProfile != "", o.QueryProfiles != ""); profiles > 1 {
+		fmt.Fprintln(os.Stderr, "parley-bench: use only one of -cpuprofile, -queryprofile and -queryprofiles (Go runs one CPU profile at a time)")
 		os.Exit(2)
 	}
 	// The node in this process runs with serve's garbage collector policy.
@@ -111,6 +115,16 @@ func main() {
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
+}
+
+func boolCount(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // Results is what a run measured.
@@ -230,7 +244,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 			return err
 		}
 	}
-	bleveRuns, err := runQueries(n.base, queries, o.Repeat)
+	bleveRuns, err := runQueries(n.base, queries, o.Repeat, o.QueryProfiles)
 	stopProfile()
 	if err != nil {
 		return err
@@ -353,7 +367,7 @@ func compareWithScan(ctx context.Context, db *storage.DB, bleveRuns []QueryResul
 		return err
 	}
 	defer closeScan()
-	scanRuns, err := runQueries(scanBase, queries, repeat)
+	scanRuns, err := runQueries(scanBase, queries, repeat, "")
 	if err != nil {
 		return err
 	}

@@ -126,7 +126,8 @@ func TestBenchReusesALoadedDirectory(t *testing.T) {
 		return res
 	}
 	first := run(Options{})
-	again := run(Options{Reuse: true})
+	profiles := t.TempDir()
+	again := run(Options{Reuse: true, QueryProfiles: profiles})
 	assert.Equal(t, first.At, again.ReusedFrom, "the reused run's clock is the loading run's")
 	assert.Zero(t, again.InternalPerSecond)
 	assert.Zero(t, again.HTTPPerSecond)
@@ -135,5 +136,19 @@ func TestBenchReusesALoadedDirectory(t *testing.T) {
 	for i, q := range first.Queries {
 		assert.Equal(t, q.Name, again.Queries[i].Name)
 		assert.Equal(t, q.Hits, again.Queries[i].Hits, q.Name)
+		profile, err := os.Stat(filepath.Join(profiles, profileName(q.Name)))
+		if assert.NoError(t, err, "-queryprofiles: %s", q.Name) {
+			assert.Positive(t, profile.Size(), q.Name)
+		}
+	}
+}
+
+func TestProfileName(t *testing.T) {
+	for query, want := range map[string]string{
+		"1 ranked body term":                           "1-ranked-body-term.cpu",
+		"3f the same list with every facet (issue 22)": "3f-the-same-list-with-every-facet-issue-22.cpu",
+		"R  chats: day/hour (30 days)":                 "r-chats-day-hour-30-days.cpu",
+	} {
+		assert.Equal(t, want, profileName(query), query)
 	}
 }

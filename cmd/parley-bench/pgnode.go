@@ -144,7 +144,7 @@ func runOnPostgresBackend(ctx context.Context, pg *peer, o Options, results []Qu
 	}
 	queries := append(referenceQueries(w, now, convID), reportQueries(w, now)...)
 	fmt.Fprintln(out, "running queries on Parley on PostgreSQL...")
-	runs, err := runQueries(n.base, queries, o.Repeat)
+	runs, err := runQueries(n.base, queries, o.Repeat, "")
 	if err != nil {
 		return nil, err
 	}

@@ -6,9 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Query is one reference query: a GET path and the token to send.
@@ -99,28 +101,41 @@ func reportQueries(w *world, now time.Time) []Query {
 	return out
 }
 
-// runQueries times each query repeat times (after one warm-up run).
-func runQueries(base string, queries []Query, repeat int) ([]QueryResult, error) {
+// runQueries times each query repeat times (after one warm-up run). With
+// a profiles directory, each query's runs are profiled into a file of
+// their own there, named after the query (profileName).
+func runQueries(base string, queries []Query, repeat int, profiles string) ([]QueryResult, error) {
 	client := &http.Client{}
 	var out []QueryResult
 	for _, q := range queries {
 		var times []time.Duration
 		hits := 0
+		stopProfile := func() {}
 		for i := 0; i <= repeat; i++ {
+			if i == 1 && profiles != "" {
+				stop, err := profileTo(filepath.Join(profiles, profileName(q.Name)))
+				if err != nil {
+					return nil, err
+				}
+				stopProfile = stop
+			}
 			req, _ := http.NewRequest(http.MethodGet, base+q.Path, nil)
 			req.Header.Set("Authorization", "Bearer "+q.Token)
 			start := time.Now()
 			res, err := client.Do(req)
 			if err != nil {
+				stopProfile()
 				return nil, err
 			}
 			body, err := io.ReadAll(res.Body)
 			res.Body.Close()
 			elapsed := time.Since(start)
 			if err != nil {
+				stopProfile()
 				return nil, err
 			}
 			if res.StatusCode != http.StatusOK {
+				stopProfile()
 				return nil, fmt.Errorf("query %q: status %d: %s", q.Name, res.StatusCode, body)
 			}
 			if i == 0 {
@@ -129,10 +144,30 @@ func runQueries(base string, queries []Query, repeat int) ([]QueryResult, error)
 			}
 			times = append(times, elapsed)
 		}
+		stopProfile()
 		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 		out = append(out, QueryResult{Name: q.Name, Hits: hits, P50: percentile(times, 50), P99: percentile(times, 99)})
 	}
 	return out, nil
+}
+
+// profileName is the file of a query's profile: its name in lower case,
+// runs of other characters than letters and digits made one dash, ".cpu".
+func profileName(query string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(query) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+	}
+	return b.String() + ".cpu"
 }
 
 // countHits reads a list's total, a report's chat count, or 1 for a record.
