@@ -7,7 +7,9 @@
 // them a full-text engine spends its time decoding sort values hit by hit.
 // Here each company's conversations are rows of numbers, partitioned by
 // status, scanned with a compiled predicate and ranked with a bounded heap,
-// so a list costs one pass over the company's rows of the wanted statuses.
+// so a list costs one pass over the company's rows of the wanted statuses;
+// an inbox list (statuses and mailboxes only) or a list with a selective
+// date range reads only its part of the rows kept sorted (order.go).
 //
 // It is the cheap path for reports too: beside the list rows it keeps
 // report rows (table.go), the non-text fields of conversations, messages,
@@ -83,6 +85,23 @@ func (r *row) value(f int) (float64, bool) { return r.nums[f], r.has&(1<<f) != 0
 type part struct {
 	rows []row
 	pos  map[int64]int // conversation id -> index in rows
+	// mailboxes counts the rows of each mailbox id, so a list of
+	// mailboxes is counted without a scan (order.go).
+	mailboxes map[float64]int
+	// orders are the rows sorted for lists (order.go), built by searches
+	// under mu (they hold the engine's read lock only) and kept current
+	// by writes.
+	orders map[orderKey]*rowOrder
+	mu     sync.Mutex
+}
+
+// count adds n to the count of r's mailbox.
+func (p *part) count(r *row, n int) {
+	if m, ok := r.value(fMailbox); ok {
+		if p.mailboxes[m] += n; p.mailboxes[m] == 0 {
+			delete(p.mailboxes, m)
+		}
+	}
 }
 
 type place struct {
@@ -472,7 +491,11 @@ func (e *Engine) put(company int64, r row) {
 	if at, ok := e.where[id]; ok {
 		if at.company == company && at.status == status {
 			p := e.parts[company][status]
-			p.rows[p.pos[id]] = r
+			i := p.pos[id]
+			p.count(&p.rows[i], -1)
+			p.count(&r, 1)
+			p.rows[i] = r
+			p.touch(i, id)
 			return
 		}
 		e.remove(id)
@@ -484,11 +507,13 @@ func (e *Engine) put(company int64, r row) {
 	}
 	p := byStatus[status]
 	if p == nil {
-		p = &part{pos: map[int64]int{}}
+		p = &part{pos: map[int64]int{}, mailboxes: map[float64]int{}}
 		byStatus[status] = p
 	}
 	p.pos[id] = len(p.rows)
 	p.rows = append(p.rows, r)
+	p.count(&r, 1)
+	p.touch(len(p.rows)-1, id)
 	e.where[id] = place{company, status}
 }
 
@@ -501,9 +526,13 @@ func (e *Engine) remove(id int64) {
 	delete(e.where, id)
 	p := e.parts[at.company][at.status]
 	i, last := p.pos[id], len(p.rows)-1
+	p.count(&p.rows[i], -1)
+	p.touch(i, id)
 	if i != last {
 		p.rows[i] = p.rows[last]
-		p.pos[int64(p.rows[i].nums[fID])] = i
+		moved := int64(p.rows[i].nums[fID])
+		p.pos[moved] = i
+		p.touch(last, moved)
 	}
 	p.rows[last] = row{}
 	p.rows = p.rows[:last]

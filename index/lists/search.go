@@ -62,36 +62,79 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 		keep = r.Offset + r.Limit
 	}
 	best := &ranking{before: before}
+	var runs [][]*row // ranked rows beside the heap's (order.go)
 	total := 0
+
+	offer := func(row *row) {
+		switch {
+		case len(best.rows) < keep:
+			heap.Push(best, row)
+		case keep > 0 && before(row, best.rows[0]):
+			best.rows[0] = row
+			heap.Fix(best, 0)
+		}
+	}
 
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	statuses, narrowed := statusesOf(r.Filter)
+	counts, countsOK := countable(r.Filter)
+	fieldName, span, rangedOK := ranged(r.Filter)
 	for status, p := range e.parts[r.Company] {
 		if narrowed && !slices.Contains(statuses, status) {
 			continue
+		}
+		switch {
+		case len(p.rows) < minOrdered:
+			// Small parts are scanned: an order would cost more than it saves.
+		case countsOK && len(r.Sort) == 1:
+			// Counted without a scan; the page is the first matches of
+			// the order the list asks.
+			if !counts.allows(status) {
+				continue
+			}
+			total += counts.count(p)
+			if keep == 0 {
+				continue
+			}
+			// The order's rows come ranked: they make a run of their own,
+			// merged with the others at the end, where pushing them
+			// through the heap cost a comparison per level each. The
+			// fresh rows, which may rank anywhere, go through the heap.
+			o := p.order(r.Sort[0], before)
+			run := make([]*row, 0, min(keep, len(p.rows)))
+			p.walk(o, 0, len(o.idx), match, func(row *row) bool {
+				run = append(run, row)
+				return len(run) < keep
+			}, offer)
+			runs = append(runs, run)
+			continue
+		case rangedOK:
+			// A selective range: only its run of the field's order.
+			o := p.rangeOrder(fieldName, r.Sort)
+			if from, to := o.span(span); to-from+len(o.fresh) < len(p.rows)/8 {
+				all := func(row *row) { total++; offer(row) }
+				p.walk(o, from, to, match, func(row *row) bool { all(row); return true }, all)
+				continue
+			}
 		}
 		for i := range p.rows {
 			if i%checkEvery == checkEvery-1 && ctx.Err() != nil {
 				return index.Result{}, ctx.Err()
 			}
 			row := &p.rows[i]
-			if !match(row) {
-				continue
-			}
-			total++
-			switch {
-			case len(best.rows) < keep:
-				heap.Push(best, row)
-			case keep > 0 && before(row, best.rows[0]):
-				best.rows[0] = row
-				heap.Fix(best, 0)
+			if match(row) {
+				total++
+				offer(row)
 			}
 		}
 	}
 	ranked := make([]*row, len(best.rows))
 	for i := len(ranked) - 1; i >= 0; i-- {
 		ranked[i] = heap.Pop(best).(*row)
+	}
+	if len(runs) > 0 {
+		ranked = merge(append(runs, ranked), keep, before)
 	}
 	out := index.Result{Total: total, IDs: []string{}}
 	for i := r.Offset; i < len(ranked); i++ {
