@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,64 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
 )
+
+// ingestRates are what loading the generated data measured, in
+// conversations per second: through HTTP until answered and until
+// searchable, and through the internal loader until searchable.
+type ingestRates struct{ http, httpSearchable, internal float64 }
+
+// benchDB is a node's storage, embedded or on PostgreSQL.
+type benchDB interface {
+	api.Database
+	Store() parley.Store
+}
+
+// loadGenerated stores the bench's world in a node's storage and loads the
+// generated conversations (the first o.HTTP through the API at base, the
+// rest through the internal loader) and the chats, each step waiting until
+// what it wrote is searchable; where names the node in the progress lines.
+func loadGenerated(ctx context.Context, db benchDB, applied func() uint64, base string, o Options, now time.Time, where string, out io.Writer) (*world, ingestRates, error) {
+	var rates ingestRates
+	w, err := setupWorld(db.Store(), o.Companies, max(o.N/5, 50), now)
+	if err != nil {
+		return nil, rates, err
+	}
+	// The customers must be searchable before the clock starts: the HTTP
+	// writers would otherwise wait behind their indexing.
+	if err := waitIndexed(ctx, db, applied); err != nil {
+		return nil, rates, err
+	}
+	c := newCorpus(corpusSeed, corpusWords)
+	fmt.Fprintf(out, "loading %d conversations%s through HTTP with %d clients...\n", o.HTTP, where, o.Clients)
+	start := time.Now()
+	if err := loadHTTP(base, w, c, 0, o.HTTP, o.Clients, now, benchSpan); err != nil {
+		return nil, rates, err
+	}
+	if o.HTTP > 0 {
+		rates.http = float64(o.HTTP) / time.Since(start).Seconds()
+		// Imports are answered at commit: say also when the last became
+		// searchable.
+		if err := waitIndexed(ctx, db, applied); err != nil {
+			return nil, rates, err
+		}
+		rates.httpSearchable = float64(o.HTTP) / time.Since(start).Seconds()
+	}
+	fmt.Fprintf(out, "loading %d conversations and %d chats%s through the internal loader...\n", o.N-o.HTTP, o.Chats, where)
+	start = time.Now()
+	if err := loadInternal(db.Store(), w, c, o.HTTP, o.N, now, benchSpan); err != nil {
+		return nil, rates, err
+	}
+	if err := waitIndexed(ctx, db, applied); err != nil {
+		return nil, rates, err
+	}
+	if o.N > o.HTTP {
+		rates.internal = float64(o.N-o.HTTP) / time.Since(start).Seconds()
+	}
+	if err := loadChats(db.Store(), w, o.Chats, now, benchSpan, chatSeed); err != nil {
+		return nil, rates, err
+	}
+	return w, rates, waitIndexed(ctx, db, applied)
+}
 
 // loadInternal stores conversations through the domain rules directly,
 // many per transaction: the fastest path an importer has. Each is written

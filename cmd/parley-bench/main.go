@@ -290,7 +290,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		}
 	}
 	if pg != nil && o.Backend {
-		if res.PostgresBackend, err = runOnPostgresBackend(ctx, pg, o, res.Queries, now, benchSpan, out); err != nil {
+		if res.PostgresBackend, err = runOnPostgresBackend(ctx, pg, o, res.Queries, now, out); err != nil {
 			return err
 		}
 	}
@@ -309,50 +309,13 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 // HTTP, the rest through the internal loader) and the chats, waits for all
 // of it to be searchable and compacts the index, recording the rates in res.
 func loadAll(ctx context.Context, n *node, o Options, res *Results, now time.Time, out io.Writer) (*world, error) {
-	w, err := setupWorld(n.db.Store(), o.Companies, max(o.N/5, 50), now)
+	w, rates, err := loadGenerated(ctx, n.db, n.syncer.Applied, n.base, o, now, "", out)
 	if err != nil {
 		return nil, err
 	}
-	// The customers must be searchable before the clock starts: the HTTP
-	// writers would otherwise wait behind their indexing.
-	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
-		return nil, err
-	}
-	c := newCorpus(corpusSeed, corpusWords)
-
-	fmt.Fprintf(out, "loading %d conversations through HTTP with %d clients...\n", o.HTTP, o.Clients)
-	start := time.Now()
-	if err := loadHTTP(n.base, w, c, 0, o.HTTP, o.Clients, now, benchSpan); err != nil {
-		return nil, err
-	}
-	if o.HTTP > 0 {
-		res.HTTPPerSecond = float64(o.HTTP) / time.Since(start).Seconds()
-		// Imports are answered at commit: say also when the last became
-		// searchable.
-		if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
-			return nil, err
-		}
-		res.HTTPSearchablePerSecond = float64(o.HTTP) / time.Since(start).Seconds()
-	}
-	fmt.Fprintf(out, "loading %d conversations and %d chats through the internal loader...\n", o.N-o.HTTP, o.Chats)
-	start = time.Now()
-	if err := loadInternal(n.db.Store(), w, c, o.HTTP, o.N, now, benchSpan); err != nil {
-		return nil, err
-	}
-	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
-		return nil, err
-	}
-	if o.N > o.HTTP {
-		res.InternalPerSecond = float64(o.N-o.HTTP) / time.Since(start).Seconds()
-	}
-	if err := loadChats(n.db.Store(), w, o.Chats, now, benchSpan, chatSeed); err != nil {
-		return nil, err
-	}
-	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
-		return nil, err
-	}
+	res.HTTPPerSecond, res.HTTPSearchablePerSecond, res.InternalPerSecond = rates.http, rates.httpSearchable, rates.internal
 	n.syncer.Settle() // what was applied is on disk, so the index's size is final
-	start = time.Now()
+	start := time.Now()
 	if err := n.full.Compact(ctx); err != nil {
 		return nil, err
 	}

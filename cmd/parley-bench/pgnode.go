@@ -89,7 +89,7 @@ type BackendResult struct {
 // each beside the embedded result. Conversations loaded through HTTP
 // arrive in the clients' order, so ids differ from the embedded run's;
 // the queries are built again from this backend's world.
-func runOnPostgresBackend(ctx context.Context, pg *peer, o Options, results []QueryResult, now time.Time, span time.Duration, out io.Writer) (*BackendLoad, error) {
+func runOnPostgresBackend(ctx context.Context, pg *peer, o Options, results []QueryResult, now time.Time, out io.Writer) (*BackendLoad, error) {
 	url, err := pg.server.NewDatabase(ctx)
 	if err != nil {
 		return nil, err
@@ -100,40 +100,11 @@ func runOnPostgresBackend(ctx context.Context, pg *peer, o Options, results []Qu
 		return nil, fmt.Errorf("Parley on PostgreSQL: %w", err)
 	}
 	defer n.close()
-	w, err := setupWorld(n.db.Store(), o.Companies, max(o.N/5, 50), now)
+	w, rates, err := loadGenerated(ctx, n.db, n.syncer.Applied, n.base, o, now, " into Parley on PostgreSQL", out)
 	if err != nil {
 		return nil, err
 	}
-	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
-		return nil, err
-	}
-	c := newCorpus(corpusSeed, corpusWords)
-	load := &BackendLoad{}
-	fmt.Fprintf(out, "loading %d conversations into Parley on PostgreSQL through HTTP...\n", o.HTTP)
-	start := time.Now()
-	if err := loadHTTP(n.base, w, c, 0, o.HTTP, o.Clients, now, span); err != nil {
-		return nil, err
-	}
-	if o.HTTP > 0 {
-		load.HTTPPerSecond = float64(o.HTTP) / time.Since(start).Seconds()
-	}
-	fmt.Fprintf(out, "loading %d conversations and %d chats into Parley on PostgreSQL through the internal loader...\n", o.N-o.HTTP, o.Chats)
-	start = time.Now()
-	if err := loadInternal(n.db.Store(), w, c, o.HTTP, o.N, now, span); err != nil {
-		return nil, err
-	}
-	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
-		return nil, err
-	}
-	if o.N > o.HTTP {
-		load.InternalPerSecond = float64(o.N-o.HTTP) / time.Since(start).Seconds()
-	}
-	if err := loadChats(n.db.Store(), w, o.Chats, now, span, chatSeed); err != nil {
-		return nil, err
-	}
-	if err := waitIndexed(ctx, n.db, n.syncer.Applied); err != nil {
-		return nil, err
-	}
+	load := &BackendLoad{HTTPPerSecond: rates.http, InternalPerSecond: rates.internal}
 	n.syncer.Settle()
 	if err := n.search.Analyze(ctx); err != nil { // as parley import does after a bulk load
 		return nil, err
