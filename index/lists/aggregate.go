@@ -153,6 +153,14 @@ func (e *Engine) scan(ctx context.Context, t *table, filter query.Node, each fun
 			return err
 		}
 	}
+	if rows, ok := t.candidates(filter); ok {
+		for _, i := range rows {
+			if t.live(int(i)) && match(i) {
+				each(i)
+			}
+		}
+		return nil
+	}
 	for i := range t.ids {
 		if i%checkEvery == checkEvery-1 && ctx.Err() != nil {
 			return ctx.Err()

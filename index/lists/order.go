@@ -1,7 +1,9 @@
 package lists
 
 import (
+	"cmp"
 	"slices"
+	"sync"
 
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
@@ -30,15 +32,18 @@ import (
 // built.
 type rowOrder struct {
 	idx []int32 // row indexes, in the order
-	// vals are the sort field's values of idx (number fields only); the
-	// first present of them hold a value, the rest none.
-	vals    []float64
-	present int
-	built   int                // len(rows) at the build
-	stale   []uint64           // bit i: row index i's place is out of date
-	fresh   map[int64]struct{} // ids whose current row the order misses
-	numeric bool               // vals are held (a number field's order)
-	desc    bool
+	// vals are the sort field's values of the first places of idx, those
+	// that hold one (number fields only; rows without sort last).
+	vals  sortedValues
+	built int                // len(rows) at the build
+	stale []uint64           // bit i: row index i's place is out of date
+	fresh map[int64]struct{} // ids whose current row the order misses
+}
+
+// sortedValues are values in ascending order, or descending when desc.
+type sortedValues struct {
+	vals []float64
+	desc bool
 }
 
 // minOrdered is the fewest rows a part must have for searches to use
@@ -73,7 +78,7 @@ func (p *part) order(key orderKey, before func(a, b *row) bool) *rowOrder {
 		return o
 	}
 	o := &rowOrder{idx: make([]int32, len(p.rows)), built: len(p.rows),
-		stale: make([]uint64, (len(p.rows)+63)/64), fresh: map[int64]struct{}{}, desc: key.Desc}
+		stale: make([]uint64, (len(p.rows)+63)/64), fresh: map[int64]struct{}{}, vals: sortedValues{desc: key.Desc}}
 	for i := range o.idx {
 		o.idx[i] = int32(i)
 	}
@@ -87,15 +92,13 @@ func (p *part) order(key orderKey, before func(a, b *row) bool) *rowOrder {
 		return 0
 	})
 	if f, ok := numberFields[key.Field]; ok {
-		o.numeric = true
-		o.vals = make([]float64, len(o.idx))
-		for k, i := range o.idx {
+		o.vals.vals = make([]float64, 0, len(o.idx))
+		for _, i := range o.idx {
 			v, has := p.rows[i].value(f)
 			if !has {
 				break // rows without a value sort last
 			}
-			o.vals[k] = v
-			o.present++
+			o.vals.vals = append(o.vals.vals, v)
 		}
 	}
 	if p.orders == nil {
@@ -107,30 +110,27 @@ func (p *part) order(key orderKey, before func(a, b *row) bool) *rowOrder {
 
 func (o *rowOrder) isStale(i int32) bool { return o.stale[i/64]&(1<<(i%64)) != 0 }
 
-// span is the run of the order's places whose value may lie within b:
-// the present values between b's bounds (inclusive, so a superset).
-func (o *rowOrder) span(b bounds) (from, to int) {
-	vals := o.vals[:o.present]
-	// below(v) tells whether a place's value comes before v in the order.
+// span is the run of places whose value may lie within b: the values
+// between b's bounds (inclusive, so a superset).
+func (o sortedValues) span(b bounds) (from, to int) {
+	// below(x, v) tells whether a place's value x comes before v.
 	below := func(x, v float64) bool { return x < v }
-	if o.desc {
-		below = func(x, v float64) bool { return x > v }
-	}
 	first, last := b.lo, b.hi
 	if o.desc {
+		below = func(x, v float64) bool { return x > v }
 		first, last = b.hi, b.lo
 	}
 	if first != nil {
-		from, _ = slices.BinarySearchFunc(vals, *first, func(x, v float64) int {
+		from, _ = slices.BinarySearchFunc(o.vals, *first, func(x, v float64) int {
 			if below(x, v) {
 				return -1
 			}
 			return 1
 		})
 	}
-	to = len(vals)
+	to = len(o.vals)
 	if last != nil {
-		to, _ = slices.BinarySearchFunc(vals, *last, func(x, v float64) int {
+		to, _ = slices.BinarySearchFunc(o.vals, *last, func(x, v float64) int {
 			if below(v, x) {
 				return 1
 			}
@@ -264,25 +264,32 @@ func orLeaves(n query.Node) []query.Node {
 
 // ranged finds a range on a number field among a filter's top-level
 // conditions (ANDed with the rest): every match has a value within it.
-func ranged(n query.Node) (field string, b bounds, ok bool) {
+// number tells which fields are numbers.
+func ranged(n query.Node, number func(string) bool) (field string, b bounds, ok bool) {
 	switch n := n.(type) {
 	case query.And:
 		for _, child := range n.Nodes {
-			if field, b, ok := ranged(child); ok {
+			if field, b, ok := ranged(child, number); ok {
 				return field, b, true
 			}
 		}
 	case query.NumberRange:
-		if _, ok := numberFields[n.Field]; ok {
+		if number(n.Field) {
 			return n.Field, bounds{n.Min, n.Max, n.MinInclusive, n.MaxInclusive}, true
 		}
 	case query.TimeRange:
-		if _, ok := numberFields[n.Field]; ok {
+		if number(n.Field) {
 			lo, hi := index.MillisBounds(n)
 			return n.Field, bounds{lo, hi, n.FromInclusive, n.ToInclusive}, true
 		}
 	}
 	return "", bounds{}, false
+}
+
+// isListNumber tells whether list rows hold a number field.
+func isListNumber(field string) bool {
+	_, ok := numberFields[field]
+	return ok
 }
 
 // rangeOrder is an order of the number field: the list's own when it
@@ -318,4 +325,90 @@ func merge(runs [][]*row, keep int, before func(a, b *row) bool) []*row {
 		runs[best] = runs[best][1:]
 	}
 	return out
+}
+
+// tableOrders are a report table's orders, one per number field a range
+// asked for: a report's period is a range on a date, and at a million
+// conversations a 30-day report read every row of the company's years.
+type tableOrders struct {
+	mu sync.Mutex // scans build orders holding the engine's read lock only
+	by map[int]*tableOrder
+}
+
+// tableOrder is a table's rows with exactly one value of a number field,
+// sorted by it, as of its build. Rows never change in place (a put
+// appends, a remove marks the row dead), so the order stays true of its
+// rows: dead ones are skipped, and rows from built on, added since, are
+// checked one by one, as are rows with several values.
+type tableOrder struct {
+	rows  []int32
+	vals  sortedValues
+	many  []int32
+	built int
+}
+
+// order returns t's order by number slot f, building it when missing or
+// when rows added since its build pass a sixteenth of it.
+func (t *table) order(f int) *tableOrder {
+	t.sorted.mu.Lock()
+	defer t.sorted.mu.Unlock()
+	if o := t.sorted.by[f]; o != nil && len(t.ids)-o.built <= o.built/16+256 {
+		return o
+	}
+	type place struct {
+		row int32
+		val float64
+	}
+	var places []place
+	o := &tableOrder{built: len(t.ids)}
+	for i := range t.ids {
+		if !t.live(i) {
+			continue
+		}
+		switch vals := t.numbersOf(int32(i), f); len(vals) {
+		case 0: // never in a range
+		case 1:
+			places = append(places, place{int32(i), vals[0]})
+		default:
+			o.many = append(o.many, int32(i))
+		}
+	}
+	slices.SortFunc(places, func(a, b place) int { return cmp.Compare(a.val, b.val) })
+	o.rows = make([]int32, len(places))
+	o.vals.vals = make([]float64, len(places))
+	for k, p := range places {
+		o.rows[k], o.vals.vals[k] = p.row, p.val
+	}
+	if t.sorted.by == nil {
+		t.sorted.by = map[int]*tableOrder{}
+	}
+	t.sorted.by[f] = o
+	return o
+}
+
+// candidates are the rows of t that a filter with a selective range on a
+// number field may match, in row order (so aggregates add them up in the
+// order a scan does, to the last bit of a sum); ok is false when a scan
+// is cheaper.
+func (t *table) candidates(filter query.Node) (rows []int32, ok bool) {
+	if len(t.ids) < minOrdered {
+		return nil, false
+	}
+	field, b, ok := ranged(filter, func(name string) bool { _, ok := t.s.numbers[name]; return ok })
+	if !ok {
+		return nil, false
+	}
+	o := t.order(t.s.numbers[field])
+	from, to := o.vals.span(b)
+	added := len(t.ids) - o.built
+	if to-from+len(o.many)+added >= len(t.ids)/8 {
+		return nil, false
+	}
+	rows = make([]int32, 0, to-from+len(o.many)+added)
+	rows = append(append(rows, o.rows[from:to]...), o.many...)
+	for i := o.built; i < len(t.ids); i++ {
+		rows = append(rows, int32(i))
+	}
+	slices.Sort(rows)
+	return rows, true
 }

@@ -2,6 +2,7 @@ package lists
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -109,5 +110,71 @@ func TestOrdersAgreeWithScans(t *testing.T) {
 		}
 		require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: upserts}, nil))
 		require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Deletes: deletes}, nil))
+	}
+}
+
+// TestTableOrdersAgreeWithScans reads report rows through a range on a
+// date, by the table's order and by a scan, and requires the same rows in
+// the same order, through rounds of puts (replacing rows, so some die),
+// deletes and rows with several values of the date or none.
+func TestTableOrdersAgreeWithScans(t *testing.T) {
+	defer func(was int) { minOrdered = was }(minOrdered)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(18, 2))
+	doc := func(id int) index.Document {
+		d := index.NewDocument(fmt.Sprintf("chat-%d", id), 1)
+		switch n := rng.IntN(20); {
+		case n == 0: // no date: never in a range
+		case n == 1:
+			d.Numbers["createdAt"] = []float64{float64(rng.IntN(1000)), float64(rng.IntN(1000))}
+		default:
+			d.Numbers["createdAt"] = []float64{float64(rng.IntN(1000))}
+		}
+		d.Numbers["waitSeconds"] = []float64{float64(rng.IntN(60))}
+		return d
+	}
+	e := New()
+	var docs []index.Document
+	for id := range 4000 {
+		docs = append(docs, doc(id))
+	}
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Chats, Company: 1, Upserts: docs}, nil))
+	at := func(ms int64) *time.Time { v := time.UnixMilli(ms).UTC(); return &v }
+	num := func(v float64) *float64 { return &v }
+	filters := map[string]query.Node{
+		"a month":              query.TimeRange{Field: "createdAt", From: at(300), To: at(330), FromInclusive: true},
+		"a month, exclusive":   query.TimeRange{Field: "createdAt", From: at(300), To: at(330), ToInclusive: true},
+		"and a wait":           query.And{Nodes: []query.Node{query.TimeRange{Field: "createdAt", To: at(20), ToInclusive: true}, query.NumberRange{Field: "waitSeconds", Min: num(30)}}},
+		"from a day on":        query.TimeRange{Field: "createdAt", From: at(980)},
+		"nothing in the range": query.TimeRange{Field: "createdAt", From: at(5000)},
+		"too broad to order":   query.TimeRange{Field: "createdAt", From: at(100)},
+	}
+	rows := func(ordered bool, f query.Node) []int32 {
+		minOrdered = 1 << 40
+		if ordered {
+			minOrdered = 0
+		}
+		var out []int32
+		require.NoError(t, e.scan(ctx, e.tables[tableKey{1, index.Chats}], f, func(i int32) { out = append(out, i) }))
+		return out
+	}
+	for round := range 6 {
+		for name, f := range filters {
+			require.Equal(t, rows(false, f), rows(true, f), "round %d: %s", round, name)
+		}
+		var upserts []index.Document
+		var deletes []string
+		for range 60 << round {
+			id := rng.IntN(4000 + 100*round)
+			if rng.IntN(5) == 0 {
+				deletes = append(deletes, fmt.Sprintf("chat-%d", id))
+				continue
+			}
+			upserts = append(upserts, doc(id))
+		}
+		require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Chats, Company: 1, Upserts: upserts, Deletes: deletes}, nil))
+		if round == 0 {
+			require.NotEmpty(t, e.tables[tableKey{1, index.Chats}].sorted.by, "the ranges built an order")
+		}
 	}
 }

@@ -79,7 +79,7 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 	defer e.mu.RUnlock()
 	statuses, narrowed := statusesOf(r.Filter)
 	counts, countsOK := countable(r.Filter)
-	fieldName, span, rangedOK := ranged(r.Filter)
+	fieldName, span, rangedOK := ranged(r.Filter, isListNumber)
 	for status, p := range e.parts[r.Company] {
 		if narrowed && !slices.Contains(statuses, status) {
 			continue
@@ -112,7 +112,7 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 		case rangedOK:
 			// A selective range: only its run of the field's order.
 			o := p.rangeOrder(fieldName, r.Sort)
-			if from, to := o.span(span); to-from+len(o.fresh) < len(p.rows)/8 {
+			if from, to := o.vals.span(span); to-from+len(o.fresh) < len(p.rows)/8 {
 				all := func(row *row) { total++; offer(row) }
 				p.walk(o, from, to, match, func(row *row) bool { all(row); return true }, all)
 				continue

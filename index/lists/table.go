@@ -77,6 +77,7 @@ type table struct {
 	dead    int
 	// overflow is set when a document had more values than a row holds.
 	overflow bool
+	sorted   *tableOrders // orders for date ranges (order.go)
 }
 
 func newTable(s *schema) *table { return sizedTable(s, 0, 0, 0) }
@@ -86,7 +87,7 @@ func sizedTable(s *schema, rows, nums, words int) *table {
 	return &table{s: s, pos: make(map[string]int32, rows),
 		ids: make([]string, 0, rows), numAt: make([]uint32, 0, rows), wordAt: make([]uint32, 0, rows),
 		numOff: make([]uint16, 0, rows*(s.nNums+1)), wordOff: make([]uint16, 0, rows*(s.nWords+1)),
-		nums: make([]float64, 0, nums), words: make([]uint32, 0, words)}
+		nums: make([]float64, 0, nums), words: make([]uint32, 0, words), sorted: &tableOrders{}}
 }
 
 // startRow appends the row of id, whose offsets and values the caller
