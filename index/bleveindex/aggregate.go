@@ -47,7 +47,7 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 		return index.AggregateResult{}, fmt.Errorf("bleveindex: aggregate: %w", err)
 	}
 	defer reader.Close()
-	searcher, err := q.Searcher(ctx, reader, p.idx.Mapping(), search.SearcherOptions{})
+	searcher, err := q.Searcher(ctx, reader, p.idx.Mapping(), search.SearcherOptions{Score: "none"}) // aggregates read no score
 	if err != nil {
 		return index.AggregateResult{}, fmt.Errorf("bleveindex: aggregate: %w", err)
 	}

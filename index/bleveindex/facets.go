@@ -38,6 +38,7 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 	}
 	defer e.release(p)
 	req := bleve.NewSearchRequestOptions(q, 0, 0, false)
+	req.Score = bleve.ScoreNone // facets count; nothing reads a score
 	for name, rf := range r.Ranges {
 		if f, ok := index.FieldOf(r.Kind, rf.Field); ok && f.Key {
 			return index.FacetResult{}, fmt.Errorf("bleveindex: field %q is a Key: no range facets", rf.Field)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
@@ -43,7 +44,13 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 			b.AddFilter(filter)
 		}
 		b.AddMust(scored)
-		q, score = b, ""
+		q = b
+		// Scores are computed only for a sort that reads them: a list
+		// by date spent a fifth of its time scoring hits (query 2 at
+		// 1M).
+		if slices.ContainsFunc(r.Sort, func(s index.Sort) bool { return s.Field == index.ScoreField }) {
+			score = ""
+		}
 	}
 	req := bleve.NewSearchRequestOptions(q, r.Limit, r.Offset, false)
 	req.Score = score
