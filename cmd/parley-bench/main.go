@@ -117,6 +117,7 @@ func main() {
 	}
 }
 
+// boolCount is how many of bs are true.
 func boolCount(bs ...bool) int {
 	n := 0
 	for _, b := range bs {

@@ -36,22 +36,15 @@ func openWorld(db parley.Store, n int) (*world, time.Time, error) {
 			if err != nil {
 				return err
 			}
-			for _, u := range users {
-				if u.ID > 1 {
-					w.users[c.ID] = append(w.users[c.ID], u.ID)
-				}
-				if u.Role == parley.RoleOwner {
-					w.owners[c.ID] = u.ID
-					w.tokens[c.ID] = benchToken(c.ID)
-				}
+			for i := range users {
+				w.addUser(&users[i])
 			}
 			boxes, err := tx.Mailboxes(c.ID)
 			if err != nil {
 				return err
 			}
 			for _, m := range boxes {
-				w.mailboxes[c.ID] = append(w.mailboxes[c.ID], m)
-				w.numberFld[m.ID] = m.Fields[0].ID
+				w.addMailbox(m)
 			}
 			for k := 0; k < customersPer; k++ {
 				w.customers[c.ID] = append(w.customers[c.ID], customerEmail(ci, k))

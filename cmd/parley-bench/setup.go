@@ -27,16 +27,12 @@ func setupWorld(db parley.Store, companies, customersPer int, now time.Time) (*w
 				if err := tx.PutUser(u); err != nil {
 					return err
 				}
-				if u.ID > 1 {
-					w.users[c.ID] = append(w.users[c.ID], u.ID)
-				}
-				if ui == 0 {
-					w.owners[c.ID] = u.ID
-					token := benchToken(c.ID)
-					if err := tx.PutToken(&parley.Token{Hash: parley.HashToken(token), CompanyID: c.ID, UserID: u.ID, ExpiresAt: now.Add(30 * 24 * time.Hour)}); err != nil {
+				w.addUser(u)
+				if u.Role == parley.RoleOwner {
+					token := &parley.Token{Hash: parley.HashToken(w.tokens[c.ID]), CompanyID: c.ID, UserID: u.ID, ExpiresAt: now.Add(30 * 24 * time.Hour)}
+					if err := tx.PutToken(token); err != nil {
 						return err
 					}
-					w.tokens[c.ID] = token
 				}
 			}
 			for mi := 0; mi < 3; mi++ {
@@ -48,8 +44,7 @@ func setupWorld(db parley.Store, companies, customersPer int, now time.Time) (*w
 				if err := tx.PutMailbox(m); err != nil {
 					return err
 				}
-				w.mailboxes[c.ID] = append(w.mailboxes[c.ID], *m)
-				w.numberFld[m.ID] = m.Fields[0].ID
+				w.addMailbox(*m)
 			}
 			for k := 0; k < customersPer; k++ {
 				email := customerEmail(ci, k)
@@ -78,4 +73,22 @@ func benchToken(company int64) string { return fmt.Sprintf("bench-token-%d", com
 // customerEmail is the e-mail of the k-th customer of the ci-th company.
 func customerEmail(ci, k int) string {
 	return fmt.Sprintf("customer%06d.c%d@example%d.test", k, ci, k%97)
+}
+
+// addUser records a user of the world: every user but the first of the
+// store among the assignees, the owner with the company's token.
+func (w *world) addUser(u *parley.User) {
+	if u.ID > 1 {
+		w.users[u.CompanyID] = append(w.users[u.CompanyID], u.ID)
+	}
+	if u.Role == parley.RoleOwner {
+		w.owners[u.CompanyID] = u.ID
+		w.tokens[u.CompanyID] = benchToken(u.CompanyID)
+	}
+}
+
+// addMailbox records a mailbox of the world with its number field.
+func (w *world) addMailbox(m parley.Mailbox) {
+	w.mailboxes[m.CompanyID] = append(w.mailboxes[m.CompanyID], m)
+	w.numberFld[m.ID] = m.Fields[0].ID
 }

@@ -3,6 +3,7 @@ package bleveindex
 import (
 	"context"
 	"fmt"
+	"github.com/blevesearch/bleve/v2"
 	"math"
 	"strconv"
 
@@ -47,7 +48,7 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 		return index.AggregateResult{}, fmt.Errorf("bleveindex: aggregate: %w", err)
 	}
 	defer reader.Close()
-	searcher, err := q.Searcher(ctx, reader, p.idx.Mapping(), search.SearcherOptions{Score: "none"}) // aggregates read no score
+	searcher, err := q.Searcher(ctx, reader, p.idx.Mapping(), search.SearcherOptions{Score: bleve.ScoreNone}) // aggregates read no score
 	if err != nil {
 		return index.AggregateResult{}, fmt.Errorf("bleveindex: aggregate: %w", err)
 	}

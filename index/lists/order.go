@@ -62,7 +62,7 @@ func (p *part) touch(i int, id int64) {
 			o.stale[i/64] |= 1 << (i % 64)
 		}
 		o.fresh[id] = struct{}{}
-		if len(o.fresh) > o.built/16+256 {
+		if behind(len(o.fresh), o.built) {
 			delete(p.orders, key)
 		}
 	}
@@ -266,25 +266,41 @@ func orLeaves(n query.Node) []query.Node {
 // conditions (ANDed with the rest): every match has a value within it.
 // number tells which fields are numbers.
 func ranged(n query.Node, number func(string) bool) (field string, b bounds, ok bool) {
-	switch n := n.(type) {
-	case query.And:
-		for _, child := range n.Nodes {
+	if and, isAnd := n.(query.And); isAnd {
+		for _, child := range and.Nodes {
 			if field, b, ok := ranged(child, number); ok {
 				return field, b, true
 			}
 		}
-	case query.NumberRange:
-		if number(n.Field) {
-			return n.Field, bounds{n.Min, n.Max, n.MinInclusive, n.MaxInclusive}, true
-		}
-	case query.TimeRange:
-		if number(n.Field) {
-			lo, hi := index.MillisBounds(n)
-			return n.Field, bounds{lo, hi, n.FromInclusive, n.ToInclusive}, true
-		}
+		return "", bounds{}, false
+	}
+	if field, b, ok := rangeOf(n); ok && number(field) {
+		return field, b, true
 	}
 	return "", bounds{}, false
 }
+
+// rangeOf reads a number or date range node as its field and bounds
+// (dates in Unix milliseconds, as rows hold them).
+func rangeOf(n query.Node) (field string, b bounds, ok bool) {
+	switch n := n.(type) {
+	case query.NumberRange:
+		return n.Field, bounds{n.Min, n.Max, n.MinInclusive, n.MaxInclusive}, true
+	case query.TimeRange:
+		lo, hi := index.MillisBounds(n)
+		return n.Field, bounds{lo, hi, n.FromInclusive, n.ToInclusive}, true
+	}
+	return "", bounds{}, false
+}
+
+// selective tells whether reading n places of an order beats scanning all
+// rows: under an eighth of them, since an order's places are read out of
+// row order.
+func selective(n, all int) bool { return n < all/8 }
+
+// behind tells whether an order built over built rows has seen too many
+// changed since (a sixteenth) to be worth keeping.
+func behind(changed, built int) bool { return changed > built/16+256 }
 
 // isListNumber tells whether list rows hold a number field.
 func isListNumber(field string) bool {
@@ -352,7 +368,7 @@ type tableOrder struct {
 func (t *table) order(f int) *tableOrder {
 	t.sorted.mu.Lock()
 	defer t.sorted.mu.Unlock()
-	if o := t.sorted.by[f]; o != nil && len(t.ids)-o.built <= o.built/16+256 {
+	if o := t.sorted.by[f]; o != nil && !behind(len(t.ids)-o.built, o.built) {
 		return o
 	}
 	type place struct {
@@ -401,7 +417,7 @@ func (t *table) candidates(filter query.Node) (rows []int32, ok bool) {
 	o := t.order(t.s.numbers[field])
 	from, to := o.vals.span(b)
 	added := len(t.ids) - o.built
-	if to-from+len(o.many)+added >= len(t.ids)/8 {
+	if !selective(to-from+len(o.many)+added, len(t.ids)) {
 		return nil, false
 	}
 	rows = make([]int32, 0, to-from+len(o.many)+added)

@@ -112,7 +112,7 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 		case rangedOK:
 			// A selective range: only its run of the field's order.
 			o := p.rangeOrder(fieldName, r.Sort)
-			if from, to := o.vals.span(span); to-from+len(o.fresh) < len(p.rows)/8 {
+			if from, to := o.vals.span(span); selective(to-from+len(o.fresh), len(p.rows)) {
 				all := func(row *row) { total++; offer(row) }
 				p.walk(o, from, to, match, func(row *row) bool { all(row); return true }, all)
 				continue
@@ -285,13 +285,9 @@ func compile[R any](n query.Node, s slots[R]) (func(R) bool, error) {
 		if match, ok := s.keyword(n.Field, n.Value); ok {
 			return match, nil
 		}
-	case query.NumberRange:
-		if match, ok := s.inRange(n.Field, bounds{n.Min, n.Max, n.MinInclusive, n.MaxInclusive}); ok {
-			return match, nil
-		}
-	case query.TimeRange:
-		lo, hi := index.MillisBounds(n)
-		if match, ok := s.inRange(n.Field, bounds{lo, hi, n.FromInclusive, n.ToInclusive}); ok {
+	case query.NumberRange, query.TimeRange:
+		field, b, _ := rangeOf(n)
+		if match, ok := s.inRange(field, b); ok {
 			return match, nil
 		}
 	case query.FieldExists:
@@ -361,22 +357,11 @@ func (listSlots) exists(string) (func(*row) bool, bool) { return nil, false }
 // those partitions are scanned. narrowed is false when any status may
 // match.
 func statusesOf(n query.Node) (statuses []string, narrowed bool) {
-	switch n := n.(type) {
-	case query.Keyword:
-		if n.Field == "status" {
-			return []string{n.Value}, true
-		}
-	case query.Or:
-		for _, c := range n.Nodes {
-			k, ok := c.(query.Keyword)
-			if !ok || k.Field != "status" {
-				return nil, false
-			}
-			statuses = append(statuses, k.Value)
-		}
-		return statuses, true
-	case query.And:
-		for _, c := range n.Nodes {
+	if s, ok := statusSet(n); ok {
+		return s, true
+	}
+	if and, ok := n.(query.And); ok {
+		for _, c := range and.Nodes {
 			if s, ok := statusesOf(c); ok {
 				return s, true
 			}
