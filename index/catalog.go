@@ -19,9 +19,12 @@ const (
 
 // Field is one index field of a document kind.
 type Field struct {
-	Name     string
-	Type     FieldType
-	Sortable bool // keeps doc values for sorting
+	Name string
+	Type FieldType
+	// Sortable keeps doc values for sorting. A sortable number holds one
+	// value (a sort reads one), so engines may check a range on it by
+	// reading that value.
+	Sortable bool
 	// Valued number fields can be faceted by distinct value (sums,
 	// averages, distinct counts, per-value rows).
 	Valued bool

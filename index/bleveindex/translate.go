@@ -120,7 +120,7 @@ func translate(kind index.Kind, n query.Node) (bq.Query, error) {
 		if err != nil {
 			return nil, err
 		}
-		return bleve.NewConjunctionQuery(parts...), nil
+		return conjunction(kind, kept, parts), nil
 	case query.Or:
 		parts, err := translateAll(kind, n.Nodes)
 		if err != nil {
