@@ -22,9 +22,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"time"
 
 	parley "github.com/parley/parley"
@@ -59,6 +61,9 @@ type Options struct {
 	// Reuse runs on the data an earlier run loaded into Dir, skipping the
 	// load: a 1M load takes hours, its queries and peer minutes.
 	Reuse bool
+	// Only, when set, keeps the queries whose names it matches: one short
+	// query run thousands of times gives its profile enough samples.
+	Only *regexp.Regexp
 }
 
 // The generator's seeds: the embedded run and the run on Parley's
@@ -89,7 +94,16 @@ func main() {
 	flag.BoolVar(&o.PG, "pg", true, "also load the same data into a PostgreSQL server started for the run, and run the queries there")
 	flag.BoolVar(&o.Backend, "pgbackend", true, "with -pg, also run Parley itself on its PostgreSQL backend, loaded with the same data, through the same HTTP API")
 	flag.BoolVar(&o.Reuse, "reuse", false, "with -dir, run on the data an earlier run (same -n) loaded there: no load, so no ingest figures")
+	only := flag.String("only", "", "run only the queries whose names match this regular expression (to profile one with a large -repeat)")
 	flag.Parse()
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "parley-bench: -only:", err)
+			os.Exit(2)
+		}
+		o.Only = re
+	}
 	if o.Reuse && o.Dir == "" {
 		fmt.Fprintln(os.Stderr, "parley-bench: -reuse needs -dir, the data directory of an earlier run")
 		os.Exit(2)
@@ -115,6 +129,14 @@ func main() {
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
+}
+
+// selected are the queries -only keeps.
+func (o Options) selected(queries []Query) []Query {
+	if o.Only == nil {
+		return queries
+	}
+	return slices.DeleteFunc(queries, func(q Query) bool { return !o.Only.MatchString(q.Name) })
 }
 
 // boolCount is how many of bs are true.
@@ -243,7 +265,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	queries := append(referenceQueries(w, now, convID), reportQueries(w, now)...)
+	queries := o.selected(append(referenceQueries(w, now, convID), reportQueries(w, now)...))
 	fmt.Fprintln(out, "running queries on bleve...")
 	stopProfile := func() {}
 	if o.QueryProfile != "" {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -141,6 +142,13 @@ func TestBenchReusesALoadedDirectory(t *testing.T) {
 			assert.Positive(t, profile.Size(), q.Name)
 		}
 	}
+
+	only := run(Options{Reuse: true, Only: regexp.MustCompile(`^(8|10) `)})
+	var names []string
+	for _, q := range only.Queries {
+		names = append(names, q.Name)
+	}
+	assert.Equal(t, []string{"8 last 30 days for one customer", "10 one conversation with threads"}, names, "-only")
 }
 
 func TestProfileName(t *testing.T) {

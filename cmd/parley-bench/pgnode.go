@@ -113,7 +113,7 @@ func runOnPostgresBackend(ctx context.Context, pg *peer, o Options, results []Qu
 	if err != nil {
 		return nil, err
 	}
-	queries := append(referenceQueries(w, now, convID), reportQueries(w, now)...)
+	queries := o.selected(append(referenceQueries(w, now, convID), reportQueries(w, now)...))
 	fmt.Fprintln(out, "running queries on Parley on PostgreSQL...")
 	runs, err := runQueries(n.base, queries, o.Repeat, "")
 	if err != nil {
