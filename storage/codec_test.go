@@ -240,6 +240,8 @@ func TestPlainJSONDatabaseStillReads(t *testing.T) {
 // BenchmarkCodec prices compression per record against the plain JSON it
 // replaced: go test ./storage -run '^$' -bench Codec.
 func BenchmarkCodec(b *testing.B) {
+	checkDecodes = false // the price of decoding alone
+	defer func() { checkDecodes = true }()
 	thread := &parley.Thread{ID: 12, ConversationID: 3, CompanyID: 1, Type: parley.ThreadCustomer, Status: parley.StatusActive,
 		State: parley.ThreadPublished, Body: words(80), CustomerID: 9, CreatedBy: parley.Party{ID: 9, Type: parley.PartyCustomer},
 		CreatedAt: codecClock}
@@ -267,4 +269,17 @@ func BenchmarkCodec(b *testing.B) {
 			_ = decode(bucketThreads, stored, new(parley.Thread))
 		}
 	})
+}
+
+// TestDecodingIsCrossChecked: in test binaries a value goccy reads
+// differently from encoding/json stops the test where it is read, and a
+// value neither can read is an error, not a panic.
+func TestDecodingIsCrossChecked(t *testing.T) {
+	assert.Panics(t, func() { checkDecoding([]byte(`{"id":1}`), &parley.Thread{ID: 2}) }, "a disagreement")
+	assert.NotPanics(t, func() { checkDecoding([]byte(`{"id":1}`), &parley.Thread{ID: 1}) })
+	var th parley.Thread
+	require.NoError(t, unmarshal([]byte(`{"id":7,"body":"hi"}`), &th))
+	assert.Equal(t, parley.Thread{ID: 7, Body: "hi"}, th)
+	assert.Error(t, unmarshal([]byte(`{"id":`), new(parley.Thread)))
+	assert.Error(t, unmarshal([]byte(`{"id":"seven"}`), new(parley.Thread)))
 }
