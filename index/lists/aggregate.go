@@ -161,7 +161,7 @@ func (e *Engine) scan(ctx context.Context, t *table, filter query.Node, each fun
 		}
 		return nil
 	}
-	for i := range t.ids {
+	for i := range t.size() {
 		if i%checkEvery == checkEvery-1 && ctx.Err() != nil {
 			return ctx.Err()
 		}

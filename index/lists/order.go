@@ -368,7 +368,7 @@ type tableOrder struct {
 func (t *table) order(f int) *tableOrder {
 	t.sorted.mu.Lock()
 	defer t.sorted.mu.Unlock()
-	if o := t.sorted.by[f]; o != nil && !behind(len(t.ids)-o.built, o.built) {
+	if o := t.sorted.by[f]; o != nil && !behind(t.size()-o.built, o.built) {
 		return o
 	}
 	type place struct {
@@ -376,8 +376,8 @@ func (t *table) order(f int) *tableOrder {
 		val float64
 	}
 	var places []place
-	o := &tableOrder{built: len(t.ids)}
-	for i := range t.ids {
+	o := &tableOrder{built: t.size()}
+	for i := range t.size() {
 		if !t.live(i) {
 			continue
 		}
@@ -407,7 +407,7 @@ func (t *table) order(f int) *tableOrder {
 // order a scan does, to the last bit of a sum); ok is false when a scan
 // is cheaper.
 func (t *table) candidates(filter query.Node) (rows []int32, ok bool) {
-	if len(t.ids) < minOrdered {
+	if t.size() < minOrdered {
 		return nil, false
 	}
 	field, b, ok := ranged(filter, func(name string) bool { _, ok := t.s.numbers[name]; return ok })
@@ -416,13 +416,13 @@ func (t *table) candidates(filter query.Node) (rows []int32, ok bool) {
 	}
 	o := t.order(t.s.numbers[field])
 	from, to := o.vals.span(b)
-	added := len(t.ids) - o.built
-	if !selective(to-from+len(o.many)+added, len(t.ids)) {
+	added := t.size() - o.built
+	if !selective(to-from+len(o.many)+added, t.size()) {
 		return nil, false
 	}
 	rows = make([]int32, 0, to-from+len(o.many)+added)
 	rows = append(append(rows, o.rows[from:to]...), o.many...)
-	for i := o.built; i < len(t.ids); i++ {
+	for i := o.built; i < t.size(); i++ {
 		rows = append(rows, int32(i))
 	}
 	slices.Sort(rows)

@@ -180,7 +180,7 @@ func (e *Engine) writeTables(w *bufio.Writer, putString func(string) error) erro
 	var buf []byte
 	for k, t := range e.tables {
 		var nums, words uint64
-		for i := range t.ids {
+		for i := range t.size() {
 			if t.live(i) {
 				nums += uint64(t.numOff[i*(t.s.nNums+1)+t.s.nNums])
 				words += uint64(t.wordOff[i*(t.s.nWords+1)+t.s.nWords])
@@ -190,12 +190,13 @@ func (e *Engine) writeTables(w *bufio.Writer, putString func(string) error) erro
 			put(uint64(t.rows())), put(nums), put(words)); err != nil {
 			return err
 		}
-		for i := range t.ids {
+		for i := range t.size() {
 			if !t.live(i) {
 				continue
 			}
-			buf = le.AppendUint32(buf[:0], uint32(len(t.ids[i])))
-			buf = append(buf, t.ids[i]...)
+			id := t.ids.at(i)
+			buf = le.AppendUint32(buf[:0], uint32(len(id)))
+			buf = append(buf, id...)
 			nOff := t.numOff[i*(t.s.nNums+1):][:t.s.nNums+1]
 			wOff := t.wordOff[i*(t.s.nWords+1):][:t.s.nWords+1]
 			for _, o := range nOff {
@@ -331,7 +332,7 @@ func (r *snapshotReader) readRow(t *table, kind index.Kind, words []uint32, fill
 		}
 	}
 	_, touched := fill.touched[fillKey{kind, id}]
-	if _, dup := t.pos[id]; touched || dup || r.err != nil {
+	if _, dup := t.ids.find(id); touched || dup || r.err != nil {
 		t.numOff, t.wordOff = t.numOff[:numsAt], t.wordOff[:wordsAt]
 		return
 	}

@@ -66,8 +66,7 @@ const maxRowValues = 1<<16 - 1
 // until the table is compacted.
 type table struct {
 	s       *schema
-	ids     []string // per row; "" for a dead row
-	pos     map[string]int32
+	ids     rowIDs
 	numAt   []uint32 // per row, its first value in nums
 	wordAt  []uint32 // per row, its first value in words
 	numOff  []uint16 // per row, nNums+1 offsets from numAt
@@ -84,8 +83,7 @@ func newTable(s *schema) *table { return sizedTable(s, 0, 0, 0) }
 
 // sizedTable is an empty table with room for the given rows and values.
 func sizedTable(s *schema, rows, nums, words int) *table {
-	return &table{s: s, pos: make(map[string]int32, rows),
-		ids: make([]string, 0, rows), numAt: make([]uint32, 0, rows), wordAt: make([]uint32, 0, rows),
+	return &table{s: s, ids: newRowIDs(rows), numAt: make([]uint32, 0, rows), wordAt: make([]uint32, 0, rows),
 		numOff: make([]uint16, 0, rows*(s.nNums+1)), wordOff: make([]uint16, 0, rows*(s.nWords+1)),
 		nums: make([]float64, 0, nums), words: make([]uint32, 0, words), sorted: &tableOrders{}}
 }
@@ -93,8 +91,7 @@ func sizedTable(s *schema, rows, nums, words int) *table {
 // startRow appends the row of id, whose offsets and values the caller
 // appends next.
 func (t *table) startRow(id string) {
-	t.pos[id] = int32(len(t.ids))
-	t.ids = append(t.ids, id)
+	t.ids.add(id)
 	t.numAt = append(t.numAt, uint32(len(t.nums)))
 	t.wordAt = append(t.wordAt, uint32(len(t.words)))
 }
@@ -113,9 +110,12 @@ func (t *table) wordsOf(i int32, f int) []uint32 {
 	return t.words[at+int(off[f]) : at+int(off[f+1])]
 }
 
-func (t *table) live(i int) bool { return t.ids[i] != "" }
+func (t *table) live(i int) bool { return t.ids.live(i) }
 
-func (t *table) rows() int { return len(t.ids) - t.dead }
+// size is the number of rows, dead ones included.
+func (t *table) size() int { return t.ids.len() }
+
+func (t *table) rows() int { return t.size() - t.dead }
 
 // put appends the row of a document, replacing its previous row; intern
 // turns a keyword into its index in the engine's word list.
@@ -173,13 +173,10 @@ func extend[T any](s []T, n int) (grown, tail []T) {
 // remove marks a document's row dead, and compacts the table once dead
 // rows are as many as live ones.
 func (t *table) remove(id string) {
-	i, ok := t.pos[id]
-	if !ok {
+	if _, ok := t.ids.remove(id); !ok {
 		return
 	}
-	delete(t.pos, id)
-	t.ids[i] = ""
-	if t.dead++; t.dead > 1024 && t.dead > len(t.ids)/2 {
+	if t.dead++; t.dead > 1024 && t.dead > t.size()/2 {
 		t.compact()
 	}
 }
@@ -188,7 +185,7 @@ func (t *table) remove(id string) {
 func (t *table) compact() {
 	fresh := newTable(t.s)
 	fresh.overflow = t.overflow
-	for i := range t.ids {
+	for i := range t.size() {
 		if t.live(i) {
 			fresh.copyRow(t, int32(i))
 		}
@@ -198,7 +195,7 @@ func (t *table) compact() {
 
 // copyRow appends row i of src, values as they are.
 func (t *table) copyRow(src *table, i int32) {
-	t.startRow(src.ids[i])
+	t.startRow(string(src.ids.at(int(i))))
 	nOff := src.numOff[int(i)*(t.s.nNums+1):][:t.s.nNums+1]
 	wOff := src.wordOff[int(i)*(t.s.nWords+1):][:t.s.nWords+1]
 	t.numOff = append(t.numOff, nOff...)
