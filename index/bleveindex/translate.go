@@ -52,6 +52,17 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 			score = ""
 		}
 	}
+	if ties, ok := rankedSort(r.Kind, r); ok && score == "" {
+		// Ranked by relevance: the page keeps the hits itself (ranked.go).
+		page := newRankedPage(ties, r.Offset, r.Limit)
+		req := bleve.NewSearchRequestOptions(q, r.Limit, r.Offset, false)
+		req.SortByCustom(search.SortOrder{&search.SortScore{Desc: true}})
+		res, err := p.idx.SearchInContext(page.collecting(ctx), req)
+		if err != nil {
+			return index.Result{}, fmt.Errorf("bleveindex: search: %w", err)
+		}
+		return index.Result{Total: int(res.Total), IDs: page.ids}, nil
+	}
 	req := bleve.NewSearchRequestOptions(q, r.Limit, r.Offset, false)
 	req.Score = score
 	req.SortByCustom(sortOrder(r.Kind, r.Sort))
