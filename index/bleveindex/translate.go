@@ -161,7 +161,7 @@ func translate(kind index.Kind, n query.Node) (bq.Query, error) {
 		}
 		q.SetOperator(bq.MatchQueryOperatorAnd)
 		q.SetBoost(index.WeightOf(kind, n.Field))
-		return q, nil
+		return wordMatch{q}, nil
 	case query.Phrase:
 		if len(index.Tokens(n.Text)) == 0 {
 			return bleve.NewMatchNoneQuery(), nil
