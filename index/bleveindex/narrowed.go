@@ -151,7 +151,8 @@ func (n *narrowedAnd) Searcher(ctx context.Context, r bi.IndexReader, m mapping.
 	if err != nil {
 		return nil, err
 	}
-	return &rangeChecker{Searcher: candidates, ranges: n.ranges, dv: dv}, nil
+	check := &rangeCheck{ranges: n.ranges, dv: dv}
+	return &checked{Searcher: candidates, holds: check.holds}, nil
 }
 
 // conjunctionSearcher is the conjunction of searchers, or the one.
@@ -167,42 +168,14 @@ func conjunctionSearcher(ctx context.Context, r bi.IndexReader, all []search.Sea
 	return s, nil
 }
 
-// rangeChecker passes on the candidates whose twins lie in every range.
-type rangeChecker struct {
-	search.Searcher
+// rangeCheck accepts the candidates whose twins lie in every range.
+type rangeCheck struct {
 	ranges []sortedRange
 	dv     bi.DocValueReader
 	keys   []string // this candidate's key per range, "" when it has none
 }
 
-func (c *rangeChecker) Next(ctx *search.SearchContext) (*search.DocumentMatch, error) {
-	d, err := c.Searcher.Next(ctx)
-	return c.first(ctx, d, err)
-}
-
-func (c *rangeChecker) Advance(ctx *search.SearchContext, id bi.IndexInternalID) (*search.DocumentMatch, error) {
-	d, err := c.Searcher.Advance(ctx, id)
-	return c.first(ctx, d, err)
-}
-
-// first is d when it lies in the ranges, else the next candidate that
-// does.
-func (c *rangeChecker) first(ctx *search.SearchContext, d *search.DocumentMatch, err error) (*search.DocumentMatch, error) {
-	for d != nil && err == nil {
-		ok, verr := c.holds(d)
-		if verr != nil {
-			return nil, verr
-		}
-		if ok {
-			return d, nil
-		}
-		ctx.DocumentMatchPool.Put(d)
-		d, err = c.Searcher.Next(ctx)
-	}
-	return nil, err
-}
-
-func (c *rangeChecker) holds(d *search.DocumentMatch) (bool, error) {
+func (c *rangeCheck) holds(d *search.DocumentMatch) (bool, error) {
 	c.keys = c.keys[:0]
 	for range c.ranges {
 		c.keys = append(c.keys, "")

@@ -170,7 +170,7 @@ func translate(kind index.Kind, n query.Node) (bq.Query, error) {
 		q.SetField(index.ExactField(n.Field))
 		q.Analyzer = exactAnalyzer
 		q.SetBoost(index.WeightOf(kind, n.Field))
-		return q, nil
+		return plainPhrase{q}, nil
 	case query.Keyword:
 		q := bleve.NewTermQuery(n.Value)
 		q.SetField(n.Field)
