@@ -3,10 +3,10 @@ package bleveindex
 import (
 	"context"
 	"fmt"
-	"github.com/blevesearch/bleve/v2"
 	"math"
 	"strconv"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/numeric"
 	"github.com/blevesearch/bleve/v2/search"
 

@@ -23,6 +23,14 @@ func (c *checked) Advance(ctx *search.SearchContext, id bi.IndexInternalID) (*se
 	return c.first(ctx, d, err)
 }
 
+// closeSearchers closes the searchers built so far, when building the
+// rest failed.
+func closeSearchers(ss []search.Searcher) {
+	for _, s := range ss {
+		_ = s.Close()
+	}
+}
+
 // first is d when the check accepts it, else the next candidate it does.
 func (c *checked) first(ctx *search.SearchContext, d *search.DocumentMatch, err error) (*search.DocumentMatch, error) {
 	for d != nil && err == nil {

@@ -23,8 +23,8 @@ import (
 // conjunction runs alone and each candidate's range is checked on the
 // sortable number's one-term twin (sortPrefix), read from doc values;
 // otherwise the ranges run as ordinary conjuncts. Both give the same hits.
-// It is built only for unscored searches, since a checked range adds no
-// score the way its term searchers do.
+// Only unscored searches are narrowed, since a checked range adds no score
+// the way its term searchers do.
 
 // narrowLimit is the most candidates a narrowedAnd checks one by one: a
 // doc-value read each, far below the cost of a range's term searchers.
@@ -112,11 +112,7 @@ func (n *narrowedAnd) Searcher(ctx context.Context, r bi.IndexReader, m mapping.
 		return n.whole.Searcher(ctx, r, m, options)
 	}
 	all := make([]search.Searcher, 0, len(n.others)+len(n.ranges))
-	closeAll := func() {
-		for _, s := range all {
-			_ = s.Close()
-		}
-	}
+	closeAll := func() { closeSearchers(all) }
 	bound := ^uint64(0)
 	for _, q := range n.others {
 		s, err := q.Searcher(ctx, r, m, options)
@@ -192,7 +188,7 @@ func (c *rangeCheck) holds(d *search.DocumentMatch) (bool, error) {
 	}
 	for i, r := range c.ranges {
 		if c.keys[i] == "" || !r.holds(c.keys[i]) {
-			return false, nil // no value lies in no range
+			return false, nil // a missing value lies in no range
 		}
 	}
 	return true, nil

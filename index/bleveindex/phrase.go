@@ -40,18 +40,14 @@ func (q plainPhrase) Searcher(ctx context.Context, r bi.IndexReader, m mapping.I
 	for _, t := range terms {
 		s, err := searcher.NewTermSearcher(ctx, r, t, q.FieldVal, q.BoostVal.Value(), located)
 		if err != nil {
-			for _, s := range each {
-				_ = s.Close()
-			}
+			closeSearchers(each)
 			return nil, err
 		}
 		each = append(each, s)
 	}
 	candidates, err := searcher.NewConjunctionSearcher(ctx, r, each, located)
 	if err != nil {
-		for _, s := range each {
-			_ = s.Close()
-		}
+		closeSearchers(each)
 		return nil, err
 	}
 	return &checked{Searcher: candidates, holds: func(d *search.DocumentMatch) (bool, error) {

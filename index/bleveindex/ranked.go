@@ -15,7 +15,7 @@ import (
 // A search ranked by relevance ends on two tie-breaks (the newest first,
 // then the highest id), and Bleve's collector reads every sort field of
 // every hit before comparing: for query 1 at 1M (81,397 hits for a page of
-// 25), reading the tie-breaks' doc values was 28% of its CPU. Yet a hit
+// 25), reading the tie-breaks' doc values was 46% of its CPU. Yet a hit
 // scoring below the page's worst cannot enter it, whatever its
 // tie-breaks. A rankedPage is handed each hit by Bleve's collector, told
 // to sort by score alone (so it reads no doc values), and keeps the best
@@ -39,11 +39,7 @@ func rankedSort(kind index.Kind, r index.Request) ([]index.Sort, bool) {
 	}
 	var ties []index.Sort
 	for _, s := range index.TieBreak(kind, r.Sort)[1:] {
-		field := s.Field
-		if isNumberSort(field) {
-			field = sortPrefix + field
-		}
-		ties = append(ties, index.Sort{Field: field, Desc: s.Desc})
+		ties = append(ties, index.Sort{Field: sortField(s.Field), Desc: s.Desc})
 	}
 	return ties, true
 }
@@ -61,18 +57,12 @@ type rankedPage struct {
 	ties   []index.Sort
 	keep   int
 	hits   []rankedHit
-	fields []string
-	dv     bi.DocValueReader
 	ids    []string // the page, once the search is over
 	offset int
 }
 
 func newRankedPage(ties []index.Sort, offset, limit int) *rankedPage {
-	p := &rankedPage{ties: ties, keep: offset + limit, offset: offset}
-	for _, t := range ties {
-		p.fields = append(p.fields, t.Field)
-	}
-	return p
+	return &rankedPage{ties: ties, keep: offset + limit, offset: offset}
 }
 
 // before reports whether a ranks before b.
@@ -109,11 +99,14 @@ func (p *rankedPage) Pop() any {
 
 // handler is the collector's hit handler (search.MakeDocumentMatchHandler).
 func (p *rankedPage) handler(sctx *search.SearchContext) (search.DocumentMatchHandler, bool, error) {
-	dv, err := sctx.IndexReader.DocValueReader(p.fields)
+	fields := make([]string, len(p.ties))
+	for i, t := range p.ties {
+		fields[i] = t.Field
+	}
+	dv, err := sctx.IndexReader.DocValueReader(fields)
 	if err != nil {
 		return nil, false, err
 	}
-	p.dv = dv
 	return func(d *search.DocumentMatch) error {
 		if d == nil {
 			return p.finish(sctx.IndexReader)
@@ -123,11 +116,11 @@ func (p *rankedPage) handler(sctx *search.SearchContext) (search.DocumentMatchHa
 		if full && d.Score < p.hits[0].score {
 			return nil
 		}
-		hit := rankedHit{score: d.Score, keys: make([]string, len(p.fields))}
-		err := p.dv.VisitDocValues(d.IndexInternalID, func(field string, term []byte) {
+		hit := rankedHit{score: d.Score, keys: make([]string, len(fields))}
+		err := dv.VisitDocValues(d.IndexInternalID, func(field string, term []byte) {
 			// A field with several terms sorts by its first, as
 			// Bleve's default sort mode does.
-			if i := slices.Index(p.fields, field); i >= 0 && hit.keys[i] == "" {
+			if i := slices.Index(fields, field); i >= 0 && hit.keys[i] == "" {
 				hit.keys[i] = string(term)
 			}
 		})

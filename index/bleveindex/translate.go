@@ -88,16 +88,21 @@ func sortOrder(kind index.Kind, sorts []index.Sort) search.SortOrder {
 			order = append(order, &search.SortScore{Desc: s.Desc})
 			continue
 		}
-		field := s.Field
-		if isNumberSort(field) {
-			field = sortPrefix + field // the number's sort key (see sortKey)
-		}
-		order = append(order, &search.SortField{Field: field, Desc: s.Desc, Type: search.SortFieldAsString, Missing: search.SortFieldMissingLast})
+		order = append(order, &search.SortField{Field: sortField(s.Field), Desc: s.Desc, Type: search.SortFieldAsString, Missing: search.SortFieldMissingLast})
 	}
 	if _, ok := index.FieldOf(kind, "id"); !ok {
 		return append(order, &search.SortDocID{Desc: desc})
 	}
 	return order
+}
+
+// sortField is the field a sort reads: a number's keyword twin holding
+// its sort key (see sortKey), any other field itself.
+func sortField(name string) string {
+	if isNumberSort(name) {
+		return sortPrefix + name
+	}
+	return name
 }
 
 // isNumberSort reports whether a sort field is numeric in any kind.
