@@ -193,9 +193,12 @@ func (s *Syncer) apply(ctx context.Context, engine index.Engine, entries []parle
 	}
 	for i, b := range todo {
 		start := time.Now()
-		if err := engine.Apply(ctx, b, durable); err != nil {
-			if durable != nil {
-				for range todo[i:] { // the batches that will never report
+		done := once(durable)
+		if err := engine.Apply(ctx, b, done); err != nil {
+			if done != nil {
+				// The engine may have reported it already: once keeps one.
+				done(err)
+				for range todo[i+1:] { // the batches that will never report
 					durable(err)
 				}
 			}
@@ -206,6 +209,18 @@ func (s *Syncer) apply(ctx context.Context, engine index.Engine, entries []parle
 		}
 	}
 	return nil
+}
+
+// once wraps a batch's durability callback so that only its first call
+// counts: an engine may report a failed batch itself before Apply returns
+// the error (Bleve does, for the partitions it did not write). It returns
+// nil for nil.
+func once(durable func(error)) func(error) {
+	if durable == nil {
+		return nil
+	}
+	var o sync.Once
+	return func(err error) { o.Do(func() { durable(err) }) }
 }
 
 // batchKey names the engine batch of one kind and company.

@@ -155,3 +155,56 @@ func TestRebuildMatchesScan(t *testing.T) {
 	assert.Equal(t, refunds(t, oracle), refunds(t, bleveEngine))
 	assert.Equal(t, 20, refunds(t, bleveEngine).Total)
 }
+
+// failing is an engine whose batches of one kind fail, reporting the
+// failure to durable before Apply returns it, as Bleve does for the
+// partitions of a batch it did not write.
+type failing struct {
+	index.Engine
+	kind index.Kind
+}
+
+func (f failing) Apply(ctx context.Context, b index.Batch, durable func(error)) error {
+	if b.Kind != f.kind {
+		return f.Engine.Apply(ctx, b, durable)
+	}
+	err := fmt.Errorf("disk full")
+	if durable != nil {
+		durable(err)
+	}
+	return err
+}
+
+// TestFailedBatchStaysInTheOutbox checks that a batch the engine fails,
+// whether or not the engine reported it, leaves the drain's entries in the
+// outbox for the next drain, which acknowledges them once it succeeds.
+func TestFailedBatchStaysInTheOutbox(t *testing.T) {
+	for _, kind := range []index.Kind{index.Conversations, index.Messages} {
+		t.Run(string(kind), func(t *testing.T) {
+			db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
+			require.NoError(t, err)
+			defer db.Close()
+			engine, err := bleveindex.Open(t.TempDir())
+			require.NoError(t, err)
+			defer engine.Close()
+			createConversations(t, db, seedAccount(t, db), 3)
+			depth, err := db.OutboxDepth()
+			require.NoError(t, err)
+
+			broken := indexer.NewSyncer(db, failing{engine, kind}, quiet)
+			require.ErrorContains(t, broken.Drain(context.Background()), "disk full")
+			broken.Settle()
+			after, err := db.OutboxDepth()
+			require.NoError(t, err)
+			assert.Equal(t, depth, after, "nothing is acknowledged")
+
+			healthy := indexer.NewSyncer(db, engine, quiet)
+			require.NoError(t, healthy.Drain(context.Background()))
+			healthy.Settle()
+			after, err = db.OutboxDepth()
+			require.NoError(t, err)
+			assert.Equal(t, 0, after)
+			assert.Equal(t, index.Result{IDs: []string{"1", "2", "3"}, Total: 3}, refunds(t, engine))
+		})
+	}
+}
