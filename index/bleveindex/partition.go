@@ -30,6 +30,8 @@ type partition struct {
 	elem  *list.Element // in Engine.recent
 	users int           // searches and batches holding it open
 	dirty int           // batches applied but not yet persisted
+	// columns are its segments' sortable numbers, read for sorted pages.
+	columns *columns
 	// ready is closed once the open is over: idx is set, or openErr says
 	// why not (errAbsent when it does not exist and was not to be made).
 	ready   chan struct{}
@@ -84,7 +86,7 @@ func (e *Engine) acquire(k partitionKey, create bool) (*partition, error) {
 				return nil, p.openErr
 			}
 		}
-		p := &partition{key: k, build: e.builders[k.kind], users: 1, ready: make(chan struct{})}
+		p := &partition{key: k, build: e.builders[k.kind], columns: &columns{}, users: 1, ready: make(chan struct{})}
 		p.elem = e.recent.PushFront(p)
 		e.open[k] = p
 		e.mu.Unlock()

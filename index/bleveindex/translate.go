@@ -52,10 +52,13 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 			score = ""
 		}
 	}
-	if ties, ok := rankedSort(r.Kind, r); ok && score == "" {
-		// Ranked by relevance: the page keeps the hits itself (ranked.go).
-		page := newRankedPage(ties, r.Offset, r.Limit)
-		req := bleve.NewSearchRequestOptions(q, r.Limit, r.Offset, false)
+	if sorts, ranked, ok := pageSorts(r.Kind, r); ok {
+		// Sorted on numbers: the page keeps the hits itself (page.go).
+		page := newSortedPage(p.columns, sorts, ranked, r.Offset, r.Limit)
+		// Size 0: the page keeps the hits, and an unscored search of
+		// some size sorted by score would stop after that many.
+		req := bleve.NewSearchRequestOptions(q, 0, 0, false)
+		req.Score = score
 		req.SortByCustom(search.SortOrder{&search.SortScore{Desc: true}})
 		res, err := p.idx.SearchInContext(page.collecting(ctx), req)
 		if err != nil {

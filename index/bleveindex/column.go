@@ -1,0 +1,143 @@
+package bleveindex
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	bi "github.com/blevesearch/bleve_index_api"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+)
+
+// A sorted page (sortedPage) compares hits on sortable numbers, and
+// reading one hit's value from Bleve's doc values cost about 0.7 µs: a
+// third of query 2 at 1M (8,992 hits sorted by date). A segment never
+// changes once written, so the page reads each segment's values of a
+// field once, into a column by local document number, and the partition
+// keeps it for as long as the segment is in its snapshots. A column is
+// eight bytes per document, with no pointers for the collector to scan.
+
+// column holds a sortable number's sort keys (sortKey, as a uint64) by
+// local document number; 0 where the document has no value. (Only a NaN
+// with every bit set has the key 0, and no value indexed is NaN.)
+type column []uint64
+
+// columns are a partition's columns, by segment and sort field.
+type columns struct {
+	mu   sync.Mutex
+	segs map[segment.Segment]map[string]column
+}
+
+// columnView is the columns of the segments of one index snapshot, for
+// the fields of one sort.
+type columnView struct {
+	starts []uint64   // the first global document number of each segment
+	cols   [][]column // by segment, then by field
+}
+
+// view returns the columns of fields for the snapshot r, reading those of
+// segments seen for the first time, and forgets the columns of segments
+// the snapshot no longer holds (merged away).
+func (c *columns) view(r bi.IndexReader, fields []string) (*columnView, error) {
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return nil, fmt.Errorf("bleveindex: columns of a %T, not a scorch snapshot", r)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.segs == nil {
+		c.segs = map[segment.Segment]map[string]column{}
+	}
+	v := &columnView{}
+	live := map[segment.Segment]bool{}
+	var start uint64
+	for _, ss := range snap.Segments() {
+		seg := ss.Segment()
+		live[seg] = true
+		// Global numbers run on over every document a segment holds,
+		// deleted ones included, as scorch numbers them.
+		v.starts = append(v.starts, start)
+		start += seg.Count()
+		byField := c.segs[seg]
+		if byField == nil {
+			byField = map[string]column{}
+			c.segs[seg] = byField
+		}
+		cols := make([]column, len(fields))
+		for i, f := range fields {
+			col, ok := byField[f]
+			if !ok {
+				var err error
+				if col, err = readColumn(seg, f); err != nil {
+					return nil, err
+				}
+				byField[f] = col
+			}
+			cols[i] = col
+		}
+		v.cols = append(v.cols, cols)
+	}
+	for seg := range c.segs {
+		if !live[seg] {
+			delete(c.segs, seg)
+		}
+	}
+	return v, nil
+}
+
+// keys fills keys with the values of the global document doc, one per
+// field of the view.
+func (v *columnView) keys(doc uint64, keys []uint64) {
+	i := sort.Search(len(v.starts), func(i int) bool { return v.starts[i] > doc }) - 1
+	local := doc - v.starts[i]
+	for f, col := range v.cols[i] {
+		keys[f] = col[local]
+	}
+}
+
+// readColumn reads field's sort keys for every document of seg.
+func readColumn(seg segment.Segment, field string) (column, error) {
+	col := make(column, seg.Count())
+	if len(col) == 0 {
+		return col, nil
+	}
+	dv, ok := seg.(segment.DocValueVisitable)
+	if !ok {
+		return nil, fmt.Errorf("bleveindex: segment %T has no doc values", seg)
+	}
+	fields := []string{field}
+	var state segment.DocVisitState
+	for doc := range col {
+		var err error
+		state, err = dv.VisitDocValues(uint64(doc), fields, func(_ string, term []byte) {
+			if col[doc] == 0 { // the first term, as Bleve's default sort mode
+				col[doc] = parseSortKey(term)
+			}
+		}, state)
+		if err != nil {
+			return nil, fmt.Errorf("bleveindex: column %s: %w", field, err)
+		}
+	}
+	return col, nil
+}
+
+// parseSortKey reads back a term sortKey wrote (sixteen lower-case hex
+// digits); anything else reads as missing.
+func parseSortKey(term []byte) uint64 {
+	if len(term) != 16 {
+		return 0
+	}
+	var v uint64
+	for _, b := range term {
+		switch {
+		case '0' <= b && b <= '9':
+			v = v<<4 | uint64(b-'0')
+		case 'a' <= b && b <= 'f':
+			v = v<<4 | uint64(b-'a'+10)
+		default:
+			return 0
+		}
+	}
+	return v
+}
