@@ -25,32 +25,36 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 		return index.Result{IDs: []string{}}, err
 	}
 	defer e.release(p)
-	// The list filters restrict without scoring; only the user's query
-	// ranks results.
-	filter, err := filterQuery(r.Kind, r.Filter)
+	// Scores are computed only for a sort that reads them: a list by date
+	// spent a fifth of its time scoring hits (query 2 at 1M).
+	scored := r.Query != nil && slices.ContainsFunc(r.Sort, func(s index.Sort) bool { return s.Field == index.ScoreField })
+	// With no query the filter is the whole search: it drives the
+	// matching itself, unscored. Unscored, the query is one conjunction
+	// with the filter's parts (flattened), which Bleve can intersect as
+	// bitmaps; as a Bleve filter, each of the query's hits was checked
+	// against the filter's searcher in turn (four fifths of query 2 at 1M).
+	filter := r.Filter
+	if r.Query != nil && !scored {
+		filter = flatAnd(r.Filter, r.Query)
+	}
+	q, err := filterQuery(r.Kind, filter)
 	if err != nil {
 		return index.Result{}, err
 	}
-	// With no query the filter is the whole search: it drives the matching
-	// itself, unscored.
-	q, score := filter, bleve.ScoreNone
-	if r.Query != nil {
-		scored, err := translate(r.Kind, r.Query)
+	score := bleve.ScoreNone
+	if scored {
+		// The filter restricts without scoring; only the user's query
+		// ranks results.
+		ranked, err := translate(r.Kind, r.Query)
 		if err != nil {
 			return index.Result{}, err
 		}
 		b := bleve.NewBooleanQuery()
-		if _, all := filter.(*bq.MatchAllQuery); !all {
-			b.AddFilter(filter)
+		if _, all := q.(*bq.MatchAllQuery); !all {
+			b.AddFilter(q)
 		}
-		b.AddMust(scored)
-		q = b
-		// Scores are computed only for a sort that reads them: a list
-		// by date spent a fifth of its time scoring hits (query 2 at
-		// 1M).
-		if slices.ContainsFunc(r.Sort, func(s index.Sort) bool { return s.Field == index.ScoreField }) {
-			score = ""
-		}
+		b.AddMust(ranked)
+		q, score = b, ""
 	}
 	if sorts, ranked, ok := pageSorts(r.Kind, r); ok {
 		// Sorted on numbers: the page keeps the hits itself (page.go).
@@ -78,6 +82,25 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 		out.IDs = append(out.IDs, h.ID)
 	}
 	return out, nil
+}
+
+// flatAnd is the conjunction of nodes, with those that are conjunctions
+// themselves spread into it; a nil node restricts nothing.
+func flatAnd(nodes ...query.Node) query.Node {
+	var out query.And
+	for _, n := range nodes {
+		switch n := n.(type) {
+		case nil:
+		case query.And:
+			out.Nodes = append(out.Nodes, n.Nodes...)
+		default:
+			out.Nodes = append(out.Nodes, n)
+		}
+	}
+	if len(out.Nodes) == 1 {
+		return out.Nodes[0]
+	}
+	return out
 }
 
 // sortOrder is index.TieBreak's order; kinds without a numeric id (chats,
