@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"net/http"
 	"strconv"
 
@@ -30,17 +31,14 @@ func (s *Server) listConversations(c *gin.Context) error {
 	sortField := p.enum("sortField", parley.DefaultSortField, parley.ConversationSortFields)
 	sortOrder := p.enum("sortOrder", parley.DefaultSortOrder, parley.SortOrders)
 	pg := page{size: ConversationPageSize, number: p.page()}
-	mailboxes, err := s.companyMailboxes(who.Company.ID)
-	if err != nil {
-		return err
-	}
-	custom := customFieldFilters(p, mailboxes, mailboxIDs)
+	mailboxes := &lazyMailboxes{s: s, company: who.Company.ID}
+	custom := customFieldFilters(p, mailboxes.get, mailboxIDs)
 	facets := readFacets(p)
-	if err := p.err(); err != nil {
+	if err := cmp.Or(mailboxes.err, p.err()); err != nil {
 		return err
 	}
 	nodes := custom
-	selection, err := s.listSavedView(c, p, &cf, &sortField, &sortOrder, mailboxes)
+	selection, err := s.listSavedView(c, p, &cf, &sortField, &sortOrder, mailboxes.get)
 	if err != nil {
 		return err
 	}
@@ -51,8 +49,8 @@ func (s *Server) listConversations(c *gin.Context) error {
 	if len(nodes) > 0 {
 		filter = query.And{Nodes: append([]query.Node{filter}, nodes...)}
 	}
-	search, err := s.parseQuery(c, index.ConversationSchemaFor(mailboxes))
-	if err != nil {
+	search, err := s.parseQuery(c, index.ConversationSchemaLoading(mailboxes.get))
+	if err = cmp.Or(mailboxes.err, err); err != nil {
 		return err
 	}
 	items, err := s.conversationPage(c, index.Request{Filter: filter, Query: search,

@@ -157,7 +157,7 @@ func (s *Server) folderSavedView(c *gin.Context, folderIDs []int64) (*parley.Sav
 // view's sort applies where the request gives none, and the list's default
 // status where the request gives none, since the view keeps its own.
 func (s *Server) listSavedView(c *gin.Context, p *params, f *parley.ConversationFilter, sortField, sortOrder *string,
-	mailboxes []parley.Mailbox) (query.Node, error) {
+	mailboxes func() []parley.Mailbox) (query.Node, error) {
 	view, err := s.folderSavedView(c, f.FolderIDs)
 	if err != nil || view == nil {
 		return nil, err
@@ -172,7 +172,7 @@ func (s *Server) listSavedView(c *gin.Context, p *params, f *parley.Conversation
 	if _, given := p.raw("sortOrder"); !given {
 		*sortOrder = view.SortOrder
 	}
-	return s.savedViewSelection(c, view, mailboxes)
+	return s.savedViewSelection(c, view, mailboxes())
 }
 
 // savedViewSelection is what a view selects for the caller at the
