@@ -229,6 +229,24 @@ func TestGoldenValid(t *testing.T) {
 	golden.Assert(t, "valid.golden", b.String())
 }
 
+// TestCheckLeavesTheSyntaxAlone: Parse shares the syntax of a query
+// parsed before, so checking it must not change it.
+func TestCheckLeavesTheSyntaxAlone(t *testing.T) {
+	s := newTestSchema()
+	for _, in := range validQueries {
+		shared, err := Parse(in)
+		require.NoError(t, err)
+		_, err = Check(shared, s, testNow)
+		require.NoError(t, err)
+		fresh, err := parse(in)
+		require.NoError(t, err)
+		assert.Equal(t, fresh, shared, in)
+		again, err := Parse(in)
+		require.NoError(t, err)
+		assert.Equal(t, fresh, again, in)
+	}
+}
+
 func TestGoldenInvalid(t *testing.T) {
 	s := newTestSchema()
 	var b strings.Builder
