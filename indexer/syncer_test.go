@@ -109,15 +109,23 @@ func TestOutboxReplayAfterCrash(t *testing.T) {
 	assert.Equal(t, 0, depth, "entries leave the outbox once the index holds them durably")
 }
 
+// openStores opens storage (without fsync) and a Bleve engine in
+// temporary directories, closed when the test ends.
+func openStores(t *testing.T) (*storage.DB, *bleveindex.Engine) {
+	t.Helper()
+	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	engine, err := bleveindex.Open(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { engine.Close() })
+	return db, engine
+}
+
 // TestWaitSeesWrite checks that a write waited on is searchable, with the
 // syncer running as in the server.
 func TestWaitSeesWrite(t *testing.T) {
-	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
-	require.NoError(t, err)
-	defer db.Close()
-	engine, err := bleveindex.Open(t.TempDir())
-	require.NoError(t, err)
-	defer engine.Close()
+	db, engine := openStores(t)
 	syncer := indexer.NewSyncer(db, engine, quiet)
 	db.OnCommit(syncer.Notify) // as cmd/parley wires it
 	ctx, cancel := context.WithCancel(context.Background())
@@ -181,12 +189,7 @@ func (f failing) Apply(ctx context.Context, b index.Batch, durable func(error)) 
 func TestFailedBatchStaysInTheOutbox(t *testing.T) {
 	for _, kind := range []index.Kind{index.Conversations, index.Messages} {
 		t.Run(string(kind), func(t *testing.T) {
-			db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
-			require.NoError(t, err)
-			defer db.Close()
-			engine, err := bleveindex.Open(t.TempDir())
-			require.NoError(t, err)
-			defer engine.Close()
+			db, engine := openStores(t)
 			createConversations(t, db, seedAccount(t, db), 3)
 			depth, err := db.OutboxDepth()
 			require.NoError(t, err)
