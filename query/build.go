@@ -25,6 +25,29 @@ func AnyOf(nodes ...Node) Node {
 	return Or{Nodes: nodes}
 }
 
+// AllOf matches documents matched by every node, with nested
+// conjunctions spread into it and nil nodes left out (they restrict
+// nothing). One node is itself; none matches everything.
+func AllOf(nodes ...Node) Node {
+	flat := make([]Node, 0, len(nodes))
+	for _, n := range nodes {
+		switch n := n.(type) {
+		case nil:
+		case And:
+			flat = append(flat, n.Nodes...)
+		default:
+			flat = append(flat, n)
+		}
+	}
+	switch len(flat) {
+	case 0:
+		return All{}
+	case 1:
+		return flat[0]
+	}
+	return And{Nodes: flat}
+}
+
 // AnyID matches documents whose numeric id field holds one of ids; no ids
 // matches nothing.
 func AnyID(field string, ids []int64) Node {

@@ -38,7 +38,7 @@ func (c checker) node(n Node) (Node, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		return newAnd(nodes), nil
+		return AllOf(nodes...), nil
 	case Or:
 		nodes, err := c.nodes(n.Nodes)
 		if err != nil {

@@ -210,7 +210,7 @@ func (c *converter) and(g *gAnd, field string, depth int) (Node, *Error) {
 		}
 		nodes = append(nodes, n)
 	}
-	return newAnd(nodes), nil
+	return AllOf(nodes...), nil
 }
 
 func (c *converter) unary(u *gUnary, field string, depth int) (Node, *Error) {
@@ -409,22 +409,6 @@ func unquote(raw string) string {
 		b.WriteByte(raw[i])
 	}
 	return b.String()
-}
-
-// newAnd joins nodes with AND, flattening nested Ands; one node stands alone.
-func newAnd(nodes []Node) Node {
-	if len(nodes) == 1 {
-		return nodes[0]
-	}
-	flat := make([]Node, 0, len(nodes))
-	for _, n := range nodes {
-		if a, ok := n.(And); ok {
-			flat = append(flat, a.Nodes...)
-		} else {
-			flat = append(flat, n)
-		}
-	}
-	return And{Nodes: flat}
 }
 
 // newOr joins nodes with OR, flattening nested Ors; one node stands alone.

@@ -35,7 +35,7 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 	// against the filter's searcher in turn (four fifths of query 2 at 1M).
 	filter := r.Filter
 	if r.Query != nil && !scored {
-		filter = flatAnd(r.Filter, r.Query)
+		filter = query.AllOf(r.Filter, r.Query)
 	}
 	q, err := filterQuery(r.Kind, filter)
 	if err != nil {
@@ -82,25 +82,6 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 		out.IDs = append(out.IDs, h.ID)
 	}
 	return out, nil
-}
-
-// flatAnd is the conjunction of nodes, with those that are conjunctions
-// themselves spread into it; a nil node restricts nothing.
-func flatAnd(nodes ...query.Node) query.Node {
-	var out query.And
-	for _, n := range nodes {
-		switch n := n.(type) {
-		case nil:
-		case query.And:
-			out.Nodes = append(out.Nodes, n.Nodes...)
-		default:
-			out.Nodes = append(out.Nodes, n)
-		}
-	}
-	if len(out.Nodes) == 1 {
-		return out.Nodes[0]
-	}
-	return out
 }
 
 // sortOrder is index.TieBreak's order; kinds without a numeric id (chats,
