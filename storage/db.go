@@ -58,6 +58,8 @@ var ErrLocked = errors.New("storage: the data directory is in use by another Par
 // DB is Parley's record store.
 type DB struct {
 	bolt *bbolt.DB
+	// commits groups concurrent writes into shared transactions (commit.go).
+	commits *committer
 	// onCommit is told the highest outbox sequence of each committed write.
 	onCommit func(seq uint64)
 	// onTx is told the duration of each View and Update (metrics).
@@ -115,7 +117,7 @@ func Open(path string, opt Options) (*DB, error) {
 		b.Close()
 		return nil, fmt.Errorf("storage: create buckets: %w", err)
 	}
-	return &DB{bolt: b, later: make(chan struct{}, 1), webhooks: make(chan struct{}, 1), mail: make(chan struct{}, 1), renumbered: renumbered}, nil
+	return &DB{bolt: b, commits: &committer{bolt: b}, later: make(chan struct{}, 1), webhooks: make(chan struct{}, 1), mail: make(chan struct{}, 1), renumbered: renumbered}, nil
 }
 
 // Close closes the file.
@@ -159,14 +161,14 @@ func (db *DB) View(fn func(*Tx) error) error {
 }
 
 // Update runs fn in a write transaction shared with concurrent writers
-// (bbolt Batch: one fsync for many). fn may run more than once and must
+// (group commit: one fsync for many, see committer). fn may run more than once and must
 // only touch the transaction. It returns the highest outbox sequence the
 // write queued (0 if none), which the caller can wait on to read its write.
 func (db *DB) Update(fn func(*Tx) error) (uint64, error) {
 	defer db.observeTx(true, time.Now())
 	var seq uint64
 	var later, webhooks, mail bool
-	err := db.bolt.Batch(func(btx *bbolt.Tx) error {
+	err := db.commits.update(func(btx *bbolt.Tx) error {
 		tx := &Tx{tx: btx, writable: true}
 		if err := fn(tx); err != nil {
 			return err
