@@ -150,9 +150,10 @@ func writeSynced(path string, data []byte) error {
 
 // scorchConfig makes batches return once searchable rather than once
 // persisted: durability comes from the storage outbox, acknowledged from
-// the persisted callback (see Apply).
+// the persisted callback (see Apply). Scorch's events go to the
+// partitions' warmers (warmer.go).
 func scorchConfig() map[string]interface{} {
-	return map[string]interface{}{"unsafe_batch": true}
+	return map[string]interface{}{"unsafe_batch": true, "eventCallbackName": warmEvents}
 }
 
 // Fresh reports whether Open created an empty index that needs a rebuild.

@@ -30,8 +30,10 @@ type partition struct {
 	elem  *list.Element // in Engine.recent
 	users int           // searches and batches holding it open
 	dirty int           // batches applied but not yet persisted
-	// columns are its segments' sortable numbers, read for sorted pages.
+	// columns are its segments' sortable numbers, read for sorted pages,
+	// and warmer reads those of new segments in the background.
 	columns *columns
+	warmer  *warmer
 	// ready is closed once the open is over: idx is set, or openErr says
 	// why not (errAbsent when it does not exist and was not to be made).
 	ready   chan struct{}
@@ -92,6 +94,12 @@ func (e *Engine) acquire(k partitionKey, create bool) (*partition, error) {
 		e.mu.Unlock()
 
 		p.idx, p.openErr = e.openPartition(k, create)
+		if p.openErr == nil {
+			if p.warmer, p.openErr = startWarmer(p.idx, p.columns); p.openErr != nil {
+				p.openErr = errors.Join(p.openErr, p.idx.Close())
+				p.idx = nil
+			}
+		}
 		e.mu.Lock()
 		var victims []*partition
 		if p.openErr != nil {
@@ -202,6 +210,7 @@ func (e *Engine) closeAll(parts []*partition) {
 	var err error
 	for _, p := range parts {
 		if p.idx != nil { // nil after a failed open
+			p.warmer.stop()
 			err = errors.Join(err, p.idx.Close())
 		}
 	}
