@@ -2,6 +2,7 @@ package lists
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -420,11 +421,24 @@ func (t *table) candidates(filter query.Node) (rows []int32, ok bool) {
 	if !selective(to-from+len(o.many)+added, t.size()) {
 		return nil, false
 	}
-	rows = make([]int32, 0, to-from+len(o.many)+added)
-	rows = append(append(rows, o.rows[from:to]...), o.many...)
-	for i := o.built; i < t.size(); i++ {
-		rows = append(rows, int32(i))
+	// Marked in a bitmap and read back in order: sorting them was a sixth
+	// of the e-mail report at 100k.
+	marks := make([]uint64, (t.size()+63)/64)
+	mark := func(i int32) { marks[i>>6] |= 1 << (i & 63) }
+	for _, i := range o.rows[from:to] {
+		mark(i)
 	}
-	slices.Sort(rows)
+	for _, i := range o.many {
+		mark(i)
+	}
+	for i := o.built; i < t.size(); i++ {
+		mark(int32(i))
+	}
+	rows = make([]int32, 0, to-from+len(o.many)+added)
+	for w, word := range marks {
+		for ; word != 0; word &= word - 1 {
+			rows = append(rows, int32(w<<6+bits.TrailingZeros64(word)))
+		}
+	}
 	return rows, true
 }
