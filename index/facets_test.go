@@ -15,3 +15,23 @@ func TestValueKeyIsFormatFloat(t *testing.T) {
 		assert.Equal(t, strconv.FormatFloat(v, 'f', -1, 64), ValueKey(v), "%v", v)
 	}
 }
+
+// ParseValueKey reads every string as ParseFloat does, values and errors.
+func TestParseValueKeyIsParseFloat(t *testing.T) {
+	for _, k := range []string{"0", "-0", "7", "-7", "007", "86400", "-86400", "123456789012345", "-123456789012345",
+		"1234567890123456", "9007199254740993", "1.5", "-0.25", "1e3", "+3", "", "-", "--1", "1-", "abc", "inf", "-Inf", "NaN",
+		"1_000", "0x10", " 1", "1 "} {
+		want, wantErr := strconv.ParseFloat(k, 64)
+		got, err := ParseValueKey(k)
+		if wantErr != nil {
+			assert.Error(t, err, "%q", k)
+			continue
+		}
+		assert.NoError(t, err, "%q", k)
+		if math.IsNaN(want) {
+			assert.True(t, math.IsNaN(got), "%q", k)
+			continue
+		}
+		assert.Equal(t, math.Float64bits(want), math.Float64bits(got), "%q: %v, want %v", k, got, want)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"time"
 
 	parley "github.com/parley/parley"
@@ -103,7 +102,7 @@ func percent(part, whole int) float64 {
 // value, and the sum of their values.
 func valueStats(values map[string]int) (count int, sum float64, err error) {
 	for k, n := range values {
-		v, perr := strconv.ParseFloat(k, 64)
+		v, perr := index.ParseValueKey(k)
 		if perr != nil {
 			return 0, 0, fmt.Errorf("reports: facet value %q is not a number", k)
 		}
