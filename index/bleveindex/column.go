@@ -29,7 +29,6 @@ type column []uint64
 type columns struct {
 	mu   sync.Mutex
 	segs map[segment.Segment]map[string]column
-	used map[string]bool // the fields pages have sorted on, for warm
 }
 
 // columnView is the columns of the segments of one index snapshot, for
@@ -105,17 +104,15 @@ func (c *columns) view(r bi.IndexReader, fields []string) (*columnView, error) {
 }
 
 // missing lists the columns of fields that segs need and that are not
-// read yet, and notes the fields as used.
+// read yet.
 func (c *columns) missing(segs []segment.Segment, fields []string) []segmentField {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.segs == nil {
 		c.segs = map[segment.Segment]map[string]column{}
-		c.used = map[string]bool{}
 	}
 	var out []segmentField
 	for _, f := range fields {
-		c.used[f] = true
 		for _, seg := range segs {
 			if _, ok := c.segs[seg][f]; !ok {
 				out = append(out, segmentField{seg, f})
@@ -126,12 +123,18 @@ func (c *columns) missing(segs []segment.Segment, fields []string) []segmentFiel
 }
 
 // warm reads the columns the snapshot r lacks of every field pages have
-// sorted on, so that after a merge the first sorted page does not read a
-// merged segment's columns itself.
+// sorted on (those read for any segment so far), so that after a merge the
+// first sorted page does not read a merged segment's columns itself.
 func (c *columns) warm(r bi.IndexReader) error {
 	c.mu.Lock()
-	fields := slices.Sorted(maps.Keys(c.used))
+	used := map[string]bool{}
+	for _, byField := range c.segs {
+		for f := range byField {
+			used[f] = true
+		}
+	}
 	c.mu.Unlock()
+	fields := slices.Sorted(maps.Keys(used))
 	if len(fields) == 0 {
 		return nil
 	}
