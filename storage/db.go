@@ -259,10 +259,12 @@ func (t *Tx) put(bucket, k []byte, v any) error {
 	}
 	b := t.tx.Bucket(bucket)
 	if appendMostly(bucket) {
-		// New keys arrive in order, so a page may fill whole before it
-		// splits: nothing will be inserted before its last key. bbolt's
-		// default (half full) doubled the file of a bulk load, and 0.9
-		// still left these buckets' leaves 84% used.
+		// New keys mostly arrive after every key there is (new records),
+		// so a page may fill whole before it splits. A key landing
+		// mid-bucket (a reply to an older conversation) splits its full
+		// page in two, as at any fill. bbolt's default (half full)
+		// doubled the file of a bulk load, and 0.9 still left these
+		// buckets' leaves 84% used.
 		b.FillPercent = 1.0
 	}
 	return b.Put(k, data)
