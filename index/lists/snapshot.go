@@ -28,8 +28,10 @@ import (
 //
 // The format is binary, little-endian: the magic, the mapping version
 // (report rows are laid out by the catalog), the mark, a table of the
-// keyword strings, the list rows (company, numbers, presence bits, keyword
-// indexes, tag indexes), the report rows' keywords, their tables (company,
+// keyword strings, the list rows by part (the count of all rows and of
+// parts, then each part's company, status and row count, then its rows:
+// numbers, presence bits, keyword indexes, tag indexes), the report rows'
+// keywords, their tables (company,
 // kind, the counts of rows, numbers and keywords that size the table
 // before its first row, then each row's id, offsets, numbers and
 // keyword indexes), and a CRC-32 of all that precedes it.
@@ -42,8 +44,9 @@ type Mark struct {
 
 // snapshotMagic names the format; it changes with the row layout (02: the
 // mailbox's and assignee's names joined the keywords; 03: report rows;
-// 04: each table's sizes ahead of its rows).
-var snapshotMagic = [8]byte{'P', 'L', 'I', 'S', 'T', 'S', '0', '4'}
+// 04: each table's sizes ahead of its rows; 05: the list rows grouped by
+// part, each part's size ahead of its rows).
+var snapshotMagic = [8]byte{'P', 'L', 'I', 'S', 'T', 'S', '0', '5'}
 
 // Save writes the engine's rows to path (through a temporary file renamed
 // into place). Call it only once the syncer has stopped, with the mark of
@@ -101,10 +104,12 @@ func (e *Engine) write(w *bufio.Writer, m Mark) error {
 		return i
 	}
 	wordIndex("")
-	rows := 0
+	rows, parts := 0, 0
 	for _, byStatus := range e.parts {
-		for _, p := range byStatus {
+		for status, p := range byStatus {
+			wordIndex(status)
 			rows += len(p.rows)
+			parts++
 			for i := range p.rows {
 				for _, s := range p.rows[i].words {
 					wordIndex(s)
@@ -132,15 +137,18 @@ func (e *Engine) write(w *bufio.Writer, m Mark) error {
 			return err
 		}
 	}
-	if err := put(uint64(rows)); err != nil {
+	if err := errors.Join(put(uint64(rows)), put(uint32(parts))); err != nil {
 		return err
 	}
 	var buf []byte
 	for company, byStatus := range e.parts {
-		for _, p := range byStatus {
+		for status, p := range byStatus {
+			if err := errors.Join(put(uint64(company)), put(strings[status]), put(uint64(len(p.rows)))); err != nil {
+				return err
+			}
 			for i := range p.rows {
 				r := &p.rows[i]
-				buf = le.AppendUint64(buf[:0], uint64(company))
+				buf = buf[:0]
 				for _, v := range r.nums {
 					buf = le.AppendUint64(buf, math.Float64bits(v))
 				}
@@ -447,40 +455,54 @@ func readListRows(data []byte, m Mark) (fresh *Engine, r *snapshotReader, err er
 		}
 		return table[i]
 	}
-	rows := r.u64()
-	// A row takes at least its company, numbers, presence bits, keywords
-	// and tag count.
-	if rows > uint64(len(r.data)/(8+8*numFields+2+4*wordFields+4)) {
+	// A row takes at least its numbers, presence bits, keywords and tag
+	// count; a part's header its company, status and row count.
+	const minRow, partHeader = 8*numFields + 2 + 4*wordFields + 4, 8 + 4 + 8
+	rows, parts := r.u64(), r.u32()
+	if rows > uint64(len(r.data)/minRow) || parts > uint32(len(r.data)/partHeader) {
 		return nil, nil, errors.New("lists: restore: the snapshot is damaged (row count)")
 	}
 	fresh.where = make(map[int64]place, rows)
-	for n := rows; n > 0 && r.err == nil; n-- {
-		var row row
-		company := int64(r.u64())
-		for f := range row.nums {
-			row.nums[f] = math.Float64frombits(r.u64())
+	for ; parts > 0 && r.err == nil; parts-- {
+		company, status, n := int64(r.u64()), word(), r.u64()
+		if n > uint64(len(r.data)/minRow) {
+			r.err = errors.New("part's row count out of range")
+			break
 		}
-		row.has = r.u16()
-		for f := range row.words {
-			row.words[f] = word()
-		}
-		switch tags := int(r.u32()); {
-		case tags > len(r.data)/4:
-			r.err = errors.New("tag count out of range")
-		case tags > 0:
-			row.tags = make([]string, tags)
-			for i := range row.tags {
-				row.tags[i] = word()
-			}
-		}
-		if r.err == nil {
-			fresh.put(company, row)
+		fresh.reserve(company, status, int(n))
+		for ; n > 0 && r.err == nil; n-- {
+			readListRow(r, fresh, company, word)
 		}
 	}
 	if r.err != nil {
 		return nil, nil, fmt.Errorf("lists: restore: the snapshot is damaged: %w", r.err)
 	}
 	return fresh, r, nil
+}
+
+// readListRow reads one list row of company into e, its keywords read
+// through word.
+func readListRow(r *snapshotReader, e *Engine, company int64, word func() string) {
+	var row row
+	for f := range row.nums {
+		row.nums[f] = math.Float64frombits(r.u64())
+	}
+	row.has = r.u16()
+	for f := range row.words {
+		row.words[f] = word()
+	}
+	switch tags := int(r.u32()); {
+	case tags > len(r.data)/4:
+		r.err = errors.New("tag count out of range")
+	case tags > 0:
+		row.tags = make([]string, tags)
+		for i := range row.tags {
+			row.tags[i] = word()
+		}
+	}
+	if r.err == nil {
+		e.put(company, row)
+	}
 }
 
 // snapshotReader reads little-endian values, remembering the first
