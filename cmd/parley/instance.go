@@ -221,6 +221,11 @@ func (in *instance) openEmbeddedEngines(log *slog.Logger) (fresh bool, err error
 		log.Warn("list engine snapshot not used; loaded from storage", "err", damaged)
 	}
 	log.Debug("list engine ready", "fromSnapshot", restored)
+	go func() { // the report rows fill after the start (a damaged snapshot's too)
+		if err := fast.WaitReports(); err != nil {
+			log.Warn("list engine's report rows not filled; reports use the full engine", "err", err)
+		}
+	}()
 	in.fast = fast
 	return in.bleve.Fresh(), nil
 }

@@ -30,11 +30,17 @@ import (
 // (report rows are laid out by the catalog), the mark, a table of the
 // keyword strings, the list rows by part (the count of all rows and of
 // parts, then each part's company, status and row count, then its rows:
-// numbers, presence bits, keyword indexes, tag indexes), the report rows'
-// keywords, their tables (company,
-// kind, the counts of rows, numbers and keywords that size the table
-// before its first row, then each row's id, offsets, numbers and
-// keyword indexes), and a CRC-32 of all that precedes it.
+// numbers, presence bits, keyword indexes, tag indexes); then the report
+// rows' keywords and their tables (company, kind, the counts of rows,
+// numbers and keywords that size the table before its first row, then
+// each row's id, offsets, numbers and keyword indexes); and last a footer
+// with each of these two sections' end offset and CRC-32.
+//
+// The two sections have a checksum each because the list rows are read
+// before the start is ready, and the report rows, nine tenths of the file
+// at 1M, after it: a start checks only what it reads before it is ready.
+// (Checking the whole file first read it all, which took seconds when the
+// kernel had dropped its pages.)
 
 // Mark identifies the storage state a snapshot belongs to.
 type Mark struct {
@@ -45,8 +51,8 @@ type Mark struct {
 // snapshotMagic names the format; it changes with the row layout (02: the
 // mailbox's and assignee's names joined the keywords; 03: report rows;
 // 04: each table's sizes ahead of its rows; 05: the list rows grouped by
-// part, each part's size ahead of its rows).
-var snapshotMagic = [8]byte{'P', 'L', 'I', 'S', 'T', 'S', '0', '5'}
+// part, each part's size ahead of its rows; 06: a checksum per section).
+var snapshotMagic = [8]byte{'P', 'L', 'I', 'S', 'T', 'S', '0', '6'}
 
 // Save writes the engine's rows to path (through a temporary file renamed
 // into place). Call it only once the syncer has stopped, with the mark of
@@ -66,12 +72,22 @@ func (e *Engine) Save(path string, m Mark) error {
 	}
 	sum := crc32.NewIEEE()
 	w := bufio.NewWriterSize(io.MultiWriter(f, sum), 1<<20)
-	err = e.write(w, m)
-	if err == nil {
-		err = w.Flush()
+	// seal ends a section: its end and the checksum of what was written
+	// since the last one go in the footer.
+	var footer []byte
+	seal := func() error {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		end, err := f.Seek(0, io.SeekCurrent)
+		footer = binary.LittleEndian.AppendUint64(footer, uint64(end))
+		footer = binary.LittleEndian.AppendUint32(footer, sum.Sum32())
+		sum.Reset()
+		return err
 	}
+	err = e.write(w, m, seal)
 	if err == nil {
-		err = binary.Write(f, binary.LittleEndian, sum.Sum32())
+		_, err = f.Write(footer)
 	}
 	if err == nil {
 		err = f.Sync()
@@ -89,7 +105,7 @@ func (e *Engine) Save(path string, m Mark) error {
 	return nil
 }
 
-func (e *Engine) write(w *bufio.Writer, m Mark) error {
+func (e *Engine) write(w *bufio.Writer, m Mark, seal func() error) error {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	strings := map[string]uint32{}
@@ -166,7 +182,13 @@ func (e *Engine) write(w *bufio.Writer, m Mark) error {
 			}
 		}
 	}
-	return e.writeTables(w, putString)
+	if err := seal(); err != nil {
+		return err
+	}
+	if err := e.writeTables(w, putString); err != nil {
+		return err
+	}
+	return seal()
 }
 
 // writeTables writes the report rows: their keywords, then each table's
@@ -233,13 +255,17 @@ func (e *Engine) writeTables(w *bufio.Writer, putString func(string) error) erro
 // meanwhile are left out, since Apply's are as new (see reportFill). It
 // takes the lock a chunk of rows at a time, so requests and Apply go on.
 // release unmaps the snapshot; nothing kept refers to its bytes.
-func (e *Engine) restoreReports(r *snapshotReader, release func(), fill *reportFill) {
+func (e *Engine) restoreReports(reports section, release func(), fill *reportFill) {
 	defer close(fill.done)
 	defer release()
 	if restoreHook != nil {
 		restoreHook()
 	}
-	err := e.readTables(r, fill)
+	r := &snapshotReader{data: reports.data}
+	err := reports.check()
+	if err == nil {
+		err = e.readTables(r, fill)
+	}
 	if err == nil && len(r.data) != 0 {
 		err = errors.New("trailing bytes")
 	}
@@ -389,7 +415,7 @@ func (e *Engine) Restore(path string, m Mark) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("lists: restore: %w", err)
 	}
-	fresh, r, err := readListRows(data, m)
+	fresh, reports, err := readListRows(data, m)
 	if err != nil || fresh == nil {
 		release()
 		return false, err
@@ -397,7 +423,7 @@ func (e *Engine) Restore(path string, m Mark) (bool, error) {
 	fill := newFill()
 	fresh.fill = fill
 	e.replace(fresh)
-	go e.restoreReports(r, release, fill)
+	go e.restoreReports(reports, release, fill)
 	return true, nil
 }
 
@@ -422,26 +448,63 @@ func mapFile(path string) (data []byte, release func(), err error) {
 	return data, func() { syscall.Munmap(data) }, nil
 }
 
-// readListRows checks a snapshot and reads its list rows into a new
-// engine; r is left at the report rows. fresh is nil when the snapshot
-// is of another storage state than m.
-func readListRows(data []byte, m Mark) (fresh *Engine, r *snapshotReader, err error) {
-	if len(data) < 4 || crc32.ChecksumIEEE(data[:len(data)-4]) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
-		return nil, nil, errors.New("lists: restore: the snapshot is damaged (checksum)")
+// section is one checksummed part of a snapshot.
+type section struct {
+	data []byte
+	sum  uint32 // its CRC-32, from the footer
+}
+
+func (s section) check() error {
+	if crc32.ChecksumIEEE(s.data) != s.sum {
+		return errors.New("checksum")
 	}
-	r = &snapshotReader{data: data[:len(data)-4]}
+	return nil
+}
+
+// footerSize is the footer's: each of the two sections' end and checksum.
+const footerSize = 2 * (8 + 4)
+
+// sectionsOf splits a snapshot into its list rows and report rows by its
+// footer.
+func sectionsOf(data []byte) (list, reports section, err error) {
+	if len(data) < footerSize {
+		return list, reports, errors.New("no footer")
+	}
+	body, footer := data[:len(data)-footerSize], data[len(data)-footerSize:]
+	le := binary.LittleEndian
+	listEnd, reportsEnd := le.Uint64(footer), le.Uint64(footer[12:])
+	if listEnd > reportsEnd || reportsEnd != uint64(len(body)) {
+		return list, reports, errors.New("section ends out of range")
+	}
+	list = section{body[:listEnd], le.Uint32(footer[8:])}
+	reports = section{body[listEnd:], le.Uint32(footer[20:])}
+	return list, reports, nil
+}
+
+// readListRows checks a snapshot's list rows and reads them into a new
+// engine; reports is the section of the report rows, not yet checked.
+// fresh is nil when the snapshot is of another storage state than m.
+func readListRows(data []byte, m Mark) (fresh *Engine, reports section, err error) {
+	list, reports, err := sectionsOf(data)
+	if err == nil {
+		err = list.check()
+	}
+	if err != nil {
+		return nil, reports, fmt.Errorf("lists: restore: the snapshot is damaged (%w)", err)
+	}
+	r := &snapshotReader{data: list.data}
 	var magic [8]byte
 	copy(magic[:], r.bytes(8))
 	if magic != snapshotMagic || string(r.bytes(int(r.u32()))) != index.MappingVersion {
-		return nil, nil, errors.New("lists: restore: not a list snapshot of this version")
+		return nil, reports, errors.New("lists: restore: not a list snapshot of this version")
 	}
 	if (Mark{Store: r.u64(), Seq: r.u64()}) != m {
-		return nil, nil, nil
+		return nil, reports, nil
 	}
 	fresh = New()
 	count := int(r.u32())
 	if count > len(r.data)/4 {
-		return nil, nil, errors.New("lists: restore: the snapshot is damaged (string table)")
+		return nil, reports, errors.New("lists: restore: the snapshot is damaged (string table)")
 	}
 	table := make([]string, count)
 	for i := range table {
@@ -460,7 +523,7 @@ func readListRows(data []byte, m Mark) (fresh *Engine, r *snapshotReader, err er
 	const minRow, partHeader = 8*numFields + 2 + 4*wordFields + 4, 8 + 4 + 8
 	rows, parts := r.u64(), r.u32()
 	if rows > uint64(len(r.data)/minRow) || parts > uint32(len(r.data)/partHeader) {
-		return nil, nil, errors.New("lists: restore: the snapshot is damaged (row count)")
+		return nil, reports, errors.New("lists: restore: the snapshot is damaged (row count)")
 	}
 	fresh.where = make(map[int64]place, rows)
 	for ; parts > 0 && r.err == nil; parts-- {
@@ -474,10 +537,13 @@ func readListRows(data []byte, m Mark) (fresh *Engine, r *snapshotReader, err er
 			readListRow(r, fresh, company, word)
 		}
 	}
-	if r.err != nil {
-		return nil, nil, fmt.Errorf("lists: restore: the snapshot is damaged: %w", r.err)
+	if r.err == nil && len(r.data) != 0 {
+		r.err = errors.New("trailing bytes after the list rows")
 	}
-	return fresh, r, nil
+	if r.err != nil {
+		return nil, reports, fmt.Errorf("lists: restore: the snapshot is damaged: %w", r.err)
+	}
+	return fresh, reports, nil
 }
 
 // readListRow reads one list row of company into e, its keywords read
