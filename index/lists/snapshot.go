@@ -39,8 +39,9 @@ import (
 // The two sections have a checksum each because the list rows are read
 // before the start is ready, and the report rows, nine tenths of the file
 // at 1M, after it: a start checks only what it reads before it is ready.
-// (Checking the whole file first read it all, which took seconds when the
-// kernel had dropped its pages.)
+// (Checking the whole file first read and summed 952 MB at 1M before the
+// start was ready: about 0.4 s of a restart here, more when the file's
+// pages are not in memory.)
 
 // Mark identifies the storage state a snapshot belongs to.
 type Mark struct {
