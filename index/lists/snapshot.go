@@ -73,8 +73,8 @@ func (e *Engine) Save(path string, m Mark) error {
 	}
 	sum := crc32.NewIEEE()
 	w := bufio.NewWriterSize(io.MultiWriter(f, sum), 1<<20)
-	// seal ends a section: its end and the checksum of what was written
-	// since the last one go in the footer.
+	// seal ends a section: its footer entry is its end and the checksum
+	// of what was written since the last one.
 	var footer []byte
 	seal := func() error {
 		if err := w.Flush(); err != nil {
@@ -462,8 +462,12 @@ func (s section) check() error {
 	return nil
 }
 
-// footerSize is the footer's: each of the two sections' end and checksum.
-const footerSize = 2 * (8 + 4)
+// The footer is an entry per section, list rows first: the section's end
+// offset (uint64) and its CRC-32 (uint32).
+const (
+	footerEntry = 8 + 4
+	footerSize  = 2 * footerEntry
+)
 
 // sectionsOf splits a snapshot into its list rows and report rows by its
 // footer.
@@ -472,14 +476,16 @@ func sectionsOf(data []byte) (list, reports section, err error) {
 		return list, reports, errors.New("no footer")
 	}
 	body, footer := data[:len(data)-footerSize], data[len(data)-footerSize:]
-	le := binary.LittleEndian
-	listEnd, reportsEnd := le.Uint64(footer), le.Uint64(footer[12:])
+	entry := func(i int) (end uint64, sum uint32) {
+		e := footer[i*footerEntry:]
+		return binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint32(e[8:])
+	}
+	listEnd, listSum := entry(0)
+	reportsEnd, reportsSum := entry(1)
 	if listEnd > reportsEnd || reportsEnd != uint64(len(body)) {
 		return list, reports, errors.New("section ends out of range")
 	}
-	list = section{body[:listEnd], le.Uint32(footer[8:])}
-	reports = section{body[listEnd:], le.Uint32(footer[20:])}
-	return list, reports, nil
+	return section{body[:listEnd], listSum}, section{body[listEnd:], reportsSum}, nil
 }
 
 // readListRows checks a snapshot's list rows and reads them into a new
