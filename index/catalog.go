@@ -40,6 +40,12 @@ type Field struct {
 	// for range searches (Bleve's has sixteen); a range on it still
 	// answers correctly, by walking its terms.
 	Key bool
+	// Whole marks a number whose values are integers of at most 53 bits
+	// (ids, counts, dates in milliseconds). Engines may index it by its
+	// integer instead of its float's bits: a float's low bits are zeros
+	// for such values, so a trie over them repeats one unique term at
+	// several precisions, where one over the integer does not.
+	Whole bool
 	// Weight multiplies the relevance of a text field's matches (0 is 1):
 	// a word in the subject says more about a conversation than one in
 	// its threads.
@@ -66,8 +72,8 @@ const (
 // from it; changing it means bumping MappingVersion.
 var Catalog = map[Kind][]Field{
 	Conversations: {
-		{Name: "id", Type: NumberField, Sortable: true},
-		{Name: "number", Type: NumberField, Sortable: true},
+		{Name: "id", Type: NumberField, Whole: true, Sortable: true},
+		{Name: "number", Type: NumberField, Whole: true, Sortable: true},
 		{Name: "mailboxId", Type: NumberField, Key: true, Sortable: true},
 		{Name: "mailboxName", Type: KeywordField},
 		{Name: "folderId", Type: NumberField, Key: true},
@@ -85,28 +91,28 @@ var Catalog = map[Kind][]Field{
 		{Name: "subject", Type: TextField, Weight: 2},
 		{Name: "subjectSort", Type: KeywordField, Sortable: true},
 		{Name: "body", Type: TextField, Phrases: true},
-		{Name: "createdAt", Type: NumberField, Sortable: true},
-		{Name: "modifiedAt", Type: NumberField, Sortable: true},
-		{Name: "waitingSince", Type: NumberField, Sortable: true},
+		{Name: "createdAt", Type: NumberField, Whole: true, Sortable: true},
+		{Name: "modifiedAt", Type: NumberField, Whole: true, Sortable: true},
+		{Name: "waitingSince", Type: NumberField, Whole: true, Sortable: true},
 		{Name: "hasAttachments", Type: KeywordField},
 		{Name: "replyUserId", Type: NumberField, Key: true},
 		{Name: "createdByUserId", Type: NumberField, Key: true, Valued: true},
 		// Report figures (parley.Figures); times in seconds.
-		{Name: "replies", Type: NumberField, Valued: true},
-		{Name: "firstResponseAt", Type: NumberField, Sortable: true},
+		{Name: "replies", Type: NumberField, Whole: true, Valued: true},
+		{Name: "firstResponseAt", Type: NumberField, Whole: true, Sortable: true},
 		{Name: "firstResponseSeconds", Type: NumberField, Valued: true},
 		{Name: "firstResponseOfficeSeconds", Type: NumberField, Valued: true},
-		{Name: "resolvedAt", Type: NumberField, Sortable: true},
+		{Name: "resolvedAt", Type: NumberField, Whole: true, Sortable: true},
 		{Name: "resolutionSeconds", Type: NumberField, Valued: true},
 		{Name: "resolutionOfficeSeconds", Type: NumberField, Valued: true},
 		{Name: "resolvedByUserId", Type: NumberField, Key: true, Valued: true},
 		{Name: "closedByUserId", Type: NumberField, Key: true, Valued: true},
 		{Name: "primaryCustomerId", Type: NumberField, Key: true, Valued: true},
-		{Name: "activityAt", Type: NumberField},
+		{Name: "activityAt", Type: NumberField, Whole: true},
 		{Name: "createdBy", Type: KeywordField},
 		{Name: "createdWeekHour", Type: KeywordField},
-		{Name: "closedAt", Type: NumberField},
-		{Name: "replyAt", Type: NumberField},
+		{Name: "closedAt", Type: NumberField, Whole: true},
+		{Name: "replyAt", Type: NumberField, Whole: true},
 		{Name: "responseSeconds", Type: NumberField},
 		{Name: "responseOfficeSeconds", Type: NumberField},
 	},
@@ -116,7 +122,7 @@ var Catalog = map[Kind][]Field{
 	Messages: {
 		{Name: "from", Type: KeywordField},
 		{Name: "id", Type: NumberField, Key: true, Sortable: true},
-		{Name: "createdAt", Type: NumberField, Sortable: true},
+		{Name: "createdAt", Type: NumberField, Whole: true, Sortable: true},
 		{Name: "userId", Type: NumberField, Key: true, Valued: true},
 		{Name: "customerId", Type: NumberField, Key: true, Valued: true},
 		{Name: "conversationId", Type: NumberField, Key: true, Valued: true},
@@ -126,8 +132,8 @@ var Catalog = map[Kind][]Field{
 		{Name: "type", Type: KeywordField},
 		{Name: "tag", Type: KeywordField},
 		{Name: "rating", Type: KeywordField},
-		{Name: "ratedAt", Type: NumberField, Sortable: true},
-		{Name: "ratingRank", Type: NumberField, Sortable: true},
+		{Name: "ratedAt", Type: NumberField, Whole: true, Sortable: true},
+		{Name: "ratingRank", Type: NumberField, Whole: true, Sortable: true},
 		{Name: "ratingCustomerId", Type: NumberField, Key: true, Valued: true},
 		{Name: "responseSeconds", Type: NumberField, Valued: true},
 		{Name: "responseOfficeSeconds", Type: NumberField, Valued: true},
@@ -144,7 +150,7 @@ var Catalog = map[Kind][]Field{
 	// Calls are phone threads: who logged them, for which customer, when.
 	Calls: {
 		{Name: "id", Type: NumberField, Key: true, Sortable: true},
-		{Name: "createdAt", Type: NumberField, Sortable: true},
+		{Name: "createdAt", Type: NumberField, Whole: true, Sortable: true},
 		{Name: "userId", Type: NumberField, Key: true, Valued: true},
 		{Name: "customerId", Type: NumberField, Key: true, Valued: true},
 		{Name: "conversationId", Type: NumberField, Key: true},
@@ -154,8 +160,8 @@ var Catalog = map[Kind][]Field{
 	},
 	// Chats carry what the chat report counts; durations in seconds.
 	Chats: {
-		{Name: "createdAt", Type: NumberField, Sortable: true},
-		{Name: "endedAt", Type: NumberField, Sortable: true},
+		{Name: "createdAt", Type: NumberField, Whole: true, Sortable: true},
+		{Name: "endedAt", Type: NumberField, Whole: true, Sortable: true},
 		{Name: "mailboxId", Type: NumberField, Key: true},
 		{Name: "folderId", Type: NumberField, Key: true},
 		{Name: "assigneeId", Type: NumberField, Key: true},
@@ -168,13 +174,13 @@ var Catalog = map[Kind][]Field{
 		{Name: "waitSeconds", Type: NumberField, Valued: true},
 		{Name: "responseSeconds", Type: NumberField, Valued: true},
 		{Name: "durationSeconds", Type: NumberField, Valued: true},
-		{Name: "messages", Type: NumberField, Valued: true},
+		{Name: "messages", Type: NumberField, Whole: true, Valued: true},
 		{Name: "waitOfficeSeconds", Type: NumberField, Valued: true},
 		{Name: "responseOfficeSeconds", Type: NumberField, Valued: true},
 		{Name: "durationOfficeSeconds", Type: NumberField, Valued: true},
 	},
 	Customers: {
-		{Name: "id", Type: NumberField, Sortable: true},
+		{Name: "id", Type: NumberField, Whole: true, Sortable: true},
 		{Name: "firstName", Type: TextField},
 		{Name: "lastName", Type: TextField},
 		{Name: "firstNameSort", Type: KeywordField, Sortable: true},
@@ -184,8 +190,8 @@ var Catalog = map[Kind][]Field{
 		// Valued: customer lists count per mailbox and organization.
 		{Name: "mailboxId", Type: NumberField, Key: true, Valued: true},
 		{Name: "organizationId", Type: NumberField, Key: true, Valued: true},
-		{Name: "createdAt", Type: NumberField, Sortable: true},
-		{Name: "modifiedAt", Type: NumberField, Sortable: true},
+		{Name: "createdAt", Type: NumberField, Whole: true, Sortable: true},
+		{Name: "modifiedAt", Type: NumberField, Whole: true, Sortable: true},
 	},
 }
 
@@ -204,7 +210,7 @@ var catalogFields = func() map[Kind]map[string]Field {
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "16"
+const MappingVersion = "17"
 
 // PresentField is a field every document has: the names of its non-empty
 // fields, for `field:*` queries.

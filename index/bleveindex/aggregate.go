@@ -85,16 +85,16 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 // aggregateValues holds one match's values of the fields an aggregate
 // reads, decoded from their Bleve terms.
 type aggregateValues struct {
-	fields  []string          // Bleve fields to visit
-	number  map[string]string // Bleve field -> number field it holds
-	key     map[string]string // Bleve field -> keyword or Valued field it holds
-	isKey   map[string]bool   // number fields indexed as one Key term
+	fields  []string               // Bleve fields to visit
+	number  map[string]string      // Bleve field -> number field it holds
+	key     map[string]string      // Bleve field -> keyword or Valued field it holds
+	fieldOf map[string]index.Field // number fields, by name
 	numbers map[string][]float64
 	keys    map[string][]string
 }
 
 func newAggregateValues(r index.AggregateRequest) *aggregateValues {
-	v := &aggregateValues{number: map[string]string{}, key: map[string]string{}, isKey: map[string]bool{},
+	v := &aggregateValues{number: map[string]string{}, key: map[string]string{}, fieldOf: map[string]index.Field{},
 		numbers: map[string][]float64{}, keys: map[string][]string{}}
 	addField := func(name string) {
 		for _, f := range v.fields {
@@ -110,7 +110,7 @@ func newAggregateValues(r index.AggregateRequest) *aggregateValues {
 	}
 	for _, name := range numbers {
 		f, _ := index.FieldOf(r.Kind, name)
-		v.number[name], v.isKey[name] = name, f.Key
+		v.number[name], v.fieldOf[name] = name, f
 		addField(name)
 	}
 	for _, name := range append(append([]string{}, r.GroupBy...), r.Distinct...) {
@@ -143,7 +143,8 @@ func (v *aggregateValues) visit(field string, term []byte) {
 	if !ok {
 		return
 	}
-	if v.isKey[name] {
+	f := v.fieldOf[name]
+	if f.Key {
 		if n, ok := fromSortKey(term); ok {
 			v.numbers[name] = append(v.numbers[name], n)
 		}
@@ -154,7 +155,7 @@ func (v *aggregateValues) visit(field string, term []byte) {
 		return
 	}
 	if i, err := coded.Int64(); err == nil {
-		v.numbers[name] = append(v.numbers[name], numeric.Int64ToFloat64(i))
+		v.numbers[name] = append(v.numbers[name], numberOf(f, i))
 	}
 }
 

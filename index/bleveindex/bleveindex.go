@@ -301,7 +301,11 @@ func (e *Engine) Apply(ctx context.Context, b index.Batch, durable func(error)) 
 func (e *Engine) applyTo(p *partition, b index.Batch, durable func(error)) error {
 	batch := p.idx.NewBatch()
 	for _, d := range b.Upserts {
-		if err := batch.IndexAdvanced(p.build.document(d)); err != nil {
+		doc, err := p.build.document(d)
+		if err == nil {
+			err = batch.IndexAdvanced(doc)
+		}
+		if err != nil {
 			return fmt.Errorf("bleveindex: %w", err)
 		}
 	}

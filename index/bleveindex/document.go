@@ -93,8 +93,8 @@ func options(f index.Field) bi.FieldIndexingOptions {
 
 // document builds the Bleve document of d. Values of a multi-valued field
 // get array positions, as the mapping gives array elements, so phrases do
-// not cross values.
-func (b *builder) document(d index.Document) *document.Document {
+// not cross values. It fails on a value a Whole field cannot hold.
+func (b *builder) document(d index.Document) (*document.Document, error) {
 	doc := document.NewDocument(d.ID)
 	positions := func(n, i int) []uint64 {
 		if n == 1 {
@@ -140,7 +140,11 @@ func (b *builder) document(d index.Document) *document.Document {
 			addValues(name, bi.IndexField, keys, b.keywords)
 		} else {
 			for i, v := range values {
-				doc.AddField(document.NewTextFieldCustom(name, positions(len(values), i), numberValue(v), opts, b.number))
+				code, ok := numberCode(f, v)
+				if !ok {
+					return nil, fmt.Errorf("document %s: field %s holds whole numbers of at most 53 bits, not %v", d.ID, name, v)
+				}
+				doc.AddField(document.NewTextFieldCustom(name, positions(len(values), i), numberValue(code), opts, b.number))
 			}
 		}
 		if f.Sortable && len(values) > 0 {
@@ -155,5 +159,5 @@ func (b *builder) document(d index.Document) *document.Document {
 			addWords(index.Field{Name: index.ValuedPrefix + name}, keys, b.keywords)
 		}
 	}
-	return doc
+	return doc, nil
 }

@@ -40,12 +40,13 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 	req := bleve.NewSearchRequestOptions(q, 0, 0, false)
 	req.Score = bleve.ScoreNone // facets count; nothing reads a score
 	for name, rf := range r.Ranges {
-		if f, ok := index.FieldOf(r.Kind, rf.Field); ok && f.Key {
+		f, ok := index.FieldOf(r.Kind, rf.Field)
+		if ok && f.Key {
 			return index.FacetResult{}, fmt.Errorf("bleveindex: field %q is a Key: no range facets", rf.Field)
 		}
 		fr := bleve.NewFacetRequest(rf.Field, len(rf.Buckets))
 		for i, b := range rf.Buckets {
-			fr.AddNumericRange(strconv.Itoa(i), b.Min, b.Max)
+			fr.AddNumericRange(strconv.Itoa(i), codeBound(f, b.Min), codeBound(f, b.Max))
 		}
 		req.AddFacet("r:"+name, fr)
 	}

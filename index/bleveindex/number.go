@@ -9,6 +9,8 @@ import (
 	"github.com/blevesearch/bleve/v2/numeric"
 	"github.com/blevesearch/bleve/v2/registry"
 	bq "github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/parley/parley/index"
 )
 
 // A number that is not a Key is indexed as a trie of prefix-coded terms,
@@ -20,9 +22,19 @@ import (
 // then reads up to 255 terms per level at its two edges instead of 15,
 // which costs little next to the postings it unions.
 //
+// The trie is built over an int64, the value's code (numberCode): a
+// float's sortable bits (numeric.Float64ToInt64), as Bleve's own numbers,
+// or, for a Whole field, the integer itself. An integer's float has zeros
+// in its low bits (a date in milliseconds eleven of them, an id in the
+// hundred thousands thirty-six), so a trie over the float repeats one
+// unique term at each shift those zeros span: an id had five unique terms,
+// a date four or five. Over the integer, a shift groups 256 neighbours
+// and only the finest terms are unique.
+//
 // The terms are Bleve's prefix-coded ones (numeric.PrefixCoded), so the
-// shift-0 term still decodes to the value: Bleve's numeric range facets,
-// which read only shift-0 terms, work unchanged on these fields.
+// shift-0 term still decodes to the code. Bleve's numeric range facets
+// read only shift-0 terms and take the code for a float's bits; for a
+// Whole field, facets.go hands them bounds coded the same way (codeBound).
 
 // numberStep is the trie's precision step, in bits.
 const numberStep = 8
@@ -38,10 +50,40 @@ func init() {
 	})
 }
 
-// numberValue is what the builder hands the tokenizer for one value: the
-// value's sortable int64 (numeric.Float64ToInt64), big-endian.
-func numberValue(v float64) []byte {
-	return binary.BigEndian.AppendUint64(nil, uint64(numeric.Float64ToInt64(v)))
+// wholeLimit bounds a Whole field's values: integers a float64 holds
+// exactly.
+const wholeLimit = 1 << 53
+
+// wholeOffset is added to a Whole field's values to make their codes: it
+// keeps them above zero, because Bleve's facets decode a code as a float's
+// bits, and the codes -1 and 0 decode to -0 and +0, which compare equal.
+const wholeOffset = wholeLimit + 1
+
+// numberCode is the int64 the trie of v in field f is built over; ok is
+// false for a value a Whole field cannot hold (not an integer, or beyond
+// wholeLimit). A Whole value's code is the value plus wholeOffset.
+func numberCode(f index.Field, v float64) (code int64, ok bool) {
+	if !f.Whole {
+		return numeric.Float64ToInt64(v), true
+	}
+	if v != math.Trunc(v) || math.Abs(v) > wholeLimit {
+		return 0, false
+	}
+	return int64(v) + wholeOffset, true
+}
+
+// numberOf decodes a shift-0 term's code of field f.
+func numberOf(f index.Field, code int64) float64 {
+	if f.Whole {
+		return float64(code - wholeOffset)
+	}
+	return numeric.Int64ToFloat64(code)
+}
+
+// numberValue is what the builder hands the tokenizer for one value: its
+// code, big-endian.
+func numberValue(code int64) []byte {
+	return binary.BigEndian.AppendUint64(nil, uint64(code))
 }
 
 // numberTrie turns a numberValue into its terms, one per shift.
@@ -63,25 +105,10 @@ func (numberTrie) Tokenize(input []byte) analysis.TokenStream {
 // range split into runs of terms, one run per shift at each edge (as
 // Bleve's numeric range searcher splits with its own step), each a term
 // range. A nil bound is open.
-func numberRange(field string, min, max *float64, minInclusive, maxInclusive bool) bq.Query {
-	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-	if min != nil {
-		lo = numeric.Float64ToInt64(*min)
-		if !minInclusive {
-			if lo == math.MaxInt64 {
-				return bleve.NewMatchNoneQuery()
-			}
-			lo++
-		}
-	}
-	if max != nil {
-		hi = numeric.Float64ToInt64(*max)
-		if !maxInclusive {
-			if hi == math.MinInt64 {
-				return bleve.NewMatchNoneQuery()
-			}
-			hi--
-		}
+func numberRange(f index.Field, min, max *float64, minInclusive, maxInclusive bool) bq.Query {
+	lo, hi, ok := codeRange(f, min, max, minInclusive, maxInclusive)
+	if !ok {
+		return bleve.NewMatchNoneQuery()
 	}
 	runs := splitRange(lo, hi, numberStep)
 	if len(runs) == 0 {
@@ -92,13 +119,90 @@ func numberRange(field string, min, max *float64, minInclusive, maxInclusive boo
 	for _, r := range runs {
 		q := bleve.NewTermRangeInclusiveQuery(string(numeric.MustNewPrefixCodedInt64(r.lo, r.shift)),
 			string(numeric.MustNewPrefixCodedInt64(r.hi, r.shift)), &inclusive, &inclusive)
-		q.SetField(field)
+		q.SetField(f.Name)
 		qs = append(qs, q)
 	}
 	if len(qs) == 1 {
 		return qs[0]
 	}
 	return bleve.NewDisjunctionQuery(qs...)
+}
+
+// codeRange is the range of codes (inclusive) of the values a range holds;
+// ok is false when it holds none that could be indexed.
+func codeRange(f index.Field, min, max *float64, minInclusive, maxInclusive bool) (lo, hi int64, ok bool) {
+	if f.Whole {
+		lo, hi, ok = wholeRange(min, max, minInclusive, maxInclusive)
+		return lo + wholeOffset, hi + wholeOffset, ok
+	}
+	lo, hi = int64(math.MinInt64), int64(math.MaxInt64)
+	if min != nil {
+		lo = numeric.Float64ToInt64(*min)
+		if !minInclusive {
+			if lo == math.MaxInt64 {
+				return 0, 0, false
+			}
+			lo++
+		}
+	}
+	if max != nil {
+		hi = numeric.Float64ToInt64(*max)
+		if !maxInclusive {
+			if hi == math.MinInt64 {
+				return 0, 0, false
+			}
+			hi--
+		}
+	}
+	return lo, hi, lo <= hi
+}
+
+// wholeRange is the integers a range holds, within wholeLimit.
+func wholeRange(min, max *float64, minInclusive, maxInclusive bool) (lo, hi int64, ok bool) {
+	lo, hi = -wholeLimit, wholeLimit
+	if min != nil {
+		switch m := *min; {
+		case math.IsNaN(m) || m > wholeLimit:
+			return 0, 0, false
+		case m >= -wholeLimit:
+			lo = int64(math.Ceil(m))
+			if float64(lo) == m && !minInclusive {
+				lo++
+			}
+		}
+	}
+	if max != nil {
+		switch m := *max; {
+		case math.IsNaN(m) || m < -wholeLimit:
+			return 0, 0, false
+		case m <= wholeLimit:
+			hi = int64(math.Floor(m))
+			if float64(hi) == m && !maxInclusive {
+				hi--
+			}
+		}
+	}
+	return lo, hi, lo <= hi
+}
+
+// codeBound turns a range facet's bound on a Whole field into the float
+// Bleve's facet compares a decoded shift-0 term with: Bleve decodes the
+// code as a float's bits, and that decoding keeps order, so a value v
+// holds v >= b exactly when its code's float is at least the float of
+// the code of b's ceiling.
+func codeBound(f index.Field, b *float64) *float64 {
+	if b == nil || !f.Whole || math.IsNaN(*b) {
+		return b
+	}
+	c := int64(wholeLimit + 1) // above every value
+	switch {
+	case *b < -wholeLimit:
+		c = -wholeLimit - 1 // below every value
+	case *b <= wholeLimit:
+		c = int64(math.Ceil(*b))
+	}
+	v := numeric.Int64ToFloat64(c + wholeOffset)
+	return &v
 }
 
 // termRun is the values lo..hi (inclusive) at one shift: the terms

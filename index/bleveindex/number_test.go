@@ -2,12 +2,17 @@ package bleveindex
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/numeric"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
 )
 
 // covered reports whether one of runs holds v's term at the run's shift.
@@ -63,12 +68,116 @@ func TestSplitRangeCoversExactly(t *testing.T) {
 // term per shift and that its shift-0 term decodes to the value, which is
 // what Bleve's numeric range facets read.
 func TestNumberTrieTerms(t *testing.T) {
-	for _, v := range []float64{0, -1.5, 1732060800000, math.MaxFloat64, -math.MaxFloat64} {
-		tokens := numberTrie{}.Tokenize(numberValue(v))
+	float := index.Field{Name: "seconds", Type: index.NumberField}
+	whole := index.Field{Name: "createdAt", Type: index.NumberField, Whole: true}
+	for _, c := range []struct {
+		f index.Field
+		v float64
+	}{
+		{float, 0}, {float, -1.5}, {float, 1732060800000}, {float, math.MaxFloat64}, {float, -math.MaxFloat64},
+		{whole, 0}, {whole, -7}, {whole, 1732060800000}, {whole, 1 << 53}, {whole, -(1 << 53)},
+	} {
+		code, ok := numberCode(c.f, c.v)
+		assert.True(t, ok)
+		tokens := numberTrie{}.Tokenize(numberValue(code))
 		assert.Len(t, tokens, 64/numberStep)
 		i64, err := numeric.PrefixCoded(tokens[0].Term).Int64()
 		assert.NoError(t, err)
-		assert.Equal(t, v, numeric.Int64ToFloat64(i64))
+		assert.Equal(t, c.v, numberOf(c.f, i64), "%s %v", c.f.Name, c.v)
 	}
 	assert.Empty(t, numberTrie{}.Tokenize([]byte("not eight")))
+}
+
+// TestWholeCodesAreTheIntegers checks what a Whole field refuses, and that
+// its codes are the integers (offset), so neighbouring values share their
+// coarser terms.
+func TestWholeCodesAreTheIntegers(t *testing.T) {
+	whole := index.Field{Name: "id", Type: index.NumberField, Whole: true}
+	for _, v := range []float64{1.5, -0.25, math.NaN(), math.Inf(1), math.Inf(-1), 1<<53 + 2, -(1<<53 + 2)} {
+		_, ok := numberCode(whole, v)
+		assert.False(t, ok, "%v", v)
+	}
+	code, _ := numberCode(whole, 100000)
+	assert.Equal(t, int64(100000)+wholeOffset, code)
+	next, _ := numberCode(whole, 100001)
+	a := numberTrie{}.Tokenize(numberValue(code))
+	b := numberTrie{}.Tokenize(numberValue(next))
+	assert.NotEqual(t, a[0].Term, b[0].Term)
+	assert.Equal(t, a[1].Term, b[1].Term, "one shift-8 term for 256 neighbours")
+}
+
+// TestWholeRangeHoldsItsIntegers checks codeRange on Whole fields against
+// the bounds' plain meaning, at and around each bound, for fractional,
+// exclusive, open, infinite, NaN and out-of-limit bounds.
+func TestWholeRangeHoldsItsIntegers(t *testing.T) {
+	whole := index.Field{Name: "number", Type: index.NumberField, Whole: true}
+	f := func(v float64) *float64 { return &v }
+	bounds := []*float64{nil, f(0), f(3), f(3.5), f(-3.5), f(-3), f(1 << 53), f(-(1 << 53)), f(1<<53 + 4), f(-(1<<53 + 4)),
+		f(math.Inf(1)), f(math.Inf(-1)), f(math.NaN()), f(1732060800000.5)}
+	holds := func(v float64, min, max *float64, minInc, maxInc bool) bool {
+		return (min == nil || v > *min || minInc && v == *min) && (max == nil || v < *max || maxInc && v == *max)
+	}
+	for _, min := range bounds {
+		for _, max := range bounds {
+			for _, inc := range [][2]bool{{true, true}, {true, false}, {false, true}, {false, false}} {
+				lo, hi, ok := codeRange(whole, min, max, inc[0], inc[1])
+				var probes []float64
+				for _, b := range []*float64{min, max} {
+					if b != nil && !math.IsNaN(*b) && !math.IsInf(*b, 0) {
+						for d := -2.0; d <= 2; d++ {
+							probes = append(probes, math.Round(*b)+d)
+						}
+					}
+				}
+				probes = append(probes, 0, 1<<53, -(1 << 53), 1<<53-1, -(1<<53 - 1))
+				for _, v := range probes {
+					if math.Abs(v) > wholeLimit {
+						continue
+					}
+					code, _ := numberCode(whole, v)
+					got := ok && code >= lo && code <= hi
+					if !assert.Equal(t, holds(v, min, max, inc[0], inc[1]), got, "%v in %v..%v %v", v, min, max, inc) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCodeBoundKeepsBucketMembership checks the bounds a range facet on a
+// Whole field hands Bleve: a value's decoded code compares with them as
+// the value compares with the bucket's bounds (Min <= v < Max).
+func TestCodeBoundKeepsBucketMembership(t *testing.T) {
+	whole := index.Field{Name: "replies", Type: index.NumberField, Whole: true}
+	for _, b := range []float64{0, 1, 2.5, -2.5, -1, 1732060800000, 1<<53 + 8, -(1<<53 + 8), math.Inf(1), math.Inf(-1)} {
+		bound := *codeBound(whole, &b)
+		for _, v := range []float64{-3, -2, -1, 0, 1, 2, 3, 1732060799999, 1732060800000, 1732060800001, 1 << 53, -(1 << 53)} {
+			code, _ := numberCode(whole, v)
+			decoded := numeric.Int64ToFloat64(code) // what Bleve's facet compares
+			assert.Equal(t, v >= b, decoded >= bound, "%v >= %v", v, b)
+			assert.Equal(t, v < b, decoded < bound, "%v < %v", v, b)
+		}
+	}
+	assert.Nil(t, codeBound(whole, nil))
+	seconds := 2.5
+	assert.Equal(t, &seconds, codeBound(index.Field{Name: "responseSeconds", Type: index.NumberField}, &seconds))
+}
+
+// TestWholeFieldRefusesFractions: a batch holding a value a Whole field
+// cannot index fails whole, saying which, and indexes none of its
+// documents.
+func TestWholeFieldRefusesFractions(t *testing.T) {
+	e, err := Open(t.TempDir())
+	require.NoError(t, err)
+	defer e.Close()
+	good := conversation("1", 1, "refund")
+	bad := conversation("2", 1, "refund")
+	bad.Numbers["createdAt"] = []float64{1.5}
+	var durable error
+	err = e.Apply(context.Background(), index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{good, bad}},
+		func(err error) { durable = err })
+	require.EqualError(t, err, "bleveindex: document 2: field createdAt holds whole numbers of at most 53 bits, not 1.5")
+	assert.Equal(t, err, durable, "the batch is reported failed")
+	assert.Empty(t, searchIDs(t, e, 1, query.Match{Field: "subject", Text: "refund"}))
 }

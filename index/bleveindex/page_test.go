@@ -20,9 +20,10 @@ import (
 // collector orders them (a page deeper than maxSortedPage goes through
 // it). The documents are built to tie: few words, so many equal scores;
 // few dates, so equal scores tie on dates too; some without a date or a
-// waiting time, which sort last; negative and fractional numbers. They
-// arrive in several batches, so in several segments, some replaced and
-// some deleted by later batches, and the pages are asked again after each.
+// waiting time, which sort last; negative numbers (sortKey's order of
+// fractional ones is TestSortKeyOrdersLikeNumbers'). They arrive in
+// several batches, so in several segments, some replaced and some deleted
+// by later batches, and the pages are asked again after each.
 func TestSortedPagesFollowBleveOrder(t *testing.T) {
 	e, err := Open(t.TempDir())
 	require.NoError(t, err)
@@ -40,7 +41,7 @@ func TestSortedPagesFollowBleveOrder(t *testing.T) {
 			d.Numbers["createdAt"] = []float64{float64(1_700_000_000_000 + 1000*rnd.IntN(8))}
 		}
 		if rnd.IntN(3) > 0 {
-			d.Numbers["waitingSince"] = []float64{float64(rnd.IntN(7)-3) * 1.5}
+			d.Numbers["waitingSince"] = []float64{float64(rnd.IntN(7)-3) * 1500}
 		}
 		return d
 	}

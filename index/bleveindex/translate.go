@@ -216,13 +216,17 @@ func translate(kind index.Kind, n query.Node) (bq.Query, error) {
 		if f, ok := index.FieldOf(kind, n.Field); ok && f.Key {
 			return keyRange(n), nil
 		}
-		return numberRange(n.Field, n.Min, n.Max, n.MinInclusive, n.MaxInclusive), nil
+		f, _ := index.FieldOf(kind, n.Field)
+		f.Name = n.Field
+		return numberRange(f, n.Min, n.Max, n.MinInclusive, n.MaxInclusive), nil
 	case query.TimeRange:
 		if n.From == nil && n.To == nil {
 			return exists(n.Field), nil
 		}
 		min, max := index.MillisBounds(n)
-		return numberRange(n.Field, min, max, n.FromInclusive, n.ToInclusive), nil
+		f, _ := index.FieldOf(kind, n.Field)
+		f.Name = n.Field
+		return numberRange(f, min, max, n.FromInclusive, n.ToInclusive), nil
 	case query.FieldExists:
 		return exists(n.Field), nil
 	}
