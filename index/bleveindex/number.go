@@ -28,8 +28,9 @@ import (
 // in its low bits (a date in milliseconds eleven of them, an id in the
 // hundred thousands thirty-six), so a trie over the float repeats one
 // unique term at each shift those zeros span: an id had five unique terms,
-// a date four or five. Over the integer, a shift groups 256 neighbours
-// and only the finest terms are unique.
+// a date four or five. Over the integer, each shift groups 256 times more
+// neighbours, so only the finest terms are unique: one for an id, three
+// for a date (to 65 seconds) at the bench's density.
 //
 // The terms are Bleve's prefix-coded ones (numeric.PrefixCoded), so the
 // shift-0 term still decodes to the code. Bleve's numeric range facets
