@@ -86,15 +86,14 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 // reads, decoded from their Bleve terms.
 type aggregateValues struct {
 	fields  []string               // Bleve fields to visit
-	number  map[string]string      // Bleve field -> number field it holds
+	number  map[string]index.Field // Bleve field -> number field it holds
 	key     map[string]string      // Bleve field -> keyword or Valued field it holds
-	fieldOf map[string]index.Field // number fields, by name
 	numbers map[string][]float64
 	keys    map[string][]string
 }
 
 func newAggregateValues(r index.AggregateRequest) *aggregateValues {
-	v := &aggregateValues{number: map[string]string{}, key: map[string]string{}, fieldOf: map[string]index.Field{},
+	v := &aggregateValues{number: map[string]index.Field{}, key: map[string]string{},
 		numbers: map[string][]float64{}, keys: map[string][]string{}}
 	addField := func(name string) {
 		for _, f := range v.fields {
@@ -109,8 +108,7 @@ func newAggregateValues(r index.AggregateRequest) *aggregateValues {
 		numbers = append([]string{r.By}, numbers...)
 	}
 	for _, name := range numbers {
-		f, _ := index.FieldOf(r.Kind, name)
-		v.number[name], v.fieldOf[name] = name, f
+		v.number[name] = numberField(r.Kind, name)
 		addField(name)
 	}
 	for _, name := range append(append([]string{}, r.GroupBy...), r.Distinct...) {
@@ -139,11 +137,11 @@ func (v *aggregateValues) visit(field string, term []byte) {
 	if name, ok := v.key[field]; ok {
 		v.keys[name] = append(v.keys[name], string(term))
 	}
-	name, ok := v.number[field]
+	f, ok := v.number[field]
 	if !ok {
 		return
 	}
-	f := v.fieldOf[name]
+	name := f.Name
 	if f.Key {
 		if n, ok := fromSortKey(term); ok {
 			v.numbers[name] = append(v.numbers[name], n)

@@ -40,8 +40,8 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 	req := bleve.NewSearchRequestOptions(q, 0, 0, false)
 	req.Score = bleve.ScoreNone // facets count; nothing reads a score
 	for name, rf := range r.Ranges {
-		f, ok := index.FieldOf(r.Kind, rf.Field)
-		if ok && f.Key {
+		f := numberField(r.Kind, rf.Field)
+		if f.Key {
 			return index.FacetResult{}, fmt.Errorf("bleveindex: field %q is a Key: no range facets", rf.Field)
 		}
 		fr := bleve.NewFacetRequest(rf.Field, len(rf.Buckets))

@@ -60,6 +60,15 @@ const wholeLimit = 1 << 53
 // bits, and the codes -1 and 0 decode to -0 and +0, which compare equal.
 const wholeOffset = wholeLimit + 1
 
+// numberField is the catalog field of a number a query or an aggregate
+// names; a name the catalog does not know is a plain number (float coded).
+func numberField(kind index.Kind, name string) index.Field {
+	if f, ok := index.FieldOf(kind, name); ok {
+		return f
+	}
+	return index.Field{Name: name, Type: index.NumberField}
+}
+
 // numberCode is the int64 the trie of v in field f is built over; ok is
 // false for a value a Whole field cannot hold (not an integer, or beyond
 // wholeLimit). A Whole value's code is the value plus wholeOffset.

@@ -213,20 +213,17 @@ func translate(kind index.Kind, n query.Node) (bq.Query, error) {
 		if n.Min == nil && n.Max == nil {
 			return exists(n.Field), nil
 		}
-		if f, ok := index.FieldOf(kind, n.Field); ok && f.Key {
+		f := numberField(kind, n.Field)
+		if f.Key {
 			return keyRange(n), nil
 		}
-		f, _ := index.FieldOf(kind, n.Field)
-		f.Name = n.Field
 		return numberRange(f, n.Min, n.Max, n.MinInclusive, n.MaxInclusive), nil
 	case query.TimeRange:
 		if n.From == nil && n.To == nil {
 			return exists(n.Field), nil
 		}
 		min, max := index.MillisBounds(n)
-		f, _ := index.FieldOf(kind, n.Field)
-		f.Name = n.Field
-		return numberRange(f, min, max, n.FromInclusive, n.ToInclusive), nil
+		return numberRange(numberField(kind, n.Field), min, max, n.FromInclusive, n.ToInclusive), nil
 	case query.FieldExists:
 		return exists(n.Field), nil
 	}
