@@ -89,8 +89,10 @@ func keyText(s string) string {
 	if !strings.ContainsAny(s, "\x00"+bodyEscape) {
 		return s
 	}
-	return strings.NewReplacer(bodyEscape, bodyEscape+bodyEscape, "\x00", bodyEscape+"0").Replace(s)
+	return keyEscaper.Replace(s)
 }
+
+var keyEscaper = strings.NewReplacer(bodyEscape, bodyEscape+bodyEscape, "\x00", bodyEscape+"0")
 
 // domainError words a statement's error for the caller; every such error
 // is internal to the domain (Conflicts are found before writing, so the
