@@ -42,9 +42,9 @@ func (s tableSlots) inRange(field string, b bounds) (func(int32) bool, bool) {
 	if !ok {
 		return nil, false
 	}
-	t, stride := s.t, s.t.s.nNums+1
+	t := s.t
 	return func(i int32) bool {
-		off, at := t.numOff[int(i)*stride+f:], int(t.numAt[i])
+		off, at := t.shapes.offs[int(t.shape[i])*t.shapes.width+f:], int(t.numAt[i])
 		for _, v := range t.nums[at+int(off[0]) : at+int(off[1])] {
 			if b.holds(v) {
 				return true

@@ -213,8 +213,8 @@ func (e *Engine) writeTables(w *bufio.Writer, putString func(string) error) erro
 		var nums, words uint64
 		for i := range t.size() {
 			if t.live(i) {
-				nums += uint64(t.numOff[i*(t.s.nNums+1)+t.s.nNums])
-				words += uint64(t.wordOff[i*(t.s.nWords+1)+t.s.nWords])
+				nums += uint64(t.numOffsets(int32(i))[t.s.nNums])
+				words += uint64(t.wordOffsets(int32(i))[t.s.nWords])
 			}
 		}
 		if err := errors.Join(put(uint64(k.company)), putString(string(k.kind)), put(t.overflow),
@@ -228,8 +228,7 @@ func (e *Engine) writeTables(w *bufio.Writer, putString func(string) error) erro
 			id := t.ids.at(i)
 			buf = le.AppendUint32(buf[:0], uint32(len(id)))
 			buf = append(buf, id...)
-			nOff := t.numOff[i*(t.s.nNums+1):][:t.s.nNums+1]
-			wOff := t.wordOff[i*(t.s.nWords+1):][:t.s.nWords+1]
+			nOff, wOff := t.numOffsets(int32(i)), t.wordOffsets(int32(i))
 			for _, o := range nOff {
 				buf = le.AppendUint16(buf, o)
 			}
@@ -356,10 +355,10 @@ func (e *Engine) readTables(r *snapshotReader, fill *reportFill) error {
 func (r *snapshotReader) readRow(t *table, kind index.Kind, words []uint32, fill *reportFill) {
 	s := t.s
 	id := string(r.bytes(int(r.u32())))
-	numsAt, wordsAt := len(t.numOff), len(t.wordOff)
-	t.numOff = r.appendOffsets(t.numOff, s.nNums+1)
-	t.wordOff = r.appendOffsets(t.wordOff, s.nWords+1)
-	nNums, nWords := int(t.numOff[len(t.numOff)-1]), int(t.wordOff[len(t.wordOff)-1])
+	shape := r.appendOffsets(r.shape[:0], s.nNums+1)
+	shape = r.appendOffsets(shape, s.nWords+1)
+	r.shape = shape
+	nNums, nWords := int(shape[s.nNums]), int(shape[len(shape)-1])
 	b := r.bytes(8*nNums + 4*nWords)
 	for i := 0; i < nWords && r.err == nil; i++ {
 		if int(binary.LittleEndian.Uint32(b[8*nNums+4*i:])) >= len(words) {
@@ -368,10 +367,9 @@ func (r *snapshotReader) readRow(t *table, kind index.Kind, words []uint32, fill
 	}
 	_, touched := fill.touched[fillKey{kind, id}]
 	if _, dup := t.ids.find(id); touched || dup || r.err != nil {
-		t.numOff, t.wordOff = t.numOff[:numsAt], t.wordOff[:wordsAt]
 		return
 	}
-	t.startRow(id)
+	t.startRow(id, shape)
 	for i := range nNums {
 		t.nums = append(t.nums, math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
 	}
@@ -581,8 +579,9 @@ func readListRow(r *snapshotReader, e *Engine, company int64, word func() string
 // snapshotReader reads little-endian values, remembering the first
 // shortfall instead of failing at every call.
 type snapshotReader struct {
-	data []byte
-	err  error
+	data  []byte
+	err   error
+	shape []uint16 // scratch: the report row being read
 }
 
 func (r *snapshotReader) bytes(n int) []byte {

@@ -14,9 +14,11 @@ import (
 // A row holds its document's keyword and number fields of the kind's
 // catalog (text is the full engine's; dynamic custom fields too). Rows
 // are flat: a table keeps every row's numbers in one []float64 and its
-// keywords, interned, in one []uint32, and per row the offsets of each
-// field's values, so a row costs its values and a few bytes per field,
-// and no map or slice of its own.
+// keywords, interned, in one []uint32, and per row where its values start
+// and its shape: the offsets of each field's values. Rows of one kind
+// mostly hold the same fields with as many values each, so a table keeps
+// each distinct shape once and a row names its shape: a row costs its
+// values and 12 bytes, and no map or slice of its own.
 
 // schema is the slots of a kind's report rows, by field name.
 type schema struct {
@@ -65,15 +67,15 @@ const maxRowValues = 1<<16 - 1
 // replaced or removed row is marked dead (its id cleared) and skipped
 // until the table is compacted.
 type table struct {
-	s       *schema
-	ids     rowIDs
-	numAt   []uint32 // per row, its first value in nums
-	wordAt  []uint32 // per row, its first value in words
-	numOff  []uint16 // per row, nNums+1 offsets from numAt
-	wordOff []uint16 // per row, nWords+1 offsets from wordAt
-	nums    []float64
-	words   []uint32 // indexes into Engine.wordList
-	dead    int
+	s      *schema
+	ids    rowIDs
+	numAt  []uint32 // per row, its first value in nums
+	wordAt []uint32 // per row, its first value in words
+	shape  []uint32 // per row, its shape in shapes
+	shapes shapes
+	nums   []float64
+	words  []uint32 // indexes into Engine.wordList
+	dead   int
 	// overflow is set when a document had more values than a row holds.
 	overflow bool
 	sorted   *tableOrders // orders for date ranges (order.go)
@@ -84,28 +86,40 @@ func newTable(s *schema) *table { return sizedTable(s, 0, 0, 0) }
 // sizedTable is an empty table with room for the given rows and values.
 func sizedTable(s *schema, rows, nums, words int) *table {
 	return &table{s: s, ids: newRowIDs(rows), numAt: make([]uint32, 0, rows), wordAt: make([]uint32, 0, rows),
-		numOff: make([]uint16, 0, rows*(s.nNums+1)), wordOff: make([]uint16, 0, rows*(s.nWords+1)),
+		shape: make([]uint32, 0, rows), shapes: newShapes(s.nNums + 1 + s.nWords + 1),
 		nums: make([]float64, 0, nums), words: make([]uint32, 0, words), sorted: &tableOrders{}}
 }
 
-// startRow appends the row of id, whose offsets and values the caller
-// appends next.
-func (t *table) startRow(id string) {
+// startRow appends the row of id with its shape (its number offsets, then
+// its keyword offsets); the caller appends its values next.
+func (t *table) startRow(id string, shape []uint16) {
 	t.ids.add(id)
 	t.numAt = append(t.numAt, uint32(len(t.nums)))
 	t.wordAt = append(t.wordAt, uint32(len(t.words)))
+	t.shape = append(t.shape, t.shapes.of(shape))
+}
+
+// numOffsets are row i's nNums+1 offsets of its number slots from numAt.
+func (t *table) numOffsets(i int32) []uint16 {
+	return t.shapes.at(t.shape[i])[:t.s.nNums+1]
+}
+
+// wordOffsets are row i's nWords+1 offsets of its keyword slots from
+// wordAt.
+func (t *table) wordOffsets(i int32) []uint16 {
+	return t.shapes.at(t.shape[i])[t.s.nNums+1:]
 }
 
 // numbersOf are row i's values of number slot f.
 func (t *table) numbersOf(i int32, f int) []float64 {
-	off := t.numOff[int(i)*(t.s.nNums+1):]
+	off := t.numOffsets(i)
 	at := int(t.numAt[i])
 	return t.nums[at+int(off[f]) : at+int(off[f+1])]
 }
 
 // wordsOf are row i's interned values of keyword slot f.
 func (t *table) wordsOf(i int32, f int) []uint32 {
-	off := t.wordOff[int(i)*(t.s.nWords+1):]
+	off := t.wordOffsets(i)
 	at := int(t.wordAt[i])
 	return t.words[at+int(off[f]) : at+int(off[f+1])]
 }
@@ -132,10 +146,8 @@ func (t *table) put(d index.Document, intern func(string) uint32) {
 		t.overflow = true
 		return
 	}
-	t.startRow(d.ID)
-	var offs, woffs []uint16
-	t.numOff, offs = extend(t.numOff, t.s.nNums+1)
-	t.wordOff, woffs = extend(t.wordOff, t.s.nWords+1)
+	shape := make([]uint16, t.shapes.width)
+	offs, woffs := shape[:t.s.nNums+1], shape[t.s.nNums+1:]
 	for name, f := range t.s.numbers {
 		offs[f+1] = uint16(len(d.Numbers[name]))
 	}
@@ -149,6 +161,7 @@ func (t *table) put(d index.Document, intern func(string) uint32) {
 	for f := 1; f < len(woffs); f++ {
 		woffs[f] += woffs[f-1]
 	}
+	t.startRow(d.ID, shape)
 	var nums []float64
 	var words []uint32
 	t.nums, nums = extend(t.nums, int(offs[len(offs)-1]))
@@ -195,11 +208,8 @@ func (t *table) compact() {
 
 // copyRow appends row i of src, values as they are.
 func (t *table) copyRow(src *table, i int32) {
-	t.startRow(string(src.ids.at(int(i))))
-	nOff := src.numOff[int(i)*(t.s.nNums+1):][:t.s.nNums+1]
-	wOff := src.wordOff[int(i)*(t.s.nWords+1):][:t.s.nWords+1]
-	t.numOff = append(t.numOff, nOff...)
-	t.wordOff = append(t.wordOff, wOff...)
+	t.startRow(string(src.ids.at(int(i))), src.shapes.at(src.shape[i]))
+	nOff, wOff := src.numOffsets(i), src.wordOffsets(i)
 	t.nums = append(t.nums, src.nums[src.numAt[i]:][:nOff[t.s.nNums]]...)
 	t.words = append(t.words, src.words[src.wordAt[i]:][:wOff[t.s.nWords]]...)
 }
