@@ -49,29 +49,62 @@ func TestRowIDsAgreeWithAMap(t *testing.T) {
 	assert.Equal(t, len(want), live)
 }
 
-// TestRowIDsTellClashingHashesApart: an id whose hash a live row holds is
-// found, removed and found no more by its own bytes, and the row holding
-// the hash is untouched. The clash is planted: the hash map is made to
-// say that b's hash is a's row.
-func TestRowIDsTellClashingHashesApart(t *testing.T) {
+// TestRowIDsTellMeetingHashesApart: three ids whose hashes name the same
+// slot and carry the same tag make one run of slots; each is found by its
+// own bytes, a probe goes
+// on past a removed id's slot, and an id removed and added again gets a
+// row of its own.
+func TestRowIDsTellMeetingHashesApart(t *testing.T) {
 	ids := newRowIDs(0)
-	a := ids.add("a")
-	ids.byKey[maphash.String(ids.seed, "b")] = a
-	_, ok := ids.find("b")
-	assert.False(t, ok, "the row found by b's hash is a's: its bytes say so")
-	b := ids.add("b")
-	assert.Equal(t, map[string]int32{"b": b}, ids.clash)
-	for id, row := range map[string]int32{"a": a, "b": b} {
+	require.Len(t, ids.slots, 8)
+	home := func(id string) uint64 { h := maphash.String(ids.seed, id); return h&7 | h>>56<<8 }
+	var names []string
+	for i := 0; len(names) < 3; i++ {
+		if id := fmt.Sprint("id", i); home(id) == home("id0") {
+			names = append(names, id)
+		}
+	}
+	rows := map[string]int32{}
+	for _, id := range names {
+		rows[id] = ids.add(id)
+	}
+	for id, row := range rows {
 		got, ok := ids.find(id)
 		assert.True(t, ok, id)
 		assert.Equal(t, row, got, id)
 	}
-	_, ok = ids.remove("b")
-	assert.True(t, ok)
-	assert.Empty(t, ids.clash)
-	_, ok = ids.find("b")
+	_, ok := ids.remove(names[1])
+	require.True(t, ok)
+	_, ok = ids.find(names[1])
 	assert.False(t, ok)
-	got, ok := ids.find("a")
+	got, ok := ids.find(names[2])
+	assert.True(t, ok, "found past the removed slot")
+	assert.Equal(t, rows[names[2]], got)
+	again := ids.add(names[1])
+	assert.Equal(t, int32(3), again, "a new row")
+	got, ok = ids.find(names[1])
 	assert.True(t, ok)
-	assert.Equal(t, a, got)
+	assert.Equal(t, again, got)
+	assert.False(t, ids.live(int(rows[names[1]])), "its old row stays dead")
+}
+
+// TestRowIDsDropRemovedMarks: removing and adding ids over and over fills
+// slots with removal marks; a rehash drops them, so the slots stay sized
+// for the live rows.
+func TestRowIDsDropRemovedMarks(t *testing.T) {
+	ids := newRowIDs(0)
+	for i := range 10_000 {
+		id := fmt.Sprint(i)
+		ids.add(id)
+		if i >= 4 {
+			_, ok := ids.remove(fmt.Sprint(i - 4))
+			require.True(t, ok)
+		}
+	}
+	assert.Equal(t, 4, ids.held)
+	assert.LessOrEqual(t, len(ids.slots), 16, "slots for the 4 live rows, not the 10,000 added")
+	for i := 10_000 - 4; i < 10_000; i++ {
+		_, ok := ids.find(fmt.Sprint(i))
+		assert.True(t, ok)
+	}
 }
