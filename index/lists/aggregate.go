@@ -44,6 +44,8 @@ func (s tableSlots) inRange(field string, b bounds) (func(int32) bool, bool) {
 	}
 	t := s.t
 	return func(i int32) bool {
+		// numOffsets(i)[f:] inline: its two slicings cost this loop 18%
+		// (a date range over 1M rows, 6.1 against 7.2 ms).
 		off, at := t.shapes.offs[int(t.shape[i])*t.shapes.width+f:], int(t.numAt[i])
 		for _, v := range t.nums[at+int(off[0]) : at+int(off[1])] {
 			if b.holds(v) {

@@ -51,9 +51,8 @@ func TestRowIDsAgreeWithAMap(t *testing.T) {
 
 // TestRowIDsTellMeetingHashesApart: three ids whose hashes name the same
 // slot and carry the same tag make one run of slots; each is found by its
-// own bytes, a probe goes
-// on past a removed id's slot, and an id removed and added again gets a
-// row of its own.
+// own bytes, a probe goes on past a removed id's slot, and an id removed
+// and added again gets a row of its own.
 func TestRowIDsTellMeetingHashesApart(t *testing.T) {
 	ids := newRowIDs(0)
 	require.Len(t, ids.slots, 8)

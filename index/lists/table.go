@@ -154,7 +154,6 @@ func (t *table) put(d index.Document, intern func(string) uint32) {
 	for name, f := range t.s.words {
 		woffs[f+1] = uint16(len(d.Keywords[name]))
 	}
-	offs[0], woffs[0] = 0, 0
 	for f := 1; f < len(offs); f++ {
 		offs[f] += offs[f-1]
 	}
