@@ -208,6 +208,38 @@ var catalogFields = func() map[Kind]map[string]Field {
 	return out
 }()
 
+// textless are the kinds whose catalog has no text field (messages, calls
+// and chats): reports count them, nobody searches their words.
+var textless = func() map[Kind]bool {
+	out := map[Kind]bool{}
+	for kind, fields := range Catalog {
+		out[kind] = true
+		for _, f := range fields {
+			if f.Type == TextField {
+				out[kind] = false
+			}
+		}
+	}
+	return out
+}()
+
+// Textless reports whether documents of the kind carry no text. The list
+// engine holds such documents whole, as report rows, and answers every
+// request on them; a Router does not give them to its full engine, which
+// would only index what it is never asked (see Router).
+func (k Kind) Textless() bool { return textless[k] }
+
+// TextlessKinds lists the textless kinds, in the order of Kinds.
+func TextlessKinds() []Kind {
+	var out []Kind
+	for _, kind := range Kinds {
+		if kind.Textless() {
+			out = append(out, kind)
+		}
+	}
+	return out
+}
+
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
 const MappingVersion = "17"

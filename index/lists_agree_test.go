@@ -3,7 +3,9 @@ package index_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -118,4 +120,114 @@ func needsFull(n query.Node) bool {
 		return ok && f.Type == index.TextField || n.Field == "email"
 	}
 	return false
+}
+
+// TestListTextlessSearchAgrees holds the list engine's searches on the
+// textless kinds, which it answers alone (index.Router), to the oracle:
+// random filters over each kind's fields, every sortable field either way
+// or none, pages and counts, filled every way the engine is filled.
+func TestListTextlessSearchAgrees(t *testing.T) {
+	e := loadEngines(t)
+	engines := listEngines(t, e)
+	g := newQueryGen(t, e.db)
+	ctx := context.Background()
+	for _, kind := range index.Kinds {
+		if !kind.Textless() {
+			continue
+		}
+		t.Run(string(kind), func(t *testing.T) {
+			sorts := [][]index.Sort{nil}
+			for _, f := range index.Catalog[kind] {
+				if f.Sortable {
+					sorts = append(sorts, []index.Sort{{Field: f.Name}}, []index.Sort{{Field: f.Name, Desc: true}})
+				}
+			}
+			hits := 0
+			for i := 0; i < *randomCount/4; i++ {
+				company := int64(1 + i%2)
+				words := textlessWords(t, e, kind, company)
+				r := index.Request{Kind: kind, Company: company, Filter: textlessFilter(g, kind, words, 0),
+					Sort: sorts[i%len(sorts)], Offset: g.r.IntN(3) * 5, Limit: pickOne(g.r, []int{0, 5, 50})}
+				if i%7 == 0 {
+					r.Filter = nil
+				}
+				want, err := e.oracle.Search(ctx, r)
+				require.NoError(t, err)
+				if want.Total > 0 {
+					hits++
+				}
+				for name, engine := range engines {
+					got, err := engine.Search(ctx, r)
+					require.NoError(t, err)
+					require.Equal(t, want, got, "%s list engine, %+v", name, r)
+				}
+			}
+			assert.Greater(t, hits, *randomCount/16, "too few generated filters match anything")
+		})
+	}
+}
+
+// textlessWords are the values of each keyword field of a kind's
+// documents of a company, as the oracle counts them.
+func textlessWords(t *testing.T, e *engines, kind index.Kind, company int64) map[string][]string {
+	r := index.FacetRequest{Kind: kind, Company: company, Values: map[string]string{}}
+	for _, f := range index.Catalog[kind] {
+		if f.Type == index.KeywordField {
+			r.Values[f.Name] = f.Name
+		}
+	}
+	res, err := e.oracle.(index.Faceter).Facets(context.Background(), r)
+	require.NoError(t, err)
+	out := map[string][]string{}
+	for field, counts := range res.Values {
+		for v := range counts {
+			out[field] = append(out[field], v)
+		}
+		slices.Sort(out[field])
+	}
+	return out
+}
+
+// textlessFilter draws a filter over a kind's fields: keywords (mostly
+// values some document holds), ranges of numbers and dates with open or
+// closed bounds, presence, and their NOT, AND and OR.
+func textlessFilter(g *queryGen, kind index.Kind, words map[string][]string, depth int) query.Node {
+	if depth < 2 {
+		switch g.r.IntN(6) {
+		case 0:
+			return query.Not{Node: textlessFilter(g, kind, words, depth+1)}
+		case 1:
+			return query.And{Nodes: []query.Node{textlessFilter(g, kind, words, depth+1), textlessFilter(g, kind, words, depth+1)}}
+		case 2:
+			return query.Or{Nodes: []query.Node{textlessFilter(g, kind, words, depth+1), textlessFilter(g, kind, words, depth+1)}}
+		}
+	}
+	f := pickOne(g.r, index.Catalog[kind])
+	switch {
+	case g.r.IntN(8) == 0:
+		return query.FieldExists{Field: f.Name}
+	case f.Type == index.KeywordField:
+		value := "none of them"
+		if vs := words[f.Name]; len(vs) > 0 && g.r.IntN(6) > 0 {
+			value = pickOne(g.r, vs)
+		}
+		return query.Keyword{Field: f.Name, Value: value}
+	case strings.HasSuffix(f.Name, "At"):
+		from := fixtureNow.Add(-time.Duration(g.r.IntN(400)) * 24 * time.Hour)
+		to := from.Add(time.Duration(1+g.r.IntN(200)) * 24 * time.Hour)
+		n := query.TimeRange{Field: f.Name, From: &from, To: &to, FromInclusive: g.r.IntN(2) == 0, ToInclusive: g.r.IntN(2) == 0}
+		switch g.r.IntN(4) {
+		case 0:
+			n.From = nil
+		case 1:
+			n.To = nil
+		}
+		return n
+	}
+	lo, hi := float64(g.r.IntN(500)), float64(500+g.r.IntN(5000))
+	n := query.NumberRange{Field: f.Name, Min: &lo, Max: &hi, MinInclusive: g.r.IntN(2) == 0, MaxInclusive: g.r.IntN(2) == 0}
+	if g.r.IntN(4) == 0 {
+		n.Min = nil
+	}
+	return n
 }

@@ -69,6 +69,9 @@ func (n *node) open(ctx context.Context, dir string, log *slog.Logger) (t StartT
 	if n.full, err = bleveindex.Open(filepath.Join(dir, "index")); err != nil {
 		return t, err
 	}
+	if err = n.full.DropKinds(index.TextlessKinds()...); err != nil { // as parley serve does
+		return t, err
+	}
 	lap(&t.Index)
 	n.dir = dir
 	fast, _, damaged, err := lists.Open(n.db, filepath.Join(dir, "parley.db"), filepath.Join(dir, "lists.snapshot"), lists.Projection{List: indexer.ListFields, Conversation: indexer.Documents, Chat: indexer.ChatDocument})

@@ -133,7 +133,7 @@ func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *
 		// The search tables are written through in.full: with a read
 		// replica, its writes and those other nodes apply move the
 		// position this node's reads wait for.
-		follow := indexer.Follow{Shared: pg, Search: in.full,
+		follow := indexer.Follow{Shared: pg, Search: index.Texts{Engine: in.full},
 			Reload: func() error { return in.fast.Load(db.Store(), listProjection) }}
 		if in.replicated != nil {
 			follow.Indexed = in.replicated.MarkWritten
@@ -213,6 +213,9 @@ func (in *instance) openEmbeddedEngines(log *slog.Logger) (fresh bool, err error
 		return false, err
 	}
 	in.full = in.bleve
+	if err := in.bleve.DropKinds(index.TextlessKinds()...); err != nil { // the router gives them to the list engine alone
+		return false, err
+	}
 	fast, restored, damaged, err := lists.Open(in.bolt, dbPath(in.at.dir), listsPath(in.at.dir), listProjection)
 	if err != nil {
 		return false, fmt.Errorf("load the list engine: %w", err)
@@ -222,8 +225,14 @@ func (in *instance) openEmbeddedEngines(log *slog.Logger) (fresh bool, err error
 	}
 	log.Debug("list engine ready", "fromSnapshot", restored)
 	go func() { // the report rows fill after the start (a damaged snapshot's too)
+		err := fast.WaitReports()
+		if err == nil {
+			return
+		}
+		log.Warn("list engine's report rows not filled; filling them from storage", "err", err)
+		fast.Refill(in.bolt.Store(), listProjection)
 		if err := fast.WaitReports(); err != nil {
-			log.Warn("list engine's report rows not filled; reports use the full engine", "err", err)
+			log.Error("list engine's report rows not filled from storage; reports on messages, calls and chats fail until a restart", "err", err)
 		}
 	}()
 	in.fast = fast

@@ -253,3 +253,29 @@ func TestConcurrentOpens(t *testing.T) {
 	}
 	assert.LessOrEqual(t, e.OpenPartitions(), maxOpen)
 }
+
+// TestDropKinds removes the kinds' partitions, closed, and leaves the other
+// kinds' alone; a kind with an open partition is refused.
+func TestDropKinds(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := Open(dir)
+	require.NoError(t, err)
+	apply(t, e, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{conversation("7", 1, "hello")}})
+	message := index.NewDocument("9", 2)
+	message.Numbers["createdAt"] = []float64{1}
+	apply(t, e, index.Batch{Kind: index.Messages, Company: 2, Upserts: []index.Document{message}})
+	assert.ErrorContains(t, e.DropKinds(index.Calls, index.Messages), "company 2's is open")
+	require.NoError(t, e.MarkBuilt())
+	require.NoError(t, e.Close())
+
+	e, err = Open(dir)
+	require.NoError(t, err)
+	defer e.Close()
+	require.NoError(t, e.DropKinds(index.Messages, index.Calls), "calls: a kind never indexed")
+	assert.NoDirExists(t, filepath.Join(dir, string(index.Messages)))
+	assert.Equal(t, []string{"7"}, searchIDs(t, e, 1, nil))
+	got, err := e.Search(ctx, index.Request{Kind: index.Messages, Company: 2, Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, index.Result{IDs: []string{}}, got)
+}

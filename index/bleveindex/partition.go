@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -296,4 +297,24 @@ func (e *Engine) compact(ctx context.Context, k partitionKey) error {
 		return fmt.Errorf("bleveindex: compact %s partition of company %d: %w", k.kind, k.company, err)
 	}
 	return ctx.Err()
+}
+
+// DropKinds removes every partition of the kinds: what the engine holds
+// of kinds it is no longer given (a Router keeps the textless kinds from
+// its full engine, index.Kind.Textless) in a directory an older version
+// indexed. It fails when a partition of one of them is open.
+func (e *Engine) DropKinds(kinds ...index.Kind) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for k := range e.open {
+		if slices.Contains(kinds, k.kind) {
+			return fmt.Errorf("bleveindex: drop the %s partitions: company %d's is open", k.kind, k.company)
+		}
+	}
+	for _, kind := range kinds {
+		if err := os.RemoveAll(e.partitionDir(kind)); err != nil {
+			return fmt.Errorf("bleveindex: drop the %s partitions: %w", kind, err)
+		}
+	}
+	return nil
 }

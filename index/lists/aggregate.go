@@ -2,6 +2,8 @@ package lists
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -84,13 +86,15 @@ func holds(kind index.Kind, fields ...string) bool {
 
 // AggregateSupported reports whether Aggregate can answer r exactly as
 // the full engine would: a kind with report rows, a valid request, and a
-// filter and fields the rows hold.
+// filter and fields the rows hold; for conversations, rows holding every
+// document too (a textless kind's Aggregate waits for them instead: the
+// full engine does not hold it).
 func (e *Engine) AggregateSupported(r index.AggregateRequest) bool {
 	if index.CheckAggregate(r) != nil || !holds(r.Kind, r.Sums...) || !holds(r.Kind, r.GroupBy...) ||
 		!holds(r.Kind, r.Distinct...) || (r.By != "" && !holds(r.Kind, r.By)) {
 		return false
 	}
-	return filterSupported(r.Kind, r.Filter) && e.rowsAnswer(r.Company, r.Kind)
+	return filterSupported(r.Kind, r.Filter) && (r.Kind.Textless() || e.rowsAnswer(r.Company, r.Kind))
 }
 
 // filterSupported reports whether report rows of kind can match filter.
@@ -120,14 +124,14 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 		return index.AggregateResult{}, errUnsupported
 	}
 	groups := index.NewGroups(r)
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	if !e.rowsComplete(r.Company, r.Kind) { // a Load or Restore began since AggregateSupported
-		return index.AggregateResult{}, errUnsupported
+	unlock, err := e.readRows(ctx, r.Company, r.Kind) // a Load or Restore may have begun since AggregateSupported
+	if err != nil {
+		return index.AggregateResult{}, err
 	}
+	defer unlock()
 	t := e.tableOf(r.Company, r.Kind)
 	values := newRowValues(t, e.wordList)
-	err := e.scan(ctx, t, r.Filter, func(i int32) {
+	err = e.scan(ctx, t, r.Filter, func(i int32) {
 		values.i = i
 		groups.Add(values)
 	})
@@ -432,4 +436,44 @@ func (e *Engine) rowsAnswer(company int64, kind index.Kind) bool {
 func (e *Engine) rowsComplete(company int64, kind index.Kind) bool {
 	t := e.tables[tableKey{company, kind}]
 	return e.reportsReady() && (t == nil || !t.overflow)
+}
+
+// errOverflow is a textless kind's answer when a document had more values
+// than a row holds. Documents' values are bounded well below that (at most
+// parley.MaxTags tags), so it is a bug, told rather than answered wrong.
+var errOverflow = errors.New("lists: a document has more values than a report row holds")
+
+// readRows takes the read lock once the report rows of a company and kind
+// hold every document, and returns its unlock. For conversations, which
+// the full engine holds too, rows still filling or overflowed are
+// errUnsupported, so the router asks the full engine. A textless kind is
+// the list engine's alone (see index.Router): it waits, as long as ctx
+// lets it, for a fill under way, and fails when the fill failed.
+func (e *Engine) readRows(ctx context.Context, company int64, kind index.Kind) (unlock func(), err error) {
+	for {
+		e.mu.RLock()
+		fill := e.fill
+		if fill == nil || fill.err != nil || fill.stopped || !kind.Textless() {
+			break
+		}
+		e.mu.RUnlock()
+		select {
+		case <-fill.done: // ended; a newer Load may have begun another
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if e.rowsComplete(company, kind) {
+		return e.mu.RUnlock, nil
+	}
+	defer e.mu.RUnlock()
+	switch {
+	case !kind.Textless():
+		return nil, errUnsupported
+	case e.fill != nil && e.fill.err != nil:
+		return nil, fmt.Errorf("lists: fill the report rows: %w", e.fill.err)
+	case e.fill != nil:
+		return nil, errFillStopped // the engine closed
+	}
+	return nil, errOverflow
 }

@@ -20,7 +20,7 @@ var _ index.PartialFaceter = (*Engine)(nil)
 // engine would.
 func (e *Engine) FacetsSupported(r index.FacetRequest) bool {
 	_, err := facetPlan(r)
-	return err == nil || (tableFacetsSupported(r) && e.rowsAnswer(r.Company, r.Kind))
+	return err == nil || (tableFacetsSupported(r) && (r.Kind.Textless() || e.rowsAnswer(r.Company, r.Kind)))
 }
 
 // facetCounter counts one row into a facet.
@@ -58,11 +58,11 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 		if !tableFacetsSupported(r) {
 			return index.FacetResult{}, err
 		}
-		e.mu.RLock()
-		defer e.mu.RUnlock()
-		if !e.rowsComplete(r.Company, r.Kind) {
-			return index.FacetResult{}, errUnsupported
+		unlock, err := e.readRows(ctx, r.Company, r.Kind)
+		if err != nil {
+			return index.FacetResult{}, err
 		}
+		defer unlock()
 		return e.tableFacets(ctx, r)
 	}
 	out := index.FacetResult{Ranges: map[string][]int{}, Values: map[string]map[string]int{}}

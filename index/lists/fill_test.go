@@ -67,9 +67,12 @@ func TestFillLeavesAppliedDocumentsAlone(t *testing.T) {
 	applyDuringFill(t, e, release)
 }
 
-// TestFailedFillAnswersNothing: when the fill fails, the report rows stay
-// unused and no snapshot is saved from them.
-func TestFailedFillAnswersNothing(t *testing.T) {
+// TestFailedFillFailsTextlessRequests: when the fill fails, the report
+// rows answer nothing (conversations' go to the full engine, textless
+// kinds' fail with the fill's error), no snapshot is saved from them, and
+// Refill brings them back from the store.
+func TestFailedFillFailsTextlessRequests(t *testing.T) {
+	ctx := context.Background()
 	broken := errors.New("a thread does not decode")
 	project := Projection{
 		List: func(parley.Tx, *parley.Conversation) (index.Document, bool) { return index.Document{}, false },
@@ -78,37 +81,80 @@ func TestFailedFillAnswersNothing(t *testing.T) {
 		},
 		Chat: func(parley.Tx, string) (index.Document, bool, error) { return index.Document{}, false, nil },
 	}
+	store := fillStore(t).Store()
 	e := New()
-	require.NoError(t, e.Load(fillStore(t).Store(), project))
+	require.NoError(t, e.Load(store, project))
 	assert.ErrorIs(t, e.WaitReports(), broken)
-	assert.False(t, e.AggregateSupported(byCreatedAt))
+	assert.False(t, e.AggregateSupported(conversationsByCreatedAt))
+	_, err := e.Aggregate(ctx, byCreatedAt)
+	assert.ErrorIs(t, err, broken)
+	_, err = e.Search(ctx, index.Request{Kind: index.Messages, Company: 1, Limit: 10})
+	assert.ErrorIs(t, err, broken)
 	path := filepath.Join(t.TempDir(), "lists.snapshot")
 	assert.ErrorIs(t, e.Save(path, Mark{Store: 1, Seq: 1}), broken)
 	assert.NoFileExists(t, path)
+
+	project.Conversation = func(_ parley.Tx, c *parley.Conversation, yield func(index.Kind, index.Document)) error {
+		yield(index.Messages, message(c.ID, 1))
+		return nil
+	}
+	e.Refill(store, project)
+	require.NoError(t, e.WaitReports())
+	got, err := e.Search(ctx, index.Request{Kind: index.Messages, Company: 1, Sort: []index.Sort{{Field: "createdAt"}}, Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, index.Result{IDs: []string{"m1", "m2", "m3"}, Total: 3}, got)
 }
 
-// TestOverflowingRowSendsItsTableToTheFullEngine: a document with more
-// values than a row holds is not kept, so its company's rows of that kind
-// no longer answer; other companies' still do.
-func TestOverflowingRowSendsItsTableToTheFullEngine(t *testing.T) {
+// conversationsByCreatedAt counts company 1's conversations like
+// byCreatedAt: the full engine holds them too.
+var conversationsByCreatedAt = index.AggregateRequest{Kind: index.Conversations, Company: 1, By: "createdAt", Edges: []float64{0, 1.5, 3}}
+
+// TestOverflowingRow: a document with more values than a row holds is not
+// kept, so its company's rows of that kind no longer answer: requests on
+// conversations go to the full engine, those on a textless kind fail;
+// other companies' rows still answer.
+func TestOverflowingRow(t *testing.T) {
 	ctx := context.Background()
 	e := New()
-	huge := message(1, 1)
-	for i := range maxRowValues + 1 {
-		huge.Keywords["tag"] = append(huge.Keywords["tag"], strconv.Itoa(i))
+	tags := func(d index.Document) index.Document {
+		for i := range maxRowValues + 1 {
+			d.Keywords["tag"] = append(d.Keywords["tag"], strconv.Itoa(i))
+		}
+		return d
 	}
+	conversation := index.NewDocument("1", 1)
+	conversation.Numbers["createdAt"] = []float64{1}
 	other := message(2, 1)
 	other.Company = 2
-	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Messages, Company: 1, Upserts: []index.Document{huge}}, nil))
-	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Messages, Company: 2, Upserts: []index.Document{other}}, nil))
-	assert.False(t, e.AggregateSupported(byCreatedAt))
-	_, err := e.Aggregate(ctx, byCreatedAt)
+	for _, b := range []index.Batch{
+		{Kind: index.Messages, Company: 1, Upserts: []index.Document{tags(message(1, 1))}},
+		{Kind: index.Conversations, Company: 1, Upserts: []index.Document{tags(conversation)}},
+		{Kind: index.Messages, Company: 2, Upserts: []index.Document{other}},
+	} {
+		require.NoError(t, e.Apply(ctx, b, nil))
+	}
+	assert.False(t, e.AggregateSupported(conversationsByCreatedAt))
+	_, err := e.Aggregate(ctx, conversationsByCreatedAt)
 	assert.ErrorIs(t, err, errUnsupported)
-	facets := index.FacetRequest{Kind: index.Messages, Company: 1, Values: map[string]string{"from": "from"}}
-	assert.False(t, e.FacetsSupported(facets))
+	assert.False(t, e.FacetsSupported(index.FacetRequest{Kind: index.Conversations, Company: 1, Values: map[string]string{"c": "closedByUserId"}}))
+	_, err = e.Aggregate(ctx, byCreatedAt)
+	assert.ErrorIs(t, err, errOverflow)
+	_, err = e.Facets(ctx, index.FacetRequest{Kind: index.Messages, Company: 1, Values: map[string]string{"from": "from"}})
+	assert.ErrorIs(t, err, errOverflow)
 	secondCompany := byCreatedAt
 	secondCompany.Company = 2
-	assert.True(t, e.AggregateSupported(secondCompany))
+	got, err := e.Aggregate(ctx, secondCompany)
+	require.NoError(t, err)
+	assert.Equal(t, map[int]int{0: 1}, bucketCounts(got))
+}
+
+// bucketCounts are an aggregate's counts by bucket.
+func bucketCounts(r index.AggregateResult) map[int]int {
+	counts := map[int]int{}
+	for _, g := range r.Groups {
+		counts[g.Bucket] += g.Count
+	}
+	return counts
 }
 
 // TestRestoreLeavesAppliedDocumentsAlone: while Restore fills the report
@@ -137,21 +183,29 @@ func TestRestoreLeavesAppliedDocumentsAlone(t *testing.T) {
 // applyDuringFill, while a fill of three messages at 1 is held, puts m1
 // at 2 and deletes m2, lets the fill end, and checks that the fill left
 // both alone: m1 as applied (at 2), m2 deleted, m3 as the fill read it.
+// Meanwhile requests on conversations' report rows go to the full engine,
+// and those on messages wait for the fill.
 func applyDuringFill(t *testing.T, e *Engine, release chan struct{}) {
 	t.Helper()
 	ctx := context.Background()
-	assert.False(t, e.AggregateSupported(byCreatedAt), "no reports from rows half filled")
+	assert.False(t, e.AggregateSupported(conversationsByCreatedAt), "no reports from rows half filled")
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err := e.Aggregate(cancelled, byCreatedAt)
+	assert.ErrorIs(t, err, context.Canceled, "a textless kind's request waits for the fill")
+	waited := make(chan index.AggregateResult)
+	go func() {
+		got, err := e.Aggregate(ctx, byCreatedAt)
+		assert.NoError(t, err)
+		waited <- got
+	}()
 	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Messages, Company: 1,
 		Upserts: []index.Document{message(1, 2)}, Deletes: []string{"m2"}}, nil))
 	close(release)
 	require.NoError(t, e.WaitReports())
 
-	require.True(t, e.AggregateSupported(byCreatedAt))
+	assert.Equal(t, map[int]int{0: 1, 1: 1}, bucketCounts(<-waited), "the request that waited")
 	got, err := e.Aggregate(ctx, byCreatedAt)
 	require.NoError(t, err)
-	counts := map[int]int{}
-	for _, g := range got.Groups {
-		counts[g.Bucket] += g.Count
-	}
-	assert.Equal(t, map[int]int{0: 1, 1: 1}, counts)
+	assert.Equal(t, map[int]int{0: 1, 1: 1}, bucketCounts(got))
 }

@@ -180,9 +180,11 @@ type Source interface {
 // conversation and chat of store. The list rows are filled before it
 // returns, from each conversation's list fields alone; the report rows
 // need every conversation's threads, five times the work, so a goroutine
-// fills them after it returns (see reportFill) and until it ends they
-// answer nothing: the router sends reports to the full engine, which is
-// current. Call Load before the syncer runs, so no newer Apply is undone.
+// fills them after it returns (see reportFill). Until it ends, requests
+// on conversations' report rows go to the full engine (the router asks
+// it when the rows do not answer), and those on textless kinds wait (see
+// readRows). Call Load before the syncer runs, so no newer Apply is
+// undone.
 func (e *Engine) Load(store parley.Store, project Projection) error {
 	fresh := New()
 	err := store.View(func(tx parley.Tx) error {
@@ -202,6 +204,23 @@ func (e *Engine) Load(store parley.Store, project Projection) error {
 	e.replace(fresh)
 	go e.fillReports(store, project, fill)
 	return nil
+}
+
+// Refill drops the report rows and fills them again from store in the
+// background, as Load does, while the syncer goes on applying: after a
+// fill failed (a snapshot's damaged report rows), so that the requests
+// on textless kinds, which only these rows answer, come back without a
+// restart. Every document applied before the call is in store, and those
+// applied after it are left alone by the fill (reportFill).
+func (e *Engine) Refill(store parley.Store, project Projection) {
+	e.mu.Lock()
+	if e.fill != nil {
+		e.fill.stopped = true
+	}
+	fill := newFill()
+	e.tables, e.fill = map[tableKey]*table{}, fill
+	e.mu.Unlock()
+	go e.fillReports(store, project, fill)
 }
 
 // reportFill is Load's (or Restore's) filling of the report rows in the

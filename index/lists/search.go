@@ -20,8 +20,13 @@ var errUnsupported = errors.New("lists: request needs the full engine")
 
 // Supports reports whether the engine can answer r exactly as the full
 // engine would: a conversation request with no scored query, whose filter
-// and sort use only the fields rows hold.
+// and sort use only the fields rows hold; or a textless kind's request
+// (searchTable), which the engine answers alone.
 func (e *Engine) Supports(r index.Request) bool {
+	if r.Kind.Textless() {
+		_, _, err := tablePlan(r)
+		return err == nil
+	}
 	_, _, err := plan(r)
 	return err == nil
 }
@@ -46,12 +51,15 @@ func plan(r index.Request) (predicate, func(a, b *row) bool, error) {
 	return match, before, nil
 }
 
-// Search answers a request Supports accepts: one pass over the company's
-// rows of the statuses the filter allows, keeping the best Offset+Limit in
-// a bounded heap.
+// Search answers a request Supports accepts: for conversations, one pass
+// over the company's rows of the statuses the filter allows, keeping the
+// best Offset+Limit in a bounded heap; for a textless kind, searchTable.
 func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return index.Result{}, err
+	}
+	if r.Kind.Textless() {
+		return e.searchTable(ctx, r)
 	}
 	match, before, err := plan(r)
 	if err != nil {

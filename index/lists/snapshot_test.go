@@ -84,8 +84,9 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	t.Run("damaged report rows", func(t *testing.T) {
 		// The report rows are checked as they fill, after the start: the
-		// list rows answer, the report rows never do (reports go to the
-		// full engine), and WaitReports says why.
+		// list rows answer, the report rows never do (requests on them
+		// fail, or go to the full engine for conversations), and
+		// WaitReports says why.
 		bad := filepath.Join(t.TempDir(), "bad")
 		flipped := append([]byte{}, data...)
 		flipped[len(flipped)-24-1] ^= 1 // the last byte before the footer
@@ -102,7 +103,9 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		got, err := e.Search(ctx, r)
 		require.NoError(t, err)
 		assert.Equal(t, want, got)
-		assert.False(t, e.AggregateSupported(index.AggregateRequest{Kind: index.Messages, Company: 1, By: "createdAt", Edges: []float64{0, 1}}))
+		assert.False(t, e.AggregateSupported(index.AggregateRequest{Kind: index.Conversations, Company: 1, By: "createdAt", Edges: []float64{0, 1}}))
+		_, err = e.Aggregate(ctx, index.AggregateRequest{Kind: index.Messages, Company: 1, By: "createdAt", Edges: []float64{0, 1}})
+		require.ErrorContains(t, err, "the snapshot is damaged: checksum")
 	})
 	for name, damaged := range map[string][]byte{
 		"truncated":    data[:len(data)/2],
