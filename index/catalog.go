@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -213,12 +214,7 @@ var catalogFields = func() map[Kind]map[string]Field {
 var textless = func() map[Kind]bool {
 	out := map[Kind]bool{}
 	for kind, fields := range Catalog {
-		out[kind] = true
-		for _, f := range fields {
-			if f.Type == TextField {
-				out[kind] = false
-			}
-		}
+		out[kind] = !slices.ContainsFunc(fields, func(f Field) bool { return f.Type == TextField })
 	}
 	return out
 }()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
@@ -172,67 +173,79 @@ func (h *ranking) Pop() any {
 // field by its value, missing values last whatever the direction, then the
 // numeric id in the direction of the last sort.
 func order(sorts []index.Sort) (func(a, b *row) bool, error) {
-	type key struct {
-		num, word int // field position, or -1
-		desc      bool
-	}
-	var keys []key
+	var keys []sortField
 	desc := true
 	for _, s := range sorts {
 		desc = s.Desc
 		if f, ok := numberFields[s.Field]; ok {
-			keys = append(keys, key{f, -1, s.Desc})
+			keys = append(keys, sortField{f, -1, s.Desc})
 			continue
 		}
 		if f, ok := keywordFields[s.Field]; ok {
-			keys = append(keys, key{-1, f, s.Desc})
+			keys = append(keys, sortField{-1, f, s.Desc})
 			continue
 		}
 		return nil, errUnsupported // score and text sorts
 	}
-	keys = append(keys, key{fID, -1, desc})
+	keys = append(keys, sortField{fID, -1, desc})
 	return func(a, b *row) bool {
 		for _, k := range keys {
-			c := 0
+			var av, bv sortValue
 			if k.num >= 0 {
-				av, aok := a.value(k.num)
-				bv, bok := b.value(k.num)
-				switch {
-				case !aok && !bok:
-					continue
-				case !aok:
-					return false
-				case !bok:
-					return true
-				case av < bv:
-					c = -1
-				case av > bv:
-					c = 1
-				}
+				av.num, av.has = a.value(k.num)
+				bv.num, bv.has = b.value(k.num)
 			} else {
-				aw, bw := a.words[k.word], b.words[k.word]
-				switch {
-				case aw == bw:
-					continue
-				case aw == "":
-					return false
-				case bw == "":
-					return true
-				case aw < bw:
-					c = -1
-				default:
-					c = 1
-				}
+				av.word, bv.word = a.words[k.word], b.words[k.word]
+				av.has, bv.has = av.word != "", bv.word != ""
 			}
-			if k.desc {
-				c = -c
-			}
-			if c != 0 {
+			if c := compareValues(av, bv, k.num < 0, k.desc); c != 0 {
 				return c < 0
 			}
 		}
 		return false
 	}, nil
+}
+
+// sortField is one field of an order: its position among a row's numbers
+// or among its keywords (the other is -1), and its direction.
+type sortField struct {
+	num, word int
+	desc      bool
+}
+
+// sortValue is a row's value of one sort field (for a field of several
+// values, its smallest).
+type sortValue struct {
+	num  float64
+	word string
+	has  bool
+}
+
+// compareValues compares two rows' values of one sort field as the full
+// engine ranks them: missing values last whatever the direction, then by
+// value, the keyword when word, else the number, in the direction asked.
+func compareValues(a, b sortValue, word, desc bool) int {
+	switch {
+	case !a.has && !b.has:
+		return 0
+	case !a.has:
+		return 1
+	case !b.has:
+		return -1
+	}
+	c := 0
+	switch {
+	case word:
+		c = strings.Compare(a.word, b.word)
+	case a.num < b.num:
+		c = -1
+	case a.num > b.num:
+		c = 1
+	}
+	if desc {
+		c = -c
+	}
+	return c
 }
 
 // slots are the fields of a row type R a filter may read: keyword

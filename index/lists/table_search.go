@@ -1,7 +1,6 @@
 package lists
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -18,20 +17,6 @@ import (
 // last whatever the direction, then index.TieBreak's fields, then the
 // document id.
 
-// tableSort is one sort field of a table search: a number slot or a
-// keyword slot of the kind's schema (the other is -1).
-type tableSort struct {
-	num, word int
-	desc      bool
-}
-
-// sortValue is a row's value of one sort field, its smallest.
-type sortValue struct {
-	num  float64
-	word string
-	has  bool
-}
-
 // tableHit is a matching row with its values of the sort fields.
 type tableHit struct {
 	row  int32
@@ -43,7 +28,7 @@ type tableHit struct {
 // (index.TieBreak's whole order) and the direction of the final tie on
 // the document id. Such a kind has no text, so a request's words (Query)
 // or a score sort cannot be answered.
-func tablePlan(r index.Request) ([]tableSort, bool, error) {
+func tablePlan(r index.Request) ([]sortField, bool, error) {
 	s := schemas[r.Kind]
 	if s == nil || !r.Kind.Textless() {
 		return nil, false, errUnsupported
@@ -54,16 +39,16 @@ func tablePlan(r index.Request) ([]tableSort, bool, error) {
 	if !filterSupported(r.Kind, r.Filter) {
 		return nil, false, errUnsupported
 	}
-	var sorts []tableSort
+	var sorts []sortField
 	desc := true
 	for _, o := range index.TieBreak(r.Kind, r.Sort) {
 		desc = o.Desc
 		if f, ok := s.numbers[o.Field]; ok {
-			sorts = append(sorts, tableSort{num: f, word: -1, desc: o.Desc})
+			sorts = append(sorts, sortField{num: f, word: -1, desc: o.Desc})
 			continue
 		}
 		if f, ok := s.words[o.Field]; ok {
-			sorts = append(sorts, tableSort{num: -1, word: f, desc: o.Desc})
+			sorts = append(sorts, sortField{num: -1, word: f, desc: o.Desc})
 			continue
 		}
 		return nil, false, fmt.Errorf("lists: %s documents cannot be sorted on %q", r.Kind, o.Field)
@@ -109,7 +94,7 @@ func (e *Engine) searchTable(ctx context.Context, r index.Request) (index.Result
 }
 
 // sortValues are row i's values of the sort fields.
-func (t *table) sortValues(i int32, sorts []tableSort, words []string) []sortValue {
+func (t *table) sortValues(i int32, sorts []sortField, words []string) []sortValue {
 	out := make([]sortValue, len(sorts))
 	for k, s := range sorts {
 		if s.num >= 0 {
@@ -131,27 +116,11 @@ func (t *table) sortValues(i int32, sorts []tableSort, words []string) []sortVal
 	return out
 }
 
-// compareHits orders two matches: by each sort field, missing values
-// last, then by document id in the direction idDesc.
-func compareHits(a, b tableHit, sorts []tableSort, idDesc bool) int {
+// compareHits orders two matches: by each sort field (compareValues),
+// then by document id in the direction idDesc.
+func compareHits(a, b tableHit, sorts []sortField, idDesc bool) int {
 	for k, s := range sorts {
-		av, bv := a.vals[k], b.vals[k]
-		switch {
-		case !av.has && !bv.has:
-			continue
-		case !av.has:
-			return 1
-		case !bv.has:
-			return -1
-		}
-		c := cmp.Compare(av.num, bv.num)
-		if s.num < 0 {
-			c = strings.Compare(av.word, bv.word)
-		}
-		if s.desc {
-			c = -c
-		}
-		if c != 0 {
+		if c := compareValues(a.vals[k], b.vals[k], s.num < 0, s.desc); c != 0 {
 			return c
 		}
 	}
