@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/parley/parley/index"
@@ -130,7 +131,7 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 	}
 	defer unlock()
 	t := e.tableOf(r.Company, r.Kind)
-	values := newRowValues(t, e.wordList)
+	values := newRowValues(t, e.vocab)
 	err = e.scan(ctx, t, r.Filter, func(i int32) {
 		values.i = i
 		groups.Add(values)
@@ -156,7 +157,7 @@ func (e *Engine) scan(ctx context.Context, t *table, filter query.Node, each fun
 	match := func(int32) bool { return true }
 	if filter != nil {
 		var err error
-		if match, err = compileTable(filter, t, e.wordID); err != nil {
+		if match, err = compileTable(filter, t, e.vocab.find); err != nil {
 			return err
 		}
 	}
@@ -179,12 +180,6 @@ func (e *Engine) scan(ctx context.Context, t *table, filter query.Node, each fun
 	return nil
 }
 
-// wordID is a keyword's index in the word list; callers hold the lock.
-func (e *Engine) wordID(s string) (uint32, bool) {
-	id, ok := e.wordIDs[s]
-	return id, ok
-}
-
 var _ index.KeyIDs = (*rowValues)(nil)
 
 // rowValues are one row's values as index.Groups reads them. The fields
@@ -192,7 +187,7 @@ var _ index.KeyIDs = (*rowValues)(nil)
 type rowValues struct {
 	t     *table
 	i     int32
-	words []string
+	vocab *vocabulary
 	keys  []fieldKeys
 }
 
@@ -206,8 +201,8 @@ type fieldKeys struct {
 	cache  map[uint64]string // ValueKey of the numbers seen, by their bits (-0 is not 0)
 }
 
-func newRowValues(t *table, words []string) *rowValues {
-	return &rowValues{t: t, words: words}
+func newRowValues(t *table, vocab *vocabulary) *rowValues {
+	return &rowValues{t: t, vocab: vocab}
 }
 
 func (v *rowValues) Numbers(field string) []float64 {
@@ -239,7 +234,7 @@ func (v *rowValues) KeyOf(field string, id uint64) string {
 	if k := v.field(field); k.number {
 		return k.valueKey(math.Float64frombits(id))
 	}
-	return v.words[id]
+	return strings.Clone(v.vocab.word(uint32(id))) // a group's key outlives the request's lock
 }
 
 func (v *rowValues) Keys(field string) []string {
@@ -247,7 +242,7 @@ func (v *rowValues) Keys(field string) []string {
 	k.buf = k.buf[:0]
 	if !k.number {
 		for _, w := range v.t.wordsOf(v.i, k.slot) {
-			k.buf = append(k.buf, v.words[w])
+			k.buf = append(k.buf, v.vocab.word(w))
 		}
 		return k.buf
 	}
@@ -313,7 +308,7 @@ func (e *Engine) tableFacets(ctx context.Context, r index.FacetRequest) (index.F
 	var counters []func(i int32)
 	var finish []func()
 	for name, field := range r.Values {
-		c, finished := valueCounter(t, e.wordList, field)
+		c, finished := valueCounter(t, e.vocab, field)
 		counters = append(counters, c)
 		finish = append(finish, func() { out.Values[name] = finished() })
 	}
@@ -350,7 +345,7 @@ func (e *Engine) tableFacets(ctx context.Context, r index.FacetRequest) (index.F
 // numbers in an array), and spells them (ValueKey for numbers) once per
 // value at the end: a year's rows hold tens of thousands of distinct
 // seconds, and hashing strings row by row costs more than the pass.
-func valueCounter(t *table, words []string, field string) (count func(i int32), finished func() map[string]int) {
+func valueCounter(t *table, vocab *vocabulary, field string) (count func(i int32), finished func() map[string]int) {
 	if f, ok := t.s.words[field]; ok {
 		counts := map[uint32]int{}
 		return func(i int32) {
@@ -363,7 +358,7 @@ func valueCounter(t *table, words []string, field string) (count func(i int32), 
 			}, func() map[string]int {
 				out := make(map[string]int, len(counts))
 				for w, n := range counts {
-					out[words[w]] = n
+					out[strings.Clone(vocab.word(w))] = n // the counts leave the engine
 				}
 				return out
 			}

@@ -116,10 +116,9 @@ type Engine struct {
 	parts map[int64]map[string]*part // company -> status -> rows
 	where map[int64]place            // conversation id -> its part
 	words map[string]string          // interned keyword values
-	// Report rows (see table.go), and the keywords they hold by index.
-	tables   map[tableKey]*table
-	wordIDs  map[string]uint32
-	wordList []string
+	// Report rows (see table.go), and the keywords they hold by number.
+	tables map[tableKey]*table
+	vocab  *vocabulary
 	// fill is Load's filling of the report rows while it runs; nil when
 	// they hold every document.
 	fill *reportFill
@@ -136,7 +135,7 @@ var _ index.Engine = (*Engine)(nil)
 // New returns an empty engine.
 func New() *Engine {
 	return &Engine{parts: map[int64]map[string]*part{}, where: map[int64]place{}, words: map[string]string{},
-		tables: map[tableKey]*table{}, wordIDs: map[string]uint32{}}
+		tables: map[tableKey]*table{}, vocab: newVocabulary(0)}
 }
 
 // replace takes fresh's rows; callers own fresh.
@@ -144,7 +143,7 @@ func (e *Engine) replace(fresh *Engine) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.parts, e.where, e.words = fresh.parts, fresh.where, fresh.words
-	e.tables, e.wordIDs, e.wordList = fresh.tables, fresh.wordIDs, fresh.wordList
+	e.tables, e.vocab = fresh.tables, fresh.vocab
 	if e.fill != nil {
 		e.fill.stopped = true // a fill of the rows replaced: its work is moot
 	}
@@ -446,7 +445,7 @@ func (e *Engine) putReport(kind index.Kind, d index.Document) {
 			t = newTable(s)
 			e.tables[k] = t
 		}
-		t.put(d, e.internID)
+		t.put(d, e.vocab.intern)
 	}
 }
 
@@ -474,18 +473,6 @@ func (e *Engine) drop(kind index.Kind, company int64, id string) {
 			t.remove(id)
 		}
 	}
-}
-
-// internID is the index of a keyword in the word list of report rows,
-// adding it when new; callers hold the write lock or own the engine.
-func (e *Engine) internID(s string) uint32 {
-	if id, ok := e.wordIDs[s]; ok {
-		return id
-	}
-	id := uint32(len(e.wordList))
-	e.wordIDs[s] = id
-	e.wordList = append(e.wordList, s)
-	return id
 }
 
 // Apply keeps the rows of every kind the engine holds.

@@ -1,6 +1,9 @@
 package lists
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"slices"
+)
 
 // rowIDs are a report table's row ids, kept without pointers: the ids'
 // bytes end to end in one array, and an open-addressing table of rows by
@@ -109,6 +112,19 @@ func (r *rowIDs) add(id string) int32 {
 		r.rehash(2 * r.held)
 	}
 	return i
+}
+
+// reserve makes room for rows more ids of size bytes in all, so that a
+// restore, which knows both, grows each array once rather than by
+// appends that leave up to a quarter of it unused (and its old copy
+// garbage) and slots sized for twice the rows.
+func (r *rowIDs) reserve(rows, size int) {
+	r.bytes = slices.Grow(r.bytes, size)
+	r.ends = slices.Grow(r.ends, rows)
+	r.dead = slices.Grow(r.dead, max(0, (len(r.ends)+rows)/64+1-len(r.dead)))
+	if slotsFor(r.held+rows) > len(r.slots) {
+		r.rehash(r.held + rows)
+	}
 }
 
 // rehash puts the live rows in new slots sized for rows, dropping the

@@ -107,3 +107,32 @@ func TestRowIDsDropRemovedMarks(t *testing.T) {
 		assert.True(t, ok)
 	}
 }
+
+// TestRowIDsReserve checks that ids added within a reservation find their
+// rows without growing any array, from empty and from rows already held.
+func TestRowIDsReserve(t *testing.T) {
+	for _, held := range []int{0, 1, 100} {
+		ids := newRowIDs(0)
+		for i := range held {
+			ids.add(fmt.Sprint("held-", i))
+		}
+		ids.reserve(1000, 1000*len("new-999"))
+		slots, bytes, ends := len(ids.slots), cap(ids.bytes), cap(ids.ends)
+		for i := range 1000 {
+			ids.add(fmt.Sprintf("new-%03d", i))
+		}
+		assert.Equal(t, slots, len(ids.slots), "held %d: no rehash", held)
+		assert.Equal(t, bytes, cap(ids.bytes), "held %d: bytes grew once", held)
+		assert.Equal(t, ends, cap(ids.ends), "held %d: ends grew once", held)
+		for i := range held {
+			got, ok := ids.find(fmt.Sprint("held-", i))
+			require.True(t, ok)
+			assert.Equal(t, int32(i), got)
+		}
+		for i := range 1000 {
+			got, ok := ids.find(fmt.Sprintf("new-%03d", i))
+			require.True(t, ok)
+			assert.Equal(t, int32(held+i), got)
+		}
+	}
+}

@@ -197,11 +197,11 @@ func (e *Engine) write(w *bufio.Writer, m Mark, seal func() error) error {
 func (e *Engine) writeTables(w *bufio.Writer, putString func(string) error) error {
 	le := binary.LittleEndian
 	put := func(v any) error { return binary.Write(w, le, v) }
-	if err := put(uint32(len(e.wordList))); err != nil {
+	if err := put(uint32(e.vocab.len())); err != nil {
 		return err
 	}
-	for _, s := range e.wordList {
-		if err := putString(s); err != nil {
+	for id := range e.vocab.len() {
+		if err := putString(e.vocab.word(uint32(id))); err != nil {
 			return err
 		}
 	}
@@ -298,13 +298,23 @@ func (e *Engine) readTables(r *snapshotReader, fill *reportFill) error {
 	if count > len(r.data)/4 {
 		return errors.New("report keyword table out of range")
 	}
+	// The keywords' sizes first, so the vocabulary grows once.
+	size := 0
+	for peek, i := *r, 0; i < count && peek.err == nil; i++ {
+		n := int(peek.u32())
+		size += n
+		peek.bytes(n)
+	}
+	if err := locked(func() { e.vocab.reserve(count, min(size, len(r.data))) }); err != nil {
+		return err
+	}
 	// The snapshot numbers its keywords; Apply may have interned others
 	// since the start, so each gets its number in the engine's list.
 	words := make([]uint32, count)
 	for i := 0; i < count && r.err == nil; {
 		err := locked(func() {
 			for end := min(i+restoreChunk, count); i < end && r.err == nil; i++ {
-				words[i] = e.internID(string(r.bytes(int(r.u32()))))
+				words[i] = e.vocab.intern(string(r.bytes(int(r.u32()))))
 			}
 		})
 		if err != nil {

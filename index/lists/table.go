@@ -74,7 +74,7 @@ type table struct {
 	shape  []uint32 // per row, its shape in shapes
 	shapes shapes
 	nums   []float64
-	words  []uint32 // indexes into Engine.wordList
+	words  []uint32 // numbers in Engine.vocab
 	dead   int
 	// overflow is set when a document had more values than a row holds.
 	overflow bool

@@ -73,7 +73,7 @@ func (e *Engine) searchTable(ctx context.Context, r index.Request) (index.Result
 	err = e.scan(ctx, t, r.Filter, func(i int32) {
 		total++
 		if r.Limit > 0 {
-			hits = append(hits, tableHit{row: i, vals: t.sortValues(i, sorts, e.wordList)})
+			hits = append(hits, tableHit{row: i, vals: t.sortValues(i, sorts, e.vocab)})
 		}
 	})
 	if err != nil {
@@ -94,7 +94,7 @@ func (e *Engine) searchTable(ctx context.Context, r index.Request) (index.Result
 }
 
 // sortValues are row i's values of the sort fields.
-func (t *table) sortValues(i int32, sorts []sortField, words []string) []sortValue {
+func (t *table) sortValues(i int32, sorts []sortField, vocab *vocabulary) []sortValue {
 	out := make([]sortValue, len(sorts))
 	for k, s := range sorts {
 		if s.num >= 0 {
@@ -107,8 +107,8 @@ func (t *table) sortValues(i int32, sorts []sortField, words []string) []sortVal
 			continue
 		}
 		for j, w := range t.wordsOf(i, s.word) {
-			if j == 0 || words[w] < out[k].word {
-				out[k].word = words[w]
+			if word := vocab.word(w); j == 0 || word < out[k].word {
+				out[k].word = word
 			}
 			out[k].has = true
 		}
