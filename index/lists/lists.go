@@ -135,7 +135,7 @@ var _ index.Engine = (*Engine)(nil)
 // New returns an empty engine.
 func New() *Engine {
 	return &Engine{parts: map[int64]map[string]*part{}, where: map[int64]place{}, words: map[string]string{},
-		tables: map[tableKey]*table{}, vocab: newVocabulary(0)}
+		tables: map[tableKey]*table{}, vocab: newVocabulary()}
 }
 
 // replace takes fresh's rows; callers own fresh.

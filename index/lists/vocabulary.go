@@ -12,11 +12,13 @@ import "unsafe"
 // heap profile) and two million objects for every garbage collection to
 // mark. A vocabulary keeps them as rowIDs keep row ids: the bytes end to
 // end and a hash table of numbers, no pointers, and 79 MB for the same
-// keywords (about 37 bytes each) once reserved on restore. Keywords are never removed: a snapshot or a reload starts a
-// new one.
+// keywords (about 37 bytes each) once reserved on restore.
+//
+// Keywords are never removed, as the map before it never dropped one: a
+// Load replaces the vocabulary with its fresh engine's.
 type vocabulary struct{ ids rowIDs }
 
-func newVocabulary(words int) *vocabulary { return &vocabulary{ids: newRowIDs(words)} }
+func newVocabulary() *vocabulary { return &vocabulary{ids: newRowIDs(0)} }
 
 // intern is the number of s, adding it when new; callers hold the write
 // lock or own the engine.

@@ -16,7 +16,7 @@ import (
 // the end: they view bytes the vocabulary has since outgrown many times.
 func TestVocabularyAgreesWithAMap(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 5))
-	v := newVocabulary(0)
+	v := newVocabulary()
 	ids := map[string]uint32{}
 	var list []string
 	var early []string
