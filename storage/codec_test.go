@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -237,6 +238,58 @@ func TestPlainJSONDatabaseStillReads(t *testing.T) {
 	}))
 }
 
+// TestPlainBuckets: the records every request reads are stored as plain
+// JSON, and Open rewrites the ones an earlier Parley compressed.
+func TestPlainBuckets(t *testing.T) {
+	user := &parley.User{ID: 2, CompanyID: 1, FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com",
+		Role: parley.RoleOwner, Timezone: "America/New_York", CreatedAt: codecClock, UpdatedAt: codecClock}
+	plain, err := json.Marshal(user)
+	require.NoError(t, err)
+	require.Greater(t, len(plain), minCompressed, "large enough that any other bucket compresses it")
+	for name := range plainBuckets {
+		stored, err := encode([]byte(name), user)
+		require.NoError(t, err)
+		assert.Equal(t, plain, stored, name)
+	}
+
+	path := filepath.Join(t.TempDir(), "parley.db")
+	db, err := Open(path, Options{NoSync: true})
+	require.NoError(t, err)
+	compressed, err := encode(bucketThreads, user) // as an earlier Parley stored users
+	require.NoError(t, err)
+	require.Equal(t, tagZstd1, compressed[0])
+	damaged := append([]byte(nil), compressed[:len(compressed)-5]...)
+	other := *user
+	other.ID, other.FirstName = 3, "Ada"
+	otherPlain, err := json.Marshal(&other)
+	require.NoError(t, err)
+	require.NoError(t, db.bolt.Update(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketUsers)
+		return errors.Join(b.Put(key(2), compressed), b.Put(key(3), otherPlain), b.Put(key(4), damaged),
+			tx.Bucket(bucketThreads).Put(key2(1, 1), compressed))
+	}))
+	require.NoError(t, db.Close())
+
+	for range 2 { // the second Open finds nothing left to rewrite
+		db, err = Open(path, Options{NoSync: true})
+		require.NoError(t, err)
+		require.NoError(t, db.View(func(tx *Tx) error {
+			users := tx.tx.Bucket(bucketUsers)
+			assert.Equal(t, plain, users.Get(key(2)), "rewritten plain")
+			assert.Equal(t, otherPlain, users.Get(key(3)), "plain already")
+			assert.Equal(t, damaged, users.Get(key(4)), "a damaged value is left for decode to report")
+			assert.Equal(t, compressed, tx.tx.Bucket(bucketThreads).Get(key2(1, 1)), "other buckets stay compressed")
+			got, err := tx.User(1, 2)
+			require.NoError(t, err)
+			assert.Equal(t, user, got)
+			_, err = tx.User(1, 4)
+			assert.ErrorContains(t, err, "decode users")
+			return nil
+		}))
+		require.NoError(t, db.Close())
+	}
+}
+
 // BenchmarkCodec prices compression per record against the plain JSON it
 // replaced: go test ./storage -run '^$' -bench Codec.
 func BenchmarkCodec(b *testing.B) {
@@ -267,6 +320,24 @@ func BenchmarkCodec(b *testing.B) {
 	b.Run("decode/codec", func(b *testing.B) {
 		for b.Loop() {
 			_ = decode(bucketThreads, stored, new(parley.Thread))
+		}
+	})
+	// A user, read by every request: compressed as a thread is, and plain
+	// as plainBuckets keep it.
+	user := &parley.User{ID: 2, CompanyID: 1, FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com",
+		Role: parley.RoleOwner, Timezone: "America/New_York", CreatedAt: codecClock, UpdatedAt: codecClock}
+	packedUser, err := encode(bucketThreads, user)
+	require.NoError(b, err)
+	plainUser, err := encode(bucketUsers, user)
+	require.NoError(b, err)
+	b.Run("decode/user-compressed", func(b *testing.B) {
+		for b.Loop() {
+			_ = decode(bucketUsers, packedUser, new(parley.User))
+		}
+	})
+	b.Run("decode/user-plain", func(b *testing.B) {
+		for b.Loop() {
+			_ = decode(bucketUsers, plainUser, new(parley.User))
 		}
 	})
 }

@@ -101,6 +101,9 @@ func Open(path string, opt Options) (*DB, error) {
 				return err
 			}
 		}
+		if err := replain(tx); err != nil {
+			return err
+		}
 		if fillOpen { // a database from before routing: count its open conversations once
 			if err := fillOpenByAssignee(tx); err != nil {
 				return err
