@@ -105,16 +105,11 @@ func (p *part) count(r *row, n int) {
 	}
 }
 
-type place struct {
-	company int64
-	status  string
-}
-
 // Engine is the in-memory list engine. It is safe for concurrent use.
 type Engine struct {
 	mu    sync.RWMutex
 	parts map[int64]map[string]*part // company -> status -> rows
-	where map[int64]place            // conversation id -> its part
+	where map[int64]*part            // conversation id -> its part
 	words map[string]string          // interned keyword values
 	// Report rows (see table.go), and the keywords they hold by number.
 	tables map[tableKey]*table
@@ -134,7 +129,7 @@ var _ index.Engine = (*Engine)(nil)
 
 // New returns an empty engine.
 func New() *Engine {
-	return &Engine{parts: map[int64]map[string]*part{}, where: map[int64]place{}, words: map[string]string{},
+	return &Engine{parts: map[int64]map[string]*part{}, where: map[int64]*part{}, words: map[string]string{},
 		tables: map[tableKey]*table{}, vocab: newVocabulary()}
 }
 
@@ -496,8 +491,7 @@ func (e *Engine) put(company int64, r row) {
 	id := int64(r.nums[fID])
 	status := r.words[kStatus]
 	if at, ok := e.where[id]; ok {
-		if at.company == company && at.status == status {
-			p := e.parts[company][status]
+		if p := e.parts[company][status]; p == at {
 			i := p.pos[id]
 			p.count(&p.rows[i], -1)
 			p.count(&r, 1)
@@ -512,7 +506,7 @@ func (e *Engine) put(company int64, r row) {
 	p.rows = append(p.rows, r)
 	p.count(&r, 1)
 	p.touch(len(p.rows)-1, id)
-	e.where[id] = place{company, status}
+	e.where[id] = p
 }
 
 // part is the part of company and status, made when it has none;
@@ -545,12 +539,11 @@ func (e *Engine) reserve(company int64, status string, n int) {
 
 // remove deletes a row by moving the last row of its part into its slot.
 func (e *Engine) remove(id int64) {
-	at, ok := e.where[id]
+	p, ok := e.where[id]
 	if !ok {
 		return
 	}
 	delete(e.where, id)
-	p := e.parts[at.company][at.status]
 	i, last := p.pos[id], len(p.rows)-1
 	p.count(&p.rows[i], -1)
 	p.touch(i, id)

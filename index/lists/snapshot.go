@@ -540,7 +540,7 @@ func readListRows(data []byte, m Mark) (fresh *Engine, reports section, err erro
 	if rows > uint64(len(r.data)/minRow) || parts > uint32(len(r.data)/partHeader) {
 		return nil, reports, errors.New("lists: restore: the snapshot is damaged (row count)")
 	}
-	fresh.where = make(map[int64]place, rows)
+	fresh.where = make(map[int64]*part, rows)
 	for ; parts > 0 && r.err == nil; parts-- {
 		company, status, n := int64(r.u64()), word(), r.u64()
 		if n > uint64(len(r.data)/minRow) {
