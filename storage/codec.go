@@ -55,10 +55,10 @@ func replain(tx *bbolt.Tx) error {
 		var keys, values [][]byte
 		c := b.Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if len(v) == 0 || v[0] != tagZstd1 {
+			if !packed(v) {
 				continue
 			}
-			if plain, err := decoder.DecodeAll(v[1:], nil); err == nil {
+			if plain, err := unpack(v); err == nil {
 				keys, values = append(keys, bytes.Clone(k)), append(values, plain)
 			}
 		}
@@ -125,27 +125,35 @@ func encode(bucket []byte, v any) ([]byte, error) {
 	if len(plain) < minCompressed || plainBuckets[string(bucket)] {
 		return plain, nil
 	}
-	packed := encoder.EncodeAll(plain, append(make([]byte, 0, 1+len(plain)/2), tagZstd1))
-	if len(packed) >= len(plain) {
+	frame := encoder.EncodeAll(plain, append(make([]byte, 0, 1+len(plain)/2), tagZstd1))
+	if len(frame) >= len(plain) {
 		return plain, nil
 	}
-	return packed, nil
+	return frame, nil
 }
 
 // decode is the one way a stored value of bucket becomes a record again,
 // whichever form encode (or a Parley from before compression) wrote.
 func decode(bucket, data []byte, v any) error {
-	plain := data
-	if len(data) > 0 && data[0] == tagZstd1 {
-		var err error
-		if plain, err = decoder.DecodeAll(data[1:], nil); err != nil {
-			return fmt.Errorf("storage: decode %s: decompress: %w", bucket, err)
-		}
+	plain, err := unpack(data)
+	if err != nil {
+		return fmt.Errorf("storage: decode %s: decompress: %w", bucket, err)
 	}
 	if err := unmarshal(plain, v); err != nil {
 		return fmt.Errorf("storage: decode %s: %w", bucket, err)
 	}
 	return nil
+}
+
+// packed reports whether a stored value is compressed.
+func packed(data []byte) bool { return len(data) > 0 && data[0] == tagZstd1 }
+
+// unpack is a stored value's JSON, whichever form encode wrote.
+func unpack(data []byte) ([]byte, error) {
+	if !packed(data) {
+		return data, nil
+	}
+	return decoder.DecodeAll(data[1:], nil)
 }
 
 // unmarshal reads a record's JSON with goccy/go-json, a drop-in decoder
