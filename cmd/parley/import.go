@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -50,23 +51,34 @@ func importCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	defer inst.close()
-	sum, err := importer.Run(inst.db.Store(), export, importer.Options{CompanyID: *company, Progress: progressBar(stderr, "importing")})
+	sum, err := load(ctx, inst, export, *company, stderr)
 	if err != nil {
-		return err
+		return errors.Join(err, inst.close())
 	}
-	if err := inst.syncer.Drain(ctx); err != nil {
-		return fmt.Errorf("index the imported records: %w", err)
-	}
-	if err := inst.compact(ctx); err != nil {
-		return err
+	before, after, err := inst.closeCompacted()
+	if err != nil {
+		return fmt.Errorf("the import is complete and indexed, but compacting the storage file failed (the file is as the import left it): %w", err)
 	}
 	fmt.Fprintf(stdout, "\ncustomers: %d created, %d already there\nconversations: %d created (%d threads), %d already there\nfailed: %d\n",
 		sum.CustomersCreated, sum.CustomersSkipped, sum.ConversationsCreated, sum.ThreadsCreated, sum.ConversationsSkipped, len(sum.Failures))
 	for _, f := range sum.Failures {
 		fmt.Fprintf(stdout, "  %s %d: %s\n", f.Kind, f.ID, f.Err)
 	}
+	fmt.Fprintf(stdout, "storage file compacted: %d -> %d bytes\n", before, after)
 	return nil
+}
+
+// load imports export into the instance's company, indexes what it wrote
+// and compacts the search index.
+func load(ctx context.Context, inst *instance, export *importer.Export, company int64, stderr io.Writer) (*importer.Summary, error) {
+	sum, err := importer.Run(inst.db.Store(), export, importer.Options{CompanyID: company, Progress: progressBar(stderr, "importing")})
+	if err != nil {
+		return sum, err
+	}
+	if err := inst.syncer.Drain(ctx); err != nil {
+		return sum, fmt.Errorf("index the imported records: %w", err)
+	}
+	return sum, inst.compact(ctx)
 }
 
 // progressBar returns a progress reporter drawing a bar on a terminal, or

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/storage"
 )
 
@@ -137,6 +139,15 @@ func TestImportExportedDemo(t *testing.T) {
 	require.Equal(t, 0, run(context.Background(), []string{"import", "--data", dst, file}, &out, &errs), errs.String())
 	assert.Contains(t, out.String(), "failed: 0", out.String())
 	assert.NotContains(t, out.String(), "conversations: 0 created")
+	assert.Contains(t, out.String(), "storage file compacted: ")
+	// The import compacted the storage file (a new file) and then saved
+	// the list rows marked with it: the next start restores them.
+	stored, err := storage.Open(dbPath(dst), storage.Options{})
+	require.NoError(t, err)
+	_, restored, damaged, err := lists.Open(stored, dbPath(dst), listsPath(dst), listProjection)
+	require.NoError(t, errors.Join(err, damaged))
+	assert.True(t, restored, "the snapshot names the compacted file")
+	require.NoError(t, stored.Close())
 	out.Reset()
 	require.Equal(t, 0, run(context.Background(), []string{"import", "--data", dst, "--company", "1", file}, &out, &errs), errs.String())
 	assert.Contains(t, out.String(), "customers: 0 created")

@@ -298,6 +298,36 @@ func loadDemoIfEmpty(store parley.Store, clock parley.Clock) error {
 	return fixtures.Load(store, clock.Now())
 }
 
+// closeCompacted closes an embedded instance as close does, compacting
+// its storage file on the way (storage.Compact), for the end of a bulk
+// load. The list snapshot is saved after the compaction, marked with the
+// new file, so the next start restores it rather than loading every
+// conversation from storage. It returns the file's sizes before and after.
+func (in *instance) closeCompacted() (before, after int64, err error) {
+	if in.bolt == nil || in.fast == nil || in.bleve == nil {
+		return 0, 0, errors.Join(errors.New("only an embedded data directory compacts"), in.close())
+	}
+	in.syncer.Settle()
+	// The rows must be whole to be saved; when their fill failed, no
+	// snapshot is saved (as close does) and the next start loads them.
+	filled := in.fast.WaitReports() == nil
+	// The compacted file carries the same outbox, so the rows' position
+	// in it stays.
+	seq, err := in.bolt.LastOutboxSeq()
+	err = errors.Join(err, in.full.Close(), in.db.Close())
+	if err != nil {
+		return 0, 0, errors.Join(err, in.fast.Close())
+	}
+	before, after, err = storage.Compact(dbPath(in.at.dir))
+	if err == nil && filled {
+		var m lists.Mark
+		if m, err = lists.FileMark(dbPath(in.at.dir), seq); err == nil {
+			err = in.fast.Save(listsPath(in.at.dir), m)
+		}
+	}
+	return before, after, errors.Join(err, in.fast.Close())
+}
+
 // settleWait bounds how long closing waits for the index to persist what
 // it applied; entries not acknowledged by then are replayed at next start.
 const settleWait = 10 * time.Second

@@ -646,6 +646,18 @@ func (e *Engine) SaveFor(db Source, dbFile, path string) error {
 // markOf is db's mark now: its file's inode (a restored or copied file is
 // another one) and its last outbox sequence.
 func markOf(db Source, dbFile string) (Mark, error) {
+	seq, err := db.LastOutboxSeq()
+	if err != nil {
+		return Mark{}, err
+	}
+	return FileMark(dbFile, seq)
+}
+
+// FileMark is the mark of the storage file dbFile whose last outbox
+// sequence is seq, for saving a snapshot while the storage is closed: a
+// compaction (storage.Compact) makes a new file of the same records,
+// whose snapshot is the rows as they were.
+func FileMark(dbFile string, seq uint64) (Mark, error) {
 	info, err := os.Stat(dbFile)
 	if err != nil {
 		return Mark{}, fmt.Errorf("lists: %w", err)
@@ -653,10 +665,6 @@ func markOf(db Source, dbFile string) (Mark, error) {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
 		return Mark{}, errors.New("lists: the storage file has no inode on this system")
-	}
-	seq, err := db.LastOutboxSeq()
-	if err != nil {
-		return Mark{}, err
 	}
 	return Mark{Store: st.Ino, Seq: seq}, nil
 }
