@@ -44,6 +44,8 @@ func TestBenchRunsSmall(t *testing.T) {
 		assert.Positive(t, wr.P50, wr.Name)
 	}
 	assert.Positive(t, res.StoredBytesPerConv)
+	assert.Positive(t, res.StorageCompact)
+	assert.LessOrEqual(t, res.StoredBytesPerConv, res.LoadedStoredBytesPerConv, "the storage file is compacted after the load")
 	assert.Positive(t, res.IndexBytesPerConv)
 	assert.Equal(t, res.StoredBytesPerConv+res.IndexBytesPerConv, res.BytesPerConv)
 	for _, m := range []MemoryPeaks{res.Memory, res.MemoryWholeRun} {
@@ -89,7 +91,7 @@ func assertKeys(t *testing.T, data []byte) {
 	memory := []string{"rssBytes", "rssAnonBytes", "rssFileBytes", "heapInuseBytes"}
 	for key, nested := range map[string][]string{
 		"n": nil, "httpLoaded": nil, "httpConversationsPerSecond": nil, "internalConversationsPerSecond": nil,
-		"storedBytesPerConversation": nil, "indexBytesPerConversation": nil, "bytesPerConversation": nil, "peakRSSBytes": nil,
+		"storedBytesPerConversation": nil, "loadedStoredBytesPerConversation": nil, "storageCompactNanoseconds": nil, "indexBytesPerConversation": nil, "bytesPerConversation": nil, "peakRSSBytes": nil,
 		"memory": memory, "memoryWholeRun": memory, "listEngineLoad": nil,
 		"restart":  {"storage", "index", "listEngine", "drain", "ready"},
 		"postgres": {"version", "rows", "conversations", "duration", "rowsPerSecond", "conversationsPerSecond", "bytesPerConversation"},

@@ -127,6 +127,34 @@ func waitReady(ctx context.Context, base string) error {
 	}
 }
 
+// closeCompacted closes the node as close does, compacting its storage
+// file on the way, as parley import ends (cmd/parley/instance.go's
+// closeCompacted, copied for the reason above): the list rows are saved
+// after the compaction, marked with the new file. It returns the file's
+// sizes before and after.
+func (n *node) closeCompacted() (before, after int64, err error) {
+	n.closeOnce.Do(func() {
+		n.stopServer()
+		n.stopSync()
+		filled := n.fast.WaitReports() == nil
+		seq, err := n.db.LastOutboxSeq()
+		if err = errors.Join(err, n.full.Close(), n.db.Close()); err != nil {
+			n.closeErr = err
+			return
+		}
+		file := filepath.Join(n.dir, "parley.db")
+		before, after, err = storage.Compact(file)
+		if err == nil && filled {
+			var m lists.Mark
+			if m, err = lists.FileMark(file, seq); err == nil {
+				err = n.fast.Save(filepath.Join(n.dir, "lists.snapshot"), m)
+			}
+		}
+		n.closeErr = errors.Join(err, n.fast.Close())
+	})
+	return before, after, n.closeErr
+}
+
 // close stops serving and syncing, waits for what the index applied to be
 // durable, and closes the index and storage, as parley serve does at
 // shutdown. Later calls return the first one's error.

@@ -41,8 +41,8 @@ func printTable(out io.Writer, r Results) {
 	if r.ReusedFrom != "" {
 		fmt.Fprintf(out, "\ningest: not measured, the data was loaded by the run of %s (-reuse)", r.ReusedFrom)
 	} else {
-		fmt.Fprintf(out, "\ningest: Parley internal %.0f conv/s, HTTP %.0f conv/s answered (%.0f/s searchable), then compaction %s",
-			r.InternalPerSecond, r.HTTPPerSecond, r.HTTPSearchablePerSecond, round(r.Compact))
+		fmt.Fprintf(out, "\ningest: Parley internal %.0f conv/s, HTTP %.0f conv/s answered (%.0f/s searchable), then compaction %s (storage file %s: %.0f -> %.0f bytes per conversation)",
+			r.InternalPerSecond, r.HTTPPerSecond, r.HTTPSearchablePerSecond, round(r.Compact), round(r.StorageCompact), r.LoadedStoredBytesPerConv, r.StoredBytesPerConv)
 	}
 	if p := r.Postgres; p != nil {
 		fmt.Fprintf(out, "; PostgreSQL bulk load %.0f rows/s (%d rows in %s, indexes and ANALYZE included: %.0f conv/s)",
