@@ -25,7 +25,7 @@ const compactTxSize = 64 << 20
 // No process may have the file open. The copy is written beside it,
 // synced, and renamed over it: a crash leaves the old file or the new
 // one, whole. The file's identity (its inode) changes, which is what a
-// list snapshot is marked with (lists.FileMark). It returns the file's
+// list snapshot is marked with (lists.Engine.SaveAt). It returns the file's
 // sizes before and after.
 func Compact(path string) (before, after int64, err error) {
 	src, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: time.Second})

@@ -23,8 +23,7 @@ import (
 // and the outbox is the same.
 func TestCompactKeepsEveryRecord(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "parley.db")
-	db, err := storage.Open(path, storage.Options{NoSync: true})
-	require.NoError(t, err)
+	db := openFile(t, path)
 	rng := rand.New(rand.NewPCG(1, 2))
 	var kept []*parley.Customer
 	for batch := range 10 {
@@ -77,9 +76,7 @@ func TestCompactKeepsEveryRecord(t *testing.T) {
 	assert.NotEqual(t, inode, inodeOf(t, path), "a new file")
 	assert.NoFileExists(t, path+".compact")
 
-	db, err = storage.Open(path, storage.Options{NoSync: true})
-	require.NoError(t, err)
-	defer db.Close()
+	db = openFile(t, path)
 	assert.Equal(t, want, customersOf(t, db))
 	gotSeq, err := db.LastOutboxSeq()
 	require.NoError(t, err)

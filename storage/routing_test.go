@@ -14,8 +14,7 @@ import (
 
 func TestOpenAssignedFollowsEveryWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "parley.db")
-	db, err := storage.Open(path, storage.Options{NoSync: true})
-	require.NoError(t, err)
+	db := openFile(t, path)
 	user := func(id int64) *parley.Party { return &parley.Party{ID: id, Type: parley.PartyUser} }
 	convs := []*parley.Conversation{
 		{CompanyID: 1, MailboxID: 1, CustomerID: 1, State: parley.StatePublished, Status: parley.StatusActive, Assignee: user(7)},
@@ -29,7 +28,7 @@ func TestOpenAssignedFollowsEveryWrite(t *testing.T) {
 		require.NoError(t, db.View(func(tx *storage.Tx) error { n = tx.OpenAssigned(mailbox, user); return nil }))
 		return n
 	}
-	_, err = db.Update(func(tx *storage.Tx) error {
+	_, err := db.Update(func(tx *storage.Tx) error {
 		for _, c := range convs {
 			if err := tx.PutConversation(c); err != nil {
 				return err
@@ -64,8 +63,6 @@ func TestOpenAssignedFollowsEveryWrite(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, raw.Update(func(tx *bbolt.Tx) error { return tx.DeleteBucket([]byte("conversations_open_by_assignee")) }))
 	require.NoError(t, raw.Close())
-	db, err = storage.Open(path, storage.Options{NoSync: true})
-	require.NoError(t, err)
-	defer db.Close()
+	db = openFile(t, path)
 	assert.Equal(t, []int{0, 1, 1, 1}, []int{count(db, 1, 7), count(db, 1, 8), count(db, 2, 8), count(db, 2, 7)})
 }

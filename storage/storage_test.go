@@ -12,7 +12,14 @@ import (
 )
 
 func openDB(t *testing.T) *storage.DB {
-	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
+	return openFile(t, filepath.Join(t.TempDir(), "parley.db"))
+}
+
+// openFile opens the database at path, closed at the test's end unless
+// the test closes it first.
+func openFile(t *testing.T, path string) *storage.DB {
+	t.Helper()
+	db, err := storage.Open(path, storage.Options{NoSync: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	return db

@@ -145,10 +145,7 @@ func (n *node) closeCompacted() (before, after int64, err error) {
 		file := filepath.Join(n.dir, "parley.db")
 		before, after, err = storage.Compact(file)
 		if err == nil && filled {
-			var m lists.Mark
-			if m, err = lists.FileMark(file, seq); err == nil {
-				err = n.fast.Save(filepath.Join(n.dir, "lists.snapshot"), m)
-			}
+			err = n.fast.SaveAt(file, seq, filepath.Join(n.dir, "lists.snapshot"))
 		}
 		n.closeErr = errors.Join(err, n.fast.Close())
 	})

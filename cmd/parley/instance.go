@@ -320,10 +320,7 @@ func (in *instance) closeCompacted() (before, after int64, err error) {
 	}
 	before, after, err = storage.Compact(dbPath(in.at.dir))
 	if err == nil && filled {
-		var m lists.Mark
-		if m, err = lists.FileMark(dbPath(in.at.dir), seq); err == nil {
-			err = in.fast.Save(listsPath(in.at.dir), m)
-		}
+		err = in.fast.SaveAt(dbPath(in.at.dir), seq, listsPath(in.at.dir))
 	}
 	return before, after, errors.Join(err, in.fast.Close())
 }

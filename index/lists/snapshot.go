@@ -643,21 +643,31 @@ func (e *Engine) SaveFor(db Source, dbFile, path string) error {
 	return e.Save(path, m)
 }
 
-// markOf is db's mark now: its file's inode (a restored or copied file is
-// another one) and its last outbox sequence.
+// SaveAt saves the engine at path as the snapshot of the storage file
+// dbFile, closed with seq its last outbox sequence: after a compaction
+// (storage.Compact), a new file of the same records, whose snapshot is the
+// rows as they were.
+func (e *Engine) SaveAt(dbFile string, seq uint64, path string) error {
+	m, err := fileMark(dbFile, seq)
+	if err != nil {
+		return err
+	}
+	return e.Save(path, m)
+}
+
+// markOf is db's mark now: its file's mark at its last outbox sequence.
 func markOf(db Source, dbFile string) (Mark, error) {
 	seq, err := db.LastOutboxSeq()
 	if err != nil {
 		return Mark{}, err
 	}
-	return FileMark(dbFile, seq)
+	return fileMark(dbFile, seq)
 }
 
-// FileMark is the mark of the storage file dbFile whose last outbox
-// sequence is seq, for saving a snapshot while the storage is closed: a
-// compaction (storage.Compact) makes a new file of the same records,
-// whose snapshot is the rows as they were.
-func FileMark(dbFile string, seq uint64) (Mark, error) {
+// fileMark is the mark of the storage file dbFile whose last outbox
+// sequence is seq: its inode (a restored or copied file is another one)
+// and seq.
+func fileMark(dbFile string, seq uint64) (Mark, error) {
 	info, err := os.Stat(dbFile)
 	if err != nil {
 		return Mark{}, fmt.Errorf("lists: %w", err)
