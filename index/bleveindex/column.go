@@ -49,6 +49,11 @@ type segmentField struct {
 // the snapshot no longer holds (merged away). Columns are read without
 // the lock (about 100 ms per field for a segment of 333,000 documents),
 // so searches that find theirs do not wait for another's read.
+//
+// The view keeps the columns it found or read itself: while it reads,
+// a search on a newer snapshot may forget a segment this older snapshot
+// still holds, and the view must not look for that segment's column in
+// the shared map afterwards.
 func (c *columns) view(r bi.IndexReader, fields []string) (*columnView, error) {
 	snap, ok := r.(*scorch.IndexSnapshot)
 	if !ok {
@@ -58,68 +63,76 @@ func (c *columns) view(r bi.IndexReader, fields []string) (*columnView, error) {
 	for _, ss := range snap.Segments() {
 		segs = append(segs, ss.Segment())
 	}
-	missing := c.missing(segs, fields)
-	read := make(map[segmentField]column, len(missing))
+	found, missing := c.lookup(segs, fields)
 	for _, m := range missing {
 		col, err := readColumn(m.seg, m.field)
 		if err != nil {
 			return nil, err
 		}
-		read[m] = col
+		found[m] = col
 	}
 
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	v := &columnView{}
-	live := map[segment.Segment]bool{}
 	var start uint64
 	for _, seg := range segs {
-		live[seg] = true
 		// Global numbers run on over every document a segment holds,
 		// deleted ones included, as scorch numbers them.
 		v.starts = append(v.starts, start)
 		start += seg.Count()
-		byField := c.segs[seg]
-		if byField == nil {
-			byField = map[string]column{}
-			c.segs[seg] = byField
-		}
 		cols := make([]column, len(fields))
 		for i, f := range fields {
-			col, ok := byField[f]
-			if !ok {
-				col = read[segmentField{seg, f}]
-				byField[f] = col
-			}
-			cols[i] = col
+			cols[i] = found[segmentField{seg, f}]
 		}
 		v.cols = append(v.cols, cols)
+	}
+	c.keep(segs, missing, found)
+	return v, nil
+}
+
+// lookup returns the columns of fields that segs need and that are read
+// already, and lists those that are not.
+func (c *columns) lookup(segs []segment.Segment, fields []string) (map[segmentField]column, []segmentField) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	found := make(map[segmentField]column, len(segs)*len(fields))
+	var missing []segmentField
+	for _, f := range fields {
+		for _, seg := range segs {
+			if col, ok := c.segs[seg][f]; ok {
+				found[segmentField{seg, f}] = col
+			} else {
+				missing = append(missing, segmentField{seg, f})
+			}
+		}
+	}
+	return found, missing
+}
+
+// keep stores the columns a view read, and forgets the segments that are
+// not in the view's snapshot.
+func (c *columns) keep(segs []segment.Segment, read []segmentField, found map[segmentField]column) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.segs == nil {
+		c.segs = map[segment.Segment]map[string]column{}
+	}
+	for _, m := range read {
+		byField := c.segs[m.seg]
+		if byField == nil {
+			byField = map[string]column{}
+			c.segs[m.seg] = byField
+		}
+		byField[m.field] = found[m]
+	}
+	live := make(map[segment.Segment]bool, len(segs))
+	for _, seg := range segs {
+		live[seg] = true
 	}
 	for seg := range c.segs {
 		if !live[seg] {
 			delete(c.segs, seg)
 		}
 	}
-	return v, nil
-}
-
-// missing lists the columns of fields that segs need and that are not
-// read yet.
-func (c *columns) missing(segs []segment.Segment, fields []string) []segmentField {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.segs == nil {
-		c.segs = map[segment.Segment]map[string]column{}
-	}
-	var out []segmentField
-	for _, f := range fields {
-		for _, seg := range segs {
-			if _, ok := c.segs[seg][f]; !ok {
-				out = append(out, segmentField{seg, f})
-			}
-		}
-	}
-	return out
 }
 
 // warm reads the columns the snapshot r lacks of every field pages have
