@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -80,7 +81,7 @@ func TestConcurrentClients(t *testing.T) {
 	wg.Wait()
 	notes := 0
 	for c, out := range results {
-		require.Empty(t, out.fives, "client %d", c)
+		require.Empty(t, out.fives, "client %d; the errors logged:\n%s", c, loggedErrors(w))
 		conv := w.conv(out.conv)
 		assert.Equal(t, out.subject, conv["subject"], "client %d's last acknowledged subject", c)
 		assert.Equal(t, float64(out.threads), conv["threads"], "client %d's acknowledged threads", c)
@@ -97,4 +98,16 @@ func TestConcurrentClients(t *testing.T) {
 	for c, out := range results {
 		assert.True(t, w.found(out.conv, fmt.Sprintf(`subject:%q`, out.subject)), "client %d", c)
 	}
+}
+
+// loggedErrors returns the error lines of w's log: a 5xx's cause, stack
+// included, is there and not in its body.
+func loggedErrors(w *world) string {
+	var lines []string
+	for l := range strings.SplitSeq(w.logs.String(), "\n") {
+		if strings.Contains(l, "level=ERROR") {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }

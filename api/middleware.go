@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -43,10 +44,12 @@ func (s *Server) logRequests(c *gin.Context) {
 }
 
 // recoverPanic turns a panic into a logged internal error, never a crash.
+// The error carries the goroutine's stack: a panic is a bug, and the log
+// line is all an operator will have to find it.
 func (s *Server) recoverPanic(c *gin.Context) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = parley.Internal(fmt.Errorf("panic: %v", r))
+			err = parley.Internal(fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
 		}
 	}()
 	c.Next()
