@@ -58,18 +58,34 @@ func Compact(path string) (before, after int64, err error) {
 
 // compactInto writes src's compacted copy to a new file at path and syncs
 // it. The copy's commits skip fsync: the one sync at the end makes it
-// durable before it is renamed into place.
+// durable before it is renamed into place. bbolt grows a file ahead of its
+// pages (to the next power of two, then 16 MiB at a time), so the copy is
+// cut back to its last page: at 20,000 conversations that slack made the
+// compacted file larger than the one it replaced. bbolt grows the file
+// again before it writes past the end.
 func compactInto(path string, src *bbolt.DB) error {
 	os.Remove(path) // a copy a crash left behind
 	dst, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second, NoSync: true, FreelistType: bbolt.FreelistMapType})
 	if err != nil {
 		return err
 	}
+	var used int64
 	err = bbolt.Compact(dst, src, compactTxSize)
 	if err == nil {
-		err = dst.Sync()
+		err = dst.View(func(tx *bbolt.Tx) error { used = tx.Size(); return nil })
 	}
-	return errors.Join(err, dst.Close())
+	if err = errors.Join(err, dst.Close()); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(used)
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
 }
 
 func sizes(a, b string) (int64, int64, error) {
