@@ -34,8 +34,10 @@ import (
 //     "refund". These are the stemmed forms: unquoted words use them.
 //
 // Every text field is indexed in both forms: the stemmed form under the
-// field's name, the exact form under ExactField(name). No stop words are
-// removed, so every word can be searched.
+// field's name, the exact form under ExactField(name). An engine may leave
+// out a stemmed form equal to its exact form and find it in the exact
+// twin instead (the Bleve engine does). No stop words are removed, so
+// every word can be searched.
 
 // Fold lowercases s and removes its diacritics (steps 1 of the analysis).
 // Prefix values of text fields are folded the same way.

@@ -214,6 +214,8 @@ func fieldMapping(f index.Field) *mapping.FieldMapping {
 		fm.IncludeTermVectors = false
 	case f.Type == index.TextField:
 		// Stemmed forms answer unquoted words only: no positions needed.
+		// The builder indexes only the stems that differ from their words
+		// (stem.go); the analyzer names the forms the field holds.
 		fm = bleve.NewTextFieldMapping()
 		fm.Analyzer = textAnalyzer
 		fm.IncludeTermVectors = false

@@ -62,12 +62,12 @@ func suffixes(values []string) []string {
 // them hit by hit, and decompressing a doc-value chunk of sixteen-term
 // numbers for each hit was most of the cost of a sorted search.
 type builder struct {
-	kind                          index.Kind
-	text, exact, keywords, number analysis.Analyzer
+	kind                    index.Kind
+	exact, keywords, number analysis.Analyzer
 }
 
 func newBuilder(kind index.Kind, m mapping.IndexMapping) *builder {
-	return &builder{kind: kind, text: m.AnalyzerNamed(textAnalyzer), exact: m.AnalyzerNamed(exactAnalyzer),
+	return &builder{kind: kind, exact: m.AnalyzerNamed(exactAnalyzer),
 		keywords: m.AnalyzerNamed(keyword.Name), number: m.AnalyzerNamed(numberAnalyzer)}
 }
 
@@ -119,10 +119,13 @@ func (b *builder) document(d index.Document) (*document.Document, error) {
 		}
 	}
 	for name, values := range d.Texts {
-		// The stemmed forms under the field's name, the exact forms (with
-		// positions, for phrases) in the twin.
+		// The stemmed forms that differ from their words under the
+		// field's name (stem.go), the exact forms (with positions, for
+		// phrases) in the twin.
 		f := b.fieldOf(name)
-		addWords(f, values, b.text)
+		for i, v := range values {
+			doc.AddField(newStemField(name, positions(len(values), i), v, options(f)))
+		}
 		exact := bi.IndexField
 		if f.Phrases {
 			exact |= bi.IncludeTermVectors

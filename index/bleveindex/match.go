@@ -18,7 +18,8 @@ import (
 // it lets Bleve intersect or unite the postings as bitmaps ("unadorned"
 // conjunctions and disjunctions), which it does only for unscored
 // searches: so only those get the term searcher, and a scored search keeps
-// Bleve's own structure and scores.
+// Bleve's own structure and scores. Quoted words use it; unquoted ones are
+// stemMatch (stem.go), which builds term searchers itself.
 type wordMatch struct {
 	*bq.MatchQuery
 }

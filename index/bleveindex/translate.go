@@ -163,14 +163,14 @@ func translate(kind index.Kind, n query.Node) (bq.Query, error) {
 		if len(index.Tokens(n.Text)) == 0 {
 			return bleve.NewMatchNoneQuery(), nil
 		}
-		// Unquoted words match stemmed forms, quoted ones exact forms.
-		q := bleve.NewMatchQuery(n.Text)
-		q.SetField(n.Field)
-		q.Analyzer = textAnalyzer
-		if n.Exact {
-			q.SetField(index.ExactField(n.Field))
-			q.Analyzer = exactAnalyzer
+		if !n.Exact {
+			// Unquoted words match by stem (stem.go), every word.
+			return stemMatches(n.Field, index.Stems(n.Text), index.WeightOf(kind, n.Field)), nil
 		}
+		// Quoted words match exact forms.
+		q := bleve.NewMatchQuery(n.Text)
+		q.SetField(index.ExactField(n.Field))
+		q.Analyzer = exactAnalyzer
 		q.SetOperator(bq.MatchQueryOperatorAnd)
 		q.SetBoost(index.WeightOf(kind, n.Field))
 		return wordMatch{q}, nil
