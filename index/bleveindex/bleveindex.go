@@ -51,9 +51,14 @@ func (w wordTokenizer) Tokenize(input []byte) analysis.TokenStream {
 	words := w.analyse(string(input))
 	out := make(analysis.TokenStream, len(words))
 	for i, t := range words {
-		out[i] = &analysis.Token{Term: []byte(t), Position: i + 1, Type: analysis.AlphaNumeric}
+		out[i] = wordToken(t, i)
 	}
 	return out
+}
+
+// wordToken is the Bleve token of the i-th word of a value.
+func wordToken(word string, i int) *analysis.Token {
+	return &analysis.Token{Term: []byte(word), Position: i + 1, Type: analysis.AlphaNumeric}
 }
 
 // Engine is the Bleve implementation of index.Engine: a partition (one

@@ -48,7 +48,7 @@ func (f *stemField) Analyze() {
 	var changed analysis.TokenStream
 	for i, w := range words {
 		if s := index.Stem(w); s != w {
-			changed = append(changed, &analysis.Token{Term: []byte(s), Position: i + 1, Type: analysis.AlphaNumeric})
+			changed = append(changed, wordToken(s, i))
 		}
 	}
 	f.length = len(words)
