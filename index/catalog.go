@@ -47,6 +47,12 @@ type Field struct {
 	// for such values, so a trie over them repeats one unique term at
 	// several precisions, where one over the integer does not.
 	Whole bool
+	// Millis marks a Whole number that is a time in milliseconds. Such
+	// values are sparse at fine precision (the API's times are whole
+	// seconds, and few fall in the same minute), so engines may skip the
+	// finest levels of a range structure: neighbours within a minute are
+	// few enough to read one by one.
+	Millis bool
 	// Weight multiplies the relevance of a text field's matches (0 is 1):
 	// a word in the subject says more about a conversation than one in
 	// its threads.
@@ -92,28 +98,28 @@ var Catalog = map[Kind][]Field{
 		{Name: "subject", Type: TextField, Weight: 2},
 		{Name: "subjectSort", Type: KeywordField, Sortable: true},
 		{Name: "body", Type: TextField, Phrases: true},
-		{Name: "createdAt", Type: NumberField, Whole: true, Sortable: true},
-		{Name: "modifiedAt", Type: NumberField, Whole: true, Sortable: true},
-		{Name: "waitingSince", Type: NumberField, Whole: true, Sortable: true},
+		{Name: "createdAt", Type: NumberField, Whole: true, Millis: true, Sortable: true},
+		{Name: "modifiedAt", Type: NumberField, Whole: true, Millis: true, Sortable: true},
+		{Name: "waitingSince", Type: NumberField, Whole: true, Millis: true, Sortable: true},
 		{Name: "hasAttachments", Type: KeywordField},
 		{Name: "replyUserId", Type: NumberField, Key: true},
 		{Name: "createdByUserId", Type: NumberField, Key: true, Valued: true},
 		// Report figures (parley.Figures); times in seconds.
 		{Name: "replies", Type: NumberField, Whole: true, Valued: true},
-		{Name: "firstResponseAt", Type: NumberField, Whole: true, Sortable: true},
+		{Name: "firstResponseAt", Type: NumberField, Whole: true, Millis: true, Sortable: true},
 		{Name: "firstResponseSeconds", Type: NumberField, Valued: true},
 		{Name: "firstResponseOfficeSeconds", Type: NumberField, Valued: true},
-		{Name: "resolvedAt", Type: NumberField, Whole: true, Sortable: true},
+		{Name: "resolvedAt", Type: NumberField, Whole: true, Millis: true, Sortable: true},
 		{Name: "resolutionSeconds", Type: NumberField, Valued: true},
 		{Name: "resolutionOfficeSeconds", Type: NumberField, Valued: true},
 		{Name: "resolvedByUserId", Type: NumberField, Key: true, Valued: true},
 		{Name: "closedByUserId", Type: NumberField, Key: true, Valued: true},
 		{Name: "primaryCustomerId", Type: NumberField, Key: true, Valued: true},
-		{Name: "activityAt", Type: NumberField, Whole: true},
+		{Name: "activityAt", Type: NumberField, Whole: true, Millis: true},
 		{Name: "createdBy", Type: KeywordField},
 		{Name: "createdWeekHour", Type: KeywordField},
-		{Name: "closedAt", Type: NumberField, Whole: true},
-		{Name: "replyAt", Type: NumberField, Whole: true},
+		{Name: "closedAt", Type: NumberField, Whole: true, Millis: true},
+		{Name: "replyAt", Type: NumberField, Whole: true, Millis: true},
 		{Name: "responseSeconds", Type: NumberField},
 		{Name: "responseOfficeSeconds", Type: NumberField},
 	},
@@ -123,7 +129,7 @@ var Catalog = map[Kind][]Field{
 	Messages: {
 		{Name: "from", Type: KeywordField},
 		{Name: "id", Type: NumberField, Key: true, Sortable: true},
-		{Name: "createdAt", Type: NumberField, Whole: true, Sortable: true},
+		{Name: "createdAt", Type: NumberField, Whole: true, Millis: true, Sortable: true},
 		{Name: "userId", Type: NumberField, Key: true, Valued: true},
 		{Name: "customerId", Type: NumberField, Key: true, Valued: true},
 		{Name: "conversationId", Type: NumberField, Key: true, Valued: true},
@@ -133,7 +139,7 @@ var Catalog = map[Kind][]Field{
 		{Name: "type", Type: KeywordField},
 		{Name: "tag", Type: KeywordField},
 		{Name: "rating", Type: KeywordField},
-		{Name: "ratedAt", Type: NumberField, Whole: true, Sortable: true},
+		{Name: "ratedAt", Type: NumberField, Whole: true, Millis: true, Sortable: true},
 		{Name: "ratingRank", Type: NumberField, Whole: true, Sortable: true},
 		{Name: "ratingCustomerId", Type: NumberField, Key: true, Valued: true},
 		{Name: "responseSeconds", Type: NumberField, Valued: true},
@@ -151,7 +157,7 @@ var Catalog = map[Kind][]Field{
 	// Calls are phone threads: who logged them, for which customer, when.
 	Calls: {
 		{Name: "id", Type: NumberField, Key: true, Sortable: true},
-		{Name: "createdAt", Type: NumberField, Whole: true, Sortable: true},
+		{Name: "createdAt", Type: NumberField, Whole: true, Millis: true, Sortable: true},
 		{Name: "userId", Type: NumberField, Key: true, Valued: true},
 		{Name: "customerId", Type: NumberField, Key: true, Valued: true},
 		{Name: "conversationId", Type: NumberField, Key: true},
@@ -161,8 +167,8 @@ var Catalog = map[Kind][]Field{
 	},
 	// Chats carry what the chat report counts; durations in seconds.
 	Chats: {
-		{Name: "createdAt", Type: NumberField, Whole: true, Sortable: true},
-		{Name: "endedAt", Type: NumberField, Whole: true, Sortable: true},
+		{Name: "createdAt", Type: NumberField, Whole: true, Millis: true, Sortable: true},
+		{Name: "endedAt", Type: NumberField, Whole: true, Millis: true, Sortable: true},
 		{Name: "mailboxId", Type: NumberField, Key: true},
 		{Name: "folderId", Type: NumberField, Key: true},
 		{Name: "assigneeId", Type: NumberField, Key: true},
@@ -191,8 +197,8 @@ var Catalog = map[Kind][]Field{
 		// Valued: customer lists count per mailbox and organization.
 		{Name: "mailboxId", Type: NumberField, Key: true, Valued: true},
 		{Name: "organizationId", Type: NumberField, Key: true, Valued: true},
-		{Name: "createdAt", Type: NumberField, Whole: true, Sortable: true},
-		{Name: "modifiedAt", Type: NumberField, Whole: true, Sortable: true},
+		{Name: "createdAt", Type: NumberField, Whole: true, Millis: true, Sortable: true},
+		{Name: "modifiedAt", Type: NumberField, Whole: true, Millis: true, Sortable: true},
 	},
 }
 

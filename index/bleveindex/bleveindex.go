@@ -168,7 +168,7 @@ func (e *Engine) Fresh() bool { return e.fresh }
 // default mapping is disabled: only catalog fields are indexed.
 func buildMapping(kind index.Kind) mapping.IndexMapping {
 	m := bleve.NewIndexMapping()
-	for name, tokenizer := range map[string]string{textAnalyzer: stemmedTokenizer, exactAnalyzer: exactTokenizer, numberAnalyzer: numberTokenizer} {
+	for name, tokenizer := range map[string]string{textAnalyzer: stemmedTokenizer, exactAnalyzer: exactTokenizer, numberAnalyzer: numberTokenizer, millisAnalyzer: millisTokenizer} {
 		if err := m.AddCustomAnalyzer(name, map[string]interface{}{
 			"type": custom.Name, "tokenizer": tokenizer, "token_filters": []string{},
 		}); err != nil {
@@ -230,7 +230,7 @@ func fieldMapping(f index.Field) *mapping.FieldMapping {
 	case f.Type == index.NumberField:
 		// The trie of terms of number.go, not Bleve's numeric field.
 		fm = bleve.NewTextFieldMapping()
-		fm.Analyzer = numberAnalyzer
+		fm.Analyzer = analyzerOf(f)
 		fm.IncludeTermVectors = false
 	}
 	fm.Store = false

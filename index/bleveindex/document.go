@@ -62,13 +62,14 @@ func suffixes(values []string) []string {
 // them hit by hit, and decompressing a doc-value chunk of sixteen-term
 // numbers for each hit was most of the cost of a sorted search.
 type builder struct {
-	kind                    index.Kind
-	exact, keywords, number analysis.Analyzer
+	kind                            index.Kind
+	exact, keywords, number, millis analysis.Analyzer
 }
 
 func newBuilder(kind index.Kind, m mapping.IndexMapping) *builder {
 	return &builder{kind: kind, exact: m.AnalyzerNamed(exactAnalyzer),
-		keywords: m.AnalyzerNamed(keyword.Name), number: m.AnalyzerNamed(numberAnalyzer)}
+		keywords: m.AnalyzerNamed(keyword.Name), number: m.AnalyzerNamed(numberAnalyzer),
+		millis: m.AnalyzerNamed(millisAnalyzer)}
 }
 
 // fieldOf is the catalog field of a document field name, custom fields
@@ -134,7 +135,10 @@ func (b *builder) document(d index.Document) (*document.Document, error) {
 	}
 	for name, values := range d.Numbers {
 		f := b.fieldOf(name)
-		opts := options(f)
+		opts, trie := options(f), b.number
+		if f.Millis {
+			trie = b.millis
+		}
 		if f.Key {
 			keys := make([]string, len(values))
 			for i, v := range values {
@@ -147,7 +151,7 @@ func (b *builder) document(d index.Document) (*document.Document, error) {
 				if !ok {
 					return nil, fmt.Errorf("document %s: field %s holds whole numbers of at most 53 bits, not %v", d.ID, name, v)
 				}
-				doc.AddField(document.NewTextFieldCustom(name, positions(len(values), i), numberValue(code), opts, b.number))
+				doc.AddField(document.NewTextFieldCustom(name, positions(len(values), i), numberValue(code), opts, trie))
 			}
 		}
 		if f.Sortable && len(values) > 0 {

@@ -36,19 +36,53 @@ import (
 // shift-0 term still decodes to the code. Bleve's numeric range facets
 // read only shift-0 terms and take the code for a float's bits; for a
 // Whole field, facets.go hands them bounds coded the same way (codeBound).
+//
+// A time in milliseconds (a Millis field) keeps four of those levels:
+// shifts 0, 16, 24 and 32. Its shift-8 term (256 ms) was as unique as its
+// shift-0 term, because the API's times are whole seconds, so it only
+// doubled the dictionary; without it a range's edge reads the shift-0
+// terms of up to 65 seconds, which hold a handful of values. Its terms
+// above shift 32 (49 days) were one or two per field for every date since
+// 2004, each a posting in every document. A range over decades reads a
+// few hundred shift-32 terms instead. An index written with all eight
+// levels still answers these ranges exactly: it holds these four too.
 
-// numberStep is the trie's precision step, in bits.
-const numberStep = 8
+// numberShifts are the trie's levels for most numbers; millisShifts for a
+// Millis field.
+var (
+	numberShifts = []uint{0, 8, 16, 24, 32, 40, 48, 56}
+	millisShifts = []uint{0, 16, 24, 32}
+)
+
+// shiftsOf are the trie levels field f is indexed and searched with.
+func shiftsOf(f index.Field) []uint {
+	if f.Millis {
+		return millisShifts
+	}
+	return numberShifts
+}
 
 const (
 	numberTokenizer = "parley_number"
 	numberAnalyzer  = "parley_number"
+	millisTokenizer = "parley_millis"
+	millisAnalyzer  = "parley_millis"
 )
 
 func init() {
-	registry.RegisterTokenizer(numberTokenizer, func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
-		return numberTrie{}, nil
-	})
+	for name, shifts := range map[string][]uint{numberTokenizer: numberShifts, millisTokenizer: millisShifts} {
+		registry.RegisterTokenizer(name, func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
+			return numberTrie{shifts: shifts}, nil
+		})
+	}
+}
+
+// analyzerOf is the name of the analyzer of number field f.
+func analyzerOf(f index.Field) string {
+	if f.Millis {
+		return millisAnalyzer
+	}
+	return numberAnalyzer
 }
 
 // wholeLimit bounds a Whole field's values: integers a float64 holds
@@ -97,15 +131,15 @@ func numberValue(code int64) []byte {
 }
 
 // numberTrie turns a numberValue into its terms, one per shift.
-type numberTrie struct{}
+type numberTrie struct{ shifts []uint }
 
-func (numberTrie) Tokenize(input []byte) analysis.TokenStream {
+func (t numberTrie) Tokenize(input []byte) analysis.TokenStream {
 	if len(input) != 8 {
 		return nil // not a numberValue: nothing to index
 	}
 	v := int64(binary.BigEndian.Uint64(input))
-	out := make(analysis.TokenStream, 0, 64/numberStep)
-	for shift := uint(0); shift < 64; shift += numberStep {
+	out := make(analysis.TokenStream, 0, len(t.shifts))
+	for _, shift := range t.shifts {
 		out = append(out, &analysis.Token{Term: numeric.MustNewPrefixCodedInt64(v, shift), Position: 1, Type: analysis.Numeric})
 	}
 	return out
@@ -120,7 +154,7 @@ func numberRange(f index.Field, min, max *float64, minInclusive, maxInclusive bo
 	if !ok {
 		return bleve.NewMatchNoneQuery()
 	}
-	runs := splitRange(lo, hi, numberStep)
+	runs := splitRange(lo, hi, shiftsOf(f))
 	if len(runs) == 0 {
 		return bleve.NewMatchNoneQuery()
 	}
@@ -222,18 +256,23 @@ type termRun struct {
 	shift  uint
 }
 
-// splitRange splits lo..hi into the fewest runs of trie terms: at each
-// shift, the partial blocks at both edges, then the rest one shift
-// coarser. It is Lucene's and Bleve's splitting (Bleve's
-// search/searcher.splitInt64Range), with the step as a parameter.
-func splitRange(lo, hi int64, step uint) []termRun {
+// splitRange splits lo..hi into the fewest runs of trie terms at the
+// given shifts (ascending, from 0): at each shift, the partial blocks at
+// both edges, then the rest one shift coarser; the coarsest shift takes
+// all that is left. It is Lucene's and Bleve's splitting (Bleve's
+// search/searcher.splitInt64Range), with the levels as a parameter.
+func splitRange(lo, hi int64, shifts []uint) []termRun {
 	var out []termRun
 	if lo > hi {
 		return out
 	}
-	for shift := uint(0); ; shift += step {
-		diff := int64(1) << (shift + step)
-		mask := ((int64(1) << step) - 1) << shift
+	for i, shift := range shifts {
+		if i+1 == len(shifts) {
+			return append(out, termRun{lo: lo, hi: hi, shift: shift})
+		}
+		next := shifts[i+1]
+		diff := int64(1) << next
+		mask := diff - int64(1)<<shift // the bits from shift up to next
 		hasLower := lo&mask != 0
 		hasUpper := hi&mask != mask
 		nextLo, nextHi := lo&^mask, hi&^mask
@@ -243,7 +282,7 @@ func splitRange(lo, hi int64, step uint) []termRun {
 		if hasUpper {
 			nextHi = (hi - diff) &^ mask
 		}
-		if shift+step >= 64 || nextLo > nextHi || nextLo < lo || nextHi > hi {
+		if nextLo > nextHi || nextLo < lo || nextHi > hi {
 			return append(out, termRun{lo: lo, hi: hi, shift: shift})
 		}
 		if hasLower {
@@ -254,4 +293,5 @@ func splitRange(lo, hi int64, step uint) []termRun {
 		}
 		lo, hi = nextLo, nextHi
 	}
+	return out
 }

@@ -3,8 +3,11 @@ package bleveindex
 import (
 	"bytes"
 	"context"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/numeric"
@@ -43,25 +46,45 @@ func TestSplitRangeCoversExactly(t *testing.T) {
 		spans = append(spans, span{lo, lo + r.Int64N(1<<uint(r.IntN(40)))})
 	}
 	for _, s := range spans {
-		runs := splitRange(s.lo, s.hi, numberStep)
-		probes := []int64{s.lo, s.hi, s.lo - 1, s.hi + 1, s.lo + (s.hi-s.lo)/2, math.MinInt64, math.MaxInt64}
-		for range 50 {
-			if s.hi >= s.lo && s.hi-s.lo >= 0 {
-				probes = append(probes, s.lo+r.Int64N(s.hi-s.lo+1))
-			}
-			probes = append(probes, s.lo-1-r.Int64N(1<<20), s.hi+1+r.Int64N(1<<20))
-		}
-		for _, v := range probes {
-			// lo-1 and hi+1 wrap at the extremes; what counts is the truth.
-			want := 0
-			if v >= s.lo && v <= s.hi {
-				want = 1
-			}
-			if !assert.Equal(t, want, covered(runs, v), "value %d in [%d, %d]", v, s.lo, s.hi) {
+		for _, shifts := range [][]uint{numberShifts, millisShifts} {
+			runs := splitRange(s.lo, s.hi, shifts)
+			if !coversExactly(t, r, s.lo, s.hi, runs) {
 				return
 			}
 		}
 	}
+}
+
+// coversExactly probes a range's runs at and around its edges and at
+// random inside and outside it.
+func coversExactly(t *testing.T, r *rand.Rand, lo, hi int64, runs []termRun) bool {
+	probes := []int64{lo, hi, lo - 1, hi + 1, lo + (hi-lo)/2, math.MinInt64, math.MaxInt64}
+	for range 50 {
+		if hi >= lo && hi-lo >= 0 {
+			probes = append(probes, lo+r.Int64N(hi-lo+1))
+		}
+		probes = append(probes, lo-1-r.Int64N(1<<20), hi+1+r.Int64N(1<<20))
+	}
+	for _, v := range probes {
+		// lo-1 and hi+1 wrap at the extremes; what counts is the truth.
+		want := 0
+		if v >= lo && v <= hi {
+			want = 1
+		}
+		if !assert.Equal(t, want, covered(runs, v), "value %d in [%d, %d] at shifts %v", v, lo, hi, runsShifts(runs)) {
+			return false
+		}
+	}
+	return true
+}
+
+// runsShifts lists the shifts runs read, for a failure's message.
+func runsShifts(runs []termRun) []uint {
+	var out []uint
+	for _, r := range runs {
+		out = append(out, r.shift)
+	}
+	return out
 }
 
 // TestNumberTrieTerms checks that the tokenizer writes one prefix-coded
@@ -69,23 +92,30 @@ func TestSplitRangeCoversExactly(t *testing.T) {
 // what Bleve's numeric range facets read.
 func TestNumberTrieTerms(t *testing.T) {
 	float := index.Field{Name: "seconds", Type: index.NumberField}
-	whole := index.Field{Name: "createdAt", Type: index.NumberField, Whole: true}
+	whole := index.Field{Name: "replies", Type: index.NumberField, Whole: true}
+	millis := index.Field{Name: "createdAt", Type: index.NumberField, Whole: true, Millis: true}
 	for _, c := range []struct {
 		f index.Field
 		v float64
 	}{
 		{float, 0}, {float, -1.5}, {float, 1732060800000}, {float, math.MaxFloat64}, {float, -math.MaxFloat64},
 		{whole, 0}, {whole, -7}, {whole, 1732060800000}, {whole, 1 << 53}, {whole, -(1 << 53)},
+		{millis, 0}, {millis, 1732060800000}, {millis, 1 << 53}, {millis, -(1 << 53)},
 	} {
 		code, ok := numberCode(c.f, c.v)
 		assert.True(t, ok)
-		tokens := numberTrie{}.Tokenize(numberValue(code))
-		assert.Len(t, tokens, 64/numberStep)
+		tokens := numberTrie{shifts: shiftsOf(c.f)}.Tokenize(numberValue(code))
+		require.Len(t, tokens, len(shiftsOf(c.f)))
+		for i, want := range shiftsOf(c.f) {
+			shift, err := numeric.PrefixCoded(tokens[i].Term).Shift()
+			require.NoError(t, err)
+			assert.Equal(t, want, shift, "%s %v", c.f.Name, c.v)
+		}
 		i64, err := numeric.PrefixCoded(tokens[0].Term).Int64()
 		assert.NoError(t, err)
 		assert.Equal(t, c.v, numberOf(c.f, i64), "%s %v", c.f.Name, c.v)
 	}
-	assert.Empty(t, numberTrie{}.Tokenize([]byte("not eight")))
+	assert.Empty(t, numberTrie{shifts: numberShifts}.Tokenize([]byte("not eight")))
 }
 
 // TestWholeCodesAreTheIntegers checks what a Whole field refuses, and that
@@ -100,8 +130,8 @@ func TestWholeCodesAreTheIntegers(t *testing.T) {
 	code, _ := numberCode(whole, 100000)
 	assert.Equal(t, int64(100000)+wholeOffset, code)
 	next, _ := numberCode(whole, 100001)
-	a := numberTrie{}.Tokenize(numberValue(code))
-	b := numberTrie{}.Tokenize(numberValue(next))
+	a := numberTrie{shifts: numberShifts}.Tokenize(numberValue(code))
+	b := numberTrie{shifts: numberShifts}.Tokenize(numberValue(next))
 	assert.NotEqual(t, a[0].Term, b[0].Term)
 	assert.Equal(t, a[1].Term, b[1].Term, "one shift-8 term for 256 neighbours")
 }
@@ -180,4 +210,67 @@ func TestWholeFieldRefusesFractions(t *testing.T) {
 	require.EqualError(t, err, "bleveindex: document 2: field createdAt holds whole numbers of at most 53 bits, not 1.5")
 	assert.Equal(t, err, durable, "the batch is reported failed")
 	assert.Empty(t, searchIDs(t, e, 1, query.Match{Field: "subject", Text: "refund"}))
+}
+
+// TestMillisFieldKeepsItsLevels checks the levels each trie is indexed
+// with (a Millis field's four, another number's eight), and that ranges
+// over a Millis field, with edges inside, on and across its 65-second and
+// 4.6-hour blocks, find exactly the documents a plain comparison finds.
+func TestMillisFieldKeepsItsLevels(t *testing.T) {
+	e, err := Open(t.TempDir())
+	require.NoError(t, err)
+	defer e.Close()
+	const base = 1732060800000 // 2024-11-20, on no block edge of its own
+	offsets := []int64{0, 999, 1000, 65535, 65536, 65537, 131072, 1 << 24, 1<<24 + 1, 1<<32 - 1, 1 << 32, 1<<32 + 5000, -1, -65536, -(1 << 24)}
+	var docs []index.Document
+	for i, off := range offsets {
+		d := conversation(strconv.Itoa(i+1), 1, "refund")
+		d.Numbers["createdAt"] = []float64{float64(base + off)}
+		docs = append(docs, d)
+	}
+	apply(t, e, index.Batch{Kind: index.Conversations, Company: 1, Upserts: docs})
+
+	p, err := e.acquire(partitionKey{index.Conversations, 1}, false)
+	require.NoError(t, err)
+	shifts := func(field string) []uint {
+		d, err := p.idx.FieldDict(field)
+		require.NoError(t, err)
+		defer d.Close()
+		seen := map[uint]bool{}
+		for entry, err := d.Next(); entry != nil; entry, err = d.Next() {
+			require.NoError(t, err)
+			shift, err := numeric.PrefixCoded(entry.Term).Shift()
+			require.NoError(t, err)
+			seen[shift] = true
+		}
+		out := slices.Collect(maps.Keys(seen))
+		slices.Sort(out)
+		return out
+	}
+	assert.Equal(t, millisShifts, shifts("createdAt"))
+	assert.Equal(t, numberShifts, shifts("id"))
+	e.release(p)
+
+	r := rand.New(rand.NewPCG(7, 11))
+	edges := []int64{math.MinInt32}
+	for _, off := range offsets {
+		edges = append(edges, off-1, off, off+1)
+	}
+	for range 200 {
+		lo, hi := edges[r.IntN(len(edges))], edges[r.IntN(len(edges))]
+		minInc, maxInc := r.IntN(2) == 0, r.IntN(2) == 0
+		min, max := float64(base+lo), float64(base+hi)
+		var want []string
+		for i, off := range offsets {
+			if (off > lo || minInc && off == lo) && (off < hi || maxInc && off == hi) {
+				want = append(want, strconv.Itoa(i+1))
+			}
+		}
+		res, err := e.Search(context.Background(), index.Request{Kind: index.Conversations, Company: 1, Limit: 100,
+			Filter: query.NumberRange{Field: "createdAt", Min: &min, Max: &max, MinInclusive: minInc, MaxInclusive: maxInc}})
+		require.NoError(t, err)
+		if !assert.ElementsMatch(t, want, res.IDs, "createdAt in %d..%d (inclusive %v, %v)", lo, hi, minInc, maxInc) {
+			return
+		}
+	}
 }
