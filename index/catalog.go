@@ -244,7 +244,7 @@ func TextlessKinds() []Kind {
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "17"
+const MappingVersion = "18"
 
 // PresentField is a field every document has: the names of its non-empty
 // fields, for `field:*` queries.

@@ -3,8 +3,6 @@ package bleveindex
 import (
 	"context"
 	"fmt"
-	"math"
-	"strconv"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/numeric"
@@ -159,17 +157,3 @@ func (v *aggregateValues) visit(field string, term []byte) {
 
 func (v *aggregateValues) Numbers(field string) []float64 { return v.numbers[field] }
 func (v *aggregateValues) Keys(field string) []string     { return v.keys[field] }
-
-// fromSortKey decodes sortKey.
-func fromSortKey(term []byte) (float64, bool) {
-	bits, err := strconv.ParseUint(string(term), 16, 64)
-	if err != nil || len(term) != 16 {
-		return 0, false
-	}
-	if bits>>63 == 1 {
-		bits &^= 1 << 63
-	} else {
-		bits = ^bits
-	}
-	return math.Float64frombits(bits), true
-}

@@ -161,17 +161,6 @@ func TestTokenizersMatchAnalysis(t *testing.T) {
 	}
 }
 
-// TestSortKeyOrdersLikeNumbers: byte order of the keys is numeric order,
-// across signs, zero, fractions and the magnitudes dates and ids have.
-func TestSortKeyOrdersLikeNumbers(t *testing.T) {
-	values := []float64{-1e15, -250.5, -1, -0.25, 0, 0.25, 1, 2, 10, 250.5, 1764000000000, 1e15}
-	for i := 1; i < len(values); i++ {
-		a, b := sortKey(values[i-1]), sortKey(values[i])
-		assert.Less(t, a, b, "%v before %v", values[i-1], values[i])
-		assert.Len(t, b, 16)
-	}
-}
-
 // TestTrivialFilterMatchesThePartition: a filter that restricts nothing is
 // a match-all over the company's own partition, not a conjunction.
 func TestTrivialFilterMatchesThePartition(t *testing.T) {

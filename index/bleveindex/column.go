@@ -190,23 +190,3 @@ func readColumn(seg segment.Segment, field string) (column, error) {
 	}
 	return col, nil
 }
-
-// parseSortKey reads back a term sortKey wrote (sixteen lower-case hex
-// digits); anything else reads as missing.
-func parseSortKey(term []byte) uint64 {
-	if len(term) != 16 {
-		return 0
-	}
-	var v uint64
-	for _, b := range term {
-		switch {
-		case '0' <= b && b <= '9':
-			v = v<<4 | uint64(b-'0')
-		case 'a' <= b && b <= 'f':
-			v = v<<4 | uint64(b-'a'+10)
-		default:
-			return 0
-		}
-	}
-	return v
-}

@@ -2,7 +2,6 @@ package bleveindex
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -19,20 +18,6 @@ import (
 // them in its doc values; the twin has one fixed-width term, so a sorted
 // search reads a sixteenth of the bytes per hit and compares strings.
 const sortPrefix = "s_"
-
-// sortKey encodes a number so that byte order is numeric order: the IEEE
-// bits with the sign flipped for positives and all bits flipped for
-// negatives, in fixed-width hex. It is also the one term of a Key number
-// (index.Field.Key), so an equality is one term and a range a term range.
-func sortKey(v float64) string {
-	bits := math.Float64bits(v)
-	if bits>>63 == 0 {
-		bits |= 1 << 63
-	} else {
-		bits = ^bits
-	}
-	return fmt.Sprintf("%016x", bits)
-}
 
 // suffixPrefix names the keyword twin of a Substrings field: every suffix
 // of every value, so "contains" is a prefix query on the twin instead of a
