@@ -185,7 +185,9 @@ func buildMapping(kind index.Kind) mapping.IndexMapping {
 		{Name: index.PresentField, Type: index.KeywordField},
 	}, index.Catalog[kind]...)
 	for _, f := range fields {
-		doc.AddFieldMappingsAt(f.Name, fieldMapping(f))
+		fm := fieldMapping(f)
+		fm.SkipFreqNorm = f.Name == index.PresentField // as the builder writes it (presentOptions)
+		doc.AddFieldMappingsAt(f.Name, fm)
 		if f.Type == index.TextField {
 			doc.AddFieldMappingsAt(index.ExactField(f.Name), exactMapping(f))
 		}

@@ -3,11 +3,13 @@ package bleveindex
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/blevesearch/bleve/v2"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -267,4 +269,46 @@ func TestDropKinds(t *testing.T) {
 	got, err := e.Search(ctx, index.Request{Kind: index.Messages, Company: 2, Limit: 10})
 	require.NoError(t, err)
 	assert.Equal(t, index.Result{IDs: []string{}}, got)
+}
+
+// TestPresentFieldKeepsNoFrequencies: the names of a document's fields
+// are indexed without frequency and norm (presentOptions), and `field:*`
+// still finds the document.
+func TestPresentFieldKeepsNoFrequencies(t *testing.T) {
+	e, err := Open(t.TempDir())
+	require.NoError(t, err)
+	defer e.Close()
+	apply(t, e, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{conversation("1", 1, "refund")}})
+	assert.Equal(t, []string{"1"}, searchIDs(t, e, 1, query.FieldExists{Field: "subject"}))
+	assert.Empty(t, searchIDs(t, e, 1, query.FieldExists{Field: "createdAt"}))
+
+	p, err := e.acquire(partitionKey{index.Conversations, 1}, false)
+	require.NoError(t, err)
+	defer e.release(p)
+	advanced, err := p.idx.Advanced()
+	require.NoError(t, err)
+	reader, err := advanced.Reader()
+	require.NoError(t, err)
+	defer reader.Close()
+	postings, err := reader.TermFieldReader(context.Background(), []byte("subject"), index.PresentField, true, true, false)
+	require.NoError(t, err)
+	defer postings.Close()
+	hit, err := postings.Next(nil)
+	require.NoError(t, err)
+	require.NotNil(t, hit)
+	assert.Equal(t, uint64(0), hit.Freq, "no frequency kept")
+
+	// Ranked, `field:*` adds nothing to a score and leaves none NaN.
+	for _, n := range []query.Node{
+		query.FieldExists{Field: "subject"},
+		query.And{Nodes: []query.Node{query.Match{Field: "subject", Text: "refund"}, query.FieldExists{Field: "subject"}}},
+		query.Or{Nodes: []query.Node{query.Match{Field: "subject", Text: "refund"}, query.FieldExists{Field: "createdAt"}}},
+	} {
+		q, err := translate(index.Conversations, n)
+		require.NoError(t, err)
+		res, err := p.idx.Search(bleve.NewSearchRequest(q))
+		require.NoError(t, err)
+		require.Len(t, res.Hits, 1)
+		assert.False(t, math.IsNaN(res.Hits[0].Score), "%#v", n)
+	}
 }

@@ -77,6 +77,13 @@ func options(f index.Field) bi.FieldIndexingOptions {
 	return opts
 }
 
+// presentOptions index the names of a document's fields (PresentField)
+// without a frequency and norm per posting: `field:*` is a filter, never
+// scored, and nearly every document has nearly every name, so the two
+// numbers were a third of the field's bytes. (Zap's one-hit encoding,
+// which needs a frequency, is lost too; few names are that rare.)
+const presentOptions = bi.IndexField | bi.SkipFreqNorm
+
 // document builds the Bleve document of d. Values of a multi-valued field
 // get array positions, as the mapping gives array elements, so phrases do
 // not cross values. It fails on a value a Whole field cannot hold.
@@ -96,7 +103,7 @@ func (b *builder) document(d index.Document) (*document.Document, error) {
 	addWords := func(f index.Field, values []string, analyzer analysis.Analyzer) {
 		addValues(f.Name, options(f), values, analyzer)
 	}
-	addWords(index.Field{Name: index.PresentField}, d.Present(), b.keywords)
+	addValues(index.PresentField, presentOptions, d.Present(), b.keywords)
 	for name, values := range d.Keywords {
 		f := b.fieldOf(name)
 		addWords(f, values, b.keywords)
