@@ -168,7 +168,11 @@ func (e *Engine) Fresh() bool { return e.fresh }
 // default mapping is disabled: only catalog fields are indexed.
 func buildMapping(kind index.Kind) mapping.IndexMapping {
 	m := bleve.NewIndexMapping()
-	for name, tokenizer := range map[string]string{textAnalyzer: stemmedTokenizer, exactAnalyzer: exactTokenizer, numberAnalyzer: numberTokenizer, millisAnalyzer: millisTokenizer} {
+	analyzers := map[string]string{textAnalyzer: stemmedTokenizer, exactAnalyzer: exactTokenizer}
+	for _, t := range tries {
+		analyzers[t.name] = t.name
+	}
+	for name, tokenizer := range analyzers {
 		if err := m.AddCustomAnalyzer(name, map[string]interface{}{
 			"type": custom.Name, "tokenizer": tokenizer, "token_filters": []string{},
 		}); err != nil {
@@ -232,7 +236,7 @@ func fieldMapping(f index.Field) *mapping.FieldMapping {
 	case f.Type == index.NumberField:
 		// The trie of terms of number.go, not Bleve's numeric field.
 		fm = bleve.NewTextFieldMapping()
-		fm.Analyzer = analyzerOf(f)
+		fm.Analyzer = trieOf(f).name
 		fm.IncludeTermVectors = false
 	}
 	fm.Store = false

@@ -47,14 +47,18 @@ func suffixes(values []string) []string {
 // them hit by hit, and decompressing a doc-value chunk of sixteen-term
 // numbers for each hit was most of the cost of a sorted search.
 type builder struct {
-	kind                            index.Kind
-	exact, keywords, number, millis analysis.Analyzer
+	kind            index.Kind
+	exact, keywords analysis.Analyzer
+	tries           map[string]analysis.Analyzer // by trie name
 }
 
 func newBuilder(kind index.Kind, m mapping.IndexMapping) *builder {
-	return &builder{kind: kind, exact: m.AnalyzerNamed(exactAnalyzer),
-		keywords: m.AnalyzerNamed(keyword.Name), number: m.AnalyzerNamed(numberAnalyzer),
-		millis: m.AnalyzerNamed(millisAnalyzer)}
+	b := &builder{kind: kind, exact: m.AnalyzerNamed(exactAnalyzer),
+		keywords: m.AnalyzerNamed(keyword.Name), tries: map[string]analysis.Analyzer{}}
+	for _, t := range tries {
+		b.tries[t.name] = m.AnalyzerNamed(t.name)
+	}
+	return b
 }
 
 // fieldOf is the catalog field of a document field name, custom fields
@@ -127,10 +131,7 @@ func (b *builder) document(d index.Document) (*document.Document, error) {
 	}
 	for name, values := range d.Numbers {
 		f := b.fieldOf(name)
-		opts, trie := options(f), b.number
-		if f.Millis {
-			trie = b.millis
-		}
+		opts, trie := options(f), b.tries[trieOf(f).name]
 		if f.Key {
 			keys := make([]string, len(values))
 			for i, v := range values {

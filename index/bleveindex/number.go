@@ -47,42 +47,43 @@ import (
 // few hundred shift-32 terms instead. An index written with all eight
 // levels still answers these ranges exactly: it holds these four too.
 
-// numberShifts are the trie's levels for most numbers; millisShifts for a
-// Millis field.
-var (
-	numberShifts = []uint{0, 8, 16, 24, 32, 40, 48, 56}
-	millisShifts = []uint{0, 16, 24, 32}
-)
-
-// shiftsOf are the trie levels field f is indexed and searched with.
-func shiftsOf(f index.Field) []uint {
-	if f.Millis {
-		return millisShifts
-	}
-	return numberShifts
+// A trie is one way of indexing numbers: its levels (shifts, ascending,
+// from 0) and the name of its tokenizer and analyzer.
+type trie struct {
+	name   string
+	shifts []uint
 }
 
-const (
-	numberTokenizer = "parley_number"
-	numberAnalyzer  = "parley_number"
-	millisTokenizer = "parley_millis"
-	millisAnalyzer  = "parley_millis"
+var (
+	// floatTrie indexes a float's bits at every eighth bit.
+	floatTrie = trie{"parley_number", []uint{0, 8, 16, 24, 32, 40, 48, 56}}
+	// wholeTrie stops at shift 40: a Whole code is the value plus 2^53, so
+	// its terms above were one or two for every value under 2^48, each a
+	// posting in every document. A range reaching past 2^40 reads a few
+	// shift-40 terms instead.
+	wholeTrie = trie{"parley_whole", []uint{0, 8, 16, 24, 32, 40}}
+	// millisTrie is a Millis field's, above.
+	millisTrie = trie{"parley_millis", []uint{0, 16, 24, 32}}
+	tries      = []trie{floatTrie, wholeTrie, millisTrie}
 )
+
+// trieOf is the trie number field f is indexed and searched with.
+func trieOf(f index.Field) trie {
+	switch {
+	case f.Millis:
+		return millisTrie
+	case f.Whole:
+		return wholeTrie
+	}
+	return floatTrie
+}
 
 func init() {
-	for name, shifts := range map[string][]uint{numberTokenizer: numberShifts, millisTokenizer: millisShifts} {
-		registry.RegisterTokenizer(name, func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
-			return numberTrie{shifts: shifts}, nil
+	for _, t := range tries {
+		registry.RegisterTokenizer(t.name, func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
+			return numberTrie{shifts: t.shifts}, nil
 		})
 	}
-}
-
-// analyzerOf is the name of the analyzer of number field f.
-func analyzerOf(f index.Field) string {
-	if f.Millis {
-		return millisAnalyzer
-	}
-	return numberAnalyzer
 }
 
 // wholeLimit bounds a Whole field's values: integers a float64 holds
@@ -154,7 +155,7 @@ func numberRange(f index.Field, min, max *float64, minInclusive, maxInclusive bo
 	if !ok {
 		return bleve.NewMatchNoneQuery()
 	}
-	runs := splitRange(lo, hi, shiftsOf(f))
+	runs := splitRange(lo, hi, trieOf(f).shifts)
 	if len(runs) == 0 {
 		return bleve.NewMatchNoneQuery()
 	}

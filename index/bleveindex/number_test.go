@@ -46,8 +46,8 @@ func TestSplitRangeCoversExactly(t *testing.T) {
 		spans = append(spans, span{lo, lo + r.Int64N(1<<uint(r.IntN(40)))})
 	}
 	for _, s := range spans {
-		for _, shifts := range [][]uint{numberShifts, millisShifts} {
-			runs := splitRange(s.lo, s.hi, shifts)
+		for _, levels := range tries {
+			runs := splitRange(s.lo, s.hi, levels.shifts)
 			if !coversExactly(t, r, s.lo, s.hi, runs) {
 				return
 			}
@@ -104,9 +104,9 @@ func TestNumberTrieTerms(t *testing.T) {
 	} {
 		code, ok := numberCode(c.f, c.v)
 		assert.True(t, ok)
-		tokens := numberTrie{shifts: shiftsOf(c.f)}.Tokenize(numberValue(code))
-		require.Len(t, tokens, len(shiftsOf(c.f)))
-		for i, want := range shiftsOf(c.f) {
+		tokens := numberTrie{shifts: trieOf(c.f).shifts}.Tokenize(numberValue(code))
+		require.Len(t, tokens, len(trieOf(c.f).shifts))
+		for i, want := range trieOf(c.f).shifts {
 			shift, err := numeric.PrefixCoded(tokens[i].Term).Shift()
 			require.NoError(t, err)
 			assert.Equal(t, want, shift, "%s %v", c.f.Name, c.v)
@@ -115,7 +115,7 @@ func TestNumberTrieTerms(t *testing.T) {
 		assert.NoError(t, err)
 		assert.Equal(t, c.v, numberOf(c.f, i64), "%s %v", c.f.Name, c.v)
 	}
-	assert.Empty(t, numberTrie{shifts: numberShifts}.Tokenize([]byte("not eight")))
+	assert.Empty(t, numberTrie{shifts: floatTrie.shifts}.Tokenize([]byte("not eight")))
 }
 
 // TestWholeCodesAreTheIntegers checks what a Whole field refuses, and that
@@ -130,8 +130,8 @@ func TestWholeCodesAreTheIntegers(t *testing.T) {
 	code, _ := numberCode(whole, 100000)
 	assert.Equal(t, int64(100000)+wholeOffset, code)
 	next, _ := numberCode(whole, 100001)
-	a := numberTrie{shifts: numberShifts}.Tokenize(numberValue(code))
-	b := numberTrie{shifts: numberShifts}.Tokenize(numberValue(next))
+	a := numberTrie{shifts: wholeTrie.shifts}.Tokenize(numberValue(code))
+	b := numberTrie{shifts: wholeTrie.shifts}.Tokenize(numberValue(next))
 	assert.NotEqual(t, a[0].Term, b[0].Term)
 	assert.Equal(t, a[1].Term, b[1].Term, "one shift-8 term for 256 neighbours")
 }
@@ -213,7 +213,7 @@ func TestWholeFieldRefusesFractions(t *testing.T) {
 }
 
 // TestMillisFieldKeepsItsLevels checks the levels each trie is indexed
-// with (a Millis field's four, another number's eight), and that ranges
+// with (a Millis field's four, a Whole field's six), and that ranges
 // over a Millis field, with edges inside, on and across its 65-second and
 // 4.6-hour blocks, find exactly the documents a plain comparison finds.
 func TestMillisFieldKeepsItsLevels(t *testing.T) {
@@ -247,8 +247,8 @@ func TestMillisFieldKeepsItsLevels(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	assert.Equal(t, millisShifts, shifts("createdAt"))
-	assert.Equal(t, numberShifts, shifts("id"))
+	assert.Equal(t, millisTrie.shifts, shifts("createdAt"))
+	assert.Equal(t, wholeTrie.shifts, shifts("id"))
 	e.release(p)
 
 	r := rand.New(rand.NewPCG(7, 11))
