@@ -190,7 +190,9 @@ func buildMapping(kind index.Kind) mapping.IndexMapping {
 	}, index.Catalog[kind]...)
 	for _, f := range fields {
 		fm := fieldMapping(f)
-		fm.SkipFreqNorm = f.Name == index.PresentField // as the builder writes it (presentOptions)
+		if f.Name == index.PresentField { // as the builder writes it
+			fm.SkipFreqNorm = presentOptions&bi.SkipFreqNorm != 0
+		}
 		doc.AddFieldMappingsAt(f.Name, fm)
 		if f.Type == index.TextField {
 			doc.AddFieldMappingsAt(index.ExactField(f.Name), exactMapping(f))

@@ -26,6 +26,24 @@ func apply(t *testing.T, e *Engine, b index.Batch) {
 	require.NoError(t, <-persisted, "the batch is reported durable")
 }
 
+// fieldTerms lists a field's dictionary in company's conversation
+// partition, in the dictionary's order.
+func fieldTerms(t *testing.T, e *Engine, company int64, field string) []string {
+	t.Helper()
+	p, err := e.acquire(partitionKey{index.Conversations, company}, false)
+	require.NoError(t, err)
+	defer e.release(p)
+	d, err := p.idx.FieldDict(field)
+	require.NoError(t, err)
+	defer d.Close()
+	var out []string
+	for entry, err := d.Next(); entry != nil; entry, err = d.Next() {
+		require.NoError(t, err)
+		out = append(out, entry.Term)
+	}
+	return out
+}
+
 func conversation(id string, company int64, subject string) index.Document {
 	d := index.NewDocument(id, company)
 	n, _ := strconv.ParseFloat(id, 64)

@@ -15,7 +15,8 @@ import (
 
 // A number that is not a Key is indexed as a trie of prefix-coded terms,
 // as Bleve's own numeric fields are, but with a precision step of 8 bits
-// instead of 4: eight terms per value, not sixteen. Most of them are unique
+// instead of 4: at most eight terms per value, not sixteen (fewer for
+// Whole and Millis fields, below). Most of them are unique
 // (dates in milliseconds, ids): in a 10,000-conversation partition Bleve's
 // numbers were about four fifths of all dictionary terms, and building and
 // merging those dictionaries was a good part of indexing's CPU. A range
