@@ -2,7 +2,6 @@ package bleveindex
 
 import (
 	"container/list"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
-	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 
 	"github.com/parley/parley/index"
 )
@@ -259,44 +257,6 @@ func syncDir(dir string) error {
 	}
 	defer d.Close()
 	return d.Sync()
-}
-
-// Compact merges every partition down to one segment, so queries after a
-// bulk load (an import, a rebuild) do not run over the dozens of segments
-// the load left. It waits for the merges; searches go on meanwhile.
-func (e *Engine) Compact(ctx context.Context) error {
-	for _, kind := range index.Kinds {
-		companies, err := e.companies(kind)
-		if err != nil {
-			return fmt.Errorf("bleveindex: compact: %w", err)
-		}
-		for _, company := range companies {
-			if err := e.compact(ctx, partitionKey{kind, company}); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (e *Engine) compact(ctx context.Context, k partitionKey) error {
-	p, err := e.acquire(k, false)
-	if err != nil || p == nil {
-		return err
-	}
-	defer e.release(p)
-	in, err := p.idx.Advanced()
-	if err != nil {
-		return fmt.Errorf("bleveindex: compact: %w", err)
-	}
-	s, ok := in.(*scorch.Scorch)
-	if !ok {
-		return fmt.Errorf("bleveindex: compact: not a scorch index")
-	}
-	if err := s.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
-		return fmt.Errorf("bleveindex: compact %s partition of company %d: %w", k.kind, k.company, err)
-	}
-	return ctx.Err()
 }
 
 // DropKinds removes every partition of the kinds: what the engine holds
