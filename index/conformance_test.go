@@ -335,11 +335,20 @@ func newQueryGen(t *testing.T, db *storage.DB) *queryGen {
 			if err != nil {
 				return err
 			}
+			var last string // the previous thread's last word
 			for _, th := range threads {
 				tokens := index.Tokens(th.Body)
 				if len(tokens) > 3 {
 					at := g.r.IntN(len(tokens) - 2)
 					g.phrases = append(g.phrases, strings.Join(tokens[at:at+2+g.r.IntN(2)], " "))
+				}
+				// A phrase across two threads' bodies, which matches
+				// only where its words meet inside one body.
+				if len(tokens) > 0 && last != "" && g.r.IntN(4) == 0 {
+					g.phrases = append(g.phrases, last+" "+tokens[0])
+				}
+				if len(tokens) > 0 {
+					last = tokens[len(tokens)-1]
 				}
 			}
 			if cu, err := tx.Customer(c.CompanyID, c.CustomerID); err == nil {

@@ -365,3 +365,56 @@ func TestPresentFieldKeepsNoFrequencies(t *testing.T) {
 		assert.False(t, math.IsNaN(res.Hits[0].Score), "%#v", n)
 	}
 }
+
+// TestPhrasesStayInsideAValue: a conversation's thread bodies are one
+// exact field with an empty position between them (phrasefield.go), so a
+// phrase matches inside one body and never across two, whether it is
+// scored (Bleve's phrase searcher, in Query) or not (plainPhrase, in
+// Filter); and the field holds no array positions.
+func TestPhrasesStayInsideAValue(t *testing.T) {
+	e, err := Open(t.TempDir())
+	require.NoError(t, err)
+	defer e.Close()
+	d := conversation("1", 1, "refund")
+	d.Texts["body"] = []string{"Alpha beta", "gamma delta", "epsilon"}
+	apply(t, e, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{d}})
+
+	for _, tc := range []struct {
+		phrase string
+		want   []string
+	}{
+		{"alpha beta", []string{"1"}},
+		{"gamma delta", []string{"1"}},
+		{"delta epsilon", []string{}},
+		{"beta gamma", []string{}},
+		{"beta gamma delta", []string{}},
+	} {
+		phrase := query.Phrase{Field: "body", Text: tc.phrase}
+		for name, req := range map[string]index.Request{
+			"scored":   {Kind: index.Conversations, Company: 1, Query: phrase, Limit: 10},
+			"unscored": {Kind: index.Conversations, Company: 1, Filter: phrase, Limit: 10},
+		} {
+			res, err := e.Search(context.Background(), req)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, res.IDs, "%s %q", name, tc.phrase)
+		}
+	}
+
+	p, err := e.acquire(partitionKey{index.Conversations, 1}, false)
+	require.NoError(t, err)
+	defer e.release(p)
+	in, err := p.idx.Advanced()
+	require.NoError(t, err)
+	r, err := in.Reader()
+	require.NoError(t, err)
+	defer r.Close()
+	tfr, err := r.TermFieldReader(context.Background(), []byte("gamma"), index.ExactField("body"), true, true, true)
+	require.NoError(t, err)
+	defer tfr.Close()
+	hit, err := tfr.Next(nil)
+	require.NoError(t, err)
+	require.NotNil(t, hit)
+	require.Len(t, hit.Vectors, 1)
+	assert.Equal(t, uint64(4), hit.Vectors[0].Pos, "after alpha, beta and the empty position")
+	assert.Empty(t, hit.Vectors[0].ArrayPositions)
+}

@@ -90,7 +90,8 @@ const presentOptions = bi.IndexField | bi.SkipFreqNorm
 
 // document builds the Bleve document of d. Values of a multi-valued field
 // get array positions, as the mapping gives array elements, so phrases do
-// not cross values. It fails on a value a Whole field cannot hold.
+// not cross values; the exact twin of a phrase field keeps them apart by
+// position instead (phrasefield.go). It fails on a value a Whole field cannot hold.
 func (b *builder) document(d index.Document) (*document.Document, error) {
 	doc := document.NewDocument(d.ID)
 	positions := func(n, i int) []uint64 {
@@ -118,16 +119,16 @@ func (b *builder) document(d index.Document) (*document.Document, error) {
 	for name, values := range d.Texts {
 		// The stemmed forms that differ from their words under the
 		// field's name (stem.go), the exact forms (with positions, for
-		// phrases) in the twin.
+		// phrases: phrasefield.go) in the twin.
 		f := b.fieldOf(name)
 		for i, v := range values {
 			doc.AddField(newStemField(name, positions(len(values), i), v, options(f)))
 		}
-		exact := bi.IndexField
-		if f.Phrases {
-			exact |= bi.IncludeTermVectors
+		if f.Phrases && len(values) > 0 {
+			doc.AddField(newPhraseField(index.ExactField(name), values, bi.IndexField|bi.IncludeTermVectors))
+		} else {
+			addValues(index.ExactField(name), bi.IndexField, values, b.exact)
 		}
-		addValues(index.ExactField(name), exact, values, b.exact)
 	}
 	for name, values := range d.Numbers {
 		f := b.fieldOf(name)

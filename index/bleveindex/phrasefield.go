@@ -1,0 +1,51 @@
+package bleveindex
+
+import (
+	"strings"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/document"
+	bi "github.com/blevesearch/bleve_index_api"
+
+	"github.com/parley/parley/index"
+)
+
+// phraseField is the exact twin (index.ExactField) of a text field searched
+// by phrase: the words of all its values in one field, with one empty
+// position between values so that no phrase spans two. Zap writes every
+// occurrence's location, array positions included; one field per value
+// (array positions [i], as the mapping gives array elements) cost a byte
+// per word of a conversation's thread bodies, which were the largest
+// field of the index. Bleve's phrase searcher and plainPhrase match terms
+// at consecutive positions, so the empty position keeps values apart as
+// array positions did, and an index written the older way answers the
+// same. BM25 sees the same field length: the words of all values.
+type phraseField struct {
+	*document.TextField
+	values []string
+	length int
+	freqs  bi.TokenFrequencies
+}
+
+func newPhraseField(name string, values []string, opts bi.FieldIndexingOptions) *phraseField {
+	whole := []byte(strings.Join(values, "\n")) // what Bleve counts as plain text
+	return &phraseField{TextField: document.NewTextFieldWithIndexingOptions(name, nil, whole, opts), values: values}
+}
+
+func (f *phraseField) Analyze() {
+	var tokens analysis.TokenStream
+	at := 0
+	for _, v := range f.values {
+		for _, w := range index.Tokens(v) {
+			tokens = append(tokens, wordToken(w, at))
+			at++
+		}
+		at++ // the empty position between values
+	}
+	f.length = len(tokens)
+	f.freqs = analysis.TokenFrequency(tokens, nil, f.Options())
+}
+
+func (f *phraseField) AnalyzedLength() int { return f.length }
+
+func (f *phraseField) AnalyzedTokenFrequencies() bi.TokenFrequencies { return f.freqs }
