@@ -13,6 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	bq "github.com/blevesearch/bleve/v2/search/query"
+	bi "github.com/blevesearch/bleve_index_api"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -44,6 +45,27 @@ func fieldTerms(t *testing.T, e *Engine, company int64, field string) []string {
 		out = append(out, entry.Term)
 	}
 	return out
+}
+
+// firstPosting reads the first posting of term in field of company's
+// conversation partition, with its frequency, norm and locations.
+func firstPosting(t *testing.T, e *Engine, company int64, field, term string) *bi.TermFieldDoc {
+	t.Helper()
+	p, err := e.acquire(partitionKey{index.Conversations, company}, false)
+	require.NoError(t, err)
+	defer e.release(p)
+	in, err := p.idx.Advanced()
+	require.NoError(t, err)
+	r, err := in.Reader()
+	require.NoError(t, err)
+	defer r.Close()
+	postings, err := r.TermFieldReader(context.Background(), []byte(term), field, true, true, true)
+	require.NoError(t, err)
+	defer postings.Close()
+	hit, err := postings.Next(nil)
+	require.NoError(t, err)
+	require.NotNil(t, hit)
+	return hit
 }
 
 func conversation(id string, company int64, subject string) index.Document {
@@ -335,21 +357,7 @@ func TestPresentFieldKeepsNoFrequencies(t *testing.T) {
 	assert.Equal(t, []string{"1"}, searchIDs(t, e, 1, query.FieldExists{Field: "subject"}))
 	assert.Empty(t, searchIDs(t, e, 1, query.FieldExists{Field: "createdAt"}))
 
-	p, err := e.acquire(partitionKey{index.Conversations, 1}, false)
-	require.NoError(t, err)
-	defer e.release(p)
-	advanced, err := p.idx.Advanced()
-	require.NoError(t, err)
-	reader, err := advanced.Reader()
-	require.NoError(t, err)
-	defer reader.Close()
-	postings, err := reader.TermFieldReader(context.Background(), []byte("subject"), index.PresentField, true, true, false)
-	require.NoError(t, err)
-	defer postings.Close()
-	hit, err := postings.Next(nil)
-	require.NoError(t, err)
-	require.NotNil(t, hit)
-	assert.Equal(t, uint64(0), hit.Freq, "no frequency kept")
+	assert.Equal(t, uint64(0), firstPosting(t, e, 1, index.PresentField, "subject").Freq, "no frequency kept")
 
 	// Ranked, `field:*` adds nothing to a score and leaves none NaN.
 	for _, n := range []query.Node{
@@ -359,7 +367,10 @@ func TestPresentFieldKeepsNoFrequencies(t *testing.T) {
 	} {
 		q, err := translate(index.Conversations, n)
 		require.NoError(t, err)
+		p, err := e.acquire(partitionKey{index.Conversations, 1}, false)
+		require.NoError(t, err)
 		res, err := p.idx.Search(bleve.NewSearchRequest(q))
+		e.release(p)
 		require.NoError(t, err)
 		require.Len(t, res.Hits, 1)
 		assert.False(t, math.IsNaN(res.Hits[0].Score), "%#v", n)
@@ -400,20 +411,7 @@ func TestPhrasesStayInsideAValue(t *testing.T) {
 		}
 	}
 
-	p, err := e.acquire(partitionKey{index.Conversations, 1}, false)
-	require.NoError(t, err)
-	defer e.release(p)
-	in, err := p.idx.Advanced()
-	require.NoError(t, err)
-	r, err := in.Reader()
-	require.NoError(t, err)
-	defer r.Close()
-	tfr, err := r.TermFieldReader(context.Background(), []byte("gamma"), index.ExactField("body"), true, true, true)
-	require.NoError(t, err)
-	defer tfr.Close()
-	hit, err := tfr.Next(nil)
-	require.NoError(t, err)
-	require.NotNil(t, hit)
+	hit := firstPosting(t, e, 1, index.ExactField("body"), "gamma")
 	require.Len(t, hit.Vectors, 1)
 	assert.Equal(t, uint64(4), hit.Vectors[0].Pos, "after alpha, beta and the empty position")
 	assert.Empty(t, hit.Vectors[0].ArrayPositions)

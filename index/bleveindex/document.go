@@ -91,7 +91,8 @@ const presentOptions = bi.IndexField | bi.SkipFreqNorm
 // document builds the Bleve document of d. Values of a multi-valued field
 // get array positions, as the mapping gives array elements, so phrases do
 // not cross values; the exact twin of a phrase field keeps them apart by
-// position instead (phrasefield.go). It fails on a value a Whole field cannot hold.
+// position instead (phrasefield.go). It fails on a value a Whole field
+// cannot hold.
 func (b *builder) document(d index.Document) (*document.Document, error) {
 	doc := document.NewDocument(d.ID)
 	positions := func(n, i int) []uint64 {
