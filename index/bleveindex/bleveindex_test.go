@@ -47,18 +47,25 @@ func fieldTerms(t *testing.T, e *Engine, company int64, field string) []string {
 	return out
 }
 
-// firstPosting reads the first posting of term in field of company's
-// conversation partition, with its frequency, norm and locations.
-func firstPosting(t *testing.T, e *Engine, company int64, field, term string) *bi.TermFieldDoc {
+// snapshot holds company's conversation partition open and reads its
+// current snapshot; done closes the snapshot and releases the partition.
+func snapshot(t *testing.T, e *Engine, company int64) (p *partition, snap *scorch.IndexSnapshot, done func()) {
 	t.Helper()
 	p, err := e.acquire(partitionKey{index.Conversations, company}, false)
 	require.NoError(t, err)
-	defer e.release(p)
 	in, err := p.idx.Advanced()
 	require.NoError(t, err)
 	r, err := in.Reader()
 	require.NoError(t, err)
-	defer r.Close()
+	return p, r.(*scorch.IndexSnapshot), func() { r.Close(); e.release(p) }
+}
+
+// firstPosting reads the first posting of term in field of company's
+// conversation partition, with its frequency, norm and locations.
+func firstPosting(t *testing.T, e *Engine, company int64, field, term string) *bi.TermFieldDoc {
+	t.Helper()
+	_, r, done := snapshot(t, e, company)
+	defer done()
 	postings, err := r.TermFieldReader(context.Background(), []byte(term), field, true, true, true)
 	require.NoError(t, err)
 	defer postings.Close()
@@ -225,13 +232,13 @@ func TestCompactLeavesOneSegment(t *testing.T) {
 			e, err := Open(t.TempDir())
 			require.NoError(t, err)
 			defer e.Close()
-			load := func(n int) {
+			n := 0 // documents loaded, one batch each
+			load := func() {
+				n++
 				apply(t, e, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{conversation(strconv.Itoa(n), 1, "refund")}})
 			}
-			n := 0
 			for n < 40 {
-				n++
-				load(n)
+				load()
 			}
 			k := partitionKey{index.Conversations, 1}
 			p, err := e.acquire(k, false)
@@ -249,8 +256,7 @@ func TestCompactLeavesOneSegment(t *testing.T) {
 			// segment, which it leaves alone while the partition holds
 			// few.
 			for segments() < 2 && n < 100 {
-				n++
-				load(n)
+				load()
 			}
 			require.Greater(t, segments(), uint64(1), "the load left several segments")
 			if heldFor > 0 {

@@ -56,10 +56,11 @@ func (e *Engine) compact(ctx context.Context, k partitionKey) error {
 		return fmt.Errorf("bleveindex: compact: not a scorch index")
 	}
 	opts := oneMerge
-	if err := s.ForceMerge(ctx, &opts); err != nil {
-		return fmt.Errorf("bleveindex: compact %s partition of company %d: %w", k.kind, k.company, err)
+	err = s.ForceMerge(ctx, &opts)
+	if err == nil {
+		err = dropReplaced(ctx, s, filepath.Join(e.path(k), "store"))
 	}
-	if err := dropReplaced(ctx, s, filepath.Join(e.path(k), "store")); err != nil {
+	if err != nil {
 		return fmt.Errorf("bleveindex: compact %s partition of company %d: %w", k.kind, k.company, err)
 	}
 	return ctx.Err()

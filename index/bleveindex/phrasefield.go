@@ -21,15 +21,13 @@ import (
 // array positions did, and an index written the older way answers the
 // same. BM25 sees the same field length: the words of all values.
 type phraseField struct {
-	*document.TextField
+	analyzedField
 	values []string
-	length int
-	freqs  bi.TokenFrequencies
 }
 
 func newPhraseField(name string, values []string, opts bi.FieldIndexingOptions) *phraseField {
 	whole := []byte(strings.Join(values, "\n")) // what Bleve counts as plain text
-	return &phraseField{TextField: document.NewTextFieldWithIndexingOptions(name, nil, whole, opts), values: values}
+	return &phraseField{analyzedField: analyzedField{TextField: document.NewTextFieldWithIndexingOptions(name, nil, whole, opts)}, values: values}
 }
 
 func (f *phraseField) Analyze() {
@@ -45,7 +43,3 @@ func (f *phraseField) Analyze() {
 	f.length = len(tokens)
 	f.freqs = analysis.TokenFrequency(tokens, nil, f.Options())
 }
-
-func (f *phraseField) AnalyzedLength() int { return f.length }
-
-func (f *phraseField) AnalyzedTokenFrequencies() bi.TokenFrequencies { return f.freqs }

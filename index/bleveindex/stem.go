@@ -33,14 +33,10 @@ import (
 // stemField is the stemmed-form field of one text value: the stems of the
 // words stemming changes, while its length (BM25's field length) stays the
 // number of words in the value, as if every stem were there.
-type stemField struct {
-	*document.TextField
-	length int
-	freqs  bi.TokenFrequencies
-}
+type stemField struct{ analyzedField }
 
 func newStemField(name string, arrayPositions []uint64, value string, opts bi.FieldIndexingOptions) *stemField {
-	return &stemField{TextField: document.NewTextFieldWithIndexingOptions(name, arrayPositions, []byte(value), opts)}
+	return &stemField{analyzedField{TextField: document.NewTextFieldWithIndexingOptions(name, arrayPositions, []byte(value), opts)}}
 }
 
 func (f *stemField) Analyze() {
@@ -55,9 +51,18 @@ func (f *stemField) Analyze() {
 	f.freqs = analysis.TokenFrequency(changed, f.ArrayPositions(), f.Options())
 }
 
-func (f *stemField) AnalyzedLength() int { return f.length }
+// analyzedField is a text field whose Analyze, written by the type that
+// embeds it, sets its length and token frequencies itself rather than
+// running an analyzer over the value.
+type analyzedField struct {
+	*document.TextField
+	length int
+	freqs  bi.TokenFrequencies
+}
 
-func (f *stemField) AnalyzedTokenFrequencies() bi.TokenFrequencies { return f.freqs }
+func (f *analyzedField) AnalyzedLength() int { return f.length }
+
+func (f *analyzedField) AnalyzedTokenFrequencies() bi.TokenFrequencies { return f.freqs }
 
 // stemMatch is the query of one unquoted word, given as its stem, in a
 // text field: the stemmed-form term, or that term in the exact twin when

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -37,15 +36,9 @@ func TestMergedSegmentsAreWarmed(t *testing.T) {
 	require.NoError(t, err)
 
 	require.NoError(t, e.Compact(ctx))
-	p, err := e.acquire(partitionKey{index.Conversations, 1}, false)
-	require.NoError(t, err)
-	defer e.release(p)
-	in, err := p.idx.Advanced()
-	require.NoError(t, err)
-	r, err := in.Reader()
-	require.NoError(t, err)
-	defer r.Close()
-	segs := r.(*scorch.IndexSnapshot).Segments()
+	p, snap, done := snapshot(t, e, 1)
+	defer done()
+	segs := snap.Segments()
 	require.Len(t, segs, 1)
 	merged := segs[0].Segment()
 
