@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -181,7 +182,10 @@ func TestCrashLoop(t *testing.T) {
 	assert.Eventually(t, counted, 30*time.Second, 100*time.Millisecond, "deliveries of the last run are counted: %s", exposition)
 	require.NoError(t, proc.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, proc.Wait(), "a clean shutdown after the crashes")
-	patchStatuses.Range(func(k, v any) bool { t.Logf("customer patches refused with %s: %d", k, *v.(*int)); return true })
+	patchStatuses.Range(func(k, v any) bool {
+		t.Logf("customer patches refused with %s: %d", k, v.(*atomic.Int64).Load())
+		return true
+	})
 	t.Logf("%d cycles: %d conversations (with their notes), %d customer patches and %d chat messages acknowledged, none lost; %d webhook deliveries received (%d distinct ids)",
 		*crashCycles, total, patches, len(messages), hooks.received(), hooks.distinct())
 	compareIndexWithStorage(t, data)
@@ -300,8 +304,8 @@ func patchCustomer(ctx context.Context, base, token string, id int64, name strin
 	res.Body.Close()
 	if res.StatusCode != http.StatusNoContent {
 		key := fmt.Sprint(res.StatusCode)
-		n, _ := patchStatuses.LoadOrStore(key, new(int))
-		*n.(*int)++
+		n, _ := patchStatuses.LoadOrStore(key, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1) // writers patch concurrently
 	}
 	return res.StatusCode == http.StatusNoContent
 }
