@@ -6,8 +6,8 @@ import (
 )
 
 // Figures are what the reports count of one conversation, computed once
-// from its threads so that every report reads the same number. The README
-// ("Report figures") defines each one.
+// from its threads so that every report reads the same number.
+// docs/reports.md ("Report figures") defines each one.
 type Figures struct {
 	// FirstCustomerAt is the first published thread written by a customer.
 	FirstCustomerAt *time.Time

@@ -13,7 +13,7 @@ import (
 	"github.com/parley/parley/dashboard"
 )
 
-// Paths and cookie of the reports dashboard (README "Reports dashboard").
+// Paths and cookie of the reports dashboard (docs/reports.md, "Reports dashboard").
 const (
 	dashboardPath = "/reports"
 	// dashboardCallbackPath is the dashboard application's redirect URL. It

@@ -90,7 +90,7 @@ func (s *Server) routes() {
 	v2.GET("/reports/chat", s.chatReport)
 	v2.GET("/reports/chat/drilldown", s.chatDrillDown)
 	v2.GET("/reports/phone", s.phoneReport)
-	// The reports computed from conversation and reply documents (README "Reports").
+	// The reports computed from conversation and reply documents (docs/reports.md).
 	v2.GET("/reports/happiness", reportOf(s, conversationReportParams, reports.Happiness))
 	v2.GET("/reports/happiness/ratings", s.happinessRatings)
 	v2.GET("/reports/conversations", s.conversationsReport)
@@ -111,7 +111,7 @@ func (s *Server) routes() {
 	v2.GET("/reports/productivity/resolution-time", seriesOf(s, productivitySeriesParams, reports.ResolutionTimes))
 	v2.GET("/reports/productivity/resolved", seriesOf(s, productivitySeriesParams, reports.ResolvedSeries))
 	v2.GET("/reports/productivity/response-time", seriesOf(s, productivitySeriesParams, reports.ResponseTimes))
-	// The user reports: `user` is a user or a team id (README "User and team").
+	// The user reports: `user` is a user or a team id (docs/reports.md, "User and team").
 	v2.GET("/reports/user", s.userReport)
 	v2.GET("/reports/user/customers-helped", userSeriesOf(s, reports.UserCustomersHelped))
 	v2.GET("/reports/user/replies", userSeriesOf(s, reports.UserReplies))

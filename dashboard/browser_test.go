@@ -19,9 +19,9 @@ import (
 	"github.com/parley/parley/fixtures"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/dashboard.png, the README's screenshot of the dashboard")
+var update = flag.Bool("update", false, "rewrite docs/dashboard.png, the screenshot of the dashboard in docs/reports.md")
 
-// screenshotPath is where -update writes the README's screenshot.
+// screenshotPath is where -update writes the screenshot in docs/reports.md.
 const screenshotPath = "../docs/dashboard.png"
 
 // The view the tests open: October 2026 against September, as the page

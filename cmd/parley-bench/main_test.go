@@ -83,7 +83,7 @@ func TestBenchRunsSmall(t *testing.T) {
 	assertKeys(t, data)
 }
 
-// assertKeys checks that the JSON results hold every figure the README
+// assertKeys checks that the JSON results hold every figure docs/benchmarks.md
 // describes, under its documented name.
 func assertKeys(t *testing.T, data []byte) {
 	var doc map[string]any

@@ -18,22 +18,22 @@ import (
 	"github.com/parley/parley/pgstore"
 )
 
-// citusMarker opens the README's block of Citus calls, which
-// TestREADMECitusCalls generates from the migrated schema.
-const citusMarker = "-- Generated from the schema by TestREADMECitusCalls (cmd/parley/citus_test.go)."
+// citusMarker opens the block of Citus calls in docs/postgresql.md, which
+// TestDocumentedCitusCalls generates from the migrated schema.
+const citusMarker = "-- Generated from the schema by TestDocumentedCitusCalls (cmd/parley/citus_test.go)."
 
 // versionTables are goose's records of the migrations applied, which stay
 // local to the Citus coordinator, where `parley migrate` runs.
 var versionTables = []string{"parley_store_version", "search_schema_version"}
 
-// TestREADMECitusCalls migrates a database (the store's and the search
+// TestDocumentedCitusCalls migrates a database (the store's and the search
 // engine's schemas), sorts every table into a reference table (listed in
 // pgstore.ReferenceTables or pgindex.ReferenceTables) or a company table
 // (company_id first in its primary key, and in each of its unique
-// indexes, as Citus requires of a distributed table), and fails unless the README's block of Citus calls
+// indexes, as Citus requires of a distributed table), and fails unless the block of Citus calls in docs/postgresql.md
 // is exactly the one those tables make: a table added to the schema and
-// missing from the README, or one the README names that is gone, fails.
-func TestREADMECitusCalls(t *testing.T) {
+// missing from docs/postgresql.md, or one it names that is gone, fails.
+func TestDocumentedCitusCalls(t *testing.T) {
 	ctx := context.Background()
 	database := pgtest.Database(t)
 	var out bytes.Buffer
@@ -72,11 +72,11 @@ WHERE s.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY c.relname`)
 	require.NotEmpty(t, distributed)
 	want := citusCalls(reference, distributed)
 
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/postgresql.md")
 	require.NoError(t, err)
 	got, found := fencedBlock(string(readme), citusMarker)
-	require.True(t, found, "README.md has no sql block starting with %q; add this one:\n%s", citusMarker, want)
-	assert.Equal(t, want, got, "README.md's Citus calls are not the schema's; replace the block with:\n%s", want)
+	require.True(t, found, "docs/postgresql.md has no sql block starting with %q; add this one:\n%s", citusMarker, want)
+	assert.Equal(t, want, got, "docs/postgresql.md's Citus calls are not the schema's; replace the block with:\n%s", want)
 }
 
 // citusCalls is the block of calls that distributes the schema: the
@@ -95,7 +95,7 @@ func citusCalls(reference, distributed []string) string {
 	return b.String()
 }
 
-// fencedBlock returns the text of the README's fenced block that starts
+// fencedBlock returns the text of the doc's fenced block that starts
 // with the line first (that line included).
 func fencedBlock(doc, first string) (string, bool) {
 	start := strings.Index(doc, "```sql\n"+first+"\n")
