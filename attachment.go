@@ -14,7 +14,7 @@ import (
 )
 
 // MaxAttachmentBytes is the largest original file an attachment may hold
-// (SPEC: Base64 data of a file under 10 MB).
+// (Help Scout's docs: Base64 data of a file under 10 MB).
 const MaxAttachmentBytes = 10 << 20
 
 // AttachmentInput is an attachment in a request.

@@ -81,7 +81,7 @@ func unauthorizedOr(err error, msg string) error {
 	return Unauthorized(msg)
 }
 
-// AccessTokenLifetime is how long an access token lives (SPEC: 172800 s).
+// AccessTokenLifetime is how long an access token lives (Help Scout's docs: 172800 s).
 const AccessTokenLifetime = 172800 * time.Second
 
 // Token is an issued access token, stored under the SHA-256 of its value.

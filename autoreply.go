@@ -7,7 +7,7 @@ import (
 
 // AutoReply is a mailbox's auto reply: the message a new conversation's
 // customer receives when the conversation is created with `autoReply:
-// true` (SPEC: only when it holds at least one customer thread).
+// true` (Help Scout's docs: only when it holds at least one customer thread).
 type AutoReply struct {
 	Enabled bool   `json:"enabled"`
 	Subject string `json:"subject"`

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// Chat event types and actions (SPEC "Chat event"). `note-added` and
+// Chat event types and actions (Help Scout's docs, "Chat event"). `note-added` and
 // `chat-ended` are Parley's: an agent's internal note, and the closing
 // message the visitor sees.
 const (
@@ -23,7 +23,7 @@ const (
 	ActionEnded        = "chat-ended"
 )
 
-// The two closing messages of SPEC's End Chat row, chosen by whether the
+// The two closing messages of Help Scout's End Chat row, chosen by whether the
 // visitor's last message was answered.
 const (
 	ClosingAnswered   = "Thanks for chatting with us! This chat has ended; a transcript is in your inbox."
@@ -62,7 +62,7 @@ func (e *ChatEvent) visible() bool {
 }
 
 // ChatTag is a tag applied to a chat, identified by its slug; ID is nil for
-// tags applied through the chat tag update (SPEC).
+// tags applied through the chat tag update (Help Scout's docs).
 type ChatTag struct {
 	ID    *int64 `json:"id"`
 	Slug  string `json:"slug"`
@@ -294,7 +294,7 @@ func StartChat(tx Tx, widgetID string, r *StartChatRequest, token string, env Ch
 	return c, tx.PutEvent(Event{Kind: EventBeaconChatCreated, CompanyID: c.CompanyID, ResourceID: c.ID, At: env.Now})
 }
 
-// loadOpenChat loads a chat for a write: an ended chat answers 404 (SPEC).
+// loadOpenChat loads a chat for a write: an ended chat answers 404 (Help Scout's docs).
 func loadOpenChat(tx Tx, companyID int64, id string) (*Chat, error) {
 	c, err := tx.Chat(companyID, id)
 	if err != nil {

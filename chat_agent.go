@@ -15,7 +15,7 @@ type AgentMessageRequest struct {
 	Internal bool    `json:"internal"`
 }
 
-// checkChatAgent applies SPEC's chat permissions: the caller can use chat,
+// checkChatAgent applies Help Scout's chat permissions: the caller can use chat,
 // has a first and a last name, and can access the chat's mailbox.
 func checkChatAgent(caller Caller, mailboxID int64) error {
 	u := caller.User
@@ -78,7 +78,7 @@ func AgentMessage(tx Tx, caller Caller, chatID, messageID string, r *AgentMessag
 	return c, tx.PutChat(c)
 }
 
-// UpdateChatTags replaces a chat's tags (SPEC Update Tags): names are
+// UpdateChatTags replaces a chat's tags (Help Scout's docs, Update Tags): names are
 // lowercased and identified by slug; each added or removed tag leaves one
 // line item; the same set changes nothing. present is false when the body
 // had no `tags` array.
@@ -214,7 +214,7 @@ func conversationFromChat(tx Tx, caller Caller, c *Chat, status Status, now time
 	return conv, tx.PutConversation(conv)
 }
 
-// chatTagNames resolves chat tags to account tag names (SPEC rule 8): a
+// chatTagNames resolves chat tags to account tag names (Help Scout's docs): a
 // slug matching an existing tag's slug uses that tag; otherwise the name is
 // created with the conversation.
 func chatTagNames(tx Tx, c *Chat) ([]string, error) {

@@ -56,11 +56,11 @@ func (c *Company) CheckAPIAccess(now time.Time) error {
 
 // CountsOfficeHours reports whether a report asked for office hours counts
 // them: asking while the company has none enabled behaves as not asking
-// (SPEC).
+// (Help Scout's docs).
 func (c *Company) CountsOfficeHours(asked bool) bool { return asked && c.OfficeHours.Enabled }
 
 // CanUseReports answers 403 `Access denied` unless the company's plan is
-// one of the two highest (SPEC: reports need them).
+// one of the two highest (Help Scout's docs: reports need them).
 func (c *Company) CanUseReports() error {
 	if !c.Plan.HasReports() {
 		return Forbidden(CodeAccessDenied, "reports are available on the two highest plans only")

@@ -156,7 +156,7 @@ const MergeRedirect = 60 * 24 * time.Hour
 type ThreadType string
 
 // Thread types. The request side says `reply` for an agent reply; reads say
-// `message` (COMPAT.md), so the stored form is `message`.
+// `message` (as Help Scout's clients send it), so the stored form is `message`.
 const (
 	ThreadNote     ThreadType = "note"
 	ThreadChat     ThreadType = "chat"
@@ -178,7 +178,7 @@ func ThreadTypeFromRequest(t string) ThreadType {
 }
 
 // IsCustomerKind reports whether a thread of this type comes from the
-// customer's side; such a thread reopens a closed conversation (SPEC).
+// customer's side; such a thread reopens a closed conversation (Help Scout's docs).
 func (t ThreadType) IsCustomerKind() bool {
 	return t == ThreadCustomer || t == ThreadChat || t == ThreadPhone
 }
@@ -267,7 +267,7 @@ type Schedule struct {
 	SendAsCreator             bool      `json:"sendAsCreator,omitempty"`
 }
 
-// MaxThreads is the most threads a conversation may hold (SPEC "Limits").
+// MaxThreads is the most threads a conversation may hold (Help Scout's docs, "Limits").
 const MaxThreads = 100
 
 // PreviewLength is how many characters of the latest thread the preview holds.
@@ -340,7 +340,7 @@ func (c *Conversation) Derive(threads []Thread) {
 		c.CustomerWaitingSince = lastCustomer
 	}
 	// userUpdatedAt equals customerWaitingSince when no user acted since the
-	// customer's last action (SPEC).
+	// customer's last action (Help Scout's docs).
 	switch {
 	case lastUser != nil && (lastCustomer == nil || !lastUser.Before(*lastCustomer)):
 		c.UserUpdatedAt = lastUser

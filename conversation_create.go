@@ -199,7 +199,7 @@ func storeNewThreadAttachments(tx Tx, c *Conversation, threads []Thread, inputs 
 	return tx.PutConversation(c)
 }
 
-// CreateConversation applies SPEC's Create Conversation rules within tx:
+// CreateConversation applies Help Scout's Create Conversation rules within tx:
 // finds or creates the customer, resolves the assignee, tags and custom
 // fields, stores the conversation and its threads, and derives its fields.
 // caller is the token owner; n must have passed Validate. scan inspects
@@ -319,7 +319,7 @@ func CreateConversation(tx Tx, caller Caller, n *NewConversation, scan Scanner, 
 
 // resolveAuthor returns who writes: the `user` named in the request, or the
 // caller. A named user must exist in the company and be active; the error
-// does not say which condition failed (SPEC Invalid Thread Author).
+// does not say which condition failed (Help Scout's docs, Invalid Thread Author).
 func resolveAuthor(tx Tx, caller Caller, userID *int64) (*User, error) {
 	if userID == nil || *userID == caller.User.ID {
 		return caller.User, nil

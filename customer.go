@@ -62,7 +62,7 @@ func (c *Customer) PrimaryEmail() string {
 	return c.Emails[0].Value
 }
 
-// Customer field limits (SPEC "Limits").
+// Customer field limits (Help Scout's docs, "Limits").
 const (
 	MaxNameLength       = 40
 	MaxPhotoURLLength   = 200
@@ -86,7 +86,7 @@ type EntryKind struct {
 	Types    []string
 }
 
-// Entry kinds of a customer. SPEC does not list the type values; these are
+// Entry kinds of a customer. Help Scout's docs do not list the type values; these are
 // the ones this family of APIs documents.
 var (
 	EmailEntries   = EntryKind{"emails", "emails", "emails", []string{"home", "other", "work"}}
@@ -165,7 +165,7 @@ type CustomerInput struct {
 	Age            *string
 }
 
-// Validate checks the limits of SPEC on every given field; prefix is the
+// Validate checks the limits of Help Scout's docs on every given field; prefix is the
 // path of the object in the request ("customer.").
 func (in *CustomerInput) Validate(p *Problems, prefix string) {
 	if in.ID != nil && *in.ID <= 0 {

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Limits of entries and addresses; SPEC gives none, these bound abuse.
+// Limits of entries and addresses; Help Scout's docs give none, these bound abuse.
 const (
 	MaxEntryValueLength   = 255
 	MaxAddressFieldLength = 255

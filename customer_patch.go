@@ -25,7 +25,7 @@ func addressField(get func(a *Address) *string) func(c *Customer) *string {
 	}
 }
 
-// patchFields are SPEC's scalar paths; each takes add and replace (set)
+// patchFields are Help Scout's scalar paths; each takes add and replace (set)
 // and remove (clear).
 var patchFields = map[string]patchField{
 	"/firstName":          {func(c *Customer) *string { return &c.FirstName }, 1, MaxNameLength, nil},
@@ -52,7 +52,7 @@ type patcher struct {
 }
 
 // PatchCustomer applies Update Customer's operations, all or none. The
-// allowed paths and ops are SPEC's: scalar fields and address fields take
+// allowed paths and ops are Help Scout's: scalar fields and address fields take
 // add/replace/remove; `/organizationId` replace and remove; `/organization`
 // add/replace (fills organizationId) and remove; a collection takes add
 // (a new entry) but never remove or replace; `/<collection>/{id}` replace

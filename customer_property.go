@@ -14,7 +14,7 @@ import (
 // PropertyType is the type of a customer property definition.
 type PropertyType string
 
-// Customer property types (SPEC "Customer property as read").
+// Customer property types (Help Scout's docs, "Customer property as read").
 const (
 	PropertyDate     PropertyType = "date"
 	PropertyDropdown PropertyType = "dropdown"
@@ -26,7 +26,7 @@ const (
 // PropertyTypes lists the accepted property types.
 var PropertyTypes = []string{"date", "dropdown", "number", "text", "url"}
 
-// Customer property limits (SPEC "Limits").
+// Customer property limits (Help Scout's docs, "Limits").
 const (
 	MaxPropertySlugLength = 100
 	MaxPropertyNameLength = 100
@@ -34,7 +34,7 @@ const (
 	MaxPropertyOptions    = 100
 )
 
-// ReservedPropertySlugs may not name a property (SPEC Create Customer).
+// ReservedPropertySlugs may not name a property (Help Scout's docs, Create Customer).
 var ReservedPropertySlugs = []string{"email", "name", "company", "jobTitle"}
 
 // PropertyOption is one choice of a dropdown property.
@@ -141,7 +141,7 @@ func DefineProperty(tx Tx, caller Caller, in *PropertyDefInput, now time.Time) (
 	return d, tx.PutPropertyDef(d)
 }
 
-// Normalize checks a value against the definition's type (SPEC's table)
+// Normalize checks a value against the definition's type (Help Scout's table)
 // and returns the stored form: the option id for a dropdown given by id or
 // label, the integer for a number, the value otherwise.
 func (d *PropertyDef) Normalize(v string) (stored, code, msg string) {
@@ -208,7 +208,7 @@ type PropertyValue struct {
 }
 
 // PropertyValues are the `properties` of a Create Customer request, in
-// either form SPEC shows: an object by slug, or an array of {slug, value}.
+// either form Help Scout's docs show: an object by slug, or an array of {slug, value}.
 type PropertyValues []PropertyValue
 
 // UnmarshalJSON reads both forms; the object form is read in slug order.

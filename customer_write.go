@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Conversation limits of a customer (SPEC "Limits").
+// Conversation limits of a customer (Help Scout's docs, "Limits").
 const (
 	// MaxDeletableConversations: a customer is deleted permanently only
 	// with at most this many conversations.
@@ -56,7 +56,7 @@ func (f *CustomerFields) input() *CustomerInput {
 		Organization: f.Organization, OrganizationID: f.OrganizationID, Gender: f.Gender, Age: f.Age}
 }
 
-// Validate checks the limits of SPEC on every given field.
+// Validate checks the limits of Help Scout's docs on every given field.
 func (f *CustomerFields) Validate(p *Problems) {
 	f.input().Validate(p, "")
 	if f.Age != nil && len([]rune(*f.Age)) > MaxShortTextLength {

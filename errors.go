@@ -32,7 +32,7 @@ const (
 // own; the domain never creates a Kind at or above it.
 const KindTransport Kind = 100
 
-// Codes of SPEC.md's error table, used as FieldError.Code.
+// Codes of the API's error table (docs/api.md), used as FieldError.Code.
 const (
 	CodeEmptyValue          = "Empty value"
 	CodeValueNotSupported   = "Value not supported"
@@ -166,7 +166,7 @@ func Unauthorized(msg string) *Error {
 		Errors: []FieldError{{Code: CodeUnauthorized, Message: msg, Origin: OriginCredential, Path: "Authorization"}}}
 }
 
-// Forbidden builds a 403 error with a SPEC code.
+// Forbidden builds a 403 error with an API error code.
 func Forbidden(code, msg string) *Error {
 	return &Error{Kind: KindForbidden, Message: msg, Errors: []FieldError{{Code: code, Message: msg}}}
 }

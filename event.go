@@ -124,7 +124,7 @@ func EventMailbox(tx Tx, e Event) (mailboxID int64, scoped bool, err error) {
 
 // emit records an event about a record with a numeric id.
 // silent is a transaction whose writes record no event: a historical
-// import generates no outgoing notification (SPEC), webhooks included.
+// import generates no outgoing notification (Help Scout's docs), webhooks included.
 type silent struct{ Tx }
 
 // PutEvent drops the event.

@@ -65,7 +65,7 @@ func mailCaller(company *Company) Caller {
 // — its In-Reply-To or References name a message of a conversation of the
 // company, or its subject carries a conversation's "[#number]" tag — from
 // that conversation's customer or one of its cc addresses becomes a
-// customer thread there, under SPEC's rules (reopens a closed
+// customer thread there, under Help Scout's rules (reopens a closed
 // conversation, unsnoozes and cancels schedules when asked, the 100-thread
 // limit). Anything else, and a reply to a full conversation, starts a new
 // e-mail conversation (source `email`) whose customer is found or created

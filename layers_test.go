@@ -7,7 +7,7 @@ import (
 )
 
 // allowedImports lists, for each package of the module, the module
-// packages it may import (DESIGN.md section 2: cmd -> api -> reports ->
+// packages it may import (docs/architecture.md: cmd -> api -> reports ->
 // index -> query, and api, reports, index, storage -> domain; filters,
 // the typed list filters' query builder, serves api and reports; the
 // indexer writes to index and reads storage through the domain's seam, as

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Lifetimes of the OAuth records. SPEC fixes only the access token's
+// Lifetimes of the OAuth records. Help Scout's docs fix only the access token's
 // (AccessTokenLifetime); the others are Parley's choices.
 const (
 	// AuthCodeLifetime is how long an authorization code may be exchanged.

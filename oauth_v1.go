@@ -9,7 +9,7 @@ import (
 )
 
 // V1Exchange remembers the tokens a V1 key was exchanged for with one
-// application, so that repeating the exchange returns the same token (SPEC).
+// application, so that repeating the exchange returns the same token (Help Scout's docs).
 // The tokens themselves are not stored: they are derived from the V1 key
 // and Salt (HMAC-SHA256), so only a caller holding the key can get them
 // back, and the database holds hashes only.

@@ -27,7 +27,7 @@ type Organization struct {
 	UpdatedAt  time.Time         `json:"updatedAt"`
 }
 
-// Organization field limits. SPEC gives none beyond the customer's
+// Organization field limits. Help Scout's docs give none beyond the customer's
 // `organization` (60), which names an organization, so a name is 1 to 60.
 const (
 	MaxOrganizationNameLength = MaxShortTextLength
@@ -57,7 +57,7 @@ var (
 )
 
 // Validate checks every field; logoURL says whether `logoUrl` is read (on
-// create; Update Organization ignores it and keeps it, SPEC rule 4).
+// create; Update Organization ignores it and keeps it, as Help Scout's docs say).
 func (in *OrganizationInput) Validate(logoURL bool) error {
 	p := &Problems{}
 	requireString(p, "name", in.Name, MaxOrganizationNameLength)
@@ -122,7 +122,7 @@ func NormalizeDomain(d string) string {
 	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(d)), ".")
 }
 
-// Apply writes the input into o as a complete replacement (SPEC Update
+// Apply writes the input into o as a complete replacement (Help Scout's docs, Update
 // Organization): a missing scalar becomes empty (read as null), a missing
 // array empty, given arrays replace the stored ones; id and logoUrl are
 // kept unless logoURL allows setting it (create).

@@ -22,7 +22,7 @@ type PatchOp struct {
 }
 
 // ParsePatch reads a PATCH body: an array of operations, or a single
-// operation object (the documented form of this API family, COMPAT.md).
+// operation object (the documented form of this API family).
 func ParsePatch(body []byte) ([]PatchOp, error) {
 	body = bytes.TrimSpace(body)
 	var ops []PatchOp

@@ -22,11 +22,11 @@ type PropertyKind struct {
 	Reserved []string
 	// IgnoreOptions drops options sent with a type other than dropdown
 	// (organization properties, as Help Scout documents) instead of
-	// rejecting them (customer properties, SPEC).
+	// rejecting them (customer properties, Help Scout's docs).
 	IgnoreOptions bool
 }
 
-// CustomerProperties are the rules of customer property definitions (SPEC).
+// CustomerProperties are the rules of customer property definitions (Help Scout's docs).
 var CustomerProperties = PropertyKind{Noun: "customer property", MaxSlug: MaxPropertySlugLength,
 	MaxLabel: MaxPropertyTextLength, Reserved: ReservedPropertySlugs}
 
@@ -38,7 +38,7 @@ var OrganizationProperties = PropertyKind{Noun: "organization property", MaxSlug
 	MaxDefs: 50, IgnoreOptions: true}
 
 // OptionsInput is the `options` of a definition request: labels, given as
-// strings (customer properties, SPEC) or as objects {"label": "..."}
+// strings (customer properties, Help Scout's docs) or as objects {"label": "..."}
 // (Help Scout's organization properties); both forms are read everywhere.
 type OptionsInput []string
 

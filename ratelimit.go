@@ -2,8 +2,8 @@ package parley
 
 import "time"
 
-// Rate limits: calls a company may make per minute, by plan (COMPAT.md:
-// a per-account budget per minute; SPEC does not give the numbers).
+// Rate limits: calls a company may make per minute, by plan (as Help Scout's clients expect:
+// a per-account budget per minute; Help Scout's docs do not give the numbers).
 const (
 	StandardRateLimit = 200
 	PlusRateLimit     = 400

@@ -163,7 +163,7 @@ func TestThreadLimit(t *testing.T) {
 		assert.Equal(t, tc.want, code(t, err), "create with %d threads", tc.threads)
 	}
 	// Adding refuses once the conversation holds 99 threads: the one added
-	// would be the 100th of SPEC's limit counted with the original message.
+	// would be the 100th of Help Scout's limit counted with the original message.
 	add := []struct {
 		threads int
 		want    string

@@ -213,7 +213,7 @@ func applyThreadEffects(tx Tx, c *Conversation, m *Mailbox, t *Thread, r *Thread
 	case r.Status != nil:
 		setStatus(c, Status(*r.Status), t.CreatedBy.ID, now)
 	case customerKind && c.Status == StatusClosed && !t.Imported:
-		setStatus(c, StatusActive, 0, now) // SPEC: a customer thread reopens
+		setStatus(c, StatusActive, 0, now) // Help Scout's docs: a customer thread reopens
 	case t.Type == ThreadMessage && m.DefaultStatus != "":
 		setStatus(c, m.DefaultStatus, t.CreatedBy.ID, now)
 	}

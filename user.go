@@ -95,7 +95,7 @@ type Team struct {
 }
 
 // CanSignIn reports whether the user is an active, invited (accepted) user:
-// only their credentials and tokens work (SPEC Authentication 3).
+// only their credentials and tokens work (Help Scout's docs, Authentication).
 func (u *User) CanSignIn() bool { return u.Active && !u.Deactivated }
 
 // Invited reports whether the user was invited and has not accepted yet.

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// TimeLayout is the wire format of timestamps (SPEC convention 3).
+// TimeLayout is the wire format of timestamps (Help Scout's docs).
 const TimeLayout = "2006-01-02T15:04:05Z"
 
 // FormatTime renders t in UTC in TimeLayout.
@@ -27,7 +27,7 @@ func ParseTime(s string) (time.Time, bool) {
 }
 
 // Nullable is a request field that distinguishes absent, explicit null and a
-// value (SPEC Create Conversation rule 3 needs all three for `assignTo`).
+// value (Help Scout's docs, Create Conversation needs all three for `assignTo`).
 type Nullable[T any] struct {
 	Set   bool // the key was present
 	Null  bool // the value was null

@@ -58,7 +58,7 @@ const (
 )
 
 // ConversationSortFields and SortOrders are the sorts of the conversation
-// list (SPEC), which a view keeps too.
+// list (Help Scout's docs), which a view keeps too.
 var (
 	ConversationSortFields = []string{"createdAt", "customerEmail", "customerName", "mailboxid", "modifiedAt",
 		"number", "score", "status", "subject", "waitingSince"}

@@ -22,7 +22,7 @@ const (
 	MaxWebhookLabel  = 255  // characters
 	MaxWebhookURL    = 2000 // bytes
 	// PayloadV2 is the only payload version that can be set; V1 was
-	// retired on 2022-05-25 (SPEC Versioning).
+	// retired on 2022-05-25 (Help Scout's docs, Versioning).
 	PayloadV2 = "V2"
 	PayloadV1 = "V1"
 )

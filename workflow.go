@@ -84,7 +84,7 @@ const (
 	MaxWorkflowRun        = 50 // conversations per POST /v2/workflows/{id}/run
 )
 
-// CodeCannotRunWorkflow is SPEC's error code for a run the API refuses.
+// CodeCannotRunWorkflow is Help Scout's error code for a run the API refuses.
 const CodeCannotRunWorkflow = "Cannot Run Workflow"
 
 // CodeInvalidCondition is the code of a condition the query checker
@@ -304,7 +304,7 @@ type WorkflowRunRequest struct {
 
 // CheckWorkflowRun loads a workflow the API may run on the conversations:
 // a manual, active workflow, 1 to 50 conversations, every one in the
-// workflow's mailbox. Anything else is SPEC's Cannot Run Workflow.
+// workflow's mailbox. Anything else is Help Scout's Cannot Run Workflow.
 func CheckWorkflowRun(tx Tx, wf WorkflowStore, caller Caller, id int64, r *WorkflowRunRequest, now time.Time) (*Workflow, error) {
 	w, err := LoadWorkflow(wf, caller, id)
 	if err != nil {

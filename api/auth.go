@@ -21,7 +21,7 @@ func newToken() string { return parley.NewSecret() }
 
 // tokenForm reads the token endpoint's fields from wherever the client put
 // them: a JSON body, a form body, query parameters, and HTTP Basic
-// credentials for the client (COMPAT.md lists all four).
+// credentials for the client (Help Scout's clients send all four).
 func tokenForm(c *gin.Context) (url.Values, bool) {
 	form := c.Request.URL.Query()
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))

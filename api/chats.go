@@ -10,10 +10,10 @@ import (
 	parley "github.com/parley/parley"
 )
 
-// chatKeepAlive is the Keep-Alive SPEC gives Get Chat.
+// chatKeepAlive is the Keep-Alive Help Scout's docs give Get Chat.
 const chatKeepAlive = "timeout=60"
 
-// chatTimeLayout renders chat timestamps with fractional seconds (SPEC
+// chatTimeLayout renders chat timestamps with fractional seconds (Help Scout's docs
 // convention 3).
 const chatTimeLayout = "2006-01-02T15:04:05.000Z"
 
@@ -105,7 +105,7 @@ func (s *Server) updateChatTags(c *gin.Context) error {
 	})
 }
 
-// chatView is SPEC's Chat with its history. Assignee is always sent:
+// chatView is Help Scout's Chat with its history. Assignee is always sent:
 // null until an agent accepts the chat.
 type chatView struct {
 	Embedded struct {
@@ -169,7 +169,7 @@ type chatTimelineView struct {
 	URL       string `json:"url"`
 }
 
-// chatResource renders SPEC's Chat with its history.
+// chatResource renders Help Scout's Chat with its history.
 func (s *Server) chatResource(c *gin.Context, tx parley.Tx, chat *parley.Chat) (*chatView, error) {
 	r := newRenderer(s, c, tx)
 	out := &chatView{

@@ -75,7 +75,7 @@ func closedByServer(t *testing.T, r io.Reader) {
 const healthz = "GET /healthz HTTP/1.1\r\nHost: parley.test\r\n\r\n"
 
 // TestSlowBody: a body trickling in (one byte every 10 ms, far too slow)
-// is cut at the body timeout with 408 `Request timeout` in SPEC's error
+// is cut at the body timeout with 408 `Request timeout` in the API's error
 // body, and the connection is closed.
 func TestSlowBody(t *testing.T) {
 	w := newWorld(t, func(c *api.Config) { c.BodyTimeout = 200 * time.Millisecond })

@@ -66,7 +66,7 @@ func (s *Server) listConversations(c *gin.Context) error {
 	return nil
 }
 
-// embedThreads reads `embed`, sent once or repeated (COMPAT.md).
+// embedThreads reads `embed`, sent once or repeated (clients do both).
 func embedThreads(p *params) bool {
 	embed := false
 	for _, v := range p.list("embed") {

@@ -159,7 +159,7 @@ func TestCreateConversationThreadLimit(t *testing.T) {
 }
 
 // TestImportedConversationRecordsNoEvents: a historical import generates
-// no notification (SPEC), so no webhook event either, for the
+// no notification (Help Scout's docs), so no webhook event either, for the
 // conversation, the customer or the tag it creates; a live one does.
 func TestImportedConversationRecordsNoEvents(t *testing.T) {
 	w := newWorld(t)

@@ -143,7 +143,7 @@ func (s *Server) newCustomerView(c *gin.Context, tx parley.Tx, companyID int64) 
 	return &customerView{s: s, c: c, tx: tx, defs: defs, err: err}
 }
 
-// customerResource is SPEC's Customer.
+// customerResource is Help Scout's Customer.
 type customerResource struct {
 	Embedded          customerEmbedded `json:"_embedded"`
 	Links             customerLinks    `json:"_links"`
@@ -194,7 +194,7 @@ type entryView struct {
 	Value string `json:"value"`
 }
 
-// resource renders SPEC's Customer; the address is embedded on the
+// resource renders Help Scout's Customer; the address is embedded on the
 // single-customer read only. `organization` is the linked organization's
 // current name (or the legacy string when none is linked, or it is gone).
 func (v *customerView) resource(cu *parley.Customer, withAddress bool) (*customerResource, error) {

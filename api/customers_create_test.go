@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fullCustomer is a Create Customer body with every field of SPEC.
+// fullCustomer is a Create Customer body with every documented field.
 func fullCustomer() map[string]any {
 	return map[string]any{
 		"firstName": "Vernon", "lastName": "Bear", "phone": "+1 555 0100", "photoUrl": "https://img.example.com/v.png",

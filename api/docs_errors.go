@@ -10,7 +10,7 @@ import (
 	parley "github.com/parley/parley"
 )
 
-// errorDoc is one entry of the error reference: a code of SPEC's table (or
+// errorDoc is one entry of the error reference: a code of the API's error table (or
 // Parley's), the status it answers and what it means.
 type errorDoc struct {
 	Code, Meaning string

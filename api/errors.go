@@ -40,7 +40,7 @@ const errorDocsPath = "/docs/errors"
 type errorFormat int
 
 const (
-	apiErrors   errorFormat = iota // SPEC's error body, every API route's
+	apiErrors   errorFormat = iota // the API's error body, every API route's
 	oauthErrors                    // RFC 6749's {error, error_description}: the token endpoint's
 	v1Errors                       // {status, message}: the V1 key exchange's
 )
@@ -73,7 +73,7 @@ func (s *Server) writeError(c *gin.Context, format errorFormat, err error) {
 	}
 }
 
-// apiError is SPEC's error body.
+// apiError is the API's error body.
 type apiError struct {
 	Embedded struct {
 		Errors []apiFieldError `json:"errors"`
@@ -98,7 +98,7 @@ type aboutLinks struct {
 	About halLink `json:"about"`
 }
 
-// writeAPIError writes err as SPEC's error body.
+// writeAPIError writes err as the API's error body.
 func (s *Server) writeAPIError(c *gin.Context, err error) {
 	var e *parley.Error
 	if !errors.As(err, &e) {
@@ -193,7 +193,7 @@ func matchPath(pattern, path string) bool {
 // statusClientClosed is logged for a request whose client went away.
 const statusClientClosed = 499
 
-// internalTimeout is the 504 of a request past its deadline (SPEC).
+// internalTimeout is the 504 of a request past its deadline (Help Scout's docs).
 func internalTimeout() *parley.Error {
 	return &parley.Error{Kind: kindTimeout, Message: "Internal Timeout", Errors: []parley.FieldError{{
 		Code: parley.CodeInternalTimeout, Message: "an internal call timed out; retry after a short delay"}}}

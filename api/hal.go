@@ -8,7 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// halContentType is what successful reads answer (COMPAT.md: the exact form
+// halContentType is what successful reads answer (Help Scout's clients: the exact form
 // clients of this API family receive).
 const halContentType = "application/hal+json;charset=UTF-8"
 

@@ -356,7 +356,7 @@ func ids(t *testing.T, rec *httptest.ResponseRecorder, collection string) []int6
 	return out
 }
 
-// apiError checks that rec answers with SPEC's error body (JSON, logRef
+// apiError checks that rec answers with the API's error body (JSON, logRef
 // the request id, one embedded error) and returns "<status> <code>:
 // <message>", with the error's own message in parentheses where it differs
 // from the body's, for a whole-answer comparison.

@@ -103,7 +103,7 @@ func TestThreadTransitions(t *testing.T) {
 	assert.True(t, w.found(id, "status:closed AND replyUserIds:1"))
 	assert.False(t, w.found(id, "status:active"))
 
-	// SPEC: a customer thread reopens a closed conversation.
+	// Help Scout's docs: a customer thread reopens a closed conversation.
 	w.clock.advance(5 * time.Minute)
 	w.send("POST", path+"/customer", `{"text":"It has not arrived."}`, http.StatusCreated)
 	c = w.conv(id)
@@ -202,7 +202,7 @@ func TestThreadLimitOnAdd(t *testing.T) {
 	}
 	at98 := withThreads(98)
 	assert.Equal(t, http.StatusCreated, add(at98), "98 threads: a 99th may be added")
-	assert.Equal(t, http.StatusPreconditionFailed, add(at98), "99 threads: SPEC refuses adding")
+	assert.Equal(t, http.StatusPreconditionFailed, add(at98), "99 threads: the API refuses adding")
 	assert.Equal(t, http.StatusPreconditionFailed, add(withThreads(99)), "created with 99: adding is refused")
 	assert.Equal(t, http.StatusPreconditionFailed, add(withThreads(100)), "created with 100: adding is refused")
 	rec := w.do(request{method: "POST", path: fmt.Sprintf("/v2/conversations/%d/notes", at98), token: ownerToken, body: `{"text":"x"}`})

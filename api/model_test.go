@@ -23,7 +23,7 @@ type modelConv struct {
 
 // TestRandomCallsMatchTheModel drives random sequences of calls (threads
 // of every kind, status and assignee patches, tags, deletes, merges)
-// against the server and a small model of SPEC's rules, comparing every
+// against the server and a small model of Help Scout's rules, comparing every
 // conversation after every step.
 func TestRandomCallsMatchTheModel(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {

@@ -10,7 +10,7 @@ import (
 
 // transition handles POST /transition (Config.TransitionPath): the
 // exchange of a V1 API key for an OAuth token. Errors answer
-// {status, message} as SPEC says.
+// {status, message} as Help Scout's docs say.
 func (s *Server) transition(c *gin.Context) error {
 	var req struct {
 		APIKey   string `json:"apiKey"`

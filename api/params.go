@@ -160,7 +160,7 @@ func (p *params) time(name string) *time.Time {
 }
 
 // pathID reads a positive id from the URL path; anything else is a 400
-// `Invalid identifier` (SPEC: "not a valid entity id (e.g. negative)").
+// `Invalid identifier` (Help Scout's docs: "not a valid entity id (e.g. negative)").
 func pathID(c *gin.Context, name string) (int64, error) {
 	v := c.Param(name)
 	n, err := strconv.ParseInt(v, 10, 64)

@@ -119,7 +119,7 @@ func waitingSince(conv *parley.Conversation, now time.Time) waitingSinceView {
 	return waitingSinceView{Time: parley.FormatTime(at), Friendly: parley.WaitingFriendly(at, now), LatestReplyFrom: from}
 }
 
-// conversationView is the Conversation resource of SPEC.
+// conversationView is the Conversation resource of Help Scout's docs.
 type conversationView struct {
 	Embedded             *threadsEmbedded        `json:"_embedded,omitempty"`
 	Links                conversationLinks       `json:"_links"`
@@ -191,7 +191,7 @@ func linkTo(href string) *halLink {
 	return &l
 }
 
-// conversation renders the Conversation resource of SPEC.
+// conversation renders the Conversation resource of Help Scout's docs.
 func (r *renderer) conversation(conv *parley.Conversation, embed bool) (*conversationView, error) {
 	s, c := r.s, r.c
 	out := &conversationView{
@@ -362,7 +362,7 @@ func (r *renderer) customFields(conv *parley.Conversation) ([]customFieldView, e
 	return out, nil
 }
 
-// threads renders threads newest first (COMPAT.md).
+// threads renders threads newest first (as Help Scout's clients send it).
 func (r *renderer) threads(conv *parley.Conversation, threads []parley.Thread) ([]threadView, error) {
 	sorted := append([]parley.Thread(nil), threads...)
 	sort.SliceStable(sorted, func(i, j int) bool {
@@ -382,7 +382,7 @@ func (r *renderer) threads(conv *parley.Conversation, threads []parley.Thread) (
 	return out, nil
 }
 
-// threadView is the Thread resource of SPEC. The real thread object
+// threadView is the Thread resource of Help Scout's docs. The real thread object
 // always carries assignedTo, openedAt, savedReplyId and
 // linkedConversationId; absent values are null.
 type threadView struct {

@@ -70,7 +70,7 @@ func requireJSON(c *gin.Context) error {
 }
 
 // unmarshalStrict decodes exactly one JSON value, mapping decoder errors
-// to SPEC's `Invalid JSON` with the path of the offending field. A body of
+// to Help Scout's `Invalid JSON` with the path of the offending field. A body of
 // `null`, or with anything but white space after the value, is refused; so
 // are control characters in strings (tab, CR and LF excepted). Numbers and
 // booleans sent as strings ("mailboxId": "123") are accepted, as the real

@@ -15,7 +15,7 @@ import (
 )
 
 // CodeInvalidQuery is Parley's code for a `query` that does not parse or
-// check; SPEC's table has no closer one. A workflow condition that does
+// check; the error table has no closer one. A workflow condition that does
 // not check answers the same code.
 const CodeInvalidQuery = parley.CodeInvalidCondition
 

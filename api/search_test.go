@@ -49,7 +49,7 @@ func testListConversationsQuery(t *testing.T, on backend) {
 		{"createdAt in another year", q("createdAt:2025"), []int64{}},
 		{"prefix", q("subject:refun*"), []int64{w.refund}},
 		{"pure negative", q("-tag:refund"), []int64{plus, w.draft, w.phone, w.invoice, w.password}},
-		{"status and type beyond SPEC", q("status:closed OR type:chat"), []int64{w.chat, w.phone}},
+		{"status and type beyond Help Scout's docs", q("status:closed OR type:chat"), []int64{w.chat, w.phone}},
 		{"custom dropdown field", q(fmt.Sprintf("cf%d:%d", prio.ID, prio.Options[1].ID)), []int64{w.refund}},
 		{"attachments", q("attachments:false AND tag:vip"), []int64{w.refund}},
 		{"whole query in parentheses, + for spaces, unescaped colon and quotes", `status=all&query=(subject:"Password+reset")`, []int64{w.password}},

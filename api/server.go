@@ -121,7 +121,7 @@ type Server struct {
 	limits *limiter // every per-minute budget, by key (see ratelimit.go)
 }
 
-// PageSize of the conversation list (SPEC convention 6); other lists use
+// PageSize of the conversation list (as Help Scout's docs give it); other lists use
 // DefaultPageSize.
 const (
 	ConversationPageSize = 25

@@ -9,7 +9,7 @@ import (
 	parley "github.com/parley/parley"
 )
 
-// userView is the User resource of SPEC.
+// userView is the User resource of Help Scout's docs.
 type userView struct {
 	Links           selfLinks   `json:"_links"`
 	AlternateEmails []string    `json:"alternateEmails"`
@@ -29,7 +29,7 @@ type userView struct {
 	UpdatedAt       string      `json:"updatedAt"`
 }
 
-// userResource renders the User resource of SPEC.
+// userResource renders the User resource of Help Scout's docs.
 func (s *Server) userResource(c *gin.Context, u *parley.User) *userView {
 	return &userView{
 		ID: u.ID, FirstName: u.FirstName, LastName: u.LastName, Email: u.Email,

@@ -10,7 +10,7 @@ import (
 	parley "github.com/parley/parley"
 )
 
-// The visitor side of live chat is Parley's own design (SPEC does not
+// The visitor side of live chat is Parley's own design (Help Scout's docs do not
 // describe the widget): a public widget id starts chats without a bearer
 // token; the visitor then proves itself with the X-Visitor-Token it got.
 
@@ -216,7 +216,7 @@ type visitorEvents struct {
 }
 
 // visitorEvent renders an event for the visitor: an agent appears by first
-// name and last initial (SPEC Add Message rule 3).
+// name and last initial (Help Scout's docs, Add Message).
 func visitorEvent(tx parley.Tx, chat *parley.Chat, e parley.ChatEvent) (visitorEventView, error) {
 	out := visitorEventView{ID: e.ID, Type: e.Type, Action: e.Action, Author: visitorAuthorView{Type: e.Author.Type},
 		CreatedAt: e.CreatedAt.UTC().Format(chatTimeLayout), Body: e.Body}

@@ -275,7 +275,7 @@ func importConversation(db parley.Store, caller parley.Caller, users map[int64]b
 		tags = append(tags, t.Tag)
 	}
 	body["tags"] = tags
-	// The domain refuses assignTo 1 (SPEC: "a positive integer larger
+	// The domain refuses assignTo 1 (Help Scout's docs: "a positive integer larger
 	// than 1"): such a conversation is imported unassigned.
 	if c.Assignee != nil && c.Assignee.Type == "user" && users[c.Assignee.ID] && c.Assignee.ID > 1 {
 		body["assignTo"] = c.Assignee.ID

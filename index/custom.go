@@ -90,7 +90,7 @@ func (s *customSchema) Names() []string {
 
 func (s *customSchema) DefaultFields() []query.FieldSpec { return s.base.DefaultFields() }
 
-// CustomFieldFilter is the filter of one customFieldsByIds pair (SPEC):
+// CustomFieldFilter is the filter of one customFieldsByIds pair (Help Scout's docs):
 // exact match for every type except single-line text, which is full-text
 // searched; a dropdown takes the option id; multi-line fields are not
 // supported. The error is a validation error on `customFieldsByIds`.

@@ -18,7 +18,7 @@ import (
 // printed, checked against testSchema at testNow, and printed again into
 // testdata/valid.golden.
 var validQueries = []string{
-	// The agents' example from DESIGN.md and the forms of SPEC.md.
+	// The agents' example search and the documented query forms.
 	`(subject:"refund" OR body:"chargeback") AND createdAt:[NOW-7DAY TO *] AND NOT tag:spam`,
 	`-tag:spam`,
 	`NOT email:"a@b.com"`,

@@ -9,7 +9,7 @@ import (
 )
 
 // RangeSpec is one of the four chat distributions: the field it buckets
-// (and its office-hours twin) and the bounds between SPEC's five ranges.
+// (and its office-hours twin) and the bounds between Help Scout's five ranges.
 // A range holds values v with lower <= v < upper: range 1 is below the
 // first bound, range 5 at or above the last.
 type RangeSpec struct {
@@ -17,7 +17,7 @@ type RangeSpec struct {
 	Bounds             []float64
 }
 
-// ChatRanges are SPEC's distribution ranges, in seconds (messages: count).
+// ChatRanges are Help Scout's distribution ranges, in seconds (messages: count).
 var ChatRanges = map[string]RangeSpec{
 	"waitTime":        {Field: "waitSeconds", OfficeField: "waitOfficeSeconds", Bounds: []float64{60, 120, 600, 1200}},
 	"responseTime":    {Field: "responseSeconds", OfficeField: "responseOfficeSeconds", Bounds: []float64{60, 120, 300, 600}},
@@ -102,7 +102,7 @@ type RangeCount struct {
 	PreviousPercent float64 `json:"previousPercent"`
 }
 
-// ChatReport is SPEC's chat report.
+// ChatReport is Help Scout's chat report.
 type ChatReport struct {
 	Current         ChatFigures  `json:"current"`
 	Previous        *ChatFigures `json:"previous,omitempty"`

@@ -36,7 +36,7 @@ type PhoneUser struct {
 	Previous *PhoneFigures `json:"previous,omitempty"`
 }
 
-// PhoneReport is SPEC's phone report.
+// PhoneReport is Help Scout's phone report.
 type PhoneReport struct {
 	Current  PhoneFigures  `json:"current"`
 	Previous *PhoneFigures `json:"previous,omitempty"`

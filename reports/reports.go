@@ -37,7 +37,7 @@ type Filter struct {
 	// documents that have a type (conversations, replies).
 	Types []string
 	// OfficeHours counts times in the company's office hours; set it only
-	// when the company has them enabled (SPEC: otherwise false is used).
+	// when the company has them enabled (Help Scout's docs: otherwise false is used).
 	OfficeHours bool
 	// View is a saved view's selection of conversation documents; the
 	// reports of conversations (TotalFilter, NewFilter) AND it in, and no

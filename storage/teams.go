@@ -9,7 +9,7 @@ import (
 	parley "github.com/parley/parley"
 )
 
-// Teams and users share one id space: SPEC's user record has a type,
+// Teams and users share one id space: Help Scout's user record has a type,
 // `user` or `team`, and the user reports take either id in `user`, so an id
 // names one of them only. Both draw from the users bucket's sequence.
 var bucketIDSpace = bucketUsers
