@@ -6,6 +6,38 @@ import (
 	"time"
 )
 
+// Tag is a company-wide label for conversations. Names are lowercase.
+type Tag struct {
+	ID        int64     `json:"id"`
+	CompanyID int64     `json:"companyId"`
+	Name      string    `json:"name"`
+	Slug      string    `json:"slug"`
+	Color     string    `json:"color"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// NormalizeTagName gives the stored form of a tag name: trimmed, lowercase.
+func NormalizeTagName(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
+
+// TagSlug turns a tag name into its slug: lowercase words joined by hyphens.
+func TagSlug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range NormalizeTagName(name) {
+		if r == ' ' || r == '-' || r == '_' {
+			dash = b.Len() > 0
+			continue
+		}
+		if dash {
+			b.WriteByte('-')
+			dash = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // TagInput is the body of PUT /v2/tags/{id}: a new name and/or colour.
 type TagInput struct {
 	Name  *string `json:"name"`

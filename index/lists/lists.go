@@ -1,5 +1,5 @@
-// Package lists is the cheap path for conversation lists: an in-memory
-// engine that answers searches with no text query whose filters and sort
+// Package lists is the in-memory engine of lists and reports: the cheap
+// path for conversation lists, an engine that answers searches with no text query whose filters and sort
 // touch only a conversation's own small fields (status, mailbox, folder,
 // assignee, tags, number, dates).
 //

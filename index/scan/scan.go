@@ -1,6 +1,9 @@
 // Package scan is a brute-force search engine: it keeps documents in memory
-// and evaluates query nodes over every one of them. It is the oracle the
-// Bleve engine is compared with in tests, and the baseline of benchmarks.
+// and evaluates query nodes over every one of them. It is the oracle every
+// other engine is compared with in tests and the baseline of benchmarks,
+// and, in production, the matcher of workflow conditions: Match evaluates
+// nodes against one conversation's document, so a workflow decides exactly
+// as a search would without asking an engine.
 package scan
 
 import (
