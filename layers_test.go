@@ -19,6 +19,7 @@ var allowedImports = map[string][]string{
 	"query":             {},
 	"internal/golden":   {},
 	"internal/gcpolicy": {},
+	"internal/duework":  {}, // the due-work loop of the workers and the scheduler
 	"storage":           {""},
 	"pgstore":           {""}, // the PostgreSQL store; its tests add internal/pgtest and internal/storetest
 	// Test support: the conformance suite every store backend runs.
@@ -40,10 +41,10 @@ var allowedImports = map[string][]string{
 	// The workers and loaders see storage through the domain's seam (their
 	// tests run on bbolt).
 	"fixtures":         {"", "workflow"}, // demo workflows' conditions go through the checker
-	"webhooks":         {""},
+	"webhooks":         {"", "internal/duework"},
 	"importer":         {""},
 	"transfer":         {"", "index", "query"}, // parley copy: the seam on both sides, searches compared
-	"email":            {""},
+	"email":            {"", "internal/duework"},
 	"email/smtptest":   {},
 	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver", "pgstore", "index/pgindex", "workflow"},
 	// Chooses the backend: bbolt and Bleve embedded, or pgstore and pgindex.

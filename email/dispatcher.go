@@ -21,6 +21,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parley/parley/internal/duework"
+
 	parley "github.com/parley/parley"
 )
 
@@ -61,37 +63,20 @@ func NewDispatcher(cfg Config) *Dispatcher {
 	return &Dispatcher{cfg: cfg}
 }
 
-// retryWait is how long Run waits after a failed round.
-const retryWait = time.Second
-
 // Run sends due e-mails until ctx ends. Between rounds it sleeps until the
-// next e-mail is due, a commit signals a new one, or Tick passes, as the
-// webhook dispatcher does: with nothing to send it only reads.
+// next e-mail is due, a commit signals a new one, or Tick passes (the
+// loop of internal/duework): with nothing to send it only reads.
 func (d *Dispatcher) Run(ctx context.Context) {
-	for {
-		wait := d.cfg.Tick
-		if _, err := d.SendDue(ctx, d.cfg.Clock.Now()); err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			d.cfg.Log.Error("email: sending failed; will retry", "err", err)
-			wait = retryWait
-		} else if next, ok, err := d.NextDue(); err != nil {
-			d.cfg.Log.Error("email: reading the next due e-mail failed; will retry", "err", err)
-			wait = retryWait
-		} else if ok {
-			wait = min(wait, max(next.Sub(d.cfg.Clock.Now()), 0))
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-d.cfg.DB.MailWork():
-		case <-t.C:
-		}
-		t.Stop()
-	}
+	duework.Loop{
+		Name:   "email",
+		Round:  func(ctx context.Context, now time.Time) error { _, err := d.SendDue(ctx, now); return err },
+		Next:   func(context.Context) (time.Time, bool, error) { return d.NextDue() },
+		Signal: d.cfg.DB.MailWork(),
+		Tick:   d.cfg.Tick,
+		Retry:  time.Second,
+		Now:    d.cfg.Clock.Now,
+		Log:    d.cfg.Log,
+	}.Run(ctx)
 }
 
 // NextDue is when the earliest e-mail waiting is due; false when none waits.

@@ -27,6 +27,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parley/parley/internal/duework"
+
 	parley "github.com/parley/parley"
 )
 
@@ -101,38 +103,21 @@ func New(cfg Config) *Dispatcher {
 	return &Dispatcher{cfg: cfg}
 }
 
-// retryWait is how long Run waits after a failed round.
-const retryWait = time.Second
-
 // Run delivers until ctx ends. Between rounds it sleeps until the next
-// delivery is due, a commit signals new work, or Tick passes; with nothing
-// to do, a round is read-only transactions only, so an idle server writes
-// nothing.
+// delivery is due, a commit signals new work, or Tick passes (the loop
+// of internal/duework); with nothing to do, a round is read-only
+// transactions only, so an idle server writes nothing.
 func (d *Dispatcher) Run(ctx context.Context) {
-	for {
-		wait := d.cfg.Tick
-		if _, err := d.DeliverDue(ctx, d.cfg.Clock.Now()); err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			d.cfg.Log.Error("webhooks: delivering failed; will retry", "err", err)
-			wait = retryWait
-		} else if next, ok, err := d.NextDue(); err != nil {
-			d.cfg.Log.Error("webhooks: reading the next due delivery failed; will retry", "err", err)
-			wait = retryWait
-		} else if ok {
-			wait = min(wait, max(next.Sub(d.cfg.Clock.Now()), 0))
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-d.cfg.DB.WebhookWork():
-		case <-t.C:
-		}
-		t.Stop()
-	}
+	duework.Loop{
+		Name:   "webhooks",
+		Round:  func(ctx context.Context, now time.Time) error { _, err := d.DeliverDue(ctx, now); return err },
+		Next:   func(context.Context) (time.Time, bool, error) { return d.NextDue() },
+		Signal: d.cfg.DB.WebhookWork(),
+		Tick:   d.cfg.Tick,
+		Retry:  time.Second,
+		Now:    d.cfg.Clock.Now,
+		Log:    d.cfg.Log,
+	}.Run(ctx)
 }
 
 // NextDue is when the earliest delivery that can go is due; false when

@@ -1,0 +1,97 @@
+package duework
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestRoundWait(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	failed := errors.New("disk on fire")
+	type next struct {
+		at  time.Time
+		ok  bool
+		err error
+	}
+	tests := []struct {
+		name     string
+		roundErr error
+		next     next
+		tick     time.Duration
+		want     time.Duration
+		wantLog  string
+	}{
+		{"nothing waits, no tick: until signalled", nil, next{}, 0, -1, ""},
+		{"nothing waits: the tick", nil, next{}, time.Minute, time.Minute, ""},
+		{"due before the tick", nil, next{at: now.Add(5 * time.Second), ok: true}, time.Minute, 5 * time.Second, ""},
+		{"due after the tick", nil, next{at: now.Add(time.Hour), ok: true}, time.Minute, time.Minute, ""},
+		{"due, no tick", nil, next{at: now.Add(time.Hour), ok: true}, 0, time.Hour, ""},
+		{"overdue: at once", nil, next{at: now.Add(-time.Hour), ok: true}, time.Minute, 0, ""},
+		{"a failed round: retry", failed, next{at: now, ok: true}, time.Minute, 3 * time.Second, "mail: round failed; will retry"},
+		{"the next item unreadable: retry", nil, next{err: failed}, time.Minute, 3 * time.Second, "mail: reading the next due item failed; will retry"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logged bytes.Buffer
+			var roundAt time.Time
+			l := Loop{
+				Name: "mail",
+				Round: func(_ context.Context, at time.Time) error {
+					roundAt = at
+					return tt.roundErr
+				},
+				Next:  func(context.Context) (time.Time, bool, error) { return tt.next.at, tt.next.ok, tt.next.err },
+				Tick:  tt.tick,
+				Retry: 3 * time.Second,
+				Now:   func() time.Time { return now },
+				Log:   slog.New(slog.NewTextHandler(&logged, nil)),
+			}
+			assert.Equal(t, tt.want, l.round(context.Background()))
+			assert.Equal(t, now, roundAt, "the round runs at the clock's now")
+			if tt.wantLog == "" {
+				assert.Empty(t, logged.String())
+			} else {
+				assert.Contains(t, logged.String(), tt.wantLog)
+				assert.Contains(t, logged.String(), "disk on fire")
+			}
+		})
+	}
+}
+
+// TestRunStopsWithContext runs the loop until its context ends: with
+// nothing due it waits for a signal, and a round that fails because the
+// context ended is not logged.
+func TestRunStopsWithContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	signal := make(chan struct{})
+	rounds := 0
+	var logged bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Loop{
+			Name: "mail",
+			Round: func(ctx context.Context, _ time.Time) error {
+				if rounds++; rounds == 2 {
+					cancel()
+				}
+				return ctx.Err()
+			},
+			Next:   func(context.Context) (time.Time, bool, error) { return time.Time{}, false, nil },
+			Signal: signal,
+			Now:    time.Now,
+			Log:    slog.New(slog.NewTextHandler(&logged, nil)),
+		}.Run(ctx)
+	}()
+	signal <- struct{}{} // received only once the first round has run and the loop sleeps
+	<-done
+	assert.Equal(t, 2, rounds)
+	assert.Empty(t, logged.String())
+}
