@@ -122,7 +122,6 @@ func EventMailbox(tx Tx, e Event) (mailboxID int64, scoped bool, err error) {
 	return 0, false, nil
 }
 
-// emit records an event about a record with a numeric id.
 // silent is a transaction whose writes record no event: a historical
 // import generates no outgoing notification (Help Scout's docs), webhooks included.
 type silent struct{ Tx }
@@ -133,6 +132,23 @@ func (silent) PutEvent(Event) error { return nil }
 // PutMail drops the e-mail: an import sends nothing.
 func (silent) PutMail(*Mail) error { return nil }
 
+// recorded is a write's transaction that remembers the events it stores,
+// for CommitHooks.
+type recorded struct {
+	Tx
+	events []Event
+}
+
+// PutEvent stores the event and remembers it.
+func (r *recorded) PutEvent(e Event) error {
+	if err := r.Tx.PutEvent(e); err != nil {
+		return err
+	}
+	r.events = append(r.events, e)
+	return nil
+}
+
+// emit records an event about a record with a numeric id.
 func emit(tx EventStore, kind string, companyID, id int64, now time.Time) error {
 	return tx.PutEvent(Event{Kind: kind, CompanyID: companyID, ResourceID: strconv.FormatInt(id, 10), At: now})
 }

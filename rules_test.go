@@ -22,6 +22,7 @@ var ruleNow = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 // world is one company with an owner, a second (inactive) user, a mailbox
 // and a customer, in a fresh database.
 type world struct {
+	db       *storage.DB
 	st       parley.Store
 	caller   parley.Caller
 	inactive int64
@@ -35,7 +36,7 @@ func newWorld(t *testing.T) *world {
 	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	w := &world{st: db.Store()}
+	w := &world{db: db, st: db.Store()}
 	_, err = w.st.Update(func(tx parley.Tx) error {
 		co := &parley.Company{Name: "Acme", Plan: parley.PlanPro, APIEnabled: true, PaymentOK: true}
 		if err := tx.PutCompany(co); err != nil {

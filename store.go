@@ -2,6 +2,7 @@ package parley
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,6 +36,52 @@ type Store interface {
 	// write queued (0 if none), which a caller waits on to read its own
 	// write from the search index.
 	Update(fn func(Tx) error) (seq uint64, err error)
+}
+
+// BeforeCommit is work that runs at the end of every write that recorded
+// domain events, inside the write's transaction, told those events: the
+// automatic workflows the events trigger (workflow.Engine.BeforeCommit).
+// What it writes commits with the write, or the write fails with it.
+type BeforeCommit func(tx Tx, events []Event) error
+
+// CommitHooks is the before-commit step of a backend: both backends embed
+// one and run the function of every Store.Update through Write. It lives
+// here, not in each backend, so the rule (which events, which
+// transaction, what an error does) is written once.
+type CommitHooks struct {
+	hook atomic.Pointer[BeforeCommit]
+}
+
+// SetBeforeCommit sets the work every write runs before it commits; nil
+// removes it.
+func (h *CommitHooks) SetBeforeCommit(fn BeforeCommit) {
+	if fn == nil {
+		h.hook.Store(nil)
+		return
+	}
+	h.hook.Store(&fn)
+}
+
+// Write runs fn on tx and then, when fn recorded domain events and a hook
+// is set, the hook with those events, on the same transaction value fn saw
+// (a hook may key what it remembers by the transaction). Events the hook
+// itself records are not handed to it again: a hook that chains (the
+// workflows) follows its own chain.
+func (h *CommitHooks) Write(tx Tx, fn func(Tx) error) error {
+	hook := h.hook.Load()
+	if hook == nil {
+		return fn(tx)
+	}
+	rec := &recorded{Tx: tx}
+	if err := fn(rec); err != nil {
+		return err
+	}
+	if len(rec.events) == 0 {
+		return nil
+	}
+	events := rec.events
+	rec.events = nil
+	return (*hook)(rec, events)
 }
 
 // Tx is what domain rules need from storage within one transaction.

@@ -24,16 +24,7 @@ var (
 // PutEvent records a domain event in the transaction of its change.
 func (t *Tx) PutEvent(e parley.Event) error {
 	t.webhookWork = true
-	t.events = append(t.events, e)
 	return t.put(sqlPutEvent, e, e.CompanyID)
-}
-
-// takeEvents returns the domain events the transaction recorded since the
-// last call, and forgets them.
-func (t *Tx) takeEvents() []parley.Event {
-	out := t.events
-	t.events = nil
-	return out
 }
 
 // HasPendingEvents reports whether recorded events wait to be turned into

@@ -106,9 +106,9 @@ type DB struct {
 	// wake-up, a domain event or webhook delivery, or an e-mail to send:
 	// by this process at once, and by every node through Listen.
 	later, webhooks, mail chan struct{}
-	// beforeCommit, when set, runs at the end of every write that recorded
-	// domain events, in its transaction (automatic workflows).
-	beforeCommit atomic.Pointer[func(parley.Tx, []parley.Event) error]
+	// CommitHooks runs the before-commit step of every write through the
+	// domain's seam (Store().Update): SetBeforeCommit sets it.
+	parley.CommitHooks
 	nodeState
 }
 
@@ -211,17 +211,6 @@ func (db *DB) OnCommit(f func(seq uint64)) { db.onCommit = f }
 // OnTx registers the function told how long each View and Update took
 // (for metrics). It may be set while the database is in use.
 func (db *DB) OnTx(f func(write bool, took time.Duration)) { db.onTx.Store(&f) }
-
-// SetBeforeCommit sets the hook every write that recorded domain events
-// runs in its transaction before committing (automatic workflows); an
-// error from it aborts the write. nil removes it.
-func (db *DB) SetBeforeCommit(fn func(tx parley.Tx, events []parley.Event) error) {
-	if fn == nil {
-		db.beforeCommit.Store(nil)
-		return
-	}
-	db.beforeCommit.Store(&fn)
-}
 
 // LaterChanged is signalled after each commit that stored a wake-up.
 func (db *DB) LaterChanged() <-chan struct{} { return db.later }

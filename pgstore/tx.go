@@ -35,8 +35,10 @@ func (s store) View(fn func(parley.Tx) error) error {
 	return s.db.View(s.ctx, func(tx *Tx) error { return fn(tx) })
 }
 
+// Update runs fn, then the before-commit step (parley.CommitHooks), in one
+// write.
 func (s store) Update(fn func(parley.Tx) error) (uint64, error) {
-	return s.db.Update(s.ctx, func(tx *Tx) error { return fn(tx) })
+	return s.db.Update(s.ctx, func(tx *Tx) error { return s.db.CommitHooks.Write(tx, fn) })
 }
 
 // View runs fn in a read-only REPEATABLE READ transaction: one snapshot
@@ -105,11 +107,6 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) erro
 		return nil, err
 	}
 	if t.writable {
-		if hook := db.beforeCommit.Load(); hook != nil && len(t.events) > 0 {
-			if err := (*hook)(t, t.takeEvents()); err != nil {
-				return nil, causeOf(t, err)
-			}
-		}
 		if err := t.flushOutbox(); err != nil {
 			return nil, err
 		}
@@ -174,8 +171,6 @@ type Tx struct {
 	// laterChanged, webhookWork and mailWork record what the transaction
 	// stored, for the signals after its commit.
 	laterChanged, webhookWork, mailWork bool
-	// events are the domain events recorded so far, for beforeCommit.
-	events []parley.Event
 }
 
 var _ parley.Tx = (*Tx)(nil)

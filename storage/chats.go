@@ -83,7 +83,6 @@ func (t *Tx) indexWidgets(m *parley.Mailbox) error {
 // PutEvent records a domain event in the transaction of its change.
 func (t *Tx) PutEvent(e parley.Event) error {
 	t.webhookWork = true
-	t.events = append(t.events, e)
 	b := t.tx.Bucket(bucketEvents)
 	seq, err := b.NextSequence()
 	if err != nil {

@@ -68,9 +68,9 @@ type DB struct {
 	// wake-up, a domain event or webhook delivery, or an e-mail to send:
 	// see LaterChanged.
 	later, webhooks, mail chan struct{}
-	// beforeCommit, when set, runs at the end of every write that recorded
-	// domain events, in its transaction (automatic workflows).
-	beforeCommit atomic.Pointer[func(parley.Tx, []parley.Event) error]
+	// CommitHooks runs the before-commit step of every write through the
+	// domain's seam (Store().Update): SetBeforeCommit sets it.
+	parley.CommitHooks
 	// renumbered maps the ids of the teams Open moved out of the users'
 	// ids to their new ids (see unifyTeamIDs).
 	renumbered map[int64]int64
@@ -167,6 +167,8 @@ func (db *DB) View(fn func(*Tx) error) error {
 // (group commit: one fsync for many, see committer). fn may run more than once and must
 // only touch the transaction. It returns the highest outbox sequence the
 // write queued (0 if none), which the caller can wait on to read its write.
+// It is the raw transaction: writes through the domain's seam (Store) also
+// run the before-commit step (parley.CommitHooks) inside it.
 func (db *DB) Update(fn func(*Tx) error) (uint64, error) {
 	defer db.observeTx(true, time.Now())
 	var seq uint64
@@ -175,11 +177,6 @@ func (db *DB) Update(fn func(*Tx) error) (uint64, error) {
 		tx := &Tx{tx: btx, writable: true}
 		if err := fn(tx); err != nil {
 			return err
-		}
-		if hook := db.beforeCommit.Load(); hook != nil && len(tx.events) > 0 {
-			if err := (*hook)(tx, tx.takeEvents()); err != nil {
-				return err
-			}
 		}
 		seq = tx.outboxSeq
 		later, webhooks, mail = tx.laterChanged, tx.webhookWork, tx.mailWork
@@ -212,8 +209,6 @@ type Tx struct {
 	// stored a wake-up, an event or delivery, or an e-mail to send, for the
 	// signals of Update.
 	laterChanged, webhookWork, mailWork bool
-	// events are the domain events recorded so far, for beforeCommit.
-	events []parley.Event
 	// threads holds, in a write, the decoded threads of the conversations
 	// it read, until it writes one of them: a write reads a conversation's
 	// threads several times (to derive the conversation, to build its

@@ -17,10 +17,11 @@ func (s store) View(fn func(parley.Tx) error) error {
 	return s.db.View(func(tx *Tx) error { return fn(tx) })
 }
 
-// Update runs fn in a read-write transaction, committed when fn returns
-// nil, and returns the outbox sequence the write queued.
+// Update runs fn in a read-write transaction, then the before-commit step
+// (parley.CommitHooks), committed when both return nil, and returns the
+// outbox sequence the write queued.
 func (s store) Update(fn func(parley.Tx) error) (uint64, error) {
-	return s.db.Update(func(tx *Tx) error { return fn(tx) })
+	return s.db.Update(func(tx *Tx) error { return s.db.CommitHooks.Write(tx, fn) })
 }
 
 // The index outbox (outbox.go) holds the domain's entries, so the indexer

@@ -104,22 +104,3 @@ func prefixed[T any](t *Tx, bucket, prefix []byte) ([]T, error) {
 	}
 	return out, nil
 }
-
-// SetBeforeCommit sets the hook every write that recorded domain events
-// runs in its transaction before committing (automatic workflows); an
-// error from it aborts the write. nil removes it.
-func (db *DB) SetBeforeCommit(fn func(tx parley.Tx, events []parley.Event) error) {
-	if fn == nil {
-		db.beforeCommit.Store(nil)
-		return
-	}
-	db.beforeCommit.Store(&fn)
-}
-
-// takeEvents returns the domain events the transaction recorded since the
-// last call, and forgets them.
-func (t *Tx) takeEvents() []parley.Event {
-	out := t.events
-	t.events = nil
-	return out
-}

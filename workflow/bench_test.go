@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/storage"
 )
 
 // BenchmarkAutomaticWrite measures what automatic workflows add to a
@@ -29,7 +28,7 @@ func BenchmarkAutomaticWrite(b *testing.B) {
 			if i%2 == 1 {
 				tags = []string{"bench-b"}
 			}
-			_, err := db.Update(func(tx *storage.Tx) error { return parley.ReplaceTags(tx, caller, conv.ID, tags, now) })
+			_, err := db.Store().Update(func(tx parley.Tx) error { return parley.ReplaceTags(tx, caller, conv.ID, tags, now) })
 			require.NoError(b, err)
 		}
 	}

@@ -35,7 +35,7 @@ func (c *movingClock) add(d time.Duration) { c.set(c.Now().Add(d)) }
 // hookedStore is what the wake-up tests need of either backend.
 type hookedStore interface {
 	Store() parley.Store
-	SetBeforeCommit(fn func(tx parley.Tx, events []parley.Event) error)
+	SetBeforeCommit(fn parley.BeforeCommit)
 }
 
 // backends open the demo on bbolt and on PostgreSQL.
@@ -210,7 +210,7 @@ func TestWakeUpRemovedWithConversation(t *testing.T) {
 	create(t, db, caller, parley.WorkflowInput{MailboxID: &conv.MailboxID, Name: ptr("Nudge"), Type: ptr(parley.WorkflowAutomatic),
 		Conditions: []string{"createdAt:[* TO NOW-2DAYS] AND tag:nudge-me"}, Actions: []parley.WorkflowAction{{Type: parley.ActionNote, Text: "Nudge"}}})
 	fresh := newConversation(t, db, caller, conv.MailboxID, "Nudge me")
-	_, err := db.Update(func(tx *storage.Tx) error {
+	_, err := db.Store().Update(func(tx parley.Tx) error {
 		return parley.ReplaceTags(tx, caller, fresh.ID, []string{"nudge-me"}, now)
 	})
 	require.NoError(t, err)
@@ -226,7 +226,7 @@ func TestWakeUpRemovedWithConversation(t *testing.T) {
 		return found
 	}
 	require.True(t, pending(), "tagged, it will match two days after it was created")
-	_, err = db.Update(func(tx *storage.Tx) error { return parley.DeleteConversation(tx, caller, fresh.ID, now) })
+	_, err = db.Store().Update(func(tx parley.Tx) error { return parley.DeleteConversation(tx, caller, fresh.ID, now) })
 	require.NoError(t, err)
 	assert.False(t, pending())
 }

@@ -32,7 +32,7 @@ type database interface {
 	parley.WebhookSource
 	parley.MailSource
 	OnCommit(f func(seq uint64))
-	SetBeforeCommit(fn func(tx parley.Tx, events []parley.Event) error)
+	SetBeforeCommit(fn parley.BeforeCommit)
 	Close() error
 }
 
