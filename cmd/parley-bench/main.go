@@ -423,7 +423,17 @@ func runPeer(ctx context.Context, pg *peer, n *node, dir string, o Options, resu
 		return nil, err
 	}
 	fmt.Fprintln(out, "running queries on PostgreSQL...")
-	if err := runPeerQueries(ctx, pg.conn, results, peerQueries(w, now, convID), o.Repeat); err != nil {
+	forms := peerQueries(w, now, convID)
+	if err := runPeerQueries(ctx, pg.conn, results, forms, o.Repeat); err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(out, "running queries on PostgreSQL behind a minimal HTTP service...")
+	service, err := startPeerService(ctx, pg.url, forms)
+	if err != nil {
+		return nil, err
+	}
+	err = runPeerServiceQueries(service, results, forms, o.Repeat)
+	if err := errors.Join(err, service.close()); err != nil {
 		return nil, err
 	}
 	return load, nil

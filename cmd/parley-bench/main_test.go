@@ -71,6 +71,7 @@ func TestBenchRunsSmall(t *testing.T) {
 	for _, q := range res.Queries {
 		if strings.HasPrefix(q.Name, "R ") {
 			assert.Nil(t, q.Peer, "%s: the reports have no SQL form", q.Name)
+			assert.Nil(t, q.PeerHTTP, "%s: the reports have no SQL form", q.Name)
 			continue
 		}
 		require.NotNil(t, q.Peer, "%s has no SQL form", q.Name)
@@ -79,6 +80,9 @@ func TestBenchRunsSmall(t *testing.T) {
 		if q.Hits > 0 {
 			assert.Positive(t, q.Peer.Hits, "%s: Parley finds %d, PostgreSQL nothing", q.Name, q.Hits)
 		}
+		require.NotNil(t, q.PeerHTTP, "%s was not asked of the peer behind HTTP", q.Name)
+		assert.Positive(t, q.PeerHTTP.P50, q.Name)
+		assert.Equal(t, q.Peer.Hits, q.PeerHTTP.Hits, "%s: the HTTP service answers what its SQL finds", q.Name)
 	}
 	assertKeys(t, data)
 }
@@ -102,11 +106,12 @@ func assertKeys(t *testing.T, data []byte) {
 		}
 	}
 	first := doc["queries"].([]any)[0].(map[string]any)
-	for _, k := range []string{"name", "hits", "p50", "p99", "scanP50", "postgres"} {
+	for _, k := range []string{"name", "hits", "p50", "p99", "scanP50", "postgres", "postgresHTTP"} {
 		assert.Contains(t, first, k)
 	}
 	for _, k := range []string{"hits", "p50", "p99", "ratio"} {
 		assert.Contains(t, first["postgres"], k)
+		assert.Contains(t, first["postgresHTTP"], k)
 	}
 }
 

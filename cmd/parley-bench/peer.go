@@ -39,6 +39,7 @@ type PeerLoad struct {
 type peer struct {
 	server *pgserver.Server
 	conn   *pgx.Conn
+	url    string // the database's, for the HTTP service's pool
 }
 
 // startPeer starts a PostgreSQL server and creates the database. Without
@@ -52,7 +53,7 @@ func startPeer(ctx context.Context) (*peer, error) {
 	if err == nil {
 		var conn *pgx.Conn
 		if conn, err = pgx.Connect(ctx, url); err == nil {
-			return &peer{server: s, conn: conn}, nil
+			return &peer{server: s, conn: conn, url: url}, nil
 		}
 	}
 	return nil, errors.Join(err, s.Stop())

@@ -28,6 +28,9 @@ type QueryResult struct {
 	// Peer is the same query on PostgreSQL; nil for the reports (no SQL
 	// form) and when the peer did not run.
 	Peer *PeerResult `json:"postgres,omitempty"`
+	// PeerHTTP is the same SQL behind a minimal HTTP service (peer_http.go),
+	// called over loopback HTTP as Parley is; nil when the peer did not run.
+	PeerHTTP *PeerResult `json:"postgresHTTP,omitempty"`
 	// Backend is the same query on Parley's own PostgreSQL backend; nil
 	// when it did not run.
 	Backend *BackendResult `json:"parleyOnPostgres,omitempty"`

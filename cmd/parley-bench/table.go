@@ -18,8 +18,9 @@ func printTable(out io.Writer, r Results) {
 	if r.PostgresBackend != nil {
 		fmt.Fprintln(out, "PG: the PostgreSQL peer (a plain schema); P/pg: Parley itself on its PostgreSQL backend, same data, same HTTP API")
 	}
-	fmt.Fprintf(out, "%-44s %9s %9s %10s %10s %8s %10s %10s %10s %10s\n",
-		"query", "hits", "hits PG", "p50", "p50 PG", "p50/PG", "p99", "p99 PG", "scan p50", "p50 P/pg")
+	fmt.Fprintln(out, "PG+HTTP: the same SQL behind a minimal Go HTTP service, called over loopback HTTP as Parley is")
+	fmt.Fprintf(out, "%-44s %9s %9s %10s %10s %8s %10s %8s %10s %10s %10s %10s\n",
+		"query", "hits", "hits PG", "p50", "p50 PG", "p50/PG", "PG+HTTP", "p50/PGH", "p99", "p99 PG", "scan p50", "p50 P/pg")
 	for _, q := range r.Queries {
 		pgHits, pgP50, pgP99, ratio := "-", "-", "-", "-"
 		if p := q.Peer; p != nil {
@@ -28,12 +29,19 @@ func printTable(out io.Writer, r Results) {
 				ratio = fmt.Sprintf("%.2f", p.Ratio)
 			}
 		}
+		httpP50, httpRatio := "-", "-"
+		if p := q.PeerHTTP; p != nil {
+			httpP50 = round(p.P50)
+			if p.Ratio > 0 {
+				httpRatio = fmt.Sprintf("%.2f", p.Ratio)
+			}
+		}
 		onPG := "-"
 		if b := q.Backend; b != nil {
 			onPG = round(b.P50)
 		}
-		fmt.Fprintf(out, "%-44s %9d %9s %10s %10s %8s %10s %10s %10s %10s\n",
-			q.Name, q.Hits, pgHits, round(q.P50), pgP50, ratio, round(q.P99), pgP99, round(q.ScanP50), onPG)
+		fmt.Fprintf(out, "%-44s %9d %9s %10s %10s %8s %10s %8s %10s %10s %10s %10s\n",
+			q.Name, q.Hits, pgHits, round(q.P50), pgP50, ratio, httpP50, httpRatio, round(q.P99), pgP99, round(q.ScanP50), onPG)
 	}
 	for _, wr := range r.Writes {
 		fmt.Fprintf(out, "%-44s %9s %9s %10s %10s %8s %10s\n", wr.Name, "-", "-", round(wr.P50), "-", "-", round(wr.P99))
