@@ -1,0 +1,148 @@
+package parley_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/workflow"
+)
+
+func TestWorkflowDefinitions(t *testing.T) {
+	w := newWorld(t)
+	tag := []parley.WorkflowAction{{Type: parley.ActionAddTags, Tags: []string{"seen"}}}
+	input := func(change func(*parley.WorkflowInput)) parley.WorkflowInput {
+		in := parley.WorkflowInput{MailboxID: parley.Ptr(w.mailbox), Name: parley.Ptr(" Tag refunds "), Type: parley.Ptr(parley.WorkflowAutomatic),
+			Conditions: []string{" subject:refund "}, Actions: tag}
+		if change != nil {
+			change(&in)
+		}
+		return in
+	}
+	var wf *parley.Workflow
+	require.NoError(t, w.write(func(tx parley.Tx) (err error) {
+		in := input(nil)
+		wf, err = parley.CreateWorkflow(tx, w.caller, &in, workflow.Check, ruleNow)
+		return err
+	}))
+	assert.Equal(t, []any{"Tag refunds", parley.WorkflowActive, []string{"subject:refund"}}, []any{wf.Name, wf.Status, wf.Conditions})
+
+	update := func(in parley.WorkflowInput, at time.Time) error {
+		return w.write(func(tx parley.Tx) error { return parley.UpdateWorkflow(tx, w.caller, wf.ID, &in, workflow.Check, at) })
+	}
+	refused := []struct {
+		name string
+		in   parley.WorkflowInput
+		path string
+		code string
+	}{
+		{"no mailbox", input(func(in *parley.WorkflowInput) { in.MailboxID = nil }), "mailboxId", parley.CodeNullValue},
+		{"an unknown mailbox", input(func(in *parley.WorkflowInput) { in.MailboxID = parley.Ptr(w.mailbox + 1000) }), "mailboxId", parley.CodeInvalidID},
+		{"an unknown status", input(func(in *parley.WorkflowInput) { in.Status = parley.Ptr("paused") }), "status", parley.CodeEnumValue},
+		{"a negative order", input(func(in *parley.WorkflowInput) { in.Order = parley.Ptr(-1) }), "order", parley.CodeInvalidNumber},
+		{"automatic without a condition", input(func(in *parley.WorkflowInput) { in.Conditions = nil }), "conditions", parley.CodeEmptyValue},
+		{"an empty condition", input(func(in *parley.WorkflowInput) { in.Conditions = []string{" "} }), "conditions[0]", parley.CodeEmptyValue},
+		{"a condition that does not parse", input(func(in *parley.WorkflowInput) { in.Conditions = []string{"subjct:refund"} }), "conditions[0]", parley.CodeInvalidCondition},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			err := update(tt.in, ruleNow)
+			require.Error(t, err)
+			e := err.(*parley.Error)
+			assert.Equal(t, []string{tt.path, tt.code}, []string{e.Errors[0].Path, e.Errors[0].Code})
+		})
+	}
+	later := ruleNow.Add(time.Hour)
+	require.NoError(t, update(input(func(in *parley.WorkflowInput) {
+		in.Type, in.Conditions, in.Status, in.Order = parley.Ptr(parley.WorkflowManual), nil, parley.Ptr(parley.WorkflowInactive), parley.Ptr(3)
+	}), later))
+	load := func() *parley.Workflow {
+		var got *parley.Workflow
+		require.NoError(t, w.st.View(func(tx parley.Tx) (err error) {
+			got, err = parley.LoadWorkflow(tx, w.caller, wf.ID)
+			return err
+		}))
+		return got
+	}
+	got := load()
+	assert.Equal(t, []any{parley.WorkflowManual, parley.WorkflowInactive, 3, later}, []any{got.Type, got.Status, got.Order, got.ModifiedAt}, "PUT replaces")
+	assert.Empty(t, got.Conditions, "a manual workflow may have none")
+
+	patch := func(ops string) error {
+		parsed, err := parley.ParsePatch([]byte(ops))
+		if err != nil {
+			return err
+		}
+		return w.write(func(tx parley.Tx) error { return parley.PatchWorkflow(tx, w.caller, wf.ID, parsed, later) })
+	}
+	assert.Equal(t, parley.KindInvalid, parley.KindOf(patch(`{"op":"replace","path":"/name","value":"x"}`)), "only the status may be patched")
+	assert.Equal(t, parley.CodeEnumValue, code(t, patch(`{"op":"replace","path":"/status","value":"paused"}`)))
+	require.NoError(t, patch(`[{"op":"replace","path":"/status","value":"active"}]`))
+	assert.Equal(t, parley.WorkflowActive, load().Status)
+
+	require.NoError(t, w.write(func(tx parley.Tx) error { return parley.DeleteWorkflow(tx, w.caller, wf.ID) }))
+	assert.True(t, parley.IsNotFound(w.st.View(func(tx parley.Tx) error {
+		_, err := parley.LoadWorkflow(tx, w.caller, wf.ID)
+		return err
+	})))
+	assert.True(t, parley.IsNotFound(w.write(func(tx parley.Tx) error { return parley.DeleteWorkflow(tx, w.caller, wf.ID) })))
+}
+
+func TestSavedViewDefinitions(t *testing.T) {
+	w := newWorld(t)
+	plain := w.plainUser(t)
+	var view *parley.SavedView
+	require.NoError(t, w.write(func(tx parley.Tx) (err error) {
+		view, err = parley.CreateSavedView(tx, w.caller, &parley.SavedViewInput{Name: parley.Ptr("Refunds"), Query: parley.Ptr("subject:refund")}, workflow.CheckQuery, ruleNow)
+		return err
+	}))
+	update := func(caller parley.Caller, in parley.SavedViewInput) error {
+		return w.write(func(tx parley.Tx) error {
+			return parley.UpdateSavedView(tx, caller, view.ID, &in, workflow.CheckQuery, ruleNow)
+		})
+	}
+	refused := []struct {
+		name string
+		in   parley.SavedViewInput
+		path string
+		code string
+	}{
+		{"a query that does not parse", parley.SavedViewInput{Name: parley.Ptr("R"), Query: parley.Ptr("subject:(refund")}, "query", parley.CodeInvalidCondition},
+		{"a shared view without a mailbox", parley.SavedViewInput{Name: parley.Ptr("R"), Visibility: parley.Ptr(parley.ViewShared)}, "mailboxId", parley.CodeNullValue},
+		{"an unknown sort field", parley.SavedViewInput{Name: parley.Ptr("R"), SortField: parley.Ptr("colour")}, "sortField", parley.CodeEnumValue},
+		{"an unknown sort order", parley.SavedViewInput{Name: parley.Ptr("R"), SortOrder: parley.Ptr("sideways")}, "sortOrder", parley.CodeEnumValue},
+		{"an unknown mailbox", parley.SavedViewInput{Name: parley.Ptr("R"), Visibility: parley.Ptr(parley.ViewShared), MailboxID: parley.Ptr(w.mailbox + 1000)}, "mailboxId", parley.CodeInvalidID},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			err := update(w.caller, tt.in)
+			require.Error(t, err)
+			e := err.(*parley.Error)
+			assert.Equal(t, []string{tt.path, tt.code}, []string{e.Errors[0].Path, e.Errors[0].Code})
+		})
+	}
+	require.NoError(t, update(w.caller, parley.SavedViewInput{Name: parley.Ptr("Shared refunds"), Visibility: parley.Ptr(parley.ViewShared), MailboxID: parley.Ptr(w.mailbox), Query: parley.Ptr("tag:refund")}))
+	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+		v, err := parley.LoadSavedView(tx, w.caller, view.ID)
+		require.NoError(t, err)
+		assert.Equal(t, []any{"Shared refunds", parley.ViewShared, w.mailbox, "tag:refund"}, []any{v.Name, v.Visibility, v.MailboxID, v.Query})
+		return nil
+	}))
+
+	// A webhook filtering on the view keeps it.
+	var hook *parley.Webhook
+	require.NoError(t, w.write(func(tx parley.Tx) (err error) {
+		hook, err = parley.CreateWebhook(tx, w.caller, &parley.WebhookInput{URL: parley.Ptr("https://hooks.example/in"),
+			Events: []string{parley.EventConvoCreated}, Secret: parley.Ptr("s"), ViewID: &view.ID}, parley.WebhookPolicy{}, ruleNow)
+		return err
+	}))
+	assert.Equal(t, parley.KindConflict, parley.KindOf(w.write(func(tx parley.Tx) error { return parley.DeleteSavedView(tx, w.caller, view.ID) })))
+	require.NoError(t, w.write(func(tx parley.Tx) error { return parley.RemoveWebhook(tx, w.caller, hook.ID) }))
+	err := w.write(func(tx parley.Tx) error { return parley.DeleteSavedView(tx, plain, view.ID) })
+	assert.True(t, parley.IsNotFound(err) || parley.KindOf(err) == parley.KindForbidden, "not by a user who is not its owner: %v", err)
+	require.NoError(t, w.write(func(tx parley.Tx) error { return parley.DeleteSavedView(tx, w.caller, view.ID) }))
+	assert.True(t, parley.IsNotFound(w.write(func(tx parley.Tx) error { return parley.DeleteSavedView(tx, w.caller, view.ID) })))
+}
