@@ -92,3 +92,24 @@ func TestAttachments(t *testing.T) {
 	err = w.write(func(tx parley.Tx) error { return parley.DeleteAttachment(tx, w.caller, id, ids[0], ruleNow) })
 	assert.True(t, parley.IsNotFound(err), "deleting twice")
 }
+
+// TestStoreAttachments stores files on a thread being built (as a create
+// does), keeping the ids it had.
+func TestStoreAttachments(t *testing.T) {
+	w, id := oneConversation(t, "active")
+	_, threads := w.load(t, id)
+	th := threads[0]
+	th.Attachments = []int64{99}
+	var ids []int64
+	require.NoError(t, w.write(func(tx parley.Tx) (err error) {
+		ids, err = parley.StoreAttachments(tx, &th, []parley.AttachmentInput{attachment("a.txt", "text/plain", []byte("a"))}, nil)
+		return err
+	}))
+	require.Len(t, ids, 2)
+	assert.Equal(t, int64(99), ids[0], "the thread's ids first")
+	err := w.write(func(tx parley.Tx) error {
+		_, err := parley.StoreAttachments(tx, &th, []parley.AttachmentInput{{FileName: parley.Ptr("b"), MimeType: parley.Ptr("text/plain"), Data: parley.Ptr("!")}}, nil)
+		return err
+	})
+	assert.Equal(t, parley.CodeInvalidAttachment, code(t, err))
+}
