@@ -192,3 +192,33 @@ func testReportsKeepToCallersMailboxes(t *testing.T, on backend) {
 		})
 	}
 }
+
+// TestCustomersKeepToCallersMailboxes: customers are the company's, but a
+// user lists the customers of its own mailboxes only and counts customers
+// per mailbox in its own mailboxes only. Pat wrote to both mailboxes.
+func TestCustomersKeepToCallersMailboxes(t *testing.T) {
+	onEachBackend(t, testCustomersKeepToCallersMailboxes)
+}
+
+func testCustomersKeepToCallersMailboxes(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
+	w.addLightUser()
+	twoMailboxDay(w)
+	billing := fmt.Sprint(billingID)
+	// withoutBilling is an owner's answer without Billing's bucket, which
+	// it must have.
+	withoutBilling := func(body any) any {
+		buckets := body.(map[string]any)["facets"].(map[string]any)["mailboxId"].(map[string]any)
+		require.Contains(t, buckets, billing)
+		delete(buckets, billing)
+		return body
+	}
+	for _, token := range []string{userToken, lightToken} {
+		for _, path := range []string{"/v2/customers?facets=mailboxId,emailDomain", fmt.Sprintf("/v2/customers?facets=mailboxId&mailbox=%d", supportID)} {
+			assert.Equal(t, withoutBilling(w.answer(ownerToken, path)), w.answer(token, path), "%s %s", token, path)
+		}
+		assert.Equal(t, w.answer(ownerToken, fmt.Sprintf("/v2/customers?facets=mailboxId&mailbox=%d", globexMailboxID)),
+			w.answer(token, fmt.Sprintf("/v2/customers?facets=mailboxId&mailbox=%d", billingID)), "%s lists no customer of Billing", token)
+	}
+	assert.NotEmpty(t, ids(t, w.get(fmt.Sprintf("/v2/customers?mailbox=%d", billingID)), "customers"), "the owner lists Billing's")
+}
