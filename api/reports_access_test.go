@@ -222,3 +222,35 @@ func testCustomersKeepToCallersMailboxes(t *testing.T, on backend) {
 	}
 	assert.NotEmpty(t, ids(t, w.get(fmt.Sprintf("/v2/customers?mailbox=%d", billingID)), "customers"), "the owner lists Billing's")
 }
+
+// TestDashboardListsKeepToCallersMailboxes: besides the reports, the
+// dashboard reads the mailboxes and the tags; a Support user reads only
+// Support, and a tag counts the conversations its list of the tag holds.
+func TestDashboardListsKeepToCallersMailboxes(t *testing.T) {
+	onEachBackend(t, testDashboardListsKeepToCallersMailboxes)
+}
+
+func testDashboardListsKeepToCallersMailboxes(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
+	w.addLightUser()
+	twoMailboxDay(w)
+	vipCount := func(token string) (tagged, listed any) {
+		rec := w.do(request{method: http.MethodGet, path: "/v2/tags", token: token})
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		for _, it := range field(t, decode(t, rec), "_embedded", "tags").([]any) {
+			if tag := it.(map[string]any); tag["name"] == "vip" {
+				tagged = tag["ticketCount"]
+			}
+		}
+		rec = w.do(request{method: http.MethodGet, path: "/v2/conversations?status=all&tag=vip", token: token})
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		return tagged, field(t, decode(t, rec), "page", "totalElements")
+	}
+	tagged, listed := vipCount(ownerToken)
+	assert.Equal(t, []any{float64(2), float64(2)}, []any{tagged, listed}, "the owner counts both mailboxes'")
+	for _, token := range []string{userToken, lightToken} {
+		tagged, listed := vipCount(token)
+		assert.Equal(t, []any{float64(1), float64(1)}, []any{tagged, listed}, "%s counts Support's", token)
+		assert.Equal(t, []int64{supportID}, ids(t, w.do(request{method: http.MethodGet, path: "/v2/mailboxes", token: token}), "mailboxes"), token)
+	}
+}
