@@ -94,6 +94,15 @@ func twoMailboxDay(w *world) parley.FieldDef {
 	return plan
 }
 
+// newTwoMailboxWorld starts a world with Lena and twoMailboxDay played;
+// it returns Billing's field.
+func newTwoMailboxWorld(t *testing.T, on backend) (*world, parley.FieldDef) {
+	t.Helper()
+	w := newWorldOn(t, on)
+	w.addLightUser()
+	return w, twoMailboxDay(w)
+}
+
 // answer is a caller's whole answer, decoded, without the top-level
 // `_links` (they repeat the request's own parameters).
 func (w *world) answer(token, path string) any {
@@ -118,9 +127,7 @@ func TestReportsKeepToCallersMailboxes(t *testing.T) {
 }
 
 func testReportsKeepToCallersMailboxes(t *testing.T, on backend) {
-	w := newWorldOn(t, on)
-	w.addLightUser()
-	plan := twoMailboxDay(w)
+	w, plan := newTwoMailboxWorld(t, on)
 	// A view shared with Support whose filter names both mailboxes.
 	view := w.createView(ownerToken, fmt.Sprintf(`{"name":"Everything","visibility":"shared","mailboxId":%d,"filters":{"status":"all","mailbox":[%d,%d]}}`,
 		supportID, supportID, billingID))
@@ -201,9 +208,7 @@ func TestCustomersKeepToCallersMailboxes(t *testing.T) {
 }
 
 func testCustomersKeepToCallersMailboxes(t *testing.T, on backend) {
-	w := newWorldOn(t, on)
-	w.addLightUser()
-	twoMailboxDay(w)
+	w, _ := newTwoMailboxWorld(t, on)
 	billing := fmt.Sprint(billingID)
 	// withoutBilling is an owner's answer without Billing's bucket, which
 	// it must have.
@@ -231,9 +236,7 @@ func TestDashboardListsKeepToCallersMailboxes(t *testing.T) {
 }
 
 func testDashboardListsKeepToCallersMailboxes(t *testing.T, on backend) {
-	w := newWorldOn(t, on)
-	w.addLightUser()
-	twoMailboxDay(w)
+	w, _ := newTwoMailboxWorld(t, on)
 	vipCount := func(token string) (tagged, listed any) {
 		rec := w.do(request{method: http.MethodGet, path: "/v2/tags", token: token})
 		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
