@@ -35,3 +35,33 @@ func TestConversationFilterVisibleTo(t *testing.T) {
 		})
 	}
 }
+
+func TestCustomerFilterVisibleTo(t *testing.T) {
+	cases := []struct {
+		name         string
+		user         parley.User
+		shows, hides []int64
+	}{
+		{"owner sees every mailbox's customers", parley.User{Role: parley.RoleOwner, MailboxIDs: []int64{1}}, []int64{1, 2, 9}, nil},
+		{"administrator sees every mailbox's customers", parley.User{Role: parley.RoleAdmin}, []int64{1, 2, 9}, nil},
+		{"user sees its mailboxes' customers", parley.User{Role: parley.RoleUser, MailboxIDs: []int64{2, 5}}, []int64{2, 5}, []int64{1, 9}},
+		{"light user sees its mailboxes' customers", parley.User{Role: parley.RoleLightUser, MailboxIDs: []int64{7}}, []int64{7}, []int64{1}},
+		{"user given no mailbox sees none by mailbox", parley.User{Role: parley.RoleUser}, nil, []int64{1, 2}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			mailbox := int64(9)
+			in := parley.CustomerFilter{MailboxID: &mailbox}
+			got := in.VisibleTo(parley.Caller{User: &tc.user})
+			for _, id := range tc.shows {
+				assert.True(t, got.ShowsMailbox(id), "mailbox %d", id)
+			}
+			for _, id := range tc.hides {
+				assert.False(t, got.ShowsMailbox(id), "mailbox %d", id)
+			}
+			assert.Equal(t, &mailbox, got.MailboxID, "the filter's own criteria stay")
+			assert.Nil(t, in.Visible, "the filter narrowed is a copy")
+		})
+	}
+	assert.True(t, parley.CustomerFilter{}.ShowsMailbox(3), "a filter not narrowed shows every mailbox")
+}

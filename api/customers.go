@@ -19,7 +19,7 @@ var (
 func (s *Server) listCustomers(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, customerListParams...)
-	f := parley.CustomerFilter{MailboxID: p.id("mailbox")}
+	f := parley.CustomerFilter{MailboxID: p.id("mailbox")}.VisibleTo(who)
 	readCustomerFilter(p, &f, "modifiedSince")
 	sortField := p.enum("sortField", "createdAt", customerSortFields)
 	desc := p.enum("sortOrder", "desc", parley.SortOrders) == "desc"
@@ -48,7 +48,7 @@ func (s *Server) listCustomers(c *gin.Context) error {
 	items, err := s.customerItems(c, who.Company.ID, index.ParseIDs(res.IDs))
 	body := pageBody(s, c, "customers", items, pg)
 	if err == nil && facets != nil {
-		body.Facets, err = s.customerFacets(c, facets, r.Filter, search)
+		body.Facets, err = s.customerFacets(c, facets, f, search)
 	}
 	if err != nil {
 		return err

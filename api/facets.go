@@ -48,13 +48,10 @@ func (s *Server) conversationFacets(c *gin.Context, names []string, filter, sear
 
 // customerFacets counts, over the customer list's filter and query, the
 // customers per value of each named facet (reports.CustomerFacets).
-func (s *Server) customerFacets(c *gin.Context, names []string, filter, search query.Node) (map[string]map[string]int, error) {
+func (s *Server) customerFacets(c *gin.Context, names []string, f parley.CustomerFilter, search query.Node) (map[string]map[string]int, error) {
 	e, err := s.reportEngine()
 	if err != nil {
 		return nil, err
 	}
-	if search != nil {
-		filter = query.And{Nodes: []query.Node{filter, search}}
-	}
-	return reports.CustomerFacets(c.Request.Context(), e, caller(c).Company.ID, filter, names, s.now())
+	return reports.CustomerFacets(c.Request.Context(), e, caller(c).Company.ID, f, search, names, s.now())
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/filters"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
 )
@@ -216,10 +217,12 @@ func newTagView(t *parley.Tag) *tagView {
 		CreatedAt: parley.FormatTime(t.CreatedAt), UpdatedAt: parley.FormatTime(t.UpdatedAt)}
 }
 
-// tagResource renders a tag with the count of conversations that carry it.
+// tagResource renders a tag with the count of conversations that carry it
+// in the mailboxes the caller sees.
 func (s *Server) tagResource(c *gin.Context, t *parley.Tag) (*tagView, error) {
-	res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{Kind: index.Conversations, Company: caller(c).Company.ID,
-		Filter: query.Keyword{Field: "tag", Value: t.Name}})
+	who := caller(c)
+	res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{Kind: index.Conversations, Company: who.Company.ID,
+		Filter: filters.Conversations(parley.ConversationFilter{Tags: []string{t.Name}}.VisibleTo(who))})
 	v := newTagView(t)
 	v.TicketCount = &res.Total
 	return v, err

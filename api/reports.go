@@ -34,7 +34,8 @@ func (s *Server) reportRequest(c *gin.Context, p *params) (reports.Request, erro
 	if err := who.Company.CanUseReports(); err != nil {
 		return reports.Request{}, err
 	}
-	r := reports.Request{Company: who.Company.ID}
+	// Every report keeps to the caller's mailboxes, as the lists do.
+	r := reports.Request{Company: who.Company.ID, Filter: reports.Filter{Visible: parley.ConversationFilter{}.VisibleTo(who).Visible}}
 	period := func(startName, endName string, required bool) *reports.Period {
 		_, hasStart := p.raw(startName)
 		_, hasEnd := p.raw(endName)

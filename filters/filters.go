@@ -55,7 +55,11 @@ func Conversations(f parley.ConversationFilter) query.Node {
 func Customers(f parley.CustomerFilter) query.Node {
 	nodes := []query.Node{query.All{}}
 	if f.MailboxID != nil {
-		nodes = append(nodes, query.EqualID("mailboxId", *f.MailboxID))
+		mailboxes := []int64{*f.MailboxID}
+		if !f.ShowsMailbox(*f.MailboxID) {
+			mailboxes = nil // matches nothing
+		}
+		nodes = append(nodes, query.AnyID("mailboxId", mailboxes))
 	}
 	if f.Email != nil {
 		nodes = append(nodes, query.Keyword{Field: "email", Value: *f.Email})

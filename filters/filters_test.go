@@ -51,6 +51,11 @@ func TestCustomers(t *testing.T) {
 		want   []query.Node // ANDed after query.All
 	}{
 		{"empty filter matches every customer", parley.CustomerFilter{}, nil},
+		{"visible mailboxes alone are no criterion: customers are the company's", parley.CustomerFilter{Visible: &[]int64{1}}, nil},
+		{"a visible mailbox's customers", parley.CustomerFilter{Visible: &[]int64{1, 5}, MailboxID: &mailbox},
+			[]query.Node{query.EqualID("mailboxId", 5)}},
+		{"another mailbox's customers: none", parley.CustomerFilter{Visible: &[]int64{1}, MailboxID: &mailbox},
+			[]query.Node{query.Not{Node: query.All{}}}},
 		{"every criterion, in order", parley.CustomerFilter{MailboxID: &mailbox, Email: &email, FirstName: &first, LastName: &last,
 			CreatedSince: &since, ModifiedSince: &since},
 			[]query.Node{query.EqualID("mailboxId", 5), query.Keyword{Field: "email", Value: email},

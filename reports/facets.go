@@ -2,8 +2,12 @@ package reports
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"time"
 
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/filters"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
 )
@@ -52,11 +56,27 @@ func ListFacets(ctx context.Context, e Engine, company int64, filter query.Node,
 	return countFacets(ctx, e, index.Conversations, listFacetFields, company, filter, names, now)
 }
 
-// CustomerFacets counts, over a customer list's filter (its query
-// included), the customers of a company per value of each named facet.
-// A customer with two addresses at one domain counts once for it.
-func CustomerFacets(ctx context.Context, e Engine, company int64, filter query.Node, names []string, now time.Time) (map[string]map[string]int, error) {
-	return countFacets(ctx, e, index.Customers, customerFacetFields, company, filter, names, now)
+// CustomerFacets counts, over a customer list's filter and query (nil
+// for none), the customers of a company per value of each named facet.
+// A customer with two addresses at one domain counts once for it. A
+// customer counts under every mailbox it wrote to that the filter shows
+// (parley.CustomerFilter.ShowsMailbox).
+func CustomerFacets(ctx context.Context, e Engine, company int64, list parley.CustomerFilter, search query.Node, names []string, now time.Time) (map[string]map[string]int, error) {
+	filter := filters.Customers(list)
+	if search != nil {
+		filter = query.And{Nodes: []query.Node{filter, search}}
+	}
+	out, err := countFacets(ctx, e, index.Customers, customerFacetFields, company, filter, names, now)
+	for key := range out["mailboxId"] {
+		id, perr := strconv.ParseInt(key, 10, 64)
+		if perr != nil {
+			return nil, fmt.Errorf("reports: mailbox facet value %q is not an id", key)
+		}
+		if !list.ShowsMailbox(id) {
+			delete(out["mailboxId"], key)
+		}
+	}
+	return out, err
 }
 
 // countFacets asks the engine for the named facets of a kind's documents:

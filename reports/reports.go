@@ -30,6 +30,11 @@ func (p Period) days() float64 {
 
 // Filter restricts a report; lists are ORed within, ANDed together.
 type Filter struct {
+	// Visible are the mailboxes the caller may see
+	// (parley.ConversationFilter.VisibleTo); nil is every mailbox. Every
+	// figure, row and list of a report keeps to them, as a conversation
+	// list does: Mailboxes naming another mailbox counts nothing of it.
+	Visible   *[]int64
 	Mailboxes []int64
 	Tags      []parley.Tag
 	Folders   []int64
@@ -62,9 +67,8 @@ type Engine interface {
 }
 
 // node of the filter, for documents whose tags hold tagValue of a tag.
-// Reports span the company: the filter carries no caller's visibility.
 func (f Filter) node(tagValue func(parley.Tag) string) query.Node {
-	cf := parley.ConversationFilter{MailboxIDs: f.Mailboxes, FolderIDs: f.Folders, Types: f.Types}
+	cf := parley.ConversationFilter{Visible: f.Visible, MailboxIDs: f.Mailboxes, FolderIDs: f.Folders, Types: f.Types}
 	for _, t := range f.Tags {
 		cf.Tags = append(cf.Tags, tagValue(t))
 	}

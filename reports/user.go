@@ -105,8 +105,11 @@ type UserReport struct {
 
 // User computes the user report of a subject; tags are the company's.
 func User(ctx context.Context, e Engine, r Request, s Subject, tags []parley.Tag) (*UserReport, error) {
+	// Customers helped ever, whatever the request's filter, but in the
+	// caller's mailboxes only.
 	helped, err := aggregateOne(ctx, e, index.AggregateRequest{Kind: index.Messages, Company: r.Company,
-		Filter: and(query.Keyword{Field: "from", Value: "user"}, s.by("userId")), Distinct: []string{"customerId"}})
+		Filter:   and(query.Keyword{Field: "from", Value: "user"}, s.by("userId"), Filter{Visible: r.Filter.Visible}.node(tagName)),
+		Distinct: []string{"customerId"}})
 	if err != nil {
 		return nil, err
 	}
