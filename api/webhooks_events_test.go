@@ -82,11 +82,15 @@ func TestWebhookEventsFromWritePaths(t *testing.T) {
 			func() []string { return []string{"convo.agent.reply.created " + c()} }},
 		{"note", func() { h.send("POST", path()+"/notes", `{"text":"Check the carrier"}`, 201) },
 			func() []string { return []string{"convo.note.created " + c()} }},
-		{"customer thread", func() { h.send("POST", path()+"/customer", `{"customer":{"email":"wh@example.com"},"text":"Thanks"}`, 201) },
+		{"customer thread", func() {
+			h.send("POST", path()+"/customer", `{"customer":{"email":"wh@example.com"},"text":"Thanks"}`, 201)
+		},
 			func() []string { return []string{"convo.customer.reply.created " + c()} }},
 		{"status", func() { h.send("PATCH", path(), `{"op":"replace","path":"/status","value":"closed"}`, 204) },
 			func() []string { return []string{"convo.status " + c()} }},
-		{"a closed conversation reopened by a customer reply", func() { h.send("POST", path()+"/customer", `{"customer":{"email":"wh@example.com"},"text":"Still broken"}`, 201) },
+		{"a closed conversation reopened by a customer reply", func() {
+			h.send("POST", path()+"/customer", `{"customer":{"email":"wh@example.com"},"text":"Still broken"}`, 201)
+		},
 			func() []string { return []string{"convo.customer.reply.created " + c(), "convo.status " + c()} }},
 		{"assign", func() {
 			h.send("PATCH", path(), fmt.Sprintf(`{"op":"replace","path":"/assignTo","value":%d}`, adminID), 204)
