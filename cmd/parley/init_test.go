@@ -74,6 +74,37 @@ func TestInitThenServe(t *testing.T) {
 	assert.Contains(t, errs.String(), "--owner: a user with this e-mail already exists")
 }
 
+// TestInitRefusesCollisions: a second company may not take an existing
+// company's name, nor an address another company's mailbox receives mail
+// at; the errors name the flags.
+func TestInitRefusesCollisions(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"init", "--data", dir, "--company", "Initech",
+		"--owner", "bill@initech.test", "--mailbox-email", "help@initech.test"}, &out, &errs), errs.String())
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"the same name, in other case", []string{"--company", "INITECH", "--owner", "peter@chotchkies.test"},
+			"--company: a company is already called Initech"},
+		{"another company's mailbox address", []string{"--company", "Chotchkies", "--owner", "peter@chotchkies.test", "--mailbox-email", "Help@initech.test"},
+			"--mailbox-email: another company's mailbox receives mail at this address"},
+		{"an owner whose address is another company's mailbox", []string{"--company", "Chotchkies", "--owner", "help@initech.test"},
+			"--mailbox-email: another company's mailbox receives mail at this address (the owner's"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out.Reset()
+			errs.Reset()
+			assert.Equal(t, 1, run(context.Background(), append([]string{"init", "--data", dir}, tc.args...), &out, &errs))
+			assert.Contains(t, errs.String(), tc.want)
+			assert.Empty(t, out.String(), "no credentials printed")
+		})
+	}
+}
+
 // TestInitRefusesBadInput: validation errors name the flags.
 func TestInitRefusesBadInput(t *testing.T) {
 	cases := []struct {
