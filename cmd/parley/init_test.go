@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -101,6 +102,7 @@ func TestInitRefusesCollisions(t *testing.T) {
 			assert.Equal(t, 1, run(context.Background(), append([]string{"init", "--data", dir}, tc.args...), &out, &errs))
 			assert.Contains(t, errs.String(), tc.want)
 			assert.Empty(t, out.String(), "no credentials printed")
+			assert.FileExists(t, dbPath(dir), "the database of the first company stays")
 		})
 	}
 }
@@ -123,9 +125,14 @@ func TestInitRefusesBadInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errs bytes.Buffer
-			assert.Equal(t, 1, run(context.Background(), append([]string{"init", "--data", t.TempDir()}, tc.args...), &out, &errs))
-			assert.Contains(t, errs.String(), tc.want)
-			assert.Empty(t, out.String(), "no credentials printed")
+			empty, absent := t.TempDir(), filepath.Join(t.TempDir(), "data")
+			for _, dir := range []string{empty, absent} {
+				assert.Equal(t, 1, run(context.Background(), append([]string{"init", "--data", dir}, tc.args...), &out, &errs))
+				assert.Contains(t, errs.String(), tc.want)
+				assert.Empty(t, out.String(), "no credentials printed")
+			}
+			assert.NoFileExists(t, dbPath(empty), "a failed init leaves no database behind")
+			assert.NoDirExists(t, absent, "nor the data directory it made")
 		})
 	}
 }
