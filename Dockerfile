@@ -9,7 +9,10 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 # The Redoc bundle of /docs is vendored (api/docs), so no npm here.
-RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags="-s -w" -o /out/parley ./cmd/parley
+# `parley version` prints VERSION (docker build --build-arg VERSION=1.4.0);
+# the commit is unknown in the image, since .git is not copied in.
+ARG VERSION=dev
+RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /out/parley ./cmd/parley
 RUN mkdir -p /out/data
 
 FROM gcr.io/distroless/static-debian12:nonroot

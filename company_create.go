@@ -123,6 +123,16 @@ func CreateCompany(tx Tx, req NewCompany, hash Hash, now time.Time) (*NewAccount
 	} else if !IsNotFound(err) {
 		return nil, err
 	}
+	if err := uniqueCompanyName(tx, c.Name); err != nil {
+		return nil, err
+	}
+	note := ""
+	if req.Mailbox.Email == nil {
+		note = " (the owner's, which the first mailbox takes when it is given none)"
+	}
+	if err := freeMailboxAddress(tx, 0, "mailbox.email", strings.TrimSpace(*mailbox.Email), note); err != nil {
+		return nil, err
+	}
 	var err error
 	if owner.PasswordHash, err = hash(password); err != nil {
 		return nil, err
@@ -148,6 +158,22 @@ func CreateCompany(tx Tx, req NewCompany, hash Hash, now time.Time) (*NewAccount
 	}
 	account.App = app
 	return account, nil
+}
+
+// uniqueCompanyName answers 409 when a company already has the name
+// (compared without case): operators and the dashboard tell companies
+// apart by it.
+func uniqueCompanyName(tx Tx, name string) error {
+	all, err := tx.Companies()
+	if err != nil {
+		return err
+	}
+	for _, o := range all {
+		if strings.EqualFold(o.Name, name) {
+			return conflict("name", "a company is already called "+o.Name, name)
+		}
+	}
+	return nil
 }
 
 // randomPassword draws a password of 20 lowercase letters and digits

@@ -32,6 +32,9 @@ const (
 	StatusSpam    Status = "spam"
 )
 
+// Statuses are the stored statuses.
+var Statuses = []Status{StatusActive, StatusPending, StatusClosed, StatusSpam}
+
 // CreateStatuses are the statuses a conversation may be created with.
 var CreateStatuses = []string{"active", "closed", "pending"}
 
@@ -51,6 +54,21 @@ func StatusFilter(v string) (statuses []Status, all bool) {
 	default:
 		return []Status{Status(v)}, false
 	}
+}
+
+// StatusSelections maps each value of the list `status` parameter (which
+// the search language's status: takes too) to the stored statuses it
+// selects: open is active or pending, all is every status.
+func StatusSelections() map[string][]Status {
+	out := map[string][]Status{}
+	for _, v := range ListStatuses {
+		statuses, all := StatusFilter(v)
+		if all {
+			statuses = Statuses
+		}
+		out[v] = statuses
+	}
+	return out
 }
 
 // State is a conversation's lifecycle state.

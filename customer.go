@@ -77,23 +77,22 @@ var (
 )
 
 // EntryKind describes one collection of customer entries: its path segment
-// (`social-profiles`), its request field (`socialProfiles`), its embedded
-// name (`social_profiles`) and its type value set (nil: untyped, websites).
+// (`social-profiles`, also the name its own list embeds under), its request
+// field (`socialProfiles`) and its type value set (nil: untyped, websites).
 type EntryKind struct {
-	Segment  string
-	Field    string
-	Embedded string
-	Types    []string
+	Segment string
+	Field   string
+	Types   []string
 }
 
 // Entry kinds of a customer. Help Scout's docs do not list the type values; these are
 // the ones this family of APIs documents.
 var (
-	EmailEntries   = EntryKind{"emails", "emails", "emails", []string{"home", "other", "work"}}
-	PhoneEntries   = EntryKind{"phones", "phones", "phones", []string{"fax", "home", "mobile", "other", "pager", "work"}}
-	ChatEntries    = EntryKind{"chats", "chats", "chats", []string{"aim", "gtalk", "icq", "msn", "other", "qq", "skype", "xmpp", "yahoo"}}
-	SocialEntries  = EntryKind{"social-profiles", "socialProfiles", "social_profiles", []string{"aboutme", "facebook", "flickr", "forsquare", "google", "googleplus", "linkedin", "other", "quora", "tungleme", "twitter", "youtube"}}
-	WebsiteEntries = EntryKind{"websites", "websites", "websites", nil}
+	EmailEntries   = EntryKind{"emails", "emails", []string{"home", "other", "work"}}
+	PhoneEntries   = EntryKind{"phones", "phones", []string{"fax", "home", "mobile", "other", "pager", "work"}}
+	ChatEntries    = EntryKind{"chats", "chats", []string{"aim", "gtalk", "icq", "msn", "other", "qq", "skype", "xmpp", "yahoo"}}
+	SocialEntries  = EntryKind{"social-profiles", "socialProfiles", []string{"aboutme", "facebook", "flickr", "forsquare", "google", "googleplus", "linkedin", "other", "quora", "tungleme", "twitter", "youtube"}}
+	WebsiteEntries = EntryKind{"websites", "websites", nil}
 	EntryKinds     = []EntryKind{EmailEntries, PhoneEntries, ChatEntries, SocialEntries, WebsiteEntries}
 )
 

@@ -33,9 +33,14 @@ const (
 	EventTagUpdated          = "tag.updated"
 	EventTagDeleted          = "tag.deleted"
 	EventSatisfactionRatings = "satisfaction.ratings"
-	EventChatEnded           = "widget.chat.ended"
-	EventBeaconChatCreated   = "beacon.chat.created"
-	EventBeaconChatReplied   = "beacon.chat.customer.replied"
+	// EventSurveyResponse is Help Scout's survey answer event; Parley's
+	// survey is the satisfaction rating of a reply, so a rating records it
+	// (about the rating, where satisfaction.ratings is about the
+	// conversation).
+	EventSurveyResponse    = "message.survey.response.received"
+	EventChatEnded         = "widget.chat.ended"
+	EventBeaconChatCreated = "beacon.chat.created"
+	EventBeaconChatReplied = "beacon.chat.customer.replied"
 	// EventTest is the event a webhook receives when it is created; it
 	// cannot be subscribed to.
 	EventTest = "helpscout.test"
@@ -51,8 +56,8 @@ var EventKinds = []string{
 	EventConvoCustomFields, EventConvoMerged, EventConvoDeleted, EventConvoAgentReply,
 	EventConvoCustomerReply, EventConvoNote, EventCustomerCreated, EventCustomerUpdated,
 	EventCustomerDeleted, EventOrganizationCreated, EventOrganizationUpdated, EventOrganizationDeleted,
-	EventTagCreated, EventTagUpdated, EventTagDeleted, EventSatisfactionRatings, EventUserStatusChanged,
-	EventChatEnded, EventBeaconChatCreated, EventBeaconChatReplied,
+	EventTagCreated, EventTagUpdated, EventTagDeleted, EventSatisfactionRatings, EventSurveyResponse,
+	EventUserStatusChanged, EventChatEnded, EventBeaconChatCreated, EventBeaconChatReplied,
 }
 
 // Resources events concern (EventResource).
@@ -63,6 +68,7 @@ const (
 	ResourceTag          = "tag"
 	ResourceUser         = "user"
 	ResourceChat         = "chat"
+	ResourceRating       = "rating"
 	ResourceWebhook      = "webhook"
 )
 
@@ -81,6 +87,8 @@ func EventResource(kind string) string {
 		return ResourceUser
 	case strings.HasPrefix(kind, "widget.chat.") || strings.HasPrefix(kind, "beacon.chat."):
 		return ResourceChat
+	case strings.HasPrefix(kind, "message.survey."):
+		return ResourceRating
 	}
 	return ResourceWebhook
 }
@@ -93,19 +101,34 @@ func IsDeleteEvent(kind string) bool { return strings.HasSuffix(kind, ".deleted"
 // of the same key are attempted one at a time, in commit order.
 func (e Event) OrderKey() string { return EventResource(e.Kind) + ":" + e.ResourceID }
 
+// EventConversation finds the conversation an event concerns: the
+// conversation of a conversation event, the rated one of a rating event.
+// It is nil for other events and for a conversation gone since.
+func EventConversation(tx Tx, e Event) (*Conversation, error) {
+	id, _ := strconv.ParseInt(e.ResourceID, 10, 64)
+	var c *Conversation
+	var err error
+	switch EventResource(e.Kind) {
+	case ResourceConversation:
+		c, err = tx.Conversation(e.CompanyID, id)
+	case ResourceRating:
+		c, _, err = tx.RatedThread(e.CompanyID, id)
+	}
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	return c, err
+}
+
 // EventMailbox finds the mailbox an event concerns, for the webhooks'
 // mailbox filter. scoped is false for events about account-wide records
 // (customers, organizations, tags, users), which no mailbox filter holds
 // back. A conversation or chat that cannot be found has mailbox 0.
 func EventMailbox(tx Tx, e Event) (mailboxID int64, scoped bool, err error) {
 	switch EventResource(e.Kind) {
-	case ResourceConversation:
-		id, _ := strconv.ParseInt(e.ResourceID, 10, 64)
-		c, err := tx.Conversation(e.CompanyID, id)
-		if IsNotFound(err) {
-			return 0, true, nil
-		}
-		if err != nil {
+	case ResourceConversation, ResourceRating:
+		c, err := EventConversation(tx, e)
+		if err != nil || c == nil {
 			return 0, true, err
 		}
 		return c.MailboxID, true, nil

@@ -83,6 +83,9 @@ func CreateMailbox(tx Tx, companyID int64, req NewMailbox, now time.Time) (*Mail
 	if err := uniqueMailboxName(tx, m); err != nil {
 		return nil, err
 	}
+	if err := freeMailboxAddress(tx, companyID, "email", m.Email, ""); err != nil {
+		return nil, err
+	}
 	m.Slug = TagSlug(m.Name)
 	if err := tx.PutMailbox(m); err != nil {
 		return nil, err
@@ -109,6 +112,11 @@ func UpdateMailbox(tx Tx, companyID, id int64, req MailboxPatch, now time.Time) 
 	if err := uniqueMailboxName(tx, m); err != nil {
 		return nil, err
 	}
+	if req.Email != nil {
+		if err := freeMailboxAddress(tx, companyID, "email", m.Email, ""); err != nil {
+			return nil, err
+		}
+	}
 	m.UpdatedAt = now
 	if err := tx.PutMailbox(m); err != nil {
 		return nil, err
@@ -127,6 +135,23 @@ func uniqueMailboxName(tx Tx, m *Mailbox) error {
 		if o.ID != m.ID && strings.EqualFold(o.Name, m.Name) {
 			return conflict("name", "a mailbox of the company is already called "+o.Name, m.Name)
 		}
+	}
+	return nil
+}
+
+// freeMailboxAddress answers 409 when a mailbox of another company than
+// companyID (0: a company not created yet) receives mail at the address:
+// incoming mail goes to one mailbox per address, so the new one would
+// silently never get any. note is added to the message.
+func freeMailboxAddress(tx Tx, companyID int64, path, address, note string) error {
+	other, err := tx.MailboxByEmail(address)
+	switch {
+	case IsNotFound(err):
+		return nil
+	case err != nil:
+		return err
+	case other.CompanyID != companyID:
+		return conflict(path, "another company's mailbox receives mail at this address"+note, address)
 	}
 	return nil
 }

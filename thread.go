@@ -45,8 +45,13 @@ func (r *ThreadRequest) Validate(kind ThreadType) error {
 	if r.CreatedAt != nil && !r.Imported {
 		p.Add("createdAt", CodeImportedThread, "createdAt is only allowed when imported is true", *r.CreatedAt)
 	}
-	if r.Customer != nil {
+	switch {
+	case r.Customer != nil:
 		r.Customer.Validate(p, "customer.")
+	case kind == ThreadCustomer || kind == ThreadChat:
+		// Help Scout's docs mark it required: the thread is written by
+		// the customer it names, never silently by the primary one.
+		p.Add("customer", CodeNullValue, "may not be null: name the customer who wrote the thread (id or email)", nil)
 	}
 	if r.User != nil && *r.User <= 0 {
 		p.Add("user", CodeInvalidID, "must be a positive identifier", *r.User)

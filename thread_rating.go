@@ -10,6 +10,20 @@ import (
 // Satisfaction ratings a customer gives an agent's reply.
 var Ratings = []string{"great", "okay", "not-good"}
 
+// RatingCategory is the survey category a rating stands for, in the terms
+// of Help Scout's survey responses (promoter, passive, detractor), so a
+// client written for message.survey.response.received sorts ratings the
+// way it sorts survey answers.
+func RatingCategory(rating string) string {
+	switch rating {
+	case "great":
+		return "promoter"
+	case "okay":
+		return "passive"
+	}
+	return "detractor"
+}
+
 // Rating is a customer's satisfaction rating of a reply.
 type Rating struct {
 	// ID addresses the rating (GET /v2/ratings/{id}); storage assigns it,
@@ -45,7 +59,8 @@ const MaxRatingComments = 2000
 
 // RateThread records the customer's rating of a published agent reply
 // (as relayed by an integration: a survey, an e-mail link). A new rating
-// replaces the previous one. Records satisfaction.ratings.
+// replaces the previous one. Records satisfaction.ratings (about the
+// conversation) and message.survey.response.received (about the rating).
 func RateThread(tx Tx, caller Caller, convID, threadID int64, in *RatingInput, now time.Time) error {
 	p := &Problems{}
 	if in.Rating == nil || !slices.Contains(Ratings, *in.Rating) {
@@ -78,5 +93,8 @@ func RateThread(tx Tx, caller Caller, convID, threadID int64, in *RatingInput, n
 	if err := saveConversation(tx, c, now); err != nil {
 		return err
 	}
-	return emit(tx, EventSatisfactionRatings, c.CompanyID, c.ID, now)
+	if err := emit(tx, EventSatisfactionRatings, c.CompanyID, c.ID, now); err != nil {
+		return err
+	}
+	return emit(tx, EventSurveyResponse, c.CompanyID, r.ID, now)
 }

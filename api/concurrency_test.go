@@ -61,7 +61,7 @@ func TestConcurrentClients(t *testing.T) {
 						out.subject = s
 					}
 				case 1:
-					if do("POST", path+"/customer", `{"text":"more"}`) == http.StatusCreated {
+					if do("POST", path+"/customer", `{"customer":{"email":"alice@example.com"},"text":"more"}`) == http.StatusCreated {
 						out.threads++
 					}
 				case 2:

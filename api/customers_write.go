@@ -157,7 +157,9 @@ func (s *Server) deleteEntry(c *gin.Context) error {
 }
 
 // listEntries handles GET /v2/customers/{customerId}/{emails|phones|...}:
-// the customer's entries of one kind, each with its own link.
+// the customer's entries of one kind, each with its own link, embedded under
+// the segment's own name (`_embedded.social-profiles`, as Help Scout's docs
+// and the PHP SDK read it; the customer itself embeds `social_profiles`).
 func (s *Server) listEntries(c *gin.Context) error {
 	k := entryKind(c)
 	id, err := pathID(c, "customerId")
@@ -190,7 +192,7 @@ func (s *Server) listEntries(c *gin.Context) error {
 		}
 		items = append(items, item)
 	}
-	render(c, http.StatusOK, newList(k.Embedded, self, items))
+	render(c, http.StatusOK, newList(k.Segment, self, items))
 	return nil
 }
 

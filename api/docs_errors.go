@@ -11,7 +11,8 @@ import (
 )
 
 // errorDoc is one entry of the error reference: a code of the API's error table (or
-// Parley's), the status it answers and what it means.
+// Parley's), the status it answers (0: none, the code is only logged) and
+// what it means.
 type errorDoc struct {
 	Code, Meaning string
 	Status        int
@@ -43,14 +44,20 @@ var errorDocs = []errorDoc{
 	{parley.CodeAttachmentPublished, "Attachments can only be deleted from drafts.", 400},
 	{parley.CodeLaterLimit, "No more snoozing or scheduling until conversations are unsnoozed or threads sent.", 400},
 	{parley.CodeInvalidURI, "The URI is malformed.", 400},
+	{parley.CodeInvalidV1Exchange, "The V1 API key or the client id of a V1 key exchange is invalid or unknown; that endpoint answers {status, message} instead of this body.", 400},
 	{parley.CodeUnauthorized, "The token is missing, invalid or expired, or its user is not an active, invited user.", 401},
 	{parley.CodeAccessDenied, "The feature is not available to the caller or the plan (e.g. reports).", 403},
 	{parley.CodeAPINotEnabled, "The token is valid but the company may not use the API.", 403},
 	{parley.CodePaymentMissing, "Payment information is missing or expired.", 403},
 	{parley.CodeInvalidThreadUser, "The user named in `user` cannot author the thread.", 403},
+	{parley.CodeMayNotCreateUsers, "Only administrators and account owners may create users.", 403},
+	{parley.CodeCannotGrantMailbox, "The caller tried to grant access to a mailbox it cannot access itself.", 403},
+	{parley.CodePlanUserLimit, "No user seats remain on the plan.", 403},
+	{parley.CodeLightUserLimit, "No light-user seats remain on the plan.", 403},
 	{parley.CodeNotFound, "No such resource (a record of another company is indistinguishable from none).", 404},
 	{parley.CodeMethod, "The endpoint does not support the method; Allow lists those it does.", 405},
 	{parley.CodeConflict, "A conflicting record exists (e.g. an e-mail held by another customer).", 409},
+	{parley.CodeUserEmailNotUnique, "A user with this e-mail address already exists.", 409},
 	{parley.CodeTooManyThreads, "The conversation holds 99 or more threads.", 412},
 	{parley.CodeTooOld, "The company forbids updating conversations this old.", 412},
 	{parley.CodeTooLarge, "The body is larger than the endpoint accepts.", 413},
@@ -60,6 +67,7 @@ var errorDocs = []errorDoc{
 	{parley.CodeRateLimited, "The rate limit is reached; retry after X-RateLimit-Retry-After seconds.", 429},
 	{parley.CodeInfectedAttachment, "The attachment was removed because malicious content was found.", 410},
 	{parley.CodeInternalTimeout, "An internal call timed out; it is safe to retry after a short delay.", 504},
+	{parley.CodeClientAbort, "The client ended the request before the answer was written; logged only, since no one is left to answer.", 0},
 }
 
 var errorDocsPage = template.Must(template.New("errors").Funcs(template.FuncMap{"anchor": anchor}).Parse(`<!DOCTYPE html>
@@ -73,7 +81,7 @@ var errorDocsPage = template.Must(template.New("errors").Funcs(template.FuncMap{
 <code>source</code>, optionally <code>rejectedValue</code>, and a link to the entry below.</p>
 <table>
 <tr><th>Code</th><th>Status</th><th>Meaning</th></tr>
-{{range .}}<tr id="{{anchor .Code}}"><td>{{.Code}}</td><td>{{.Status}}</td><td>{{.Meaning}}</td></tr>
+{{range .}}<tr id="{{anchor .Code}}"><td>{{.Code}}</td><td>{{if .Status}}{{.Status}}{{else}}none{{end}}</td><td>{{.Meaning}}</td></tr>
 {{end}}</table>
 </body>
 </html>

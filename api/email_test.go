@@ -488,7 +488,7 @@ func TestEmailNotifications(t *testing.T) {
 	path := fmt.Sprintf("/v2/conversations/%d", id)
 	assert.Equal(t, map[string][]string{"uma@acme.test": {"[#1] Assigned to you: Where is my order?"}}, notices())
 
-	w.postThread(path+"/customer", reply(map[string]any{"text": "Any news?"}))
+	w.postThread(path+"/customer", reply(map[string]any{"customer": customer("alice@example.com"), "text": "Any news?"}))
 	assert.Equal(t, map[string][]string{"uma@acme.test": {"[#1] The customer replied: Where is my order?"}}, notices())
 	m := parseMessage(t, w.relay.Messages()[len(w.relay.Messages())-1])
 	assert.Equal(t, "auto-generated", m.header.Get("Auto-Submitted"))
@@ -508,7 +508,7 @@ func TestEmailNotifications(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-	w.postThread(path+"/customer", reply(map[string]any{"text": "Hello?"}))
+	w.postThread(path+"/customer", reply(map[string]any{"customer": customer("alice@example.com"), "text": "Hello?"}))
 	w.postThread(path+"/notes", reply(map[string]any{"text": "@uma imported", "imported": true}))
 	assert.Empty(t, notices())
 	_, err = w.store.Update(func(tx parley.Tx) error {

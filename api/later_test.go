@@ -33,13 +33,13 @@ func TestSnooze(t *testing.T) {
 
 	// unsnoozeOnCustomerReply: the customer's reply wakes it.
 	w.send("PUT", path+"/snooze", fmt.Sprintf(`{"snoozedUntil":%q,"unsnoozeOnCustomerReply":true}`, at(24*time.Hour)), http.StatusNoContent)
-	w.send("POST", path+"/customer", `{"text":"Any news?"}`, http.StatusCreated)
+	w.send("POST", path+"/customer", `{"customer":{"email":"alice@example.com"},"text":"Any news?"}`, http.StatusCreated)
 	assert.Nil(t, w.conv(id)["snooze"])
 	assert.Equal(t, 0, w.wake(), "the wake-up went with the snooze")
 
 	// Without it, the reply leaves the snooze; DELETE ends it.
 	w.send("PUT", path+"/snooze", fmt.Sprintf(`{"snoozedUntil":%q}`, at(24*time.Hour)), http.StatusNoContent)
-	w.send("POST", path+"/customer", `{"text":"Hello?"}`, http.StatusCreated)
+	w.send("POST", path+"/customer", `{"customer":{"email":"alice@example.com"},"text":"Hello?"}`, http.StatusCreated)
 	assert.NotNil(t, w.conv(id)["snooze"])
 	w.send("DELETE", path+"/snooze", "", http.StatusNoContent)
 	assert.Nil(t, w.conv(id)["snooze"])
@@ -84,7 +84,7 @@ func TestScheduledThreads(t *testing.T) {
 	// thread stays a draft.
 	tid = draft()
 	w.send("PUT", fmt.Sprintf("%s/threads/%d/schedule", path, tid), fmt.Sprintf(`{"scheduledFor":%q,"unscheduleOnCustomerReply":true}`, at(time.Hour)), http.StatusNoContent)
-	w.send("POST", path+"/customer", `{"text":"Actually, cancel my order."}`, http.StatusCreated)
+	w.send("POST", path+"/customer", `{"customer":{"email":"alice@example.com"},"text":"Actually, cancel my order."}`, http.StatusCreated)
 	c = w.conv(id)
 	assert.Nil(t, c["nextEvent"])
 	w.clock.advance(2 * time.Hour)

@@ -105,7 +105,7 @@ func TestThreadTransitions(t *testing.T) {
 
 	// Help Scout's docs: a customer thread reopens a closed conversation.
 	w.clock.advance(5 * time.Minute)
-	w.send("POST", path+"/customer", `{"text":"It has not arrived."}`, http.StatusCreated)
+	w.send("POST", path+"/customer", `{"customer":{"email":"alice@example.com"},"text":"It has not arrived."}`, http.StatusCreated)
 	c = w.conv(id)
 	assert.Equal(t, "active", c["status"])
 	assert.Nil(t, c["closedAt"])
@@ -116,13 +116,13 @@ func TestThreadTransitions(t *testing.T) {
 	// Phone and chat threads are customer kinds too.
 	for _, kind := range []string{"phones", "chats"} {
 		w.send("PATCH", path, `{"op":"replace","path":"/status","value":"closed"}`, http.StatusNoContent)
-		w.send("POST", path+"/"+kind, `{"text":"Hello again"}`, http.StatusCreated)
+		w.send("POST", path+"/"+kind, `{"customer":{"email":"alice@example.com"},"text":"Hello again"}`, http.StatusCreated)
 		assert.Equal(t, "active", w.conv(id)["status"], kind)
 	}
 
 	// An imported customer thread does not reopen.
 	w.send("PATCH", path, `[{"op":"replace","path":"/status","value":"closed"}]`, http.StatusNoContent)
-	w.send("POST", path+"/customer", `{"text":"Old mail","imported":true,"createdAt":"2026-01-01T00:00:00Z"}`, http.StatusCreated)
+	w.send("POST", path+"/customer", `{"customer":{"email":"alice@example.com"},"text":"Old mail","imported":true,"createdAt":"2026-01-01T00:00:00Z"}`, http.StatusCreated)
 	c = w.conv(id)
 	assert.Equal(t, "closed", c["status"])
 	assert.True(t, w.found(id, "status:closed"))
@@ -173,7 +173,7 @@ func TestThreadAuthorsAndErrors(t *testing.T) {
 	}{
 		{"inactive author", "reply", fmt.Sprintf(`{"text":"x","user":%d}`, inactiveID), http.StatusForbidden, "Invalid Thread Author"},
 		{"author of another company", "notes", fmt.Sprintf(`{"text":"x","user":%d}`, globexOwnerID), http.StatusForbidden, "Invalid Thread Author"},
-		{"createdAt without imported", "customer", `{"text":"x","createdAt":"2026-01-01T00:00:00Z"}`, http.StatusBadRequest, "Valid Imported Thread"},
+		{"createdAt without imported", "customer", `{"customer":{"email":"alice@example.com"},"text":"x","createdAt":"2026-01-01T00:00:00Z"}`, http.StatusBadRequest, "Valid Imported Thread"},
 		{"missing text", "reply", `{}`, http.StatusBadRequest, "Null value"},
 		{"bad status", "reply", `{"text":"x","status":"done"}`, http.StatusBadRequest, "Enum Value"},
 		{"assignTo one", "reply", `{"text":"x","assignTo":1}`, http.StatusBadRequest, "Invalid number"},
@@ -186,6 +186,37 @@ func TestThreadAuthorsAndErrors(t *testing.T) {
 	}
 	rec := w.do(request{method: "POST", path: path + "/reply", token: globexToken, body: `{"text":"x"}`})
 	assert.Equal(t, http.StatusNotFound, rec.Code, "another company's conversation")
+}
+
+func TestCustomerAndChatThreadsNameTheirCustomer(t *testing.T) {
+	w := newWorld(t)
+	id := w.create(convJSON(nil))
+	path := fmt.Sprintf("/v2/conversations/%d", id)
+	alice := field(t, w.conv(id), "primaryCustomer", "id")
+	for _, tc := range []struct {
+		kind, body string
+		status     int
+		errors     []string
+	}{
+		{"customer", `{"text":"Any news?"}`, http.StatusBadRequest, []string{"customer: Null value"}},
+		{"chats", `{"text":"Any news?"}`, http.StatusBadRequest, []string{"customer: Null value"}},
+		{"customer", `{"text":"Any news?","customer":null}`, http.StatusBadRequest, []string{"customer: Null value"}},
+		{"customer", `{"text":"Any news?","customer":{"email":"alice@example.com"}}`, http.StatusCreated, nil},
+		{"chats", fmt.Sprintf(`{"text":"Any news?","customer":{"id":%v}}`, alice), http.StatusCreated, nil},
+		{"phones", `{"text":"Called"}`, http.StatusCreated, nil}, // a user logs the call; the docs do not require it
+	} {
+		t.Run(tc.kind+" "+tc.body, func(t *testing.T) {
+			before := w.conv(id)["threads"]
+			rec := w.do(request{method: "POST", path: path + "/" + tc.kind, token: ownerToken, body: tc.body})
+			require.Equal(t, tc.status, rec.Code, rec.Body.String())
+			if tc.errors == nil {
+				return
+			}
+			assert.Equal(t, tc.errors, errorSummary(t, rec))
+			assert.Equal(t, "may not be null: name the customer who wrote the thread (id or email)", firstError(t, rec)["message"])
+			assert.Equal(t, before, w.conv(id)["threads"], "no thread written")
+		})
+	}
 }
 
 func TestThreadLimitOnAdd(t *testing.T) {

@@ -62,7 +62,7 @@ func runModel(t *testing.T, seed uint64, steps int) {
 		case 1, 2: // a customer-kind thread reopens a closed conversation
 			kind := []string{"customer", "phones", "chats"}[r.IntN(3)]
 			desc, want = kind, http.StatusCreated
-			rec = send("POST", path+"/"+kind, `{"text":"from the customer"}`)
+			rec = send("POST", path+"/"+kind, `{"customer":{"email":"alice@example.com"},"text":"from the customer"}`)
 			if c.gone == 0 {
 				c.threads++
 				if c.status == "closed" {

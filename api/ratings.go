@@ -118,3 +118,67 @@ func (r *renderer) ratedUser(id int64) (ratedUserView, error) {
 	}
 	return out, err
 }
+
+// surveyResponseView is the payload of message.survey.response.received:
+// Help Scout's Survey Response object, made of a rating. The survey
+// (`message`) is the satisfaction rating of the conversation's mailbox; the
+// answer's value is the rating and its category the one the rating stands
+// for. Parley has no survey dashboard or customer profile page, so the
+// links are to the API's rating, conversation and customer.
+type surveyResponseView struct {
+	Embedded surveyEmbedded    `json:"_embedded"`
+	Links    surveyLinks       `json:"_links"`
+	Message  surveyMessageView `json:"message"`
+	Response surveyAnswerView  `json:"response"`
+}
+
+type surveyEmbedded struct {
+	Customer *customerResource `json:"customer"`
+}
+
+type surveyLinks struct {
+	Conversation halLink `json:"conversation"`
+	Customer     halLink `json:"customer"`
+	Self         halLink `json:"self"`
+}
+
+type surveyMessageView struct {
+	Name string `json:"name"`
+}
+
+type surveyAnswerView struct {
+	Category  string `json:"category"`
+	Comment   string `json:"comment"`
+	Timestamp string `json:"timestamp"`
+	Value     string `json:"value"`
+}
+
+// surveyResponse renders a rating as a survey response. The customer who
+// rated must still exist (deleting a customer deletes their conversations,
+// ratings included).
+func (r *renderer) surveyResponse(conv *parley.Conversation, t *parley.Thread) (*surveyResponseView, error) {
+	s, c, rt := r.s, r.c, t.Rating
+	m, err := r.tx.Mailbox(conv.CompanyID, conv.MailboxID)
+	if err != nil {
+		return nil, err
+	}
+	cu, err := r.tx.Customer(conv.CompanyID, rt.CustomerID)
+	if err != nil {
+		return nil, err
+	}
+	customer, err := s.newCustomerView(c, r.tx, conv.CompanyID).resource(cu, true)
+	if err != nil {
+		return nil, err
+	}
+	return &surveyResponseView{
+		Message: surveyMessageView{Name: "Satisfaction ratings: " + m.Name},
+		Response: surveyAnswerView{Value: rt.Rating, Category: parley.RatingCategory(rt.Rating), Comment: rt.Comments,
+			Timestamp: parley.FormatTime(rt.CreatedAt)},
+		Embedded: surveyEmbedded{Customer: customer},
+		Links: surveyLinks{
+			Self:         link(s.url(c, "v2", "ratings", rt.ID)),
+			Conversation: link(s.url(c, "v2", "conversations", conv.ID)),
+			Customer:     link(s.url(c, "v2", "customers", rt.CustomerID)),
+		},
+	}, nil
+}

@@ -127,7 +127,7 @@ type conversationView struct {
 	BCC                  []string                `json:"bcc"`
 	CC                   []string                `json:"cc"`
 	ClosedAt             string                  `json:"closedAt,omitempty"`
-	ClosedBy             *int64                  `json:"closedBy,omitempty"`
+	ClosedBy             int64                   `json:"closedBy"` // 0 until closed: Help Scout sends it on every conversation
 	ClosedByUser         *personView             `json:"closedByUser,omitempty"`
 	CreatedAt            string                  `json:"createdAt"`
 	CreatedBy            *personView             `json:"createdBy"`
@@ -197,7 +197,7 @@ func (r *renderer) conversation(conv *parley.Conversation, embed bool) (*convers
 	out := &conversationView{
 		ID: conv.ID, Number: conv.Number, Threads: conv.ThreadCount, Type: conv.Type,
 		FolderID: conv.FolderID, Status: conv.Status, State: conv.State, Subject: conv.Subject,
-		Preview: conv.Preview, MailboxID: conv.MailboxID,
+		Preview: conv.Preview, MailboxID: conv.MailboxID, ClosedBy: conv.ClosedBy,
 		CreatedAt: parley.FormatTime(conv.CreatedAt),
 		Source:    sourceView{Type: conv.Source.Type, Via: conv.Source.Via},
 		CC:        nonNil(conv.CC),
@@ -240,7 +240,6 @@ func (r *renderer) conversation(conv *parley.Conversation, embed bool) (*convers
 	}
 	if conv.ClosedAt != nil {
 		out.ClosedAt = parley.FormatTime(*conv.ClosedAt)
-		out.ClosedBy = &conv.ClosedBy
 		if out.ClosedByUser, err = r.person(parley.Party{ID: conv.ClosedBy, Type: parley.PartyUser}); err != nil {
 			return nil, err
 		}

@@ -30,7 +30,7 @@ func testConversationsReports(t *testing.T, on backend) {
 	w.clock.advance(time.Hour)
 	w.create(convJSON(map[string]any{"type": "chat", "customer": customer("bob@example.com"), "threads": []any{thread("chat", "Hi")}}))
 	w.clock.advance(time.Hour)
-	w.send("POST", fmt.Sprintf("/v2/conversations/%d/customer", alice), `{"text":"Any news?"}`, http.StatusCreated)
+	w.send("POST", fmt.Sprintf("/v2/conversations/%d/customer", alice), `{"customer":{"email":"alice@example.com"},"text":"Any news?"}`, http.StatusCreated)
 
 	day := func(offset int) string { return epoch.Add(time.Duration(offset) * 24 * time.Hour).Format(time.RFC3339) }
 	current := reportQuery("start", day(1), "end", day(2))

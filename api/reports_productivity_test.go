@@ -31,7 +31,7 @@ func testProductivityReports(t *testing.T, on backend) {
 	w.clock.advance(50 * time.Minute)
 	reply(b, "active")
 	w.clock.advance(10 * time.Minute)
-	w.send("POST", fmt.Sprintf("/v2/conversations/%d/customer", b), `{"text":"One more thing"}`, http.StatusCreated)
+	w.send("POST", fmt.Sprintf("/v2/conversations/%d/customer", b), `{"customer":{"email":"bob@example.com"},"text":"One more thing"}`, http.StatusCreated)
 	w.clock.advance(10 * time.Minute)
 	reply(b, "closed")
 

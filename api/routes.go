@@ -18,6 +18,7 @@ func (s *Server) routes() {
 	r.NoMethod(s.handle(apiErrors, s.methodNotAllowed))
 
 	root := s.group(r, apiErrors)
+	root.GET("/", s.home)
 	root.GET("/healthz", s.healthz)
 	root.GET("/readyz", s.readyz)
 	root.GET("/metrics", s.operator, s.metrics)

@@ -50,6 +50,9 @@ func testListConversationsQuery(t *testing.T, on backend) {
 		{"prefix", q("subject:refun*"), []int64{w.refund}},
 		{"pure negative", q("-tag:refund"), []int64{plus, w.draft, w.phone, w.invoice, w.password}},
 		{"status and type beyond Help Scout's docs", q("status:closed OR type:chat"), []int64{w.chat, w.phone}},
+		{"status open, as the status parameter: active or pending", q("status:open"), []int64{plus, w.draft, w.chat, w.invoice, w.password, w.refund}},
+		{"status all", q("status:all AND mailboxid:2"), []int64{w.invoice}},
+		{"state of a draft", q("state:draft"), []int64{w.draft}},
 		{"custom dropdown field", q(fmt.Sprintf("cf%d:%d", prio.ID, prio.Options[1].ID)), []int64{w.refund}},
 		{"attachments", q("attachments:false AND tag:vip"), []int64{w.refund}},
 		{"whole query in parentheses, + for spaces, unescaped colon and quotes", `status=all&query=(subject:"Password+reset")`, []int64{w.password}},
@@ -76,6 +79,9 @@ func testListConversationsQueryErrors(t *testing.T, on backend) {
 		{"range on text", "subject:[a TO b]", `range not allowed on text field "subject" at column 1`},
 		{"bad date", "createdAt:2024-13", `invalid date "2024-13" for field "createdAt" at column 1`},
 		{"unknown custom field", "cf999:1", `unknown field "cf999" at column 1`},
+		{"a status typo", "status:opne", `invalid value "opne" for field "status" at column 1; did you mean "open"?`},
+		{"a type typo, later in the query", "tag:vip AND type:emial", `invalid value "emial" for field "type" at column 13; did you mean "email"?`},
+		{"a state outside the set", "state:deleted", `invalid value "deleted" for field "state" at column 1, expected one of: draft, published`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

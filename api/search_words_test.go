@@ -53,6 +53,8 @@ func TestSearchSuggestions(t *testing.T) { onEachBackend(t, testSearchSuggestion
 
 func testSearchSuggestions(t *testing.T, on backend) {
 	w := newListWorldOn(t, on)
+	w.create(convJSON(map[string]any{"subject": "Order 48213977 never came",
+		"threads": []any{thread("customer", "The part zqvolt66104405x is broken.")}}))
 	rec := w.do(request{method: http.MethodPost, path: "/v2/conversations", token: globexToken,
 		body: convJSON(map[string]any{"subject": "Xylophone tuning", "mailboxId": globexMailboxID})})
 	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
@@ -75,6 +77,8 @@ func testSearchSuggestions(t *testing.T, on backend) {
 		{"existing words that find nothing together have none", ownerToken, q("zebra AND refund"), nil},
 		{"another company's word is never offered", ownerToken, q("xylofone"), nil},
 		{"the company's own word is", globexToken, q("xylofone"), []any{"xylophone"}},
+		{"a product code with digits", ownerToken, q("body:zqvolt66104405x2"), []any{"body:zqvolt66104405x"}},
+		{"an order number", ownerToken, q("subject:48213917"), []any{"subject:48213977"}},
 		{"customers", ownerToken, "/v2/customers?query=" + url.QueryEscape("firstName:Craol"), []any{"firstName:carol"}},
 	}
 	for _, tc := range cases {

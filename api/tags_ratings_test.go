@@ -80,7 +80,7 @@ func TestRateReply(t *testing.T) {
 	reply := w.conv(id)["_embedded"].(map[string]any)["threads"].([]any)[0].(map[string]any)
 	assert.Equal(t, map[string]any{"id": float64(1), "rating": "great", "comments": "Fast and kind", "customerId": float64(1),
 		"createdAt": "2026-11-21T12:00:00Z"}, reply["rating"])
-	assert.Equal(t, []string{fmt.Sprintf("satisfaction.ratings %d", id)}, w.eventKinds(start))
+	assert.Equal(t, []string{fmt.Sprintf("satisfaction.ratings %d", id), "message.survey.response.received 1"}, w.eventKinds(start))
 
 	for _, tc := range []struct{ name, path, body, code string }{
 		{"a customer thread cannot be rated", path + "/1/rating", `{"rating":"okay"}`, "Value not supported"},

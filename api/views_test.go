@@ -147,7 +147,7 @@ func TestSavedViewErrors(t *testing.T) {
 func TestWebhookViewFilter(t *testing.T) {
 	h := newHooks(t)
 	vip := h.createView(ownerToken, fmt.Sprintf(`{"name":"VIP","visibility":"shared","mailboxId":%d,"query":"tag:vip"}`, supportID))
-	filtered := h.hook(map[string]any{"viewId": vip, "events": []string{"convo.created", "convo.tags", "customer.created"}})
+	filtered := h.hook(map[string]any{"viewId": vip, "events": []string{"convo.created", "convo.tags", "customer.created", "message.survey.response.received"}})
 	h.deliver()
 	h.recv.take() // the test event
 	got := decode(t, h.get(fmt.Sprintf("/v2/webhooks/%d", filtered)))
@@ -166,6 +166,22 @@ func TestWebhookViewFilter(t *testing.T) {
 	h.send("PUT", fmt.Sprintf("/v2/conversations/%d/tags", plain), `{"tags":["vip"]}`, http.StatusNoContent)
 	h.deliver()
 	matchEvents(t, []string{fmt.Sprintf("convo.tags %d", plain)}, h.recv.take())
+
+	// A rating's survey response concerns the rated conversation.
+	withReply := func(tags []string) int64 {
+		return h.create(convJSON(map[string]any{"tags": tags, "threads": []any{thread("customer", "Hi"), thread("reply", "Hello")}}))
+	}
+	for _, conv := range []int64{withReply(nil), withReply([]string{"vip"})} {
+		h.send("PUT", fmt.Sprintf("/v2/conversations/%d/threads/%v/rating", conv, replyID(t, h.world, conv)), `{"rating":"okay"}`, http.StatusNoContent)
+	}
+	h.deliver()
+	hits := h.recv.take()
+	matchEvents(t, []string{"convo.created *", "message.survey.response.received "}, hits)
+	for _, hit := range hits {
+		if hit.Event == "message.survey.response.received" {
+			assert.Equal(t, "https://api.parley.test/v2/ratings/2", hit.Body["_links"].(map[string]any)["self"].(map[string]any)["href"], "the tagged conversation's rating")
+		}
+	}
 
 	rec := h.do(request{method: "DELETE", path: fmt.Sprintf("/v2/views/%d", vip), token: ownerToken})
 	assert.Equal(t, fmt.Sprintf("409 Conflict: Conflict (webhook %d filters on this view)", filtered), apiError(t, rec))

@@ -36,6 +36,19 @@ func matchEvents(t *testing.T, want []string, hits []hit) {
 	assert.Empty(t, left, "unexpected deliveries")
 }
 
+// replyID finds the id of a conversation's (last) reply thread.
+func replyID(t *testing.T, w *world, conv int64) any {
+	t.Helper()
+	var reply any
+	for _, th := range decode(t, w.get(fmt.Sprintf("/v2/conversations/%d/threads", conv)))["_embedded"].(map[string]any)["threads"].([]any) {
+		if th.(map[string]any)["type"] == "message" {
+			reply = th.(map[string]any)["id"]
+		}
+	}
+	require.NotNil(t, reply, "conversation %d has no reply", conv)
+	return reply
+}
+
 func TestWebhookEventsFromWritePaths(t *testing.T) {
 	h := newHooks(t)
 	hookID := h.hook(nil)
@@ -69,11 +82,15 @@ func TestWebhookEventsFromWritePaths(t *testing.T) {
 			func() []string { return []string{"convo.agent.reply.created " + c()} }},
 		{"note", func() { h.send("POST", path()+"/notes", `{"text":"Check the carrier"}`, 201) },
 			func() []string { return []string{"convo.note.created " + c()} }},
-		{"customer thread", func() { h.send("POST", path()+"/customer", `{"text":"Thanks"}`, 201) },
+		{"customer thread", func() {
+			h.send("POST", path()+"/customer", `{"customer":{"email":"wh@example.com"},"text":"Thanks"}`, 201)
+		},
 			func() []string { return []string{"convo.customer.reply.created " + c()} }},
 		{"status", func() { h.send("PATCH", path(), `{"op":"replace","path":"/status","value":"closed"}`, 204) },
 			func() []string { return []string{"convo.status " + c()} }},
-		{"a closed conversation reopened by a customer reply", func() { h.send("POST", path()+"/customer", `{"text":"Still broken"}`, 201) },
+		{"a closed conversation reopened by a customer reply", func() {
+			h.send("POST", path()+"/customer", `{"customer":{"email":"wh@example.com"},"text":"Still broken"}`, 201)
+		},
 			func() []string { return []string{"convo.customer.reply.created " + c(), "convo.status " + c()} }},
 		{"assign", func() {
 			h.send("PATCH", path(), fmt.Sprintf(`{"op":"replace","path":"/assignTo","value":%d}`, adminID), 204)
@@ -141,16 +158,11 @@ func TestWebhookEventsFromWritePaths(t *testing.T) {
 		{"a satisfaction rating of a reply", func() {
 			rated = h.create(convJSON(map[string]any{"customer": customer("wh@example.com"),
 				"threads": []any{thread("customer", "Hi"), thread("reply", "Hello")}}))
-			var reply any
-			for _, th := range decode(t, h.get(fmt.Sprintf("/v2/conversations/%d/threads", rated)))["_embedded"].(map[string]any)["threads"].([]any) {
-				if th.(map[string]any)["type"] == "message" {
-					reply = th.(map[string]any)["id"]
-				}
-			}
-			h.send("PUT", fmt.Sprintf("/v2/conversations/%d/threads/%v/rating", rated, reply), `{"rating":"great"}`, 204)
+			h.send("PUT", fmt.Sprintf("/v2/conversations/%d/threads/%v/rating", rated, replyID(t, h.world, rated)), `{"rating":"great","comments":"Quick and kind"}`, 204)
 		}, func() []string {
 			// the customer of the table was deleted by an earlier row: created anew
-			return []string{"customer.created *", "convo.created " + fmt.Sprint(rated), "satisfaction.ratings " + fmt.Sprint(rated)}
+			return []string{"customer.created *", "convo.created " + fmt.Sprint(rated), "satisfaction.ratings " + fmt.Sprint(rated),
+				"message.survey.response.received "}
 		}},
 		{"rename a tag", func() { h.send("PUT", "/v2/tags/"+tagID("vip"), `{"name":"very important"}`, 204) },
 			func() []string { return []string{"tag.updated " + tagID("very important")} }},
@@ -177,6 +189,12 @@ func TestWebhookEventsFromWritePaths(t *testing.T) {
 		case "tags (one new)":
 			assert.Equal(t, []int64{conv}, ids(t, h.get("/v2/conversations?status=all&modifiedSince=2026-11-21T12:01:00Z"), "conversations"),
 				"a tag change bumps modifiedAt")
+		case "a satisfaction rating of a reply":
+			for _, hit := range hits {
+				if hit.Event == "message.survey.response.received" {
+					goldenJSON(t, "webhooks/survey_response", []byte(hit.Raw))
+				}
+			}
 		case "delete the conversation", "delete the organization", "delete a customer":
 			require.Len(t, hits, 1)
 			assert.JSONEq(t, fmt.Sprintf(`{"id":%s}`, strings.Fields(row.want()[0])[1]), hits[0].Raw, "delete events carry only the id")

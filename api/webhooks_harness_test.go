@@ -198,5 +198,5 @@ var allEvents = []string{"convo.created", "convo.assigned", "convo.moved", "conv
 	"convo.custom-fields", "convo.merged", "convo.deleted", "convo.agent.reply.created",
 	"convo.customer.reply.created", "convo.note.created", "customer.created", "customer.updated",
 	"customer.deleted", "organization.created", "organization.updated", "organization.deleted",
-	"tag.created", "tag.updated", "tag.deleted", "satisfaction.ratings", "user.status.changed",
+	"tag.created", "tag.updated", "tag.deleted", "satisfaction.ratings", "message.survey.response.received", "user.status.changed",
 	"widget.chat.ended", "beacon.chat.created", "beacon.chat.customer.replied"}

@@ -88,6 +88,13 @@ func (r *EventRenderer) RenderEvent(tx parley.Tx, e parley.Event) ([]byte, strin
 		if u, err = tx.User(e.CompanyID, id); err == nil {
 			body, uri = s.userStatusResource(c, u), s.url(c, "v2", "users", id, "status")
 		}
+	case kind == parley.ResourceRating:
+		var conv *parley.Conversation
+		var t *parley.Thread
+		if conv, t, err = tx.RatedThread(e.CompanyID, id); err == nil {
+			body, err = newRenderer(s, c, tx).surveyResponse(conv, t)
+			uri = s.url(c, "v2", "ratings", id)
+		}
 	case kind == parley.ResourceChat:
 		var chat *parley.Chat
 		if chat, err = tx.Chat(e.CompanyID, e.ResourceID); err == nil {

@@ -72,8 +72,6 @@ func TestWebhookValidation(t *testing.T) {
 		{"no events", h.world, ownerToken, valid(func(m map[string]any) { m["events"] = []string{} }), 400, "events", "Empty value", ""},
 		{"unknown event", h.world, ownerToken, valid(func(m map[string]any) { m["events"] = []string{"convo.created", "convo.exploded"} }), 400, "events[1]", "List Of Enum Values", ""},
 		{"the test event cannot be subscribed", h.world, ownerToken, valid(func(m map[string]any) { m["events"] = []string{"helpscout.test"} }), 400, "events[0]", "List Of Enum Values", ""},
-		// Help Scout's survey event reports Messages (NPS via Beacon), which Parley has not.
-		{"the survey event cannot be subscribed", h.world, ownerToken, valid(func(m map[string]any) { m["events"] = []string{"message.survey.response.received"} }), 400, "events[0]", "List Of Enum Values", ""},
 		{"no secret", h.world, ownerToken, valid(func(m map[string]any) { delete(m, "secret") }), 400, "secret", "Null value", ""},
 		{"secret too long", h.world, ownerToken, valid(func(m map[string]any) { m["secret"] = strings.Repeat("s", 41) }), 400, "secret", "Size", ""},
 		{"payload V1 is retired", h.world, ownerToken, valid(func(m map[string]any) { m["payloadVersion"] = "V1" }), 400, "payloadVersion", "Value not supported", "retired"},
@@ -96,4 +94,28 @@ func TestWebhookValidation(t *testing.T) {
 	}
 	rec := secure.call(ownerToken, http.MethodPost, "/v2/webhooks", valid(func(m map[string]any) { m["url"] = "https://hooks.example.com/parley" }))
 	assert.Equal(t, http.StatusCreated, rec.Code, "https is accepted without insecure mode")
+}
+
+// helpScoutEvents is the list of events Help Scout's Create Webhook and
+// Update Webhook docs accept.
+var helpScoutEvents = []string{"beacon.chat.created", "beacon.chat.customer.replied", "convo.agent.reply.created",
+	"convo.assigned", "convo.created", "convo.custom-fields", "convo.customer.reply.created", "convo.deleted",
+	"convo.merged", "convo.moved", "convo.note.created", "convo.status", "convo.tags", "customer.created",
+	"customer.deleted", "customer.updated", "message.survey.response.received", "satisfaction.ratings",
+	"tag.created", "tag.deleted", "tag.updated"}
+
+func TestWebhookAcceptsEveryDocumentedEvent(t *testing.T) {
+	h := newHooks(t)
+	for _, event := range helpScoutEvents {
+		t.Run(event, func(t *testing.T) {
+			body := map[string]any{"url": h.recv.srv.URL + "/hook", "secret": hookSecret, "events": []string{event}}
+			rec := h.call(ownerToken, http.MethodPost, "/v2/webhooks", body)
+			require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+			h.must(http.MethodPut, "/v2/webhooks/"+rec.Header().Get("Resource-ID"), body, http.StatusNoContent)
+		})
+	}
+	t.Run("all at once", func(t *testing.T) {
+		rec := h.call(ownerToken, http.MethodPost, "/v2/webhooks", map[string]any{"url": h.recv.srv.URL + "/hook", "secret": hookSecret, "events": helpScoutEvents})
+		require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+	})
 }

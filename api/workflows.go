@@ -12,6 +12,7 @@ import (
 // workflowView is a workflow as the real API lists it; a single read adds
 // Parley's conditions and actions.
 type workflowView struct {
+	Links      selfLinks                `json:"_links"`
 	Actions    *[]parley.WorkflowAction `json:"actions,omitempty"`
 	Conditions *[]string                `json:"conditions,omitempty"`
 	CreatedAt  string                   `json:"createdAt"`
@@ -24,10 +25,10 @@ type workflowView struct {
 	Type       string                   `json:"type"`
 }
 
-// workflowItem is a workflow as the real API lists it; full adds Parley's
-// conditions and actions.
-func workflowItem(w *parley.Workflow, full bool) *workflowView {
-	item := &workflowView{ID: w.ID, MailboxID: w.MailboxID, Type: w.Type, Status: w.Status, Order: w.Order,
+// workflowItem is a workflow as the real API lists it, with its own link;
+// full adds Parley's conditions and actions.
+func (s *Server) workflowItem(c *gin.Context, w *parley.Workflow, full bool) *workflowView {
+	item := &workflowView{Links: selfLinks{link(s.url(c, "v2", "workflows", w.ID))}, ID: w.ID, MailboxID: w.MailboxID, Type: w.Type, Status: w.Status, Order: w.Order,
 		Name: w.Name, CreatedAt: parley.FormatTime(w.CreatedAt), ModifiedAt: parley.FormatTime(w.ModifiedAt)}
 	if full {
 		item.Conditions, item.Actions = &w.Conditions, &w.Actions
@@ -55,7 +56,7 @@ func (s *Server) listWorkflows(c *gin.Context) error {
 	f.Type = p.enum("type", "", parley.WorkflowTypes)
 	return listRecords(s, c, p, "workflows",
 		func(tx parley.Tx, _ int64) ([]parley.Workflow, error) { return parley.WorkflowsOf(tx, caller(c), f) }, nil,
-		func(w *parley.Workflow) (*workflowView, error) { return workflowItem(w, false), nil })
+		func(w *parley.Workflow) (*workflowView, error) { return s.workflowItem(c, w, false), nil })
 }
 
 // getWorkflow handles GET /v2/workflows/{id} (Parley's own).
@@ -74,7 +75,7 @@ func (s *Server) getWorkflow(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	render(c, http.StatusOK, workflowItem(w, true))
+	render(c, http.StatusOK, s.workflowItem(c, w, true))
 	return nil
 }
 

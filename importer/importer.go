@@ -14,6 +14,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -23,6 +24,16 @@ import (
 type Export struct {
 	Customers     []Customer
 	Conversations []Conversation
+	// Rejected are the documents that are none of the records an export
+	// holds, or do not decode as one; an import counts them as failed.
+	Rejected []Rejected
+}
+
+// Rejected is a document of the export that is not imported, with the line
+// it starts on and why.
+type Rejected struct {
+	Line   int
+	Reason string
 }
 
 // Person is a user, team or customer reference as rendered.
@@ -119,71 +130,157 @@ type Customer struct {
 // Read decodes an export: JSON lines or one JSON array (or a mix of
 // documents one after another). Each document is a conversation, a
 // customer, or a HAL list page whose `_embedded.conversations` and
-// `_embedded.customers` are taken item by item.
+// `_embedded.customers` are taken item by item; anything else is Rejected
+// with its line. Only text that is not JSON at all stops the reading (the
+// decoder cannot resume after it), with the line where it is.
 func Read(r io.Reader) (*Export, error) {
-	dec := json.NewDecoder(bufio.NewReader(r))
+	lines := &lineCounter{r: r}
+	dec := json.NewDecoder(bufio.NewReader(lines))
 	dec.UseNumber()
 	e := &Export{}
-	for n := 1; ; n++ {
+	for {
 		var raw json.RawMessage
-		if err := dec.Decode(&raw); err == io.EOF {
+		err := dec.Decode(&raw)
+		if err == io.EOF {
 			return e, nil
-		} else if err != nil {
-			return nil, fmt.Errorf("importer: document %d: %w", n, err)
 		}
-		if err := e.add(raw); err != nil {
-			return nil, fmt.Errorf("importer: document %d: %w", n, err)
+		var syntax *json.SyntaxError
+		switch {
+		case errors.As(err, &syntax):
+			return nil, fmt.Errorf("importer: line %d: %w", lines.line(syntax.Offset-1), err)
+		case err != nil:
+			return nil, fmt.Errorf("importer: line %d: %w", lines.line(dec.InputOffset()), err)
 		}
+		e.add(raw, lines.line(dec.InputOffset()-int64(len(raw))), "")
 	}
 }
 
-func (e *Export) add(raw json.RawMessage) error {
+// A document is a conversation when it has one of conversationKeys, a
+// customer when it has one of customerKeys (as the API renders them).
+const (
+	conversationKeys = "subject or _embedded.threads"
+	customerKeys     = "firstName, lastName or _embedded entries"
+)
+
+// add sorts one document, which starts on line, into the export; item
+// names its place in the list page it came from ("" for a document of its
+// own).
+func (e *Export) add(raw json.RawMessage, line int, item string) {
+	reject := func(reason string) { e.Rejected = append(e.Rejected, Rejected{Line: line, Reason: item + reason}) }
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '[' {
-		var items []json.RawMessage
-		if err := json.Unmarshal(raw, &items); err != nil {
-			return err
-		}
-		for _, it := range items {
-			if err := e.add(it); err != nil {
-				return err
-			}
-		}
-		return nil
+		e.addArray(raw, line, item)
+		return
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		reject("not a JSON object: " + abbreviate(raw))
+		return
 	}
 	var probe struct {
-		Subject  *string `json:"subject"`
-		Embedded struct {
-			Conversations []json.RawMessage `json:"conversations"`
-			Customers     []json.RawMessage `json:"customers"`
-			Threads       json.RawMessage   `json:"threads"`
+		Subject   json.RawMessage `json:"subject"`
+		FirstName json.RawMessage `json:"firstName"`
+		LastName  json.RawMessage `json:"lastName"`
+		Embedded  struct {
+			Conversations  []json.RawMessage `json:"conversations"`
+			Customers      []json.RawMessage `json:"customers"`
+			Threads        json.RawMessage   `json:"threads"`
+			Emails         json.RawMessage   `json:"emails"`
+			Phones         json.RawMessage   `json:"phones"`
+			Chats          json.RawMessage   `json:"chats"`
+			SocialProfiles json.RawMessage   `json:"social_profiles"`
+			Websites       json.RawMessage   `json:"websites"`
 		} `json:"_embedded"`
-		Page json.RawMessage `json:"page"`
 	}
 	if err := json.Unmarshal(raw, &probe); err != nil {
-		return err
+		reject(err.Error())
+		return
 	}
+	em := probe.Embedded
 	switch {
-	case probe.Embedded.Conversations != nil || probe.Embedded.Customers != nil:
-		for _, it := range append(probe.Embedded.Conversations, probe.Embedded.Customers...) {
-			if err := e.add(it); err != nil {
-				return err
-			}
+	case em.Conversations != nil || em.Customers != nil:
+		for i, it := range em.Conversations {
+			e.add(it, line, fmt.Sprintf("conversation %d of the list page: ", i+1))
 		}
-	case probe.Subject != nil || probe.Embedded.Threads != nil:
+		for i, it := range em.Customers {
+			e.add(it, line, fmt.Sprintf("customer %d of the list page: ", i+1))
+		}
+	case probe.Subject != nil || em.Threads != nil:
 		var c Conversation
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return fmt.Errorf("conversation: %w", err)
+			reject("conversation: " + err.Error())
+			return
 		}
 		e.Conversations = append(e.Conversations, c)
-	default:
+	case probe.FirstName != nil || probe.LastName != nil || em.Emails != nil || em.Phones != nil || em.Chats != nil ||
+		em.SocialProfiles != nil || em.Websites != nil:
 		var c Customer
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return fmt.Errorf("customer: %w", err)
+			reject("customer: " + err.Error())
+			return
 		}
 		e.Customers = append(e.Customers, c)
+	default:
+		reject("neither a conversation (" + conversationKeys + "), a customer (" + customerKeys +
+			") nor a list page of them (_embedded.conversations or _embedded.customers): " + abbreviate(raw))
 	}
-	return nil
+}
+
+// addArray adds the items of a JSON array, each with the line it starts on.
+func (e *Export) addArray(raw json.RawMessage, line int, item string) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil { // [
+		e.Rejected = append(e.Rejected, Rejected{Line: line, Reason: item + err.Error()})
+		return
+	}
+	for dec.More() {
+		var it json.RawMessage
+		if err := dec.Decode(&it); err != nil {
+			e.Rejected = append(e.Rejected, Rejected{Line: line, Reason: item + err.Error()})
+			return
+		}
+		start := int(dec.InputOffset()) - len(it)
+		e.add(it, line+bytes.Count(raw[:start], []byte("\n")), item)
+	}
+}
+
+// abbreviate quotes the start of a document for a message.
+func abbreviate(raw []byte) string {
+	const most = 60
+	if len(raw) > most {
+		return string(raw[:most]) + "..."
+	}
+	return string(raw)
+}
+
+// lineCounter passes an export through and notes where its lines end, so
+// that the decoder's offsets become line numbers.
+type lineCounter struct {
+	r     io.Reader
+	read  int64   // bytes passed through
+	ends  []int64 // offsets of the newlines not yet counted by line
+	lines int     // newlines counted
+}
+
+func (l *lineCounter) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for i, b := range p[:n] {
+		if b == '\n' {
+			l.ends = append(l.ends, l.read+int64(i))
+		}
+	}
+	l.read += int64(n)
+	return n, err
+}
+
+// line returns the 1-based line of a byte offset; offsets asked for must
+// not decrease.
+func (l *lineCounter) line(offset int64) int {
+	for len(l.ends) > 0 && l.ends[0] < offset {
+		l.ends = l.ends[1:]
+		l.lines++
+	}
+	return l.lines + 1
 }
 
 func lower(s string) string { return strings.ToLower(strings.TrimSpace(s)) }

@@ -29,10 +29,12 @@ type Summary struct {
 	Failures                                   []Failure
 }
 
-// Failure is a record the domain refused, with why.
+// Failure is a record the domain refused, or a document of the export
+// that is no record (Kind "document", with its Line), with why.
 type Failure struct {
-	Kind string // "customer" or "conversation"
+	Kind string // "customer", "conversation" or "document"
 	ID   int64  // the id in the export
+	Line int    // the line a rejected document starts on
 	Err  string
 }
 
@@ -71,6 +73,9 @@ func Run(db parley.Store, e *Export, opt Options) (*Summary, error) {
 		return convs[i].CreatedAt < convs[j].CreatedAt
 	})
 	s := &Summary{}
+	for _, r := range e.Rejected {
+		s.Failures = append(s.Failures, Failure{Kind: "document", Line: r.Line, Err: r.Reason})
+	}
 	total, done := len(e.Customers)+len(convs), 0
 	step := func() {
 		done++

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	parley "github.com/parley/parley"
 	"github.com/parley/parley/query"
 )
 
@@ -328,8 +329,11 @@ var ConversationSchema query.Schema = &schema{
 		spec("attachments", query.Bool, "hasAttachments"),
 		spec("attachment", query.Bool, "hasAttachments"),
 		spec("replyUserIds", query.Number, "replyUserId"),
-		spec("status", query.KeywordType, "status"),
-		spec("type", query.KeywordType, "type"),
+		{Name: "status", Type: query.KeywordType, Targets: []string{"status"}, Values: statusValues()},
+		{Name: "type", Type: query.KeywordType, Targets: []string{"type"}, Values: closedSet(parley.ConversationTypes...)},
+		// Deleted conversations are not indexed: a search sees the others.
+		{Name: "state", Type: query.KeywordType, Targets: []string{"state"},
+			Values: closedSet(string(parley.StatePublished), string(parley.StateDraft))},
 		spec("folder", query.Number, "folderId"),
 	},
 	defaults: []query.FieldSpec{
@@ -338,6 +342,28 @@ var ConversationSchema query.Schema = &schema{
 		{Name: "customerName", Type: query.Text, Targets: []string{"customerName"}, QuotedPhrase: true},
 		spec("email", query.KeywordType, "email"),
 	},
+}
+
+// closedSet is the Values of a closed keyword field whose values are
+// stored as written.
+func closedSet(values ...string) map[string][]string {
+	out := make(map[string][]string, len(values))
+	for _, v := range values {
+		out[v] = []string{v}
+	}
+	return out
+}
+
+// statusValues is the Values of status: the list parameter's values, each
+// standing for the stored statuses it selects.
+func statusValues() map[string][]string {
+	out := map[string][]string{}
+	for v, statuses := range parley.StatusSelections() {
+		for _, s := range statuses {
+			out[v] = append(out[v], string(s))
+		}
+	}
+	return out
 }
 
 // CustomerSchema is what `query=` may name on the customer lists.

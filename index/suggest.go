@@ -28,13 +28,15 @@ const (
 )
 
 // SuggestableWord reports whether a word (an exact form) can be corrected
-// or offered: letters only, at least three of them.
+// or offered: letters and digits, at least three of them. Digits count
+// because order numbers and product codes (zqvolt66104405x) are what
+// agents search for most.
 func SuggestableWord(w string) bool {
 	if utf8.RuneCountInString(w) < 3 {
 		return false
 	}
 	for _, r := range w {
-		if !unicode.IsLetter(r) {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			return false
 		}
 	}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"errors"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -138,6 +139,9 @@ func (c checker) value(spec FieldSpec, f Field) (q Node, fits bool, err *Error) 
 			}
 		}), true, nil
 	case KeywordType:
+		if spec.Values != nil {
+			return c.closedValue(spec, f)
+		}
 		return perTarget(spec, func(t string) Node {
 			switch {
 			case spec.Contains:
@@ -176,6 +180,37 @@ func (c checker) value(spec FieldSpec, f Field) (q Node, fits bool, err *Error) 
 		}), true, nil
 	}
 	return nil, false, newError(f.Column, "field "+strconv.Quote(f.Field)+" has an unknown type", "")
+}
+
+// closedValue turns a value of a closed keyword field into the stored
+// values it stands for; a wildcard takes every accepted value it prefixes.
+// A value outside the set is an error, with the closest accepted value or
+// else the whole set.
+func (c checker) closedValue(spec FieldSpec, f Field) (Node, bool, *Error) {
+	v := strings.ToLower(f.Value)
+	var stored []string
+	for _, accepted := range slices.Sorted(maps.Keys(spec.Values)) {
+		if accepted == v || f.Wildcard && strings.HasPrefix(accepted, v) {
+			for _, s := range spec.Values[accepted] {
+				if !slices.Contains(stored, s) {
+					stored = append(stored, s)
+				}
+			}
+		}
+	}
+	if len(stored) == 0 {
+		accepted := slices.Sorted(maps.Keys(spec.Values))
+		hint := ", expected one of: " + strings.Join(accepted, ", ")
+		if s := suggest(f.Value, accepted); s != "" && !f.Wildcard {
+			hint = "; did you mean " + strconv.Quote(s) + "?"
+		}
+		return nil, false, newError(f.Column, "invalid value "+quoteInput(f)+" for field "+strconv.Quote(f.Field), hint)
+	}
+	nodes := make([]Node, 0, len(stored))
+	for _, s := range stored {
+		nodes = append(nodes, perTarget(spec, func(t string) Node { return Keyword{Field: t, Value: s} }))
+	}
+	return newOr(nodes), true, nil
 }
 
 // quoteInput quotes a value as written, wildcard included, for messages.

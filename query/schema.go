@@ -33,6 +33,12 @@ type FieldSpec struct {
 	// Contains makes a keyword value match when it holds the written value
 	// anywhere (a Contains node) instead of equal to it.
 	Contains bool
+	// Values, when set, closes a keyword field's set of values: each
+	// accepted value (lowercase) maps to the stored values it matches
+	// (status:open is active or pending). Any other value is an error
+	// that suggests the closest accepted one, so a typo is never a silent
+	// search for nothing.
+	Values map[string][]string
 }
 
 // Schema is the set of names a document kind can be searched by.

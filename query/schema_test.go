@@ -38,8 +38,13 @@ func newTestSchema() testSchema {
 	add(one("assigned", KeywordType, "assigned"))
 	add(one("attachments", Bool, "hasAttachments"), "attachment")
 	add(one("replyUserIds", Number, "replyUserId"))
-	add(one("status", KeywordType, "status"))
-	add(one("type", KeywordType, "type"))
+	status := one("status", KeywordType, "status")
+	status.Values = map[string][]string{"active": {"active"}, "all": {"active", "pending", "closed", "spam"},
+		"closed": {"closed"}, "open": {"active", "pending"}, "pending": {"pending"}, "spam": {"spam"}}
+	add(status)
+	typ := one("type", KeywordType, "type")
+	typ.Values = map[string][]string{"chat": {"chat"}, "email": {"email"}, "phone": {"phone"}}
+	add(typ)
 	add(one("folder", Number, "folderId"))
 	s.defaults = []FieldSpec{
 		s.byName["subject"],

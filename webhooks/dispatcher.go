@@ -222,14 +222,15 @@ func (d *Dispatcher) expand(tx parley.Tx, e parley.Event, now time.Time) (int, e
 
 // inView reports whether an event of a webhook filtered by a view
 // concerns a conversation in the view, as it is when the event is
-// expanded; events about anything but a conversation are not.
+// expanded (a rating's event concerns the rated conversation); events
+// about anything but a conversation are not.
 func (d *Dispatcher) inView(tx parley.Tx, w *parley.Webhook, e parley.Event, now time.Time) (bool, error) {
-	if d.cfg.MatchView == nil || parley.EventResource(e.Kind) != parley.ResourceConversation {
+	if d.cfg.MatchView == nil {
 		return false, nil
 	}
-	id, err := strconv.ParseInt(e.ResourceID, 10, 64)
-	if err != nil {
-		return false, nil
+	conv, err := parley.EventConversation(tx, e)
+	if err != nil || conv == nil {
+		return false, err
 	}
 	v, err := tx.SavedView(w.CompanyID, w.ViewID)
 	if parley.IsNotFound(err) {
@@ -238,7 +239,7 @@ func (d *Dispatcher) inView(tx parley.Tx, w *parley.Webhook, e parley.Event, now
 	if err != nil {
 		return false, err
 	}
-	return d.cfg.MatchView(tx, v, id, now)
+	return d.cfg.MatchView(tx, v, conv.ID, now)
 }
 
 // dueBatch bounds the deliveries attempted per round.

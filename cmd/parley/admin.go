@@ -207,7 +207,10 @@ func appRevoke(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return printJSON(stdout, map[string]string{"client_id": *clientID, "revoked": "true"})
+	return printJSON(stdout, struct {
+		ClientID string `json:"client_id"`
+		Revoked  bool   `json:"revoked"`
+	}{*clientID, true})
 }
 
 func printJSON(w io.Writer, v any) error {

@@ -62,9 +62,16 @@ func importCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fmt.Fprintf(stdout, "\ncustomers: %d created, %d already there\nconversations: %d created (%d threads), %d already there\nfailed: %d\n",
 		sum.CustomersCreated, sum.CustomersSkipped, sum.ConversationsCreated, sum.ThreadsCreated, sum.ConversationsSkipped, len(sum.Failures))
 	for _, f := range sum.Failures {
-		fmt.Fprintf(stdout, "  %s %d: %s\n", f.Kind, f.ID, f.Err)
+		if f.Kind == "document" {
+			fmt.Fprintf(stdout, "  line %d: %s\n", f.Line, f.Err)
+		} else {
+			fmt.Fprintf(stdout, "  %s %d: %s\n", f.Kind, f.ID, f.Err)
+		}
 	}
 	fmt.Fprintf(stdout, "storage file compacted: %d -> %d bytes\n", before, after)
+	if n := len(sum.Failures); n > 0 {
+		return fmt.Errorf("%d of the export's records failed (listed above); the others are imported, and a re-run skips them", n)
+	}
 	return nil
 }
 

@@ -164,3 +164,24 @@ func TestImportExportedDemo(t *testing.T) {
 		assert.Equal(t, wantLists[q], keys, q)
 	}
 }
+
+// TestImportCountsJunkAsFailed: a line that is no record is counted as
+// failed with its line number and why, creates nothing, and the command
+// exits 1 after importing the rest.
+func TestImportCountsJunkAsFailed(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"init", "--data", dir, "--company", "Initech", "--owner", "bill@initech.test"}, &out, &errs), errs.String())
+	file := filepath.Join(t.TempDir(), "export.jsonl")
+	require.NoError(t, os.WriteFile(file, []byte(`{"firstName":"Ada","_embedded":{"emails":[{"value":"ada@example.com"}]}}
+{"garbage": true}
+{"firstName":"Cy","_embedded":{"emails":[{"value":"cy@example.com"}]}}
+`), 0o600))
+	out.Reset()
+	errs.Reset()
+	assert.Equal(t, 1, run(context.Background(), []string{"import", "--data", dir, file}, &out, &errs))
+	assert.Contains(t, out.String(), "customers: 2 created, 0 already there\n")
+	assert.Contains(t, out.String(), "failed: 1\n  line 2: neither a conversation (subject or _embedded.threads), a customer "+
+		"(firstName, lastName or _embedded entries) nor a list page of them (_embedded.conversations or _embedded.customers): {\"garbage\": true}\n")
+	assert.Contains(t, errs.String(), "1 of the export's records failed (listed above)")
+}

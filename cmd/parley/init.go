@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -65,18 +66,20 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		}
 		req.Owner.Password = &password
 	}
-	db, err := openStore(context.Background(), location{dir: *data, url: *database})
+	at := location{dir: *data, url: *database}
+	made := newFiles(at) // before openStore creates them
+	db, err := openStore(context.Background(), at)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
 	var account *parley.NewAccount
 	_, err = db.Store().Update(func(tx parley.Tx) (err error) {
 		account, err = parley.CreateCompany(tx, req, api.HashSecret, parley.SystemClock.Now())
 		return err
 	})
+	err = errors.Join(err, db.Close())
 	if err != nil {
-		return flagProblems(err)
+		return errors.Join(flagProblems(err), made.remove())
 	}
 	out := map[string]any{"company_id": account.Company.ID, "company": account.Company.Name, "plan": account.Company.Plan,
 		"owner": account.Owner.Email, "mailbox_id": account.Mailbox.ID,
@@ -89,6 +92,41 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintln(stderr, "company created; the secrets above are shown this once (stored hashed)")
 	return nil
+}
+
+// createdFiles are the data directory and database file an embedded
+// `init` is about to create, so that a failed one leaves nothing behind
+// (a later `init` or `serve --demo` would find a database holding no
+// company).
+type createdFiles struct{ dir, db string }
+
+// newFiles names what openStore will create at at: nothing for
+// PostgreSQL, and of the data directory and its database file those that
+// do not exist yet.
+func newFiles(at location) createdFiles {
+	var f createdFiles
+	if at.postgres() {
+		return f
+	}
+	if _, err := os.Stat(at.dir); errors.Is(err, fs.ErrNotExist) {
+		f.dir = at.dir
+	}
+	if _, err := os.Stat(dbPath(at.dir)); errors.Is(err, fs.ErrNotExist) {
+		f.db = dbPath(at.dir)
+	}
+	return f
+}
+
+// remove deletes the files; the directory only if it is empty.
+func (f createdFiles) remove() error {
+	var err error
+	if f.db != "" {
+		err = os.Remove(f.db)
+	}
+	if f.dir != "" {
+		err = errors.Join(err, os.Remove(f.dir))
+	}
+	return err
 }
 
 // readPassword reads the owner's password twice from the terminal,

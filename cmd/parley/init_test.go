@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,6 +75,38 @@ func TestInitThenServe(t *testing.T) {
 	assert.Contains(t, errs.String(), "--owner: a user with this e-mail already exists")
 }
 
+// TestInitRefusesCollisions: a second company may not take an existing
+// company's name, nor an address another company's mailbox receives mail
+// at; the errors name the flags.
+func TestInitRefusesCollisions(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"init", "--data", dir, "--company", "Initech",
+		"--owner", "bill@initech.test", "--mailbox-email", "help@initech.test"}, &out, &errs), errs.String())
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"the same name, in other case", []string{"--company", "INITECH", "--owner", "peter@chotchkies.test"},
+			"--company: a company is already called Initech"},
+		{"another company's mailbox address", []string{"--company", "Chotchkies", "--owner", "peter@chotchkies.test", "--mailbox-email", "Help@initech.test"},
+			"--mailbox-email: another company's mailbox receives mail at this address"},
+		{"an owner whose address is another company's mailbox", []string{"--company", "Chotchkies", "--owner", "help@initech.test"},
+			"--mailbox-email: another company's mailbox receives mail at this address (the owner's"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out.Reset()
+			errs.Reset()
+			assert.Equal(t, 1, run(context.Background(), append([]string{"init", "--data", dir}, tc.args...), &out, &errs))
+			assert.Contains(t, errs.String(), tc.want)
+			assert.Empty(t, out.String(), "no credentials printed")
+			assert.FileExists(t, dbPath(dir), "the database of the first company stays")
+		})
+	}
+}
+
 // TestInitRefusesBadInput: validation errors name the flags.
 func TestInitRefusesBadInput(t *testing.T) {
 	cases := []struct {
@@ -92,9 +125,14 @@ func TestInitRefusesBadInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errs bytes.Buffer
-			assert.Equal(t, 1, run(context.Background(), append([]string{"init", "--data", t.TempDir()}, tc.args...), &out, &errs))
-			assert.Contains(t, errs.String(), tc.want)
-			assert.Empty(t, out.String(), "no credentials printed")
+			empty, absent := t.TempDir(), filepath.Join(t.TempDir(), "data")
+			for _, dir := range []string{empty, absent} {
+				assert.Equal(t, 1, run(context.Background(), append([]string{"init", "--data", dir}, tc.args...), &out, &errs))
+				assert.Contains(t, errs.String(), tc.want)
+				assert.Empty(t, out.String(), "no credentials printed")
+			}
+			assert.NoFileExists(t, dbPath(empty), "a failed init leaves no database behind")
+			assert.NoDirExists(t, absent, "nor the data directory it made")
 		})
 	}
 }

@@ -49,35 +49,38 @@ func (f *mailFlags) sender(dataDir string) (email.Sender, string, error) {
 }
 
 // startMail runs the e-mail dispatcher beside the webhook dispatcher, the
-// SMTP listener when an address is set, and the IMAP poller when a URL is. The returned function stops
-// them and waits.
-func startMail(f *mailFlags, db parley.MailSource, dataDir string, log *slog.Logger) (func(), error) {
+// SMTP listener when an address is set, and the IMAP poller when a URL is.
+// It returns a function that stops them and waits, and the address the
+// SMTP listener listens on ("" for none: with port 0, the one it got).
+func startMail(f *mailFlags, db parley.MailSource, dataDir string, log *slog.Logger) (func(), string, error) {
 	sender, where, err := f.sender(dataDir)
 	if err != nil {
-		return nil, err
-	}
-	var ln net.Listener
-	if *f.listen != "" {
-		if ln, err = net.Listen("tcp", *f.listen); err != nil {
-			return nil, fmt.Errorf("--smtp-listen: %w", err)
-		}
+		return nil, "", err
 	}
 	var poller *email.Poller
 	if *f.imapURL != "" {
 		if poller, err = email.ParsePollerURL(*f.imapURL); err != nil {
-			return nil, fmt.Errorf("%w: --imap-url: %v", errUsage, err)
+			return nil, "", fmt.Errorf("%w: --imap-url: %v", errUsage, err)
 		}
 		if *f.imapEvery < time.Second {
-			return nil, fmt.Errorf("%w: --imap-interval must be at least 1s", errUsage)
+			return nil, "", fmt.Errorf("%w: --imap-interval must be at least 1s", errUsage)
 		}
 		poller.Store, poller.Clock, poller.Log = db.Store(), parley.SystemClock, log
+	}
+	var ln net.Listener
+	if *f.listen != "" {
+		if ln, err = net.Listen("tcp", *f.listen); err != nil {
+			return nil, "", fmt.Errorf("--smtp-listen: %w", err)
+		}
 	}
 	d := email.NewDispatcher(email.Config{DB: db, Sender: sender, Clock: parley.SystemClock, Log: log})
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { d.Run(ctx) })
 	log.Info("outgoing e-mail", "to", where)
+	smtpAddr := ""
 	if ln != nil {
+		smtpAddr = ln.Addr().String()
 		l := &email.Listener{Store: db.Store(), Clock: parley.SystemClock, Log: log, Domain: *f.hostname}
 		wg.Go(func() {
 			if err := l.Serve(ln); err != nil {
@@ -85,11 +88,11 @@ func startMail(f *mailFlags, db parley.MailSource, dataDir string, log *slog.Log
 			}
 		})
 		wg.Go(func() { <-ctx.Done(); l.Close() })
-		log.Info("receiving e-mail", "addr", ln.Addr().String())
+		log.Info("receiving e-mail", "addr", smtpAddr)
 	}
 	if poller != nil {
 		wg.Go(func() { poller.Run(ctx, *f.imapEvery) })
 		log.Info("polling IMAP for e-mail", "addr", poller.Addr, "folder", poller.Folder, "every", f.imapEvery.String())
 	}
-	return func() { stop(); wg.Wait() }, nil
+	return func() { stop(); wg.Wait() }, smtpAddr, nil
 }

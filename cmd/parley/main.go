@@ -1,5 +1,6 @@
 // Command parley runs the Parley support-inbox API and its admin tasks:
 //
+//	parley version
 //	parley migrate --database URL
 //	parley serve   [--addr 127.0.0.1:8080] [--data ./parley-data | --database URL] [--base-url URL]
 //	               [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--insecure-http]
@@ -29,6 +30,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -38,7 +40,10 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage:
+const usage = `Parley: a self-hosted shared inbox serving Help Scout's Mailbox API 2.0.
+
+usage:
+  parley version
   parley migrate --database URL
   parley serve   [--addr 127.0.0.1:8080] [--data ./parley-data | --database URL] [--base-url URL]
                  [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--insecure-http]
@@ -83,6 +88,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			err = copyCommand(ctx, args[1:], stdout, stderr)
 		case "help", "-h", "--help":
 			fmt.Fprint(stdout, usage)
+			return 0
+		case "version", "--version":
+			fmt.Fprint(stdout, versionLine(debug.ReadBuildInfo()))
 			return 0
 		default:
 			err = fmt.Errorf("unknown command %q", args[0])

@@ -43,6 +43,7 @@ func TestAppListAndRevoke(t *testing.T) {
 	assert.NotContains(t, out.String(), "secret", "secrets are never listed")
 
 	require.Equal(t, 0, exec("revoke", "--client-id", created["client_id"]), errs.String())
+	assert.Equal(t, "{\n  \"client_id\": \""+created["client_id"]+"\",\n  \"revoked\": true\n}\n", out.String(), "a boolean, not a string")
 	require.Equal(t, 0, exec("list"))
 	require.NoError(t, json.Unmarshal(out.Bytes(), &apps))
 	for _, a := range apps {

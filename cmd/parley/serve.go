@@ -125,7 +125,8 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	listenCtx, stopListening := context.WithCancel(context.Background())
 	listened := in.listen(listenCtx, log, handler.ChatChanged)
 	defer func() { stopListening(); <-listened }()
-	// Metrics listen first: the "parley serving" line says everything listens.
+	// Metrics and mail listen first: the "parley serving" line says
+	// everything listens, and where.
 	if *metricsAddr != "" {
 		stopMetrics, err := serveMetrics(*metricsAddr, handler.Metrics().Handler(), log)
 		if err != nil {
@@ -133,6 +134,11 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		defer stopMetrics()
 	}
+	stopMail, smtpAddr, err := startMail(mail, in.db, *data, log)
+	if err != nil {
+		return err
+	}
+	defer stopMail()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -146,18 +152,17 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	} else {
 		go func() { served <- srv.Serve(handler.Listener(ln)) }()
 	}
-	log.Info("parley serving", "addr", ln.Addr().String(), "data", at.String(), "scheme", scheme)
+	serving := []any{"addr", ln.Addr().String(), "data", at.String(), "scheme", scheme}
+	if smtpAddr != "" {
+		serving = append(serving, "smtp", smtpAddr)
+	}
+	log.Info("parley serving", serving...)
 
 	stopHooks, err := startWebhooks(handler, in.db, *baseURL, scheme+"://"+ln.Addr().String(), *allowPrivateHooks, log)
 	if err != nil {
 		return err
 	}
 	defer stopHooks()
-	stopMail, err := startMail(mail, in.db, *data, log)
-	if err != nil {
-		return err
-	}
-	defer stopMail()
 
 	select {
 	case err := <-served:
