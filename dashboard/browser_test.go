@@ -237,5 +237,5 @@ func TestDashboard(t *testing.T) {
 		}
 	})
 
-	assert.Empty(t, errs.all(), "the page logged errors")
+	assert.Empty(t, errs.All(), "the page logged errors")
 }
