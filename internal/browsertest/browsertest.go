@@ -108,8 +108,14 @@ func StartParley(t *testing.T) *Parley {
 		engine.Close()
 		db.Close()
 	})
-	res, err := http.PostForm(ts.URL+"/v2/oauth2/token", url.Values{"grant_type": {"client_credentials"},
-		"client_id": {fixtures.AcmeClientID}, "client_secret": {fixtures.AcmeClientSecret}})
+	return &Parley{Server: ts, Token: ClientToken(t, ts.URL, fixtures.AcmeClientID, fixtures.AcmeClientSecret)}
+}
+
+// ClientToken is an access token of a client's, by client credentials.
+func ClientToken(t *testing.T, baseURL, clientID, secret string) string {
+	t.Helper()
+	res, err := http.PostForm(baseURL+"/v2/oauth2/token", url.Values{"grant_type": {"client_credentials"},
+		"client_id": {clientID}, "client_secret": {secret}})
 	require.NoError(t, err)
 	defer res.Body.Close()
 	var issued struct {
@@ -117,7 +123,7 @@ func StartParley(t *testing.T) *Parley {
 	}
 	require.NoError(t, json.NewDecoder(res.Body).Decode(&issued))
 	require.NotEmpty(t, issued.AccessToken)
-	return &Parley{Server: ts, Token: issued.AccessToken}
+	return issued.AccessToken
 }
 
 // Fetch calls the API directly, as the signed-in user.
@@ -178,10 +184,18 @@ func (e *PageErrors) All() []string {
 	return append([]string(nil), e.list...)
 }
 
-// WaitFor waits until the page's expression is true.
+// WaitFor waits until the page's expression is true. A page that is
+// navigating away loses the document the expression ran in: then it waits
+// on in the next one.
 func WaitFor(ctx context.Context, expression string) error {
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expression, chromedp.WithPollingTimeout(30*time.Second)))
-	return err
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](expression, chromedp.WithPollingTimeout(time.Until(deadline))))
+		if err == nil || !strings.Contains(err.Error(), "Cannot find context") || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // Evaluate runs an expression in the page and decodes its value.
