@@ -26,13 +26,18 @@ import (
 
 var update = flag.Bool("update", false, "rewrite docs/inbox-*.png, the screenshots of the inbox's pages")
 
-// screenshot writes, under -update, the page as docs/inbox-name.png.
-func screenshot(t *testing.T, ctx context.Context, name string) {
+// screenshot writes, under -update, the page (or, not full, the window)
+// as docs/inbox-name.png.
+func screenshot(t *testing.T, ctx context.Context, name string, full bool) {
 	t.Helper()
 	if !*update {
 		return
 	}
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	shot := chromedp.CaptureScreenshot()
+	if full {
+		shot = chromedp.FullScreenshot(100)
+	}
+	png, err := chromedp.Run(ctx, shot)
 	require.NoError(t, err)
 	path := filepath.Join("..", "docs", "inbox-"+name+".png")
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
@@ -204,7 +209,7 @@ func TestInbox(t *testing.T) {
 		bodies := browsertest.Evaluate[string](t, ctx, `document.getElementById('threads').textContent`)
 		assert.Contains(t, bodies, strings.Fields(threads[0].Body)[0])
 		require.NoError(t, browsertest.WaitFor(ctx, `document.querySelector('#customer .others') !== null`))
-		screenshot(t, ctx, "conversation")
+		screenshot(t, ctx, "conversation", true)
 	})
 
 	t.Run("a conversation the agent cannot see says so", func(t *testing.T) {
@@ -264,7 +269,7 @@ func TestInbox(t *testing.T) {
 		assert.Equal(t, count(t, p, url.Values{"status": {"all"}, "query": {"refund AND status:closed"}}), after)
 		assert.NotEqual(t, before, after)
 		assert.Equal(t, min(after, 25), browsertest.Evaluate[int](t, ctx, `document.querySelectorAll('#results .result').length`), "the first page of them")
-		screenshot(t, ctx, "search")
+		screenshot(t, ctx, "search", false)
 	})
 
 	t.Run("a saved view shows in the navigation with its count", func(t *testing.T) {
@@ -342,7 +347,7 @@ func TestInbox(t *testing.T) {
 		}
 		assert.LessOrEqual(t, browsertest.Evaluate[float64](t, ctx, `document.documentElement.scrollWidth`), 400.0, "nothing scrolls sideways: %v",
 			browsertest.Evaluate[[]string](t, ctx, `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 400).map((e) => e.tagName + '#' + e.id + '.' + e.className).slice(0, 10)`))
-		screenshot(t, ctx, "narrow")
+		screenshot(t, ctx, "narrow", false)
 	})
 
 	assert.Empty(t, errs.All(), "the page logged errors")

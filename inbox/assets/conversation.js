@@ -186,7 +186,7 @@ export class ConversationPage {
       ]);
       const organization = customer.organizationId
         ? await get(`v2/organizations/${customer.organizationId}`).catch(() => null) : null;
-      aside.replaceChildren(...customerSidebar(customer, organization, others, this.conv.id));
+      aside.replaceChildren(...customerSidebar(customer, organization, others, this.conv.id).filter(Boolean));
       aside.hidden = false;
     } catch (e) {
       if (e instanceof SignInRequired) throw e;

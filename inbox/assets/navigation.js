@@ -23,13 +23,16 @@ export async function renderNavigation() {
   const nav = document.getElementById('navigation');
   const [mailboxes, views] = await Promise.all([every('v2/mailboxes', 'mailboxes'), every('v2/views', 'views')]);
   const folders = await Promise.all(mailboxes.map((m) => every(`v2/mailboxes/${m.id}/folders`, 'folders')));
-  const viewCounts = await Promise.all(views.map(async (v) => (await get('v2/conversations', { folder: v.id })).page?.totalElements ?? 0));
+  // A view's count is the list its link opens: in its mailbox, when it
+  // has one.
+  const viewParams = (v) => ({ folder: v.id, mailbox: v.mailboxId ?? '' });
+  const viewCounts = await Promise.all(views.map(async (v) => (await get('v2/conversations', viewParams(v))).page?.totalElements ?? 0));
   const mailboxItems = mailboxes.map((m, i) => el('li', { 'data-mailbox': m.id },
     el('h3', {}, m.name),
     el('ul', {}, folders[i].filter((f) => f.type !== 'view').map((f) => el('li', { 'data-folder': f.id },
       link(`${m.name}: ${f.name}`, { mailbox: m.id, folder: f.id }, folderCount(f)))))));
   const viewItems = views.map((v, i) => el('li', { 'data-view': v.id, 'data-count': viewCounts[i] },
-    link(v.name, { folder: v.id }, viewCounts[i])));
+    link(v.name, viewParams(v), viewCounts[i])));
   if (nav.contains(document.activeElement)) return; // keep the agent's place; the next refresh catches up
   nav.replaceChildren(
     el('h2', {}, 'Mailboxes'), el('ul', { class: 'mailboxes' }, mailboxItems),
