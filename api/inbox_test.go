@@ -69,27 +69,11 @@ func TestConversationWebLink(t *testing.T) {
 
 func TestInboxFiles(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
-	page := w.do(request{method: http.MethodGet, path: "/inbox"})
-	require.Equal(t, http.StatusOK, page.Code)
-	assert.Equal(t, "text/html; charset=utf-8", page.Header().Get("Content-Type"))
-	assert.Equal(t, "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "+
-		"base-uri 'none'; form-action 'self'; frame-ancestors 'none'", page.Header().Get("Content-Security-Policy"))
-	assert.Contains(t, page.Body.String(), `<script type="module" src="inbox/assets/main.js"></script>`)
-
-	for _, tc := range []struct{ file, contentType, text string }{
+	checkWebAppFiles(t, newWorld(t), "/inbox", []webAppFile{
 		{"main.js", "text/javascript; charset=utf-8", "import"},
 		{"inbox.css", "text/css; charset=utf-8", ":root"},
-	} {
-		rec := w.do(request{method: http.MethodGet, path: "/inbox/assets/" + tc.file})
-		require.Equal(t, http.StatusOK, rec.Code, tc.file)
-		assert.Equal(t, tc.contentType, rec.Header().Get("Content-Type"), tc.file)
-		assert.Contains(t, rec.Body.String(), tc.text, tc.file)
-		etag := rec.Header().Get("ETag")
-		require.NotEmpty(t, etag)
-		again := w.do(request{method: http.MethodGet, path: "/inbox/assets/" + tc.file, header: map[string]string{"If-None-Match": etag}})
-		assert.Equal(t, http.StatusNotModified, again.Code, tc.file)
-	}
-	missing := w.do(request{method: http.MethodGet, path: "/inbox/assets/nothing.js"})
-	assert.Equal(t, "404 Not found: asset not found", apiError(t, missing))
+		{"handoff.js", "text/javascript; charset=utf-8", "finishSignIn"},
+	})
+	signin := newWorld(t).do(request{method: http.MethodGet, path: "/inbox/signin"})
+	assert.Equal(t, http.StatusSeeOther, signin.Code)
 }

@@ -92,30 +92,10 @@ func count(t *testing.T, p *browsertest.Parley, params url.Values) int {
 	return list.Page.TotalElements
 }
 
-// signIn goes through Parley's sign-in and authorization pages from the
-// inbox at path, and waits until the inbox shows, back at path.
+// signIn signs in from the inbox's page at path.
 func signIn(t *testing.T, ctx context.Context, p *browsertest.Parley, path string) {
 	t.Helper()
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(p.URL+path)))
-	require.NoError(t, chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body[data-state="signed-out"]`))))
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.ID("sign-in")),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), fixtures.AcmeOwnerEmail),
-		chromedp.SendKeys(chromedp.ID("password"), fixtures.DemoPassword),
-		chromedp.Click(chromedp.CSS("button[type=submit]")),
-		chromedp.WaitVisible(chromedp.CSS("button[value=approve]")),
-	))
-	consent, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
-	require.NoError(t, err)
-	assert.Contains(t, consent, "Parley inbox")
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button[value=approve]"))))
-	// The approval goes through the callback and its hand-off page: wait
-	// on the document the browser ends on, not on the one it leaves.
-	require.NoError(t, chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body[data-state="ready"]`))))
-	location, err := chromedp.Run(ctx, chromedp.Location())
-	require.NoError(t, err)
-	assert.Equal(t, p.URL+path, location, "the sign-in returns where it started, the token out of the URL")
+	browsertest.SignIn(t, ctx, p, path, "Parley inbox")
 }
 
 // search types a query in the box, as the agent does, and waits for the

@@ -205,3 +205,31 @@ func Evaluate[T any](t *testing.T, ctx context.Context, expression string) T {
 	require.NoError(t, err, expression)
 	return v
 }
+
+// SignIn goes through Parley's sign-in and authorization pages from the
+// page at path (which shows body[data-state=signed-out] and a #sign-in
+// link), as Acme's owner approving appName, and waits until the page shows
+// again (body[data-state=ready]) back at path, the token out of the URL.
+func SignIn(t *testing.T, ctx context.Context, p *Parley, path, appName string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(p.URL+path)))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body[data-state="signed-out"]`))))
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.ID("sign-in")),
+		chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.SendKeys(chromedp.ID("email"), fixtures.AcmeOwnerEmail),
+		chromedp.SendKeys(chromedp.ID("password"), fixtures.DemoPassword),
+		chromedp.Click(chromedp.CSS("button[type=submit]")),
+		chromedp.WaitVisible(chromedp.CSS("button[value=approve]")),
+	))
+	consent, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+	require.NoError(t, err)
+	require.Contains(t, consent, appName)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button[value=approve]"))))
+	// The approval goes through the callback and its hand-off page: wait
+	// on the document the browser ends on, not on the one it leaves.
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body[data-state="ready"]`))))
+	location, err := chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	require.Equal(t, p.URL+path, location, "the sign-in returns where it started, the token out of the URL")
+}
