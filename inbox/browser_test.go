@@ -316,6 +316,66 @@ func TestInbox(t *testing.T) {
 		assert.Equal(t, "pending", browsertest.Evaluate[string](t, otherCtx, `document.querySelector('#conversation-body .meta [data-status]').dataset.status`))
 	})
 
+	t.Run("a note, an assignee, tags and a snooze reach the API", func(t *testing.T) {
+		path := "/v2/conversations/" + strconv.FormatInt(conv.ID, 10)
+		require.NoError(t, browsertest.WaitFor(ctx, `document.body.dataset.conversation === 'ready'`))
+		run(t, ctx, `document.activeElement.blur()`)
+		const note = "Checked with the courier: delivered."
+		require.NoError(t, chromedp.Do(ctx, press("n")))
+		assert.Equal(t, "composer-text", browsertest.Evaluate[string](t, ctx, `document.activeElement.id`), "n puts the cursor in a note")
+		require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("composer-text"), note),
+			chromedp.Click(chromedp.CSS(`#composer button[type=submit]`))))
+		require.NoError(t, browsertest.WaitFor(ctx, `[...document.querySelectorAll('#threads [data-type="note"] .body')].some((b) => b.textContent === '`+note+`')`))
+		threads := threadsOf(t, p, conv.ID)
+		assert.Equal(t, "note", threads[0].Type)
+		assert.Equal(t, note, threads[0].Body)
+
+		// The agent takes the conversation: assigns it to themself.
+		var users struct {
+			Embedded struct {
+				Users []struct {
+					ID    int64  `json:"id"`
+					Email string `json:"email"`
+				} `json:"users"`
+			} `json:"_embedded"`
+		}
+		p.Get(t, "/v2/users", url.Values{"email": {fixtures.AcmeOwnerEmail}}, &users)
+		require.Len(t, users.Embedded.Users, 1)
+		assignee := users.Embedded.Users[0].ID
+		run(t, ctx, `(() => { const s = document.querySelector('#actions select[name=assignee]');
+			s.value = '`+strconv.FormatInt(assignee, 10)+`'; s.dispatchEvent(new Event('change')); })()`)
+		require.NoError(t, browsertest.WaitFor(ctx, `document.querySelector('#conversation-body .meta').textContent.includes('assigned to')`),
+			"the page says: %s", browsertest.Evaluate[string](t, ctx, `document.getElementById('action-error').textContent`))
+		run(t, ctx, `document.querySelector('#actions input[name=tags]').value = 'vip, urgent'`)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#actions [data-action=tags]`))))
+		run(t, ctx, `document.querySelector('#actions input[name=snooze]').value = '2026-11-25T09:00'`)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#actions [data-action=snooze]`))))
+		require.NoError(t, browsertest.WaitFor(ctx, `document.querySelector('#conversation-body .meta').textContent.includes('snoozed until')`),
+			"the page says: %s", browsertest.Evaluate[string](t, ctx, `document.getElementById('action-error').textContent`))
+
+		var got struct {
+			Assignee struct {
+				ID int64 `json:"id"`
+			} `json:"assignee"`
+			Tags []struct {
+				Tag string `json:"tag"`
+			} `json:"tags"`
+			Snooze struct {
+				SnoozedUntil string `json:"snoozedUntil"`
+			} `json:"snooze"`
+		}
+		p.Get(t, path, nil, &got)
+		assert.Equal(t, assignee, got.Assignee.ID)
+		var tags []string
+		for _, tag := range got.Tags {
+			tags = append(tags, tag.Tag)
+		}
+		assert.ElementsMatch(t, []string{"vip", "urgent"}, tags)
+		until := browsertest.Evaluate[string](t, ctx, `new Date('2026-11-25T09:00').toISOString().replace(/\.\d+Z$/, 'Z')`)
+		assert.Equal(t, until, got.Snooze.SnoozedUntil)
+		screenshot(t, ctx, "actions", false)
+	})
+
 	t.Run("a narrow window shows one column", func(t *testing.T) {
 		require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(400, 800)))
 		defer func() { _ = chromedp.Do(ctx, chromedp.EmulateReset()) }()
