@@ -353,6 +353,11 @@ func TestInbox(t *testing.T) {
 		require.NoError(t, browsertest.WaitFor(ctx, `document.querySelector('#conversation-body .meta').textContent.includes('snoozed until')`),
 			"the page says: %s", browsertest.Evaluate[string](t, ctx, `document.getElementById('action-error').textContent`))
 
+		meta := browsertest.Evaluate[string](t, ctx, `document.querySelector('#conversation-body .meta').textContent`)
+		assert.NotContains(t, meta, "[object", "the page writes times, not objects")
+		assert.Equal(t, "Dana Whitfield", browsertest.Evaluate[string](t, ctx, `document.querySelector('#actions select[name=assignee]').selectedOptions[0].textContent`))
+		assert.Contains(t, meta, "assigned to Dana Whitfield")
+
 		var got struct {
 			Assignee struct {
 				ID int64 `json:"id"`

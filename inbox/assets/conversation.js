@@ -71,10 +71,10 @@ export class ConversationPage {
     document.title = `${c.subject || '(no subject)'} · Parley`;
     document.getElementById('subject').textContent = c.subject || '(no subject)';
     const meta = document.querySelector('#conversation-body > header .meta');
-    meta.replaceChildren(`#${c.number} · `, el('span', { class: `status status-${c.status}`, 'data-status': c.status }, c.status),
+    meta.replaceChildren(...[`#${c.number} · `, el('span', { class: `status status-${c.status}`, 'data-status': c.status }, c.status),
       ' · ', c.assignee ? `assigned to ${personName(c.assignee)}` : 'unassigned',
       ' · created ', when(c.createdAt),
-      c.snooze?.snoozedUntil ? [' · snoozed until ', when(c.snooze.snoozedUntil)] : []);
+      c.snooze?.snoozedUntil ? [' · snoozed until ', when(c.snooze.snoozedUntil)] : []].flat());
     const f = this.form.elements;
     if (document.activeElement !== f.status) f.status.value = c.status;
     if (document.activeElement !== f.assignee) f.assignee.value = c.assignee ? String(c.assignee.id) : '';

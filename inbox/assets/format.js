@@ -15,9 +15,11 @@ export function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+// personName is a person's name as the API writes it on a conversation
+// (first, last) or on a user (firstName, lastName), else their e-mail.
 export function personName(p) {
   if (!p) return '';
-  const name = [p.first, p.last].filter(Boolean).join(' ');
+  const name = [p.first ?? p.firstName, p.last ?? p.lastName].filter(Boolean).join(' ');
   return name || p.email || '';
 }
 
