@@ -64,7 +64,7 @@ const (
 // handoffPage ends a web app's sign-in: it hands the access token to the
 // page's script (assets/handoff.js), which keeps it in the tab's session
 // storage. With a Message instead, it says why the sign-in failed.
-var handoffPage = htmlPage(`{{define "title"}}{{.App}}{{end}}{{define "body"}}
+var handoffPage = htmlPage(`{{define "title"}}Signing in to {{.App}}{{end}}{{define "body"}}
 {{- if .Token}}<main id="handoff" data-token="{{.Token}}"><p>Signing in…</p></main>
 <script type="module" src="assets/handoff.js"></script>
 {{- else}}<h1>Cannot sign in</h1>

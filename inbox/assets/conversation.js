@@ -1,12 +1,13 @@
 // A conversation's page, at its web link: its threads in order, the
 // customer beside them, and the actions. The page reads the conversation
-// again every few seconds, so what another agent changes shows without a
-// reload; it draws again only when the answer differs.
+// again every few seconds while it is in sight, so what another agent
+// changes shows without a reload; it draws again only when the answer
+// differs. A hidden tab does not poll: the company's rate limit is shared.
 import { get, call, every, download, APIError, SignInRequired } from './api.js';
 import { el, personName, when, conversationPath } from './format.js';
 import { pageLink } from './search.js';
 
-const pollInterval = 3000;
+const pollInterval = 4000;
 
 const threadLabels = {
   customer: 'Customer', message: 'Reply', note: 'Note', lineitem: 'Activity', chat: 'Chat', phone: 'Phone',
@@ -29,7 +30,7 @@ export class ConversationPage {
     this.fillAssignees(await users);
     this.showCustomer();
     document.getElementById('subject').focus();
-    this.timer = setInterval(() => this.load().catch(() => {}), pollInterval);
+    this.timer = setInterval(() => { if (!document.hidden) this.load().catch(() => {}); }, pollInterval);
   }
 
   // load reads the conversation and draws it when it changed; it answers

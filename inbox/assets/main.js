@@ -7,7 +7,7 @@ import { ConversationList, clearQueryFeedback, queryString, readState } from './
 import { renderNavigation } from './navigation.js';
 import { ConversationPage } from './conversation.js';
 
-const navigationRefresh = 15000;
+const navigationRefresh = 30000; // a hidden tab skips its turns
 const conversationPath = /\/conversation\/([^/]+)\/[^/]+$/;
 
 let list = null;
@@ -89,7 +89,7 @@ async function start() {
   wireKeyboard();
   const match = conversationPath.exec(location.pathname);
   const navigation = guarded(renderNavigation);
-  setInterval(() => guarded(renderNavigation).catch(() => {}), navigationRefresh);
+  setInterval(() => { if (!document.hidden) guarded(renderNavigation).catch(() => {}); }, navigationRefresh);
   if (match) {
     conversation = new ConversationPage(decodeURIComponent(match[1]));
     await guarded(() => conversation.start());
