@@ -11,8 +11,8 @@ import (
 // index -> query, and api, reports, index, storage -> domain; filters,
 // the typed list filters' query builder, serves api and reports; the
 // indexer writes to index and reads storage through the domain's seam, as
-// do the workers: webhooks, email, importer, fixtures; dashboard is the
-// reports page's files, which api serves). Only cmd imports a concrete
+// do the workers: webhooks, email, importer, fixtures; dashboard and inbox
+// are the web pages' files, which api serves). Only cmd imports a concrete
 // engine or storage backend.
 var allowedImports = map[string][]string{
 	"":                  {},
@@ -31,13 +31,18 @@ var allowedImports = map[string][]string{
 	"index/pgindex":      {"index", "query"},
 	"internal/pgtest":    {"internal/pgtest/pgserver"},
 	// Test support: the table of engines tests hold to the oracle.
-	"index/enginetest": {"index", "index/bleveindex", "index/pgindex", "indexer", "internal/pgtest", "storage"},
-	"index/lists":      {"", "index", "query"}, // filled through a projection passed in (indexer.Documents)
-	"filters":          {"", "query"},
-	"reports":          {"", "filters", "index", "query"},
-	"workflow":         {"", "filters", "index", "index/scan", "indexer", "query"},
-	"api":              {"", "dashboard", "filters", "index", "indexer", "query", "reports", "workflow"},
-	"dashboard":        {}, // static files only; the api package serves them
+	"index/enginetest":   {"index", "index/bleveindex", "index/pgindex", "indexer", "internal/pgtest", "storage"},
+	"index/lists":        {"", "index", "query"}, // filled through a projection passed in (indexer.Documents)
+	"filters":            {"", "query"},
+	"reports":            {"", "filters", "index", "query"},
+	"workflow":           {"", "filters", "index", "index/scan", "indexer", "query"},
+	"api":                {"", "dashboard", "filters", "inbox", "index", "indexer", "internal/webassets", "query", "reports", "workflow"},
+	"dashboard":          {"internal/webassets"}, // static files only; the api package serves them
+	"inbox":              {"internal/webassets"}, // likewise
+	"internal/webassets": {},
+	// Test support: the web pages' browser tests, on the real server over
+	// the demo data.
+	"internal/browsertest": {"", "api", "fixtures", "index", "index/bleveindex", "index/lists", "indexer", "storage"},
 	// The workers and loaders see storage through the domain's seam (their
 	// tests run on bbolt).
 	"fixtures":         {"", "workflow"}, // demo workflows' conditions go through the checker

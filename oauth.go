@@ -239,21 +239,26 @@ type App struct {
 	RevokedAt *time.Time `json:"revokedAt,omitempty"`
 }
 
-// DashboardClientID is the client id of the reports dashboard (served at
-// /reports), Parley's one first-party application. It has no company and
-// no secret: no client can authenticate as it at the token endpoint, so
-// its authorization codes are exchanged by Parley alone, and it acts only
-// as the user who signs in to it.
-const DashboardClientID = "parley-dashboard"
+// The client ids of Parley's first-party applications: the reports
+// dashboard (served at /reports) and the agents' inbox (served at /inbox
+// and at each conversation's web link). They have no company and no
+// secret: no client can authenticate as them at the token endpoint, so
+// their authorization codes are exchanged by Parley alone, and each acts
+// only as the user who signs in to it.
+const (
+	DashboardClientID = "parley-dashboard"
+	InboxClientID     = "parley-inbox"
+)
 
-// DashboardApp loads the reports dashboard's application, creating it with
-// the redirect URL given when it does not exist yet. A revoked one is
-// returned as it is: `parley app revoke` turns the dashboard's sign-in off.
-func DashboardApp(tx Tx, redirectURI string, now time.Time) (*App, error) {
-	app, err := tx.App(DashboardClientID)
+// FirstPartyApp loads one of Parley's first-party applications, creating
+// it with the name and redirect URL given when it does not exist yet. A
+// revoked one is returned as it is: `parley app revoke` turns its sign-in
+// off.
+func FirstPartyApp(tx Tx, clientID, name, redirectURI string, now time.Time) (*App, error) {
+	app, err := tx.App(clientID)
 	if !IsNotFound(err) {
 		return app, err
 	}
-	app = &App{ClientID: DashboardClientID, Name: "Parley reports dashboard", RedirectURI: redirectURI, CreatedAt: now}
+	app = &App{ClientID: clientID, Name: name, RedirectURI: redirectURI, CreatedAt: now}
 	return app, tx.PutApp(app)
 }

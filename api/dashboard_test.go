@@ -161,34 +161,45 @@ func TestDashboardSignInRevoked(t *testing.T) {
 	assert.NotNil(t, dashboardApp(t, w).RevokedAt)
 }
 
-func TestDashboardFiles(t *testing.T) {
-	t.Parallel()
-	w := newWorld(t)
-	page := w.do(request{method: http.MethodGet, path: "/reports"})
+// webAppFile is one of a web app's assets and what it must answer.
+type webAppFile struct{ file, contentType, text string }
+
+// checkWebAppFiles checks a web app's page at path and its assets under
+// path/assets/: the page's headers and script, each file's type, content
+// and ETag revalidation, and a missing file's 404.
+func checkWebAppFiles(t *testing.T, w *world, path string, files []webAppFile) {
+	t.Helper()
+	page := w.do(request{method: http.MethodGet, path: path})
 	require.Equal(t, http.StatusOK, page.Code)
 	assert.Equal(t, "text/html; charset=utf-8", page.Header().Get("Content-Type"))
 	assert.Equal(t, "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "+
 		"base-uri 'none'; form-action 'self'; frame-ancestors 'none'", page.Header().Get("Content-Security-Policy"))
-	assert.Contains(t, page.Body.String(), `<script type="module" src="reports/assets/main.js"></script>`)
+	assert.Contains(t, page.Body.String(), `<script type="module" src="`+strings.TrimPrefix(path, "/")+`/assets/main.js"></script>`)
 
-	for _, tc := range []struct{ file, contentType, text string }{
-		{"main.js", "text/javascript; charset=utf-8", "import"},
-		{"dashboard.css", "text/css; charset=utf-8", ":root"},
-		{"chart.umd.js", "text/javascript; charset=utf-8", "Chart.js v4.6.1"},
-		{"chart.LICENSE.md", "text/plain; charset=utf-8", "The MIT License"},
-	} {
-		rec := w.do(request{method: http.MethodGet, path: "/reports/assets/" + tc.file})
+	for _, tc := range files {
+		rec := w.do(request{method: http.MethodGet, path: path + "/assets/" + tc.file})
 		require.Equal(t, http.StatusOK, rec.Code, tc.file)
 		assert.Equal(t, tc.contentType, rec.Header().Get("Content-Type"), tc.file)
 		assert.Contains(t, rec.Body.String(), tc.text, tc.file)
 		etag := rec.Header().Get("ETag")
 		require.NotEmpty(t, etag)
-		again := w.do(request{method: http.MethodGet, path: "/reports/assets/" + tc.file, header: map[string]string{"If-None-Match": etag}})
+		again := w.do(request{method: http.MethodGet, path: path + "/assets/" + tc.file, header: map[string]string{"If-None-Match": etag}})
 		assert.Equal(t, http.StatusNotModified, again.Code, tc.file)
 	}
 
-	missing := w.do(request{method: http.MethodGet, path: "/reports/assets/nothing.js"})
+	missing := w.do(request{method: http.MethodGet, path: path + "/assets/nothing.js"})
 	assert.Equal(t, "404 Not found: asset not found", apiError(t, missing))
+}
+
+func TestDashboardFiles(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	checkWebAppFiles(t, w, "/reports", []webAppFile{
+		{"main.js", "text/javascript; charset=utf-8", "import"},
+		{"dashboard.css", "text/css; charset=utf-8", ":root"},
+		{"chart.umd.js", "text/javascript; charset=utf-8", "Chart.js v4.6.1"},
+		{"chart.LICENSE.md", "text/plain; charset=utf-8", "The MIT License"},
+	})
 
 	// The sign-in's two steps answer as the OpenAPI document says (w.do
 	// holds every answer to it).

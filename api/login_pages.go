@@ -12,8 +12,9 @@ type pageData struct {
 	App, User, Email string
 	ClientID, State  string
 	CSRF, Message    string
-	// Token is the access token the dashboard's callback hands to its page.
-	Token string
+	// Token is the access token a web app's callback hands to its page,
+	// and Home the path of that page.
+	Token, Home string
 }
 
 // The pages are plain HTML forms that work without JavaScript; html/template

@@ -44,12 +44,17 @@ func (s *Server) routes() {
 	root.POST(authorizePath, s.authorizeDecision)
 	root.POST(loginPath, s.login)
 
-	// The reports dashboard: its page and files, and its sign-in through the
-	// authorization page above.
-	root.GET(dashboardPath, s.dashboardPage)
-	root.GET(dashboardPath+"/assets/:file", s.dashboardAsset)
-	root.GET(dashboardPath+"/signin", s.dashboardSignIn)
-	root.GET(dashboardCallbackPath, s.dashboardCallback)
+	// The reports dashboard and the agents' inbox: their pages and files,
+	// and their sign-in through the authorization page above. The inbox is
+	// also the page of every conversation's web link (webLink).
+	root.GET(reportsDashboard.path, s.dashboardPage)
+	root.GET(agentsInbox.path, s.inboxPage)
+	root.GET("/conversation/:conversationId/:number", s.inboxConversationPage)
+	for _, a := range []webApp{reportsDashboard, agentsInbox} {
+		root.GET(a.path+"/assets/:file", s.webAppAsset(a))
+		root.GET(a.path+"/signin", s.webAppSignIn(a))
+		root.GET(a.callbackPath(), s.webAppCallback(a))
+	}
 
 	// The public chat widget: the visitor's token, no bearer token.
 	root.POST("/v2/widgets/:widgetId/chats", s.startChat)

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parley/parley/fixtures"
+	"github.com/parley/parley/internal/browsertest"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/dashboard.png, the screenshot of the dashboard in docs/reports.md")
@@ -48,26 +48,7 @@ func TestDashboard(t *testing.T) {
 	errs := watchErrors(ctx)
 
 	signedIn := t.Run("signs in through the authorization page", func(t *testing.T) {
-		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(p.URL+"/reports"+viewQuery)))
-		require.NoError(t, chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body[data-state="signed-out"]`))))
-		require.NoError(t, chromedp.Do(ctx,
-			chromedp.Click(chromedp.ID("sign-in")),
-			chromedp.WaitVisible(chromedp.ID("email")),
-			chromedp.SendKeys(chromedp.ID("email"), fixtures.AcmeOwnerEmail),
-			chromedp.SendKeys(chromedp.ID("password"), fixtures.DemoPassword),
-			chromedp.Click(chromedp.CSS("button[type=submit]")),
-			chromedp.WaitVisible(chromedp.CSS("button[value=approve]")),
-		))
-		consent, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
-		require.NoError(t, err)
-		assert.Contains(t, consent, "Parley reports dashboard")
-		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button[value=approve]"))))
-		// The approval goes through the callback and its hand-off page: wait
-		// on the document the browser ends on, not on the one it leaves.
-		require.NoError(t, chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body[data-state="ready"]`))))
-		location, err := chromedp.Run(ctx, chromedp.Location())
-		require.NoError(t, err)
-		assert.Equal(t, p.URL+"/reports"+viewQuery, location, "the sign-in returns to the view it left, the token out of the URL")
+		browsertest.SignIn(t, ctx, p.Parley, "/reports"+viewQuery, "Parley reports dashboard")
 	})
 	if !signedIn {
 		return
@@ -237,5 +218,5 @@ func TestDashboard(t *testing.T) {
 		}
 	})
 
-	assert.Empty(t, errs.all(), "the page logged errors")
+	assert.Empty(t, errs.All(), "the page logged errors")
 }

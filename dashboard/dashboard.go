@@ -8,12 +8,10 @@
 package dashboard
 
 import (
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
-	"io/fs"
-	"path"
 	"sync"
+
+	"github.com/parley/parley/internal/webassets"
 )
 
 //go:embed index.html assets
@@ -29,44 +27,10 @@ func Page() []byte {
 }
 
 // Asset is one file the page loads from /reports/assets/.
-type Asset struct {
-	Name        string
-	ContentType string
-	Content     []byte
-	// ETag is a strong validator of the content, so browsers revalidate
-	// cheaply: an embedded file has no modification time.
-	ETag string
-}
-
-// contentTypes are the assets' types by extension, fixed here rather than
-// read from the system's MIME table, which differs between machines.
-var contentTypes = map[string]string{
-	".js":  "text/javascript; charset=utf-8",
-	".css": "text/css; charset=utf-8",
-	".md":  "text/plain; charset=utf-8", // the vendored licence
-}
+type Asset = webassets.Asset
 
 // assets indexes the files under assets/ by name once.
-var assets = sync.OnceValue(func() map[string]Asset {
-	out := map[string]Asset{}
-	err := fs.WalkDir(files, "assets", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := files.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		name := path.Base(p)
-		out[name] = Asset{Name: name, ContentType: contentTypes[path.Ext(name)], Content: b, ETag: `"` + hex.EncodeToString(sum[:16]) + `"`}
-		return nil
-	})
-	if err != nil {
-		panic(err) // embedded at build time: cannot fail
-	}
-	return out
-})
+var assets = sync.OnceValue(func() map[string]Asset { return webassets.Index(files, "assets") })
 
 // AssetNamed returns the asset of that name, or false when there is none.
 func AssetNamed(name string) (Asset, bool) {

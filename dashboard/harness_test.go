@@ -3,139 +3,33 @@ package dashboard_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
-	parley "github.com/parley/parley"
-	"github.com/parley/parley/api"
-	"github.com/parley/parley/fixtures"
-	"github.com/parley/parley/index"
-	"github.com/parley/parley/index/bleveindex"
-	"github.com/parley/parley/index/lists"
-	"github.com/parley/parley/indexer"
-	"github.com/parley/parley/storage"
+	"github.com/parley/parley/internal/browsertest"
 )
 
-// demoNow is the fixed clock of the server: the demo data spreads over the
-// year before it.
-var demoNow = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+var (
+	startBrowser = browsertest.StartBrowser
+	watchErrors  = browsertest.WatchErrors
+	waitFor      = browsertest.WaitFor
+)
 
-// browserRequired: CI (CI=true) installs Chromium (see .ci/run), so there a
-// missing browser is a broken set-up, not a reason to test less; the same
-// rule as internal/pgtest's for PostgreSQL.
-func browserRequired() bool { return os.Getenv("CI") == "true" }
+// parleyServer is Parley over the demo data, with the signed-in user's
+// token.
+type parleyServer struct{ *browsertest.Parley }
 
-// startBrowser starts one headless Chromium for the test binary's tests
-// and returns a context for new tabs. Where Chromium is not installed the
-// test skips, except under CI, where it fails.
-func startBrowser(t *testing.T) context.Context {
-	t.Helper()
-	var path string
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
-	if path == "" {
-		if browserRequired() {
-			t.Fatal("Chromium is not installed (CI=true requires it): apt-get install -y chromium")
-		}
-		t.Skip("Chromium is not installed; apt-get install -y chromium to run the dashboard's browser tests")
-	}
-	// The network here is closed and the page needs none but Parley's: the
-	// flags keep Chromium from reaching out for updates, sync and the like.
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1280, 900), chromedp.UserDataDir(t.TempDir()))
-	browser, cancelBrowser := chromedp.NewContext(alloc)
-	t.Cleanup(func() { cancelBrowser(); cancelAlloc() })
-	require.NoError(t, chromedp.Do(browser), "start Chromium")
-	return browser
-}
+func startParley(t *testing.T) *parleyServer { return &parleyServer{browsertest.StartParley(t)} }
 
-// parleyServer is Parley's real handler over the demo data, behind an
-// httptest server, with a fixed clock.
-type parleyServer struct {
-	*httptest.Server
-	token string // Acme's owner's, by client credentials: the user who signs in
-}
-
-func startParley(t *testing.T) *parleyServer {
-	t.Helper()
-	dir := t.TempDir()
-	db, err := storage.Open(filepath.Join(dir, "parley.db"), storage.Options{NoSync: true})
-	require.NoError(t, err)
-	require.NoError(t, fixtures.Load(db.Store(), demoNow))
-	full, err := bleveindex.Open(filepath.Join(dir, "index"))
-	require.NoError(t, err)
-	engine := index.Router{Full: full, Fast: lists.New()}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	syncer := indexer.NewSyncer(db, engine, quiet)
-	db.OnCommit(syncer.Notify)
-	require.NoError(t, syncer.Rebuild(context.Background(), nil))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { syncer.Run(ctx); close(done) }()
-	server := api.New(api.Config{DB: db, Engine: engine, Syncer: syncer, Log: quiet,
-		Clock:      parley.ClockFunc(func() time.Time { return demoNow }),
-		RateLimits: map[parley.Plan]int{parley.PlanPro: 1 << 20}, TokenRateLimit: 1 << 20})
-	ts := httptest.NewServer(server)
-	t.Cleanup(func() {
-		ts.Close()
-		cancel()
-		<-done
-		engine.Close()
-		db.Close()
-	})
-	res, err := http.PostForm(ts.URL+"/v2/oauth2/token", url.Values{"grant_type": {"client_credentials"},
-		"client_id": {fixtures.AcmeClientID}, "client_secret": {fixtures.AcmeClientSecret}})
-	require.NoError(t, err)
-	defer res.Body.Close()
-	var issued struct {
-		AccessToken string `json:"access_token"`
-	}
-	require.NoError(t, json.NewDecoder(res.Body).Decode(&issued))
-	require.NotEmpty(t, issued.AccessToken)
-	return &parleyServer{Server: ts, token: issued.AccessToken}
-}
-
-// fetch calls the API directly, as the signed-in user.
 func (p *parleyServer) fetch(t *testing.T, path string, params url.Values) (int, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, p.URL+path+"?"+params.Encode(), nil)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+p.token)
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	return res.StatusCode, body
+	return p.Fetch(t, path, params)
 }
 
-// get fetches an answer that must be 200 and decodes it.
 func (p *parleyServer) get(t *testing.T, path string, params url.Values, out any) {
-	t.Helper()
-	status, body := p.fetch(t, path, params)
-	require.Equal(t, http.StatusOK, status, "GET %s: %s", path, body)
-	require.NoError(t, json.Unmarshal(body, out))
+	p.Get(t, path, params, out)
 }
 
 // with returns the view's parameters and more.
@@ -149,54 +43,10 @@ func with(extra url.Values) url.Values {
 	return out
 }
 
-// pageErrors collects the uncaught exceptions and errors a tab logs, so a
-// broken script or a refused resource (the Content-Security-Policy) fails
-// the test instead of showing as a chart that is not there.
-type pageErrors struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func watchErrors(ctx context.Context) *pageErrors {
-	e := &pageErrors{}
-	messages := chromedp.Console(ctx)
-	go func() {
-		for m, err := range messages {
-			if err != nil {
-				return
-			}
-			// Browsers ask every page for a favicon, and log each API call
-			// that answers an error, which the page shows in its panel.
-			expected := strings.Contains(m.Text+m.URL, "favicon") ||
-				strings.HasPrefix(m.Text, "Failed to load resource") && strings.Contains(m.URL, "/v2/")
-			if (m.Type == chromedp.ConsoleError || m.IsException()) && !expected {
-				e.mu.Lock()
-				e.list = append(e.list, m.URL+": "+m.Text)
-				e.mu.Unlock()
-			}
-		}
-	}()
-	return e
-}
-
-func (e *pageErrors) all() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]string(nil), e.list...)
-}
-
-// waitFor waits until the page's expression is true.
-func waitFor(ctx context.Context, expression string) error {
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expression, chromedp.WithPollingTimeout(30*time.Second)))
-	return err
-}
-
 // evaluate runs an expression in the page and decodes its value.
 func evaluate[T any](t *testing.T, ctx context.Context, expression string) T {
 	t.Helper()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expression))
-	require.NoError(t, err, expression)
-	return v
+	return browsertest.Evaluate[T](t, ctx, expression)
 }
 
 // chartData reads what a chart draws: its labels and each dataset's values.
