@@ -67,6 +67,9 @@ func CustomerFacets(ctx context.Context, e Engine, company int64, list parley.Cu
 		filter = query.And{Nodes: []query.Node{filter, search}}
 	}
 	out, err := countFacets(ctx, e, index.Customers, customerFacetFields, company, filter, names, now)
+	if err != nil {
+		return nil, err
+	}
 	for key := range out["mailboxId"] {
 		id, perr := strconv.ParseInt(key, 10, 64)
 		if perr != nil {
@@ -76,7 +79,7 @@ func CustomerFacets(ctx context.Context, e Engine, company int64, list parley.Cu
 			delete(out["mailboxId"], key)
 		}
 	}
-	return out, err
+	return out, nil
 }
 
 // countFacets asks the engine for the named facets of a kind's documents:
