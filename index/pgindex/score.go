@@ -16,7 +16,7 @@ func (s *statement) score(n query.Node) string {
 	var leaves []string
 	s.positive(n, &leaves)
 	if len(leaves) == 0 {
-		return "0"
+		return "" // every document scores the same
 	}
 	for i, l := range leaves {
 		leaves[i] = "(CASE WHEN " + l + " THEN 1 ELSE 0 END)"
