@@ -18,6 +18,10 @@ type statement struct {
 	layout  *layout
 	args    []any
 	aliases int
+	// rechecks is set once a condition reads a text field's runs (a
+	// phrase, a long prefix): a detoasted text per candidate, which a
+	// search then reads once for its total and its page (see Search).
+	rechecks bool
 }
 
 func newStatement(kind index.Kind, company int64) (*statement, error) {
@@ -140,6 +144,7 @@ func (s *statement) where(n query.Node) (string, error) {
 		// runs decide exactly, with no limit on positions.
 		q, r := s.arg(allOf(tokens)), s.arg(run(tokens))
 		lexemes, _, runs := s.texts(n.Field)
+		s.rechecks = true
 		return fmt.Sprintf("(%s @@ %s::tsquery AND strpos(%s, %s) > 0)", lexemes, q, runs, r), nil
 	case query.Keyword:
 		return s.keyword(n.Field, text(n.Value)), nil
@@ -228,6 +233,7 @@ func (s *statement) textPrefix(n query.Prefix) string {
 	}
 	p := text(folded) // no token changes (see text), so a changed prefix matches none
 	q, r := s.arg(prefixOf(p)), s.arg(" "+p)
+	s.rechecks = true
 	return fmt.Sprintf("(%s @@ %s::tsquery AND strpos(%s, %s) > 0)", lexemes, q, runs, r)
 }
 
@@ -240,7 +246,16 @@ func (s *statement) numberRange(field string, min, max *float64, minIncl, maxInc
 	if c, ok := s.layout.column(field, index.NumberField); ok && c.many && min != nil && max != nil && *min == *max && minIncl && maxIncl {
 		return fmt.Sprintf("d.%s @> ARRAY[%s::float8]", c.sqlName(), s.arg(*min))
 	}
-	return s.any(s.valuesOf(field, index.NumberField), func(v string) string {
+	var head string // a condition narrowing the candidates, or ""
+	if c, ok := s.layout.column(field, index.NumberField); ok && c.many && c.field.Millis && min != nil {
+		// The btree on the largest value finds the candidates.
+		op := ">"
+		if minIncl {
+			op = ">="
+		}
+		head = fmt.Sprintf("search_max(d.%s) %s %s::float8 AND ", c.sqlName(), op, s.arg(*min))
+	}
+	cond := s.any(s.valuesOf(field, index.NumberField), func(v string) string {
 		var conds []string
 		if min != nil {
 			op := ">"
@@ -258,6 +273,10 @@ func (s *statement) numberRange(field string, min, max *float64, minIncl, maxInc
 		}
 		return "(" + strings.Join(conds, " AND ") + ")"
 	})
+	if head != "" {
+		return "(" + head + cond + ")"
+	}
+	return cond
 }
 
 // matching is the FROM and WHERE of the rows of a request's company
@@ -279,8 +298,10 @@ func (s *statement) matching(join string, nodes ...query.Node) (string, error) {
 }
 
 // Search runs a request as one statement: the exact total, counted over
-// the same WHERE as the page, and one page of ids in order, read through
-// the btree that orders the table as asked when there is one.
+// the same WHERE as the page, and one page of ids in order. Each is read
+// on its own, the page through the btree that orders the table as asked
+// when there is one, unless the WHERE rechecks runs: then the matches are
+// found once, and counted and ordered from there.
 func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, error) {
 	s, err := newStatement(r.Kind, r.Company)
 	if err != nil {
@@ -297,27 +318,47 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 		}
 		return out, nil
 	}
-	order := s.order(r)
-	sql := fmt.Sprintf("SELECT (SELECT count(*) %[1]s),\nARRAY(SELECT d.doc_id %[1]s ORDER BY %[2]s LIMIT %[3]s OFFSET %[4]s)",
-		from, order, s.arg(r.Limit), s.arg(max(r.Offset, 0)))
+	keys := s.order(r)
+	var sql string
+	if s.rechecks {
+		cols, order := make([]string, len(keys)), make([]string, len(keys))
+		for i, k := range keys {
+			cols[i] = fmt.Sprintf("%s AS k%d", k.expr, i)
+			order[i] = fmt.Sprintf("m.k%d %s", i, k.dir)
+		}
+		sql = fmt.Sprintf("WITH m AS MATERIALIZED (SELECT d.doc_id, %s %s)\n"+
+			"SELECT (SELECT count(*) FROM m), ARRAY(SELECT m.doc_id FROM m ORDER BY %s LIMIT %s OFFSET %s)",
+			strings.Join(cols, ", "), from, strings.Join(order, ", "), s.arg(r.Limit), s.arg(max(r.Offset, 0)))
+	} else {
+		order := make([]string, len(keys))
+		for i, k := range keys {
+			order[i] = k.expr + " " + k.dir
+		}
+		sql = fmt.Sprintf("SELECT (SELECT count(*) %[1]s),\nARRAY(SELECT d.doc_id %[1]s ORDER BY %[2]s LIMIT %[3]s OFFSET %[4]s)",
+			from, strings.Join(order, ", "), s.arg(r.Limit), s.arg(max(r.Offset, 0)))
+	}
 	if err := e.pool.QueryRow(ctx, sql, s.args...).Scan(&out.Total, &out.IDs); err != nil {
 		return index.Result{}, fmt.Errorf("pgindex: search: %w", err)
 	}
 	return out, nil
 }
 
+// orderKey is one key of an ORDER BY: an expression on the row d and its
+// direction.
+type orderKey struct{ expr, dir string }
+
 // order is the ORDER BY of a request, as the scan oracle orders: each
 // field by its smallest value, missing values last whatever the
 // direction, then the numeric id, then the document id, both in the last
 // sort's direction. The btrees of the access paths hold the same
 // columns, NULLS LAST, so a page is read off them in order.
-func (s *statement) order(r index.Request) string {
-	var keys []string
+func (s *statement) order(r index.Request) []orderKey {
+	var keys []orderKey
 	dir := func(desc bool) string {
 		if desc {
-			return "DESC"
+			return "DESC NULLS LAST"
 		}
-		return "ASC"
+		return "ASC NULLS LAST"
 	}
 	desc := true
 	for _, o := range r.Sort {
@@ -336,11 +377,10 @@ func (s *statement) order(r index.Request) string {
 		default:
 			continue // the oracle sorts only by numbers and keywords
 		}
-		keys = append(keys, fmt.Sprintf("%s %s NULLS LAST", key, dir(o.Desc)))
+		keys = append(keys, orderKey{key, dir(o.Desc)})
 	}
 	if _, ok := index.FieldOf(r.Kind, "id"); ok {
-		keys = append(keys, s.smallest(s.valuesOf("id", index.NumberField))+" "+dir(desc)+" NULLS LAST")
+		keys = append(keys, orderKey{s.smallest(s.valuesOf("id", index.NumberField)), dir(desc)})
 	}
-	keys = append(keys, "d.doc_id "+dir(desc))
-	return strings.Join(keys, ", ")
+	return append(keys, orderKey{"d.doc_id", strings.TrimSuffix(dir(desc), " NULLS LAST")})
 }

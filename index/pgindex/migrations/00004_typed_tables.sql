@@ -27,6 +27,13 @@ CREATE FUNCTION search_heads(text[]) RETURNS text[] LANGUAGE sql IMMUTABLE STRIC
 CREATE FUNCTION search_joined(text[]) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     RETURN array_to_string($1, E'\n');
 
+-- The largest value of an array: a value within a range from a is in an
+-- array only if its largest is at least a, so an index on it narrows a
+-- range search on a multi-valued date (recent activity) to the rows that
+-- may match, which are then checked value by value.
+CREATE FUNCTION search_max(double precision[]) RETURNS double precision LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN (SELECT max(v) FROM unnest($1) AS v);
+
 -- Every table has the document's id (doc_id), its present fields (for
 -- field:*), and extra: the values that have no column (custom fields),
 -- as JSON: {"k": {field: [keywords]}, "n": {field: [numbers as text]},
@@ -40,7 +47,9 @@ CREATE FUNCTION search_joined(text[]) RETURNS text LANGUAGE sql IMMUTABLE STRICT
 -- read newest first, so the btrees start with the company, then the
 -- filter, then the order (NULLS LAST, as a sort puts missing values), the
 -- id and the document id breaking ties, and a page is read off them in
--- order. Tags, e-mails, customers and reply users are arrays (GIN).
+-- order. Dates searched by range (the reports' drilldowns) have btrees;
+-- multi-valued ones (activity, replies) by their largest value. Tags,
+-- e-mails, customers and reply users are arrays (GIN).
 CREATE TABLE search_conversation (
     company_id bigint NOT NULL,
     doc_id text COLLATE "C" NOT NULL,
@@ -101,6 +110,12 @@ CREATE INDEX search_conversation_created ON search_conversation (company_id, cre
 CREATE INDEX search_conversation_status ON search_conversation (company_id, status, created_at DESC NULLS LAST, id DESC NULLS LAST, doc_id DESC);
 CREATE INDEX search_conversation_mailbox ON search_conversation (company_id, mailbox_id, status, created_at DESC NULLS LAST, id DESC NULLS LAST, doc_id DESC);
 CREATE INDEX search_conversation_modified ON search_conversation (company_id, modified_at);
+CREATE INDEX search_conversation_waiting ON search_conversation (company_id, waiting_since);
+CREATE INDEX search_conversation_first_response ON search_conversation (company_id, first_response_at);
+CREATE INDEX search_conversation_resolved ON search_conversation (company_id, resolved_at);
+CREATE INDEX search_conversation_closed ON search_conversation (company_id, closed_at);
+CREATE INDEX search_conversation_activity ON search_conversation (company_id, search_max(activity_at));
+CREATE INDEX search_conversation_reply ON search_conversation (company_id, search_max(reply_at));
 CREATE INDEX search_conversation_number ON search_conversation (company_id, number);
 CREATE INDEX search_conversation_folder ON search_conversation (company_id, folder_id);
 CREATE INDEX search_conversation_assignee ON search_conversation (company_id, assignee_id);
@@ -238,6 +253,7 @@ DROP TABLE search_call;
 DROP TABLE search_chat;
 DROP TABLE search_customer;
 DROP TABLE search_conversation;
+DROP FUNCTION search_max(double precision[]);
 DROP FUNCTION search_joined(text[]);
 DROP FUNCTION search_heads(text[]);
 -- The tables as 00001_search.sql made them, empty: with no mapping
