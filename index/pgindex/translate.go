@@ -18,10 +18,12 @@ type statement struct {
 	layout  *layout
 	args    []any
 	aliases int
-	// rechecks is set once a condition reads a text field's runs (a
-	// phrase, a long prefix): a detoasted text per candidate, which a
-	// search then reads once for its total and its page (see Search).
-	rechecks bool
+	// findOnce is set by a condition costly to find or check: a text
+	// field's runs (a phrase, a prefix), a detoasted text per candidate,
+	// or a fragment, whose trigram index scan intersects long lists. A
+	// search then finds its matches once for its total and its page (see
+	// Search).
+	findOnce bool
 }
 
 func newStatement(kind index.Kind, company int64) (*statement, error) {
@@ -144,7 +146,7 @@ func (s *statement) where(n query.Node) (string, error) {
 		// runs decide exactly, with no limit on positions.
 		q, r := s.arg(allOf(tokens)), s.arg(run(tokens))
 		lexemes, _, runs := s.texts(n.Field)
-		s.rechecks = true
+		s.findOnce = true
 		return fmt.Sprintf("(%s @@ %s::tsquery AND strpos(%s, %s) > 0)", lexemes, q, runs, r), nil
 	case query.Keyword:
 		return s.keyword(n.Field, text(n.Value)), nil
@@ -155,6 +157,7 @@ func (s *statement) where(n query.Node) (string, error) {
 		cond := s.any(s.valuesOf(n.Field, index.KeywordField), func(v string) string { return v + " LIKE " + p })
 		if c, ok := s.layout.column(n.Field, index.KeywordField); ok && c.field.Substrings && c.many {
 			// The trigram index on the joined values finds the candidates.
+			s.findOnce = true
 			return fmt.Sprintf("(search_joined(d.%s) LIKE %s AND %s)", c.sqlName(), p, cond), nil
 		}
 		return cond, nil
@@ -233,7 +236,7 @@ func (s *statement) textPrefix(n query.Prefix) string {
 	}
 	p := text(folded) // no token changes (see text), so a changed prefix matches none
 	q, r := s.arg(prefixOf(p)), s.arg(" "+p)
-	s.rechecks = true
+	s.findOnce = true
 	return fmt.Sprintf("(%s @@ %s::tsquery AND strpos(%s, %s) > 0)", lexemes, q, runs, r)
 }
 
@@ -300,8 +303,9 @@ func (s *statement) matching(join string, nodes ...query.Node) (string, error) {
 // Search runs a request as one statement: the exact total, counted over
 // the same WHERE as the page, and one page of ids in order. Each is read
 // on its own, the page through the btree that orders the table as asked
-// when there is one, unless the WHERE rechecks runs: then the matches are
-// found once, and counted and ordered from there.
+// when there is one, unless a condition is costly to find or check (see
+// findOnce): then the matches are found once, and counted and ordered
+// from there.
 func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, error) {
 	s, err := newStatement(r.Kind, r.Company)
 	if err != nil {
@@ -320,7 +324,7 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 	}
 	keys := s.order(r)
 	var sql string
-	if s.rechecks {
+	if s.findOnce {
 		cols, order := make([]string, len(keys)), make([]string, len(keys))
 		for i, k := range keys {
 			cols[i] = fmt.Sprintf("%s AS k%d", k.expr, i)
