@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/index/pgindex"
@@ -74,6 +76,10 @@ func (n *pgNode) close() error {
 type BackendLoad struct {
 	HTTPPerSecond     float64 `json:"httpConversationsPerSecond"`
 	InternalPerSecond float64 `json:"internalConversationsPerSecond"`
+	// SearchBytesPerConversation is the size of the search tables
+	// (pgindex.Tables, with their indexes and TOAST) over the
+	// conversations loaded.
+	SearchBytesPerConversation float64 `json:"searchBytesPerConversation"`
 }
 
 // BackendResult is a query's answer on Parley's PostgreSQL backend.
@@ -109,6 +115,9 @@ func runOnPostgresBackend(ctx context.Context, pg *peer, o Options, results []Qu
 	if err := n.search.Analyze(ctx); err != nil { // as parley import does after a bulk load
 		return nil, err
 	}
+	if load.SearchBytesPerConversation, err = searchBytes(ctx, url, o.N); err != nil {
+		return nil, err
+	}
 	convID, err := firstConversation(n.base, w.tokens[w.companies[0]])
 	if err != nil {
 		return nil, err
@@ -131,4 +140,19 @@ func runOnPostgresBackend(ctx context.Context, pg *peer, o Options, results []Qu
 		}
 	}
 	return load, nil
+}
+
+// searchBytes is the size of the search tables (pgindex.Tables, with
+// their indexes and TOAST) in the database at url, per conversation.
+func searchBytes(ctx context.Context, url string, conversations int) (float64, error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(ctx)
+	var size int64
+	if err := conn.QueryRow(ctx, `SELECT sum(pg_total_relation_size(t::regclass))::bigint FROM unnest($1::text[]) t`, pgindex.Tables).Scan(&size); err != nil {
+		return 0, fmt.Errorf("search tables' size: %w", err)
+	}
+	return float64(size) / float64(max(conversations, 1)), nil
 }

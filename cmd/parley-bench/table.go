@@ -73,6 +73,9 @@ func printTable(out io.Writer, r Results) {
 	if p := r.Postgres; p != nil {
 		fmt.Fprintf(out, " (PostgreSQL database: %.0f)", p.BytesPerConversation)
 	}
+	if b := r.PostgresBackend; b != nil {
+		fmt.Fprintf(out, " (Parley on PostgreSQL, search tables: %.0f)", b.SearchBytesPerConversation)
+	}
 	fmt.Fprintln(out)
 	s := r.Restart
 	fmt.Fprintf(out, "time to ready after a restart: %s (storage %s, index %s, list engine %s, outbox %s)\n",

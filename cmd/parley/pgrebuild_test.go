@@ -42,12 +42,14 @@ func migratedDemo(t *testing.T) (string, *pgx.Conn) {
 
 // markerDocument is a search row of no record, for a company that does
 // not exist: only emptying the search tables removes it.
-const markerDocument = `INSERT INTO search_documents (company_id, kind, doc_id, fields, sorts) VALUES (424242, 'conversation', 'marker', '{}', '{}')`
+const markerDocument = `INSERT INTO search_conversation (company_id, doc_id, fields, tag, customer_id, email, reply_user_id, activity_at, reply_at, response_seconds, response_office_seconds,
+	subject_lexemes, subject_stems, subject_runs, body_lexemes, body_stems, body_runs, customer_name_lexemes, customer_name_stems, customer_name_runs)
+VALUES (424242, 'marker', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '', '', '', '', '', '', '', '', '')`
 
 func markerPresent(t *testing.T, conn *pgx.Conn) bool {
 	t.Helper()
 	var n int
-	require.NoError(t, conn.QueryRow(context.Background(), `SELECT count(*) FROM search_documents d WHERE d.company_id = 424242 AND d.doc_id = 'marker'`).Scan(&n))
+	require.NoError(t, conn.QueryRow(context.Background(), `SELECT count(*) FROM search_conversation d WHERE d.company_id = 424242 AND d.doc_id = 'marker'`).Scan(&n))
 	return n > 0
 }
 
@@ -73,7 +75,7 @@ func TestUpgradeRebuildsTheSearchTables(t *testing.T) {
 	// not what this binary's indexer makes.
 	_, err := conn.Exec(ctx, `UPDATE search_state SET mapping_version = 'older'`)
 	require.NoError(t, err)
-	_, err = conn.Exec(ctx, `DELETE FROM search_texts t WHERE t.company_id = 1 AND t.field = 'body'`)
+	_, err = conn.Exec(ctx, `UPDATE search_conversation t SET body_lexemes = '', body_stems = '', body_runs = '' WHERE t.company_id = 1`)
 	require.NoError(t, err)
 	_, err = conn.Exec(ctx, markerDocument)
 	require.NoError(t, err)
@@ -196,6 +198,6 @@ func TestReindexOnPostgres(t *testing.T) {
 	assert.False(t, markerPresent(t, conn), "the tables were emptied and rebuilt")
 	assert.Equal(t, index.MappingVersion, recordedVersion(t, conn))
 	var docs int
-	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM search_documents d WHERE d.company_id = 1`).Scan(&docs))
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM search_conversation d WHERE d.company_id = 1`).Scan(&docs))
 	assert.Greater(t, docs, 100, "the demo company's documents are back")
 }

@@ -40,7 +40,10 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 	// queue adds a statement over the grouped documents g: cols are the
 	// figures it selects per group, scanned into dest, then kept by keep.
 	queue := func(cols func(s *statement) (joins, selects string), dest func() []any, keep func(g *index.Group, dest []any)) error {
-		s := newStatement(r.Kind, r.Company)
+		s, err := newStatement(r.Kind, r.Company)
+		if err != nil {
+			return err
+		}
 		with, err := aggregateGroups(s, r)
 		if err != nil {
 			return err
@@ -50,14 +53,15 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 			keys = append(keys, fmt.Sprintf("g.g%d", i))
 		}
 		joins, selects := cols(s)
-		sql := fmt.Sprintf("%s\nSELECT %s, %s FROM g%s GROUP BY %s", with, strings.Join(keys, ", "), selects, joins, strings.Join(keys, ", "))
+		sql := fmt.Sprintf("%s\nSELECT %s, %s FROM g JOIN %s d ON d.company_id = $1 AND d.doc_id = g.doc_id%s GROUP BY %s",
+			with, strings.Join(keys, ", "), selects, s.layout.table, joins, strings.Join(keys, ", "))
 		b.Queue(sql, s.args...).Query(func(rows pgx.Rows) error {
 			defer rows.Close()
 			for rows.Next() {
 				var bucket int
 				keyDest := make([]any, len(r.GroupBy))
 				for i, f := range r.GroupBy {
-					if number(r.Kind, f) {
+					if valueType(r.Kind, f) == index.NumberField {
 						keyDest[i] = new(float64)
 					} else {
 						keyDest[i] = new(string)
@@ -87,8 +91,8 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 		selects := []string{"count(*)"}
 		for i, f := range r.Sums {
 			a := fmt.Sprintf("s%d", i)
-			fmt.Fprintf(&joins, "\nLEFT JOIN LATERAL (SELECT count(*) AS c, sum(n.value) AS t FROM search_numbers n WHERE n.company_id = $1 AND n.kind = $2 AND n.doc_id = g.doc_id AND n.field = %s) %s ON TRUE",
-				s.arg(f), a)
+			fmt.Fprintf(&joins, "\nLEFT JOIN LATERAL (SELECT count(x.v) AS c, sum(x.v) AS t FROM %s x) %s ON TRUE",
+				s.set(s.valuesOf(f, index.NumberField)), a)
 			selects = append(selects, fmt.Sprintf("coalesce(sum(%[1]s.c), 0)::bigint, coalesce(sum(%[1]s.t), 0)::float8", a))
 		}
 		return joins.String(), strings.Join(selects, ", ")
@@ -109,7 +113,7 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 			break
 		}
 		err = queue(func(s *statement) (string, string) {
-			return "\nJOIN " + valuesOf(s, r, f) + " v ON v.doc_id = g.doc_id", "count(DISTINCT v.value)"
+			return "\nCROSS JOIN LATERAL " + s.set(s.valuesOf(f, valueType(r.Kind, f))) + " v", "count(DISTINCT v.v)"
 		}, func() []any { return []any{new(int)} }, func(g *index.Group, dest []any) {
 			g.Distinct[f] = *dest[0].(*int)
 		})
@@ -134,37 +138,29 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 // aggregateGroups is the WITH clause naming g: one row per matching
 // document, bucket and combination of group values (g0, g1...).
 func aggregateGroups(s *statement, r index.AggregateRequest) (string, error) {
-	from, err := s.documents(r.Filter)
+	cols, join, cond := "d.doc_id, 0 AS bucket", "", ""
+	if r.By != "" {
+		join = " CROSS JOIN LATERAL " + s.set(s.valuesOf(r.By, index.NumberField)) + " b"
+		cols = fmt.Sprintf("d.doc_id, width_bucket(b.v, %s::float8[]) - 1 AS bucket", s.arg(r.Edges))
+		cond = fmt.Sprintf(" AND b.v >= %s::float8 AND b.v < %s::float8", s.arg(r.Edges[0]), s.arg(r.Edges[len(r.Edges)-1]))
+	}
+	for i, f := range r.GroupBy {
+		cols += fmt.Sprintf(", k%[1]d.v AS g%[1]d", i)
+		join += fmt.Sprintf(" CROSS JOIN LATERAL %s k%d", s.set(s.valuesOf(f, valueType(r.Kind, f))), i)
+		cond += fmt.Sprintf(" AND k%d.v IS NOT NULL", i)
+	}
+	from, err := s.matching(join, r.Filter)
 	if err != nil {
 		return "", err
 	}
-	sql := "WITH m AS MATERIALIZED (SELECT d.doc_id " + from + "),\n"
-	if r.By == "" {
-		sql += "b AS (SELECT m.doc_id, 0 AS bucket FROM m),\n"
-	} else {
-		sql += fmt.Sprintf("b AS (SELECT DISTINCT m.doc_id, width_bucket(n.value, %[1]s::float8[]) - 1 AS bucket FROM m JOIN search_numbers n ON n.company_id = $1 AND n.kind = $2 AND n.doc_id = m.doc_id AND n.field = %[2]s WHERE n.value >= %[3]s::float8 AND n.value < %[4]s::float8),\n",
-			s.arg(r.Edges), s.arg(r.By), s.arg(r.Edges[0]), s.arg(r.Edges[len(r.Edges)-1]))
-	}
-	cols, joins := "b.doc_id, b.bucket", ""
-	for i, f := range r.GroupBy {
-		cols += fmt.Sprintf(", k%[1]d.value AS g%[1]d", i)
-		joins += fmt.Sprintf(" JOIN %s k%d ON k%d.doc_id = b.doc_id", valuesOf(s, r, f), i, i)
-	}
-	return sql + "g AS (SELECT " + cols + " FROM b" + joins + ")", nil
+	return "WITH g AS (SELECT DISTINCT " + cols + " " + from + cond + ")", nil
 }
 
-// valuesOf is a subquery of the distinct (doc_id, value) pairs of a
-// keyword or number field.
-func valuesOf(s *statement, r index.AggregateRequest, field string) string {
-	table := "search_keywords"
-	if number(r.Kind, field) {
-		table = "search_numbers"
+// valueType is how a field's values are stored: numbers for number
+// fields, keywords for the others.
+func valueType(kind index.Kind, field string) index.FieldType {
+	if f, ok := index.FieldOf(kind, field); ok && f.Type == index.NumberField {
+		return index.NumberField
 	}
-	return fmt.Sprintf("(SELECT DISTINCT x.doc_id, x.value FROM %s x WHERE x.company_id = $1 AND x.kind = $2 AND x.field = %s)", table, s.arg(field))
-}
-
-// number reports whether a field of a kind is stored as numbers.
-func number(kind index.Kind, field string) bool {
-	f, ok := index.FieldOf(kind, field)
-	return ok && f.Type == index.NumberField
+	return index.KeywordField
 }

@@ -16,13 +16,15 @@ import (
 func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetResult, error) {
 	out := index.FacetResult{Ranges: map[string][]int{}, Values: map[string]map[string]int{}}
 	b := &pgx.Batch{}
-	queue := func(s *statement, sql string, scan func(pgx.Rows) error) error {
-		from, err := s.documents(r.Filter)
+	// queue adds a statement over the matching rows d: selects and, after
+	// them, the rest of the statement (the value sets it joins, a GROUP
+	// BY), with the WHERE between them.
+	queue := func(s *statement, selects, join, groupBy string, scan func(pgx.Rows) error) error {
+		from, err := s.matching(join, r.Filter)
 		if err != nil {
 			return err
 		}
-		sql = "WITH m AS MATERIALIZED (SELECT d.doc_id " + from + ")\n" + sql
-		b.Queue(sql, s.args...).Query(func(rows pgx.Rows) error {
+		b.Queue("SELECT "+selects+" "+from+groupBy, s.args...).Query(func(rows pgx.Rows) error {
 			defer rows.Close()
 			for rows.Next() {
 				if err := scan(rows); err != nil {
@@ -33,7 +35,11 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 		})
 		return nil
 	}
-	if err := queue(newStatement(r.Kind, r.Company), "SELECT count(*) FROM m", func(rows pgx.Rows) error {
+	s, err := newStatement(r.Kind, r.Company)
+	if err != nil {
+		return out, err
+	}
+	if err := queue(s, "count(*)", "", "", func(rows pgx.Rows) error {
 		return rows.Scan(&out.Total)
 	}); err != nil {
 		return out, err
@@ -44,23 +50,22 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 		if len(rf.Buckets) == 0 {
 			continue
 		}
-		s := newStatement(r.Kind, r.Company)
-		field := s.arg(rf.Field)
-		a := s.alias("n")
+		s, _ := newStatement(r.Kind, r.Company)
+		vs := s.valuesOf(rf.Field, index.NumberField)
 		filters := make([]string, len(rf.Buckets))
 		for i, bucket := range rf.Buckets {
-			conds := []string{"TRUE"}
-			if bucket.Min != nil {
-				conds = append(conds, fmt.Sprintf("%s.value >= %s::float8", a, s.arg(*bucket.Min)))
-			}
-			if bucket.Max != nil {
-				conds = append(conds, fmt.Sprintf("%s.value < %s::float8", a, s.arg(*bucket.Max)))
-			}
-			filters[i] = fmt.Sprintf("count(DISTINCT %s.doc_id) FILTER (WHERE %s)", a, strings.Join(conds, " AND "))
+			filters[i] = fmt.Sprintf("count(*) FILTER (WHERE %s)", s.any(vs, func(v string) string {
+				conds := []string{"TRUE"}
+				if bucket.Min != nil {
+					conds = append(conds, fmt.Sprintf("%s >= %s::float8", v, s.arg(*bucket.Min)))
+				}
+				if bucket.Max != nil {
+					conds = append(conds, fmt.Sprintf("%s < %s::float8", v, s.arg(*bucket.Max)))
+				}
+				return "(" + strings.Join(conds, " AND ") + ")"
+			}))
 		}
-		sql := fmt.Sprintf("SELECT %[2]s FROM search_numbers %[1]s JOIN m ON m.doc_id = %[1]s.doc_id WHERE %[1]s.company_id = $1 AND %[1]s.kind = $2 AND %[1]s.field = %[3]s",
-			a, strings.Join(filters, ", "), field)
-		if err := queue(s, sql, func(rows pgx.Rows) error {
+		if err := queue(s, strings.Join(filters, ", "), "", "", func(rows pgx.Rows) error {
 			dest := make([]any, len(counts))
 			for i := range counts {
 				dest[i] = &counts[i]
@@ -73,20 +78,17 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 	for name, field := range r.Values {
 		values := map[string]int{}
 		out.Values[name] = values
-		table, prefix, number := "search_keywords", "k", false
+		t, number := index.KeywordField, false
 		if f, ok := index.FieldOf(r.Kind, field); ok && f.Type == index.NumberField {
 			if !f.Valued {
 				return out, fmt.Errorf("pgindex: field %q is not Valued", field)
 			}
-			table, prefix, number = "search_numbers", "n", true
+			t, number = index.NumberField, true
 		}
-		s := newStatement(r.Kind, r.Company)
-		a := s.alias(prefix)
-		// Values are stored once per document, so count(*) counts
-		// documents.
-		sql := fmt.Sprintf("SELECT %[1]s.value, count(*) FROM %[2]s %[1]s JOIN m ON m.doc_id = %[1]s.doc_id WHERE %[1]s.company_id = $1 AND %[1]s.kind = $2 AND %[1]s.field = %[3]s GROUP BY %[1]s.value",
-			a, table, s.arg(field))
-		if err := queue(s, sql, func(rows pgx.Rows) error {
+		s, _ := newStatement(r.Kind, r.Company)
+		// A document holds each value once, so count(*) counts documents.
+		join := " CROSS JOIN LATERAL " + s.set(s.valuesOf(field, t)) + " a"
+		if err := queue(s, "a.v, count(*)", join, " AND a.v IS NOT NULL GROUP BY a.v", func(rows pgx.Rows) error {
 			var count int
 			if number {
 				var v float64
@@ -106,7 +108,7 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 			return out, err
 		}
 	}
-	err := pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err = pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {

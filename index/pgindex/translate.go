@@ -10,17 +10,28 @@ import (
 	"github.com/parley/parley/query"
 )
 
-// statement builds one SQL statement: its arguments, with the company as
-// $1 and the kind as $2 in every statement, and an alias counter so that
-// each table reference has its own alias (the tenant test checks each).
+// statement builds one SQL statement over a kind's table, whose row is d:
+// its arguments, with the company as $1 in every statement, and an alias
+// counter so that each value set has its own alias.
 type statement struct {
 	kind    index.Kind
+	layout  *layout
 	args    []any
 	aliases int
+	// findOnce is set by a condition costly to find or check: a text
+	// field's runs (a phrase, a prefix), a detoasted text per candidate,
+	// or a fragment, whose trigram index scan intersects long lists. A
+	// search then finds its matches once for its total and its page (see
+	// Search).
+	findOnce bool
 }
 
-func newStatement(kind index.Kind, company int64) *statement {
-	return &statement{kind: kind, args: []any{company, string(kind)}}
+func newStatement(kind index.Kind, company int64) (*statement, error) {
+	l, ok := layouts[kind]
+	if !ok {
+		return nil, fmt.Errorf("pgindex: unknown kind %q", kind)
+	}
+	return &statement{kind: kind, layout: l, args: []any{company}}, nil
 }
 
 // arg adds an argument and returns its placeholder.
@@ -29,24 +40,74 @@ func (s *statement) arg(v any) string {
 	return "$" + strconv.Itoa(len(s.args))
 }
 
-// alias returns a fresh table alias starting with prefix.
+// alias returns a fresh alias starting with prefix.
 func (s *statement) alias(prefix string) string {
 	s.aliases++
 	return prefix + strconv.Itoa(s.aliases)
 }
 
-// in is the condition that document d has a row in table matching cond;
-// cond names the row by the alias passed to it. The subquery does not
-// depend on d, so PostgreSQL runs it once (a semi-join, or a hashed
-// subplan under OR and NOT) using the table's indexes.
-func (s *statement) in(table, prefix, field string, cond func(a string) string) string {
-	a := s.alias(prefix)
-	return fmt.Sprintf("d.doc_id IN (SELECT %[1]s.doc_id FROM %[2]s %[1]s WHERE %[1]s.company_id = $1 AND %[1]s.kind = $2 AND %[1]s.field = %[3]s AND %[4]s)",
-		a, table, s.arg(field), cond(a))
+// values is where a field's values of one type are found on row d.
+type values struct {
+	scalar string // a scalar column, NULL when the document has no value
+	set    string // else a set of values, each in column v of the set
 }
 
-// where translates checked query nodes into a condition on the document
-// row d, with the scan oracle's meaning.
+// valuesOf finds a field's keyword or number values: its column, or the
+// document's extra values (see extra).
+func (s *statement) valuesOf(field string, t index.FieldType) values {
+	if c, ok := s.layout.column(field, t); ok {
+		if !c.many {
+			return values{scalar: "d." + c.sqlName()}
+		}
+		return values{set: "(SELECT x AS v FROM unnest(d." + c.sqlName() + ") x)"}
+	}
+	if t == index.NumberField {
+		return values{set: "(SELECT x::float8 AS v FROM jsonb_array_elements_text(d.extra->'n'->" + s.arg(field) + ") x)"}
+	}
+	return values{set: `(SELECT x COLLATE "C" AS v FROM jsonb_array_elements_text(d.extra->'k'->` + s.arg(field) + ") x)"}
+}
+
+// set is a field's values as a set of rows, for a lateral join.
+func (s *statement) set(vs values) string {
+	if vs.scalar != "" {
+		return "(SELECT " + vs.scalar + " AS v)"
+	}
+	return vs.set
+}
+
+// any is the condition that one of a field's values (v) meets cond.
+func (s *statement) any(vs values, cond func(v string) string) string {
+	if vs.scalar != "" {
+		return cond(vs.scalar)
+	}
+	a := s.alias("v")
+	return fmt.Sprintf("EXISTS (SELECT FROM %s %s WHERE %s)", vs.set, a, cond(a+".v"))
+}
+
+// smallest is a field's smallest value on row d, or NULL.
+func (s *statement) smallest(vs values) string {
+	if vs.scalar != "" {
+		return vs.scalar
+	}
+	a := s.alias("v")
+	return fmt.Sprintf("(SELECT min(%[1]s.v) FROM %[2]s %[1]s)", a, vs.set)
+}
+
+// texts is a text field's analysis on row d (see analyse): its exact
+// forms and stemmed forms as tsvectors, and its runs.
+func (s *statement) texts(field string) (lexemes, stems, runs string) {
+	if c, ok := s.layout.column(field, index.TextField); ok {
+		l, st, r := c.textColumns()
+		return "d." + l, "d." + st, "d." + r
+	}
+	f := "d.extra->'t'->" + s.arg(field)
+	return "(" + f + "->>'l')::tsvector", "(" + f + "->>'s')::tsvector", "(" + f + "->>'r')"
+}
+
+// where translates checked query nodes into a condition on the row d,
+// with the scan oracle's meaning. A condition on a value the document
+// lacks may be NULL, which WHERE takes for false; NOT is IS NOT TRUE, so
+// that it takes NULL for false too.
 func (s *statement) where(n query.Node) (string, error) {
 	switch n := n.(type) {
 	case query.All:
@@ -60,18 +121,22 @@ func (s *statement) where(n query.Node) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return "NOT (" + inner + ")", nil
+		return "(" + inner + ") IS NOT TRUE", nil
 	case query.Match:
 		// Unquoted words match stemmed forms, quoted ones exact forms.
-		tokens, column := index.Stems(n.Text), "stems"
+		tokens := index.Stems(n.Text)
 		if n.Exact {
-			tokens, column = index.Tokens(n.Text), "lexemes"
+			tokens = index.Tokens(n.Text)
 		}
 		if len(tokens) == 0 {
 			return "FALSE", nil
 		}
 		q := s.arg(allOf(tokens))
-		return s.in("search_texts", "t", n.Field, func(a string) string { return a + "." + column + " @@ " + q + "::tsquery" }), nil
+		lexemes, stems, _ := s.texts(n.Field)
+		if n.Exact {
+			return lexemes + " @@ " + q + "::tsquery", nil
+		}
+		return stems + " @@ " + q + "::tsquery", nil
 	case query.Phrase:
 		tokens := index.Tokens(n.Text)
 		if len(tokens) == 0 {
@@ -80,26 +145,22 @@ func (s *statement) where(n query.Node) (string, error) {
 		// The lexemes find the candidates through the GIN index; the
 		// runs decide exactly, with no limit on positions.
 		q, r := s.arg(allOf(tokens)), s.arg(run(tokens))
-		return s.in("search_texts", "t", n.Field, func(a string) string {
-			return fmt.Sprintf("%[1]s.lexemes @@ %[2]s::tsquery AND strpos(%[1]s.runs, %[3]s) > 0", a, q, r)
-		}), nil
+		lexemes, _, runs := s.texts(n.Field)
+		s.findOnce = true
+		return fmt.Sprintf("(%s @@ %s::tsquery AND strpos(%s, %s) > 0)", lexemes, q, runs, r), nil
 	case query.Keyword:
-		v := s.arg(text(n.Value))
-		return s.in("search_keywords", "k", n.Field, func(a string) string {
-			return fmt.Sprintf("left(%[1]s.value, 256) = left(%[2]s, 256) AND %[1]s.value = %[2]s", a, v)
-		}), nil
+		return s.keyword(n.Field, text(n.Value)), nil
 	case query.Prefix:
 		return s.prefix(n), nil
 	case query.Contains:
 		p := s.arg("%" + likePattern(text(n.Value)) + "%")
-		f, _ := index.FieldOf(s.kind, n.Field)
-		return s.in("search_keywords", "k", n.Field, func(a string) string {
-			if f.Substrings {
-				// Names the partial trigram index's predicate.
-				return fmt.Sprintf("%[1]s.substrings AND %[1]s.value LIKE %[2]s", a, p)
-			}
-			return fmt.Sprintf("%s.value LIKE %s", a, p)
-		}), nil
+		cond := s.any(s.valuesOf(n.Field, index.KeywordField), func(v string) string { return v + " LIKE " + p })
+		if c, ok := s.layout.column(n.Field, index.KeywordField); ok && c.field.Substrings && c.many {
+			// The trigram index on the joined values finds the candidates.
+			s.findOnce = true
+			return fmt.Sprintf("(search_joined(d.%s) LIKE %s AND %s)", c.sqlName(), p, cond), nil
+		}
+		return cond, nil
 	case query.NumberRange:
 		return s.numberRange(n.Field, n.Min, n.Max, n.MinInclusive, n.MaxInclusive), nil
 	case query.TimeRange:
@@ -126,21 +187,32 @@ func (s *statement) join(nodes []query.Node, op, empty string) (string, error) {
 	return "(" + strings.Join(parts, op) + ")", nil
 }
 
+// keyword matches a keyword value exactly: a scalar column by its btree,
+// an array by the GIN index on its values' first 256 characters (a GIN
+// entry is limited in size, as a btree's is), then exactly.
+func (s *statement) keyword(field, value string) string {
+	vs := s.valuesOf(field, index.KeywordField)
+	if c, ok := s.layout.column(field, index.KeywordField); ok && c.many {
+		v := s.arg(value)
+		return fmt.Sprintf("(search_heads(d.%[1]s) @> ARRAY[left(%[2]s::text, 256)] AND d.%[1]s @> ARRAY[%[2]s::text])", c.sqlName(), v)
+	}
+	v := s.arg(value)
+	return s.any(vs, func(x string) string { return x + " = " + v + "::text" })
+}
+
 // prefix matches a keyword value, or a token of a text field, starting
 // with the value; a field the catalog does not type is tried both ways.
 func (s *statement) prefix(n query.Prefix) string {
 	f, known := index.FieldOf(s.kind, n.Field)
 	var parts []string
 	if !known || f.Type == index.KeywordField {
-		parts = append(parts, s.in("search_keywords", "k", n.Field, func(a string) string {
-			if n.Value == "" {
-				return "TRUE"
-			}
-			// The index holds the first 256 characters of a value.
-			head := s.arg(likePattern(cut256(text(n.Value))) + "%")
-			whole := s.arg(likePattern(text(n.Value)) + "%")
-			return fmt.Sprintf("left(%[1]s.value, 256) LIKE %[2]s AND %[1]s.value LIKE %[3]s", a, head, whole)
-		}))
+		vs := s.valuesOf(n.Field, index.KeywordField)
+		if n.Value == "" {
+			parts = append(parts, s.any(vs, func(v string) string { return v + " IS NOT NULL" }))
+		} else {
+			p := s.arg(likePattern(text(n.Value)) + "%")
+			parts = append(parts, s.any(vs, func(v string) string { return v + " LIKE " + p }))
+		}
 	}
 	if !known || f.Type == index.TextField {
 		parts = append(parts, s.textPrefix(n))
@@ -155,59 +227,66 @@ func (s *statement) prefix(n query.Prefix) string {
 // folds.
 func (s *statement) textPrefix(n query.Prefix) string {
 	folded := index.Fold(n.Value)
+	lexemes, _, runs := s.texts(n.Field)
 	switch {
 	case folded == "":
-		return s.in("search_texts", "t", n.Field, func(a string) string { return "length(" + a + ".lexemes) > 0" })
+		return "length(" + lexemes + ") > 0"
 	case strings.ContainsAny(folded, separators):
 		return "FALSE" // no token holds a separator
 	}
 	p := text(folded) // no token changes (see text), so a changed prefix matches none
 	q, r := s.arg(prefixOf(p)), s.arg(" "+p)
-	return s.in("search_texts", "t", n.Field, func(a string) string {
-		return fmt.Sprintf("%[1]s.lexemes @@ %[2]s::tsquery AND strpos(%[1]s.runs, %[3]s) > 0", a, q, r)
-	})
+	s.findOnce = true
+	return fmt.Sprintf("(%s @@ %s::tsquery AND strpos(%s, %s) > 0)", lexemes, q, runs, r)
 }
 
-// cut256 is the first 256 characters of s, as left(s, 256) gives them.
-func cut256(s string) string {
-	n := 0
-	for i := range s {
-		if n == 256 {
-			return s[:i]
-		}
-		n++
-	}
-	return s
-}
-
+// numberRange matches a value within bounds; an array column is searched
+// for one value by its GIN index.
 func (s *statement) numberRange(field string, min, max *float64, minIncl, maxIncl bool) string {
 	if min == nil && max == nil {
 		return "d.fields @> " + s.arg([]string{field}) + "::text[]"
 	}
-	return s.in("search_numbers", "n", field, func(a string) string {
+	if c, ok := s.layout.column(field, index.NumberField); ok && c.many && min != nil && max != nil && *min == *max && minIncl && maxIncl {
+		return fmt.Sprintf("d.%s @> ARRAY[%s::float8]", c.sqlName(), s.arg(*min))
+	}
+	var head string // a condition narrowing the candidates, or ""
+	if c, ok := s.layout.column(field, index.NumberField); ok && c.many && c.field.Millis && min != nil {
+		// The btree on the largest value finds the candidates.
+		op := ">"
+		if minIncl {
+			op = ">="
+		}
+		head = fmt.Sprintf("search_max(d.%s) %s %s::float8 AND ", c.sqlName(), op, s.arg(*min))
+	}
+	cond := s.any(s.valuesOf(field, index.NumberField), func(v string) string {
 		var conds []string
 		if min != nil {
 			op := ">"
 			if minIncl {
 				op = ">="
 			}
-			conds = append(conds, fmt.Sprintf("%s.value %s %s::float8", a, op, s.arg(*min)))
+			conds = append(conds, fmt.Sprintf("%s %s %s::float8", v, op, s.arg(*min)))
 		}
 		if max != nil {
 			op := "<"
 			if maxIncl {
 				op = "<="
 			}
-			conds = append(conds, fmt.Sprintf("%s.value %s %s::float8", a, op, s.arg(*max)))
+			conds = append(conds, fmt.Sprintf("%s %s %s::float8", v, op, s.arg(*max)))
 		}
-		return strings.Join(conds, " AND ")
+		return "(" + strings.Join(conds, " AND ") + ")"
 	})
+	if head != "" {
+		return "(" + head + cond + ")"
+	}
+	return cond
 }
 
-// documents is the FROM and WHERE of the documents of a request's company
-// and kind matching its query and filter.
-func (s *statement) documents(nodes ...query.Node) (string, error) {
-	sql := "FROM search_documents d WHERE d.company_id = $1 AND d.kind = $2"
+// matching is the FROM and WHERE of the rows of a request's company
+// matching its query and filter; join, when not empty, joins them to
+// more.
+func (s *statement) matching(join string, nodes ...query.Node) (string, error) {
+	sql := "FROM " + s.layout.table + " d" + join + " WHERE d.company_id = $1"
 	for _, n := range nodes {
 		if n == nil {
 			continue
@@ -221,10 +300,18 @@ func (s *statement) documents(nodes ...query.Node) (string, error) {
 	return sql, nil
 }
 
-// Search runs a request: the total, and one page of ids in order.
+// Search runs a request as one statement: the exact total, counted over
+// the same WHERE as the page, and one page of ids in order. Each is read
+// on its own, the page through the btree that orders the table as asked
+// when there is one, unless a condition is costly to find or check (see
+// findOnce): then the matches are found once, and counted and ordered
+// from there.
 func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, error) {
-	s := newStatement(r.Kind, r.Company)
-	from, err := s.documents(r.Query, r.Filter)
+	s, err := newStatement(r.Kind, r.Company)
+	if err != nil {
+		return index.Result{}, err
+	}
+	from, err := s.matching("", r.Query, r.Filter)
 	if err != nil {
 		return index.Result{}, err
 	}
@@ -235,64 +322,69 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 		}
 		return out, nil
 	}
-	columns, order := s.order(r)
-	sql := fmt.Sprintf("WITH m AS MATERIALIZED (SELECT d.doc_id, d.num_id%s %s)\n"+
-		"SELECT (SELECT count(*) FROM m), ARRAY(SELECT m.doc_id FROM m ORDER BY %s LIMIT %s OFFSET %s)",
-		columns, from, order, s.arg(r.Limit), s.arg(max(r.Offset, 0)))
+	keys := s.order(r)
+	var sql string
+	if s.findOnce {
+		cols, order := make([]string, len(keys)), make([]string, len(keys))
+		for i, k := range keys {
+			cols[i] = fmt.Sprintf("%s AS k%d", k.expr, i)
+			order[i] = fmt.Sprintf("m.k%d %s", i, k.dir)
+		}
+		sql = fmt.Sprintf("WITH m AS MATERIALIZED (SELECT d.doc_id, %s %s)\n"+
+			"SELECT (SELECT count(*) FROM m), ARRAY(SELECT m.doc_id FROM m ORDER BY %s LIMIT %s OFFSET %s)",
+			strings.Join(cols, ", "), from, strings.Join(order, ", "), s.arg(r.Limit), s.arg(max(r.Offset, 0)))
+	} else {
+		order := make([]string, len(keys))
+		for i, k := range keys {
+			order[i] = k.expr + " " + k.dir
+		}
+		sql = fmt.Sprintf("SELECT (SELECT count(*) %[1]s),\nARRAY(SELECT d.doc_id %[1]s ORDER BY %[2]s LIMIT %[3]s OFFSET %[4]s)",
+			from, strings.Join(order, ", "), s.arg(r.Limit), s.arg(max(r.Offset, 0)))
+	}
 	if err := e.pool.QueryRow(ctx, sql, s.args...).Scan(&out.Total, &out.IDs); err != nil {
 		return index.Result{}, fmt.Errorf("pgindex: search: %w", err)
 	}
 	return out, nil
 }
 
-// order returns the sort columns computed per matching document and the
-// ORDER BY over them, as the scan oracle orders: each field by its
-// smallest value, missing values last whatever the direction, then the
-// numeric id, then the document id, both in the last sort's direction.
-func (s *statement) order(r index.Request) (columns, order string) {
-	var cols, keys []string
+// orderKey is one key of an ORDER BY: an expression on the row d and its
+// direction.
+type orderKey struct{ expr, dir string }
+
+// order is the ORDER BY of a request, as the scan oracle orders: each
+// field by its smallest value, missing values last whatever the
+// direction, then the numeric id, then the document id, both in the last
+// sort's direction. The btrees of the access paths hold the same
+// columns, NULLS LAST, so a page is read off them in order.
+func (s *statement) order(r index.Request) []orderKey {
+	var keys []orderKey
 	dir := func(desc bool) string {
 		if desc {
-			return "DESC"
+			return "DESC NULLS LAST"
 		}
-		return "ASC"
+		return "ASC NULLS LAST"
 	}
 	desc := true
-	for i, o := range r.Sort {
+	for _, o := range r.Sort {
 		desc = o.Desc
-		name := "s" + strconv.Itoa(i)
+		var key string
 		switch f, ok := index.FieldOf(r.Kind, o.Field); {
 		case o.Field == index.ScoreField:
 			if r.Query == nil {
 				continue // every document scores the same
 			}
-			cols = append(cols, s.score(r.Query)+" AS "+name)
-		case ok && f.Sortable && f.Type == index.NumberField:
-			cols = append(cols, "(d.sorts->>"+s.arg(o.Field)+")::float8 AS "+name)
-		case ok && f.Sortable && f.Type == index.KeywordField:
-			cols = append(cols, "(d.sorts->>"+s.arg(o.Field)+") COLLATE \"C\" AS "+name)
-		case ok && f.Type == index.NumberField:
-			cols = append(cols, s.smallest("search_numbers", "n", o.Field)+" AS "+name)
-		case ok && f.Type == index.KeywordField:
-			cols = append(cols, s.smallest("search_keywords", "k", o.Field)+" AS "+name)
+			if key = s.score(r.Query); key == "" {
+				continue
+			}
+		case ok && (f.Type == index.NumberField || f.Type == index.KeywordField):
+			key = s.smallest(s.valuesOf(o.Field, f.Type))
 		default:
 			continue // the oracle sorts only by numbers and keywords
 		}
-		keys = append(keys, fmt.Sprintf("m.%s %s NULLS LAST", name, dir(o.Desc)))
+		keys = append(keys, orderKey{key, dir(o.Desc)})
 	}
 	if _, ok := index.FieldOf(r.Kind, "id"); ok {
-		keys = append(keys, "m.num_id "+dir(desc)+" NULLS LAST")
+		keys = append(keys, orderKey{s.smallest(s.valuesOf("id", index.NumberField)), dir(desc)})
 	}
-	keys = append(keys, "m.doc_id "+dir(desc))
-	for i := range cols {
-		cols[i] = ", " + cols[i]
-	}
-	return strings.Join(cols, ""), strings.Join(keys, ", ")
-}
-
-// smallest is a document's smallest value of a field, or NULL.
-func (s *statement) smallest(table, prefix, field string) string {
-	a := s.alias(prefix)
-	return fmt.Sprintf("(SELECT min(%[1]s.value) FROM %[2]s %[1]s WHERE %[1]s.company_id = $1 AND %[1]s.kind = $2 AND %[1]s.doc_id = d.doc_id AND %[1]s.field = %[3]s)",
-		a, table, s.arg(field))
+	return append(keys, orderKey{"d.doc_id", strings.TrimSuffix(dir(desc), " NULLS LAST")})
 }

@@ -1,0 +1,142 @@
+package pgindex
+
+import (
+	"context"
+	"io/fs"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/internal/pgtest"
+	"github.com/parley/parley/query"
+)
+
+// TestTablesFollowCatalog: the migrated tables have exactly the columns
+// the catalog gives each kind, of the types the package comment maps its
+// fields to, so a catalog change without a migration fails here.
+func TestTablesFollowCatalog(t *testing.T) {
+	ctx := context.Background()
+	_, url := open(t)
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	for _, kind := range index.Kinds {
+		l := layouts[kind]
+		want := map[string]string{"company_id": "bigint", "doc_id": "text", "fields": "text[]", "extra": "jsonb"}
+		for _, c := range l.columns {
+			if c.field.Type == index.TextField {
+				want[c.name+"_lexemes"], want[c.name+"_stems"], want[c.name+"_runs"] = "tsvector", "tsvector", "text"
+				continue
+			}
+			want[c.name] = strings.ReplaceAll(c.sqlType(), ` COLLATE "C"`, "")
+		}
+		rows, err := conn.Query(ctx, `SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped`, l.table)
+		require.NoError(t, err)
+		got := map[string]string{}
+		for rows.Next() {
+			var name, typ string
+			require.NoError(t, rows.Scan(&name, &typ))
+			got[name] = typ
+		}
+		require.NoError(t, rows.Err())
+		assert.Equal(t, want, got, "the columns of %s", l.table)
+	}
+}
+
+// TestOneValuedColumnRefusesTwo: a field the layout keeps in a scalar
+// column (here a conversation's status) cannot take two values; the
+// batch is refused whole, with the field named, and nothing is written.
+func TestOneValuedColumnRefusesTwo(t *testing.T) {
+	ctx := context.Background()
+	e, _ := open(t)
+	good := index.NewDocument("1", 1)
+	good.Keywords["status"] = []string{"active"}
+	bad := index.NewDocument("2", 1)
+	bad.Keywords["status"] = []string{"active", "closed"}
+	err := e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{good, bad}}, nil)
+	require.ErrorContains(t, err, "field status holds 2 values")
+	res, err := e.Search(ctx, index.Request{Kind: index.Conversations, Company: 1, Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, index.Result{IDs: []string{}, Total: 0}, res)
+}
+
+// TestSearchIsOneStatementOnTheKindsTable: a search with a query, a
+// filter and a sort is one statement, reading only its kind's table.
+func TestSearchIsOneStatementOnTheKindsTable(t *testing.T) {
+	ctx := context.Background()
+	rec := &pgtest.Recorder{}
+	e, err := Open(ctx, pgtest.Database(t), Options{Tracer: rec})
+	require.NoError(t, err)
+	defer e.Close()
+	d := index.NewDocument("1", 1)
+	d.Keywords["status"] = []string{"active"}
+	d.Texts["body"] = []string{"a refund please"}
+	d.Numbers["createdAt"] = []float64{1}
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{d}}, nil))
+	before := len(rec.Statements())
+	res, err := e.Search(ctx, index.Request{Kind: index.Conversations, Company: 1, Query: query.Match{Field: "body", Text: "refunds"},
+		Filter: query.Keyword{Field: "status", Value: "active"}, Sort: []index.Sort{{Field: "createdAt", Desc: true}}, Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, index.Result{IDs: []string{"1"}, Total: 1}, res)
+	statements := rec.Statements()[before:]
+	require.Len(t, statements, 1)
+	tables := regexp.MustCompile(`(?i)\b(?:FROM|JOIN)\s+(search_\w+)`).FindAllStringSubmatch(statements[0], -1)
+	require.NotEmpty(t, tables)
+	for _, m := range tables {
+		assert.Equal(t, "search_conversation", m[1], statements[0])
+	}
+}
+
+// TestUpgradeForgetsTheBuiltVersion: a database whose EAV tables were
+// marked built by this very mapping version is stale once the typed
+// tables replace them, so its first start rebuilds the index.
+func TestUpgradeForgetsTheBuiltVersion(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	cfg, err := pgx.ParseConfig(url)
+	require.NoError(t, err)
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	sub, err := fs.Sub(migrations, "migrations")
+	require.NoError(t, err)
+	p, err := goose.NewProvider(goose.DialectPostgres, db, sub, goose.WithTableName(versionTable), goose.WithDisableGlobalRegistry(true))
+	require.NoError(t, err)
+	_, err = p.UpTo(ctx, 3)
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, `INSERT INTO search_state (mapping_version) VALUES ($1)`, index.MappingVersion)
+	require.NoError(t, err)
+
+	e, err := Open(ctx, url, Options{})
+	require.NoError(t, err)
+	defer e.Close()
+	stale, err := e.Stale(ctx)
+	require.NoError(t, err)
+	assert.True(t, stale, "the typed tables are empty until rebuilt")
+}
+
+// TestScoreWeighsSubjectAboveBody: a word found in the subject ranks its
+// conversation above one that has it only in its body, the subject's
+// catalog weight being twice the body's; the id decides only ties.
+func TestScoreWeighsSubjectAboveBody(t *testing.T) {
+	ctx := context.Background()
+	e, _ := open(t)
+	inBody := index.NewDocument("2", 1)
+	inBody.Numbers["id"] = []float64{2}
+	inBody.Texts["body"] = []string{"refund"}
+	inSubject := index.NewDocument("1", 1)
+	inSubject.Numbers["id"] = []float64{1}
+	inSubject.Texts["subject"] = []string{"refund"}
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{inBody, inSubject}}, nil))
+	q := query.Or{Nodes: []query.Node{query.Match{Field: "subject", Text: "refund"}, query.Match{Field: "body", Text: "refund"}}}
+	res, err := e.Search(ctx, index.Request{Kind: index.Conversations, Company: 1, Query: q, Sort: []index.Sort{{Field: index.ScoreField, Desc: true}}, Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, index.Result{IDs: []string{"1", "2"}, Total: 2}, res)
+}
