@@ -137,7 +137,8 @@ func TestAppCreateAndReindex(t *testing.T) {
 
 	errs.Reset()
 	assert.Equal(t, 2, run(context.Background(), nil, &out, &errs))
-	assert.True(t, strings.HasPrefix(errs.String(), "usage:"))
+	assert.True(t, strings.HasPrefix(errs.String(), "Parley: a self-hosted shared inbox"), errs.String())
+	assert.Contains(t, errs.String(), "\nusage:\n")
 }
 
 // acmeDemoConversations counts the conversations the demo data gives Acme
