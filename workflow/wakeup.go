@@ -1,6 +1,8 @@
 package workflow
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -48,12 +50,74 @@ func (e *Engine) takeWoken(tx parley.Tx) woken {
 	return v.(woken)
 }
 
-// Wake fires, in one write of store, every wake-up due at now: snoozes and
-// scheduled threads (parley.WakeDue) and workflow wake-ups. It returns how
-// many items woke and the write's outbox sequence. A fired item is removed
-// in the transaction that fires it, so it fires once, whichever node runs
-// the scheduler.
-func (e *Engine) Wake(store parley.Store, now time.Time) (n int, seq uint64, err error) {
+// WakeReport is what one round of Wake did.
+type WakeReport struct {
+	// Woken counts the wake-ups fired.
+	Woken int
+	// Seq is the highest outbox sequence their writes queued, which a
+	// caller waits on to read them from the search index.
+	Seq uint64
+	// Failed are the wake-ups whose write failed.
+	Failed []WakeFailure
+}
+
+// WakeFailure is a wake-up whose write failed (Err), and what
+// parley.WakeFailed then did with it: moved it to RetryAt, or Dropped it
+// with a line item on its conversation. Neither when it was no longer
+// there to deal with.
+type WakeFailure struct {
+	Item    parley.LaterItem
+	Err     error
+	RetryAt time.Time
+	Dropped bool
+}
+
+// Wake fires every wake-up due at now: snoozes and scheduled threads
+// (parley.WakeItem) and workflow wake-ups, each in a write of its own, so
+// a wake-up that fails holds up no other, of its company or another. A
+// failed one is moved later or dropped (parley.WakeFailed), in a write of
+// its own too. The error is that of listing the due wake-ups, or of the
+// writes that could not deal with a failure (the store refuses writes):
+// those items stay due.
+func (e *Engine) Wake(store parley.Store, now time.Time) (WakeReport, error) {
+	var due []parley.LaterItem
+	if err := store.View(func(tx parley.Tx) (err error) {
+		due, err = tx.DueLater(now)
+		return err
+	}); err != nil {
+		return WakeReport{}, err
+	}
+	var report WakeReport
+	var errs []error
+	for _, it := range due {
+		fired, seq, err := e.wakeItem(store, it, now)
+		if err == nil {
+			if fired {
+				report.Woken++
+			}
+			report.Seq = max(report.Seq, seq)
+			continue
+		}
+		f := WakeFailure{Item: it, Err: err}
+		if _, err := store.Update(func(tx parley.Tx) error {
+			left, dropped, ok, err := parley.WakeFailed(tx, it, f.Err, now)
+			if ok && !dropped {
+				f.RetryAt = left.At
+			}
+			f.Dropped = dropped
+			return err
+		}); err != nil {
+			errs = append(errs, fmt.Errorf("wake-up %s %d of company %d: %w; then: %w", it.Kind, it.ID, it.CompanyID, f.Err, err))
+			continue
+		}
+		report.Failed = append(report.Failed, f)
+	}
+	return report, errors.Join(errs...)
+}
+
+// wakeItem fires one due wake-up in a write of its own; false when it was
+// no longer there to fire.
+func (e *Engine) wakeItem(store parley.Store, due parley.LaterItem, now time.Time) (fired bool, seq uint64, err error) {
 	var txs []parley.Tx // every run of the write: a retried one too
 	defer func() {
 		for _, tx := range txs {
@@ -62,10 +126,10 @@ func (e *Engine) Wake(store parley.Store, now time.Time) (n int, seq uint64, err
 	}()
 	seq, err = store.Update(func(tx parley.Tx) (err error) {
 		txs = append(txs, tx)
-		n, err = parley.WakeDue(tx, now, e.fire)
+		fired, err = parley.WakeItem(tx, due, now, e.fire)
 		return err
 	})
-	return n, seq, err
+	return fired, seq, err
 }
 
 // fire is the parley.WorkflowWaker: each workflow the wake-up names that
@@ -85,7 +149,7 @@ func (e *Engine) fire(tx parley.Tx, item parley.LaterItem, now time.Time) error 
 	if err != nil || len(auto) == 0 {
 		return err
 	}
-	caller, err := automaticCaller(tx, item.CompanyID)
+	caller, err := parley.AccountOwner(tx, item.CompanyID)
 	if err != nil || caller.User == nil {
 		return err
 	}

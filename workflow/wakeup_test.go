@@ -90,6 +90,13 @@ func openHooked(t *testing.T, open func(*testing.T) hookedStore) hooked {
 	return h
 }
 
+// write runs fn in a write that must commit.
+func (h hooked) write(t *testing.T, fn func(tx parley.Tx) error) {
+	t.Helper()
+	_, err := h.store.Update(fn)
+	require.NoError(t, err)
+}
+
 // TestTimeConditionFiresOnce: an automatic workflow whose condition is
 // `status:pending AND modifiedAt:[* TO NOW-30DAYS]` does not match the
 // conversation a write leaves; the write stores a wake-up 30 days after
@@ -101,11 +108,7 @@ func TestTimeConditionFiresOnce(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			h := openHooked(t, b.open)
 			store, clock, engine, caller, mailboxID := h.store, h.clock, h.engine, h.caller, h.mailboxID
-			write := func(fn func(tx parley.Tx) error) {
-				t.Helper()
-				_, err := store.Update(fn)
-				require.NoError(t, err)
-			}
+			write := func(fn func(tx parley.Tx) error) { t.Helper(); h.write(t, fn) }
 			var w *parley.Workflow
 			write(func(tx parley.Tx) (err error) {
 				w, err = parley.CreateWorkflow(tx, caller, &parley.WorkflowInput{MailboxID: &mailboxID, Name: ptr("Close stale pending"),
@@ -186,9 +189,9 @@ func TestTimeConditionFiresOnce(t *testing.T) {
 				{due.AddDate(1, 0, 0), 0, 1, parley.StatusClosed},
 			} {
 				clock.set(step.at)
-				n, _, err := engine.Wake(store, step.at)
+				report, err := engine.Wake(store, step.at)
 				require.NoError(t, err)
-				assert.Equal(t, step.woke, n, "woken at %s", step.at)
+				assert.Equal(t, step.woke, report.Woken, "woken at %s", step.at)
 				assert.Len(t, runs(), step.runs, "runs at %s", step.at)
 				assert.Equal(t, step.state, status(), "status at %s", step.at)
 			}
@@ -285,9 +288,9 @@ func TestWokenWorkflowRunsOnce(t *testing.T) {
 			})
 			require.NoError(t, err)
 			clock.set(now.AddDate(0, 0, 1))
-			n, _, err := engine.Wake(store, clock.Now())
+			report, err := engine.Wake(store, clock.Now())
 			require.NoError(t, err)
-			assert.Equal(t, 1, n)
+			assert.Equal(t, 1, report.Woken)
 			require.NoError(t, store.View(func(tx parley.Tx) error {
 				runs, err := tx.WorkflowRuns(1, w.ID)
 				require.Len(t, runs, 1)

@@ -196,7 +196,7 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, ran map
 	}
 	var caller parley.Caller
 	if trigger != "" {
-		if caller, err = automaticCaller(tx, companyID); err != nil {
+		if caller, err = parley.AccountOwner(tx, companyID); err != nil {
 			return err
 		}
 	}
@@ -235,24 +235,4 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, ran map
 		}
 	}
 	return schedule(cs, auto, companyID, convID, last, now)
-}
-
-// automaticCaller is who automatic workflows act as: the account owner,
-// who may use every mailbox, so their line items and notes have an author
-// clients can resolve.
-func automaticCaller(tx parley.Tx, companyID int64) (parley.Caller, error) {
-	company, err := tx.Company(companyID)
-	if err != nil {
-		return parley.Caller{}, err
-	}
-	users, err := tx.Users(companyID)
-	if err != nil {
-		return parley.Caller{}, err
-	}
-	for i := range users {
-		if users[i].Role == parley.RoleOwner {
-			return parley.Caller{Company: company, User: &users[i]}, nil
-		}
-	}
-	return parley.Caller{Company: company}, nil
 }
