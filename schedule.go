@@ -33,6 +33,11 @@ type LaterItem struct {
 	// WorkflowIDs are, for a workflow wake-up, the automatic workflows
 	// whose conditions start to match the conversation at At.
 	WorkflowIDs []int64 `json:"workflowIds,omitempty"`
+	// Ran are, for a workflow wake-up, the automatic workflows that ran
+	// on the conversation since it was last changed other than by the
+	// workflows themselves: they do not run on it again until it is (see
+	// package workflow).
+	Ran []int64 `json:"ran,omitempty"`
 	// Attempts counts the writes that failed to fire the item (see
 	// WakeFailed).
 	Attempts int `json:"attempts,omitempty"`

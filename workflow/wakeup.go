@@ -32,12 +32,28 @@ import (
 // at each such instant, in order, with the search oracle's evaluation, up
 // to maxCandidates of them. Instants are rounded up to the second (the
 // wake-up loop's resolution).
+//
+// Once per change. Help Scout's automatic workflows act only the first
+// time a conversation matches, so that a workflow does not run again on
+// its own changes. Here a workflow runs on a conversation at most once
+// between two changes made other than by the automatic workflows (by a
+// user, a customer, an API client, incoming e-mail, or the scheduler
+// ending a snooze or sending a scheduled reply, on a person's request):
+// whatever ran on the conversation since such a change is kept on its
+// wake-up (parley.LaterItem.Ran), left out of the wake-ups computed, and
+// not run again by a wake-up nor by the changes a wake-up's workflows
+// make. The next such change starts afresh. (With no wake-up left nothing
+// runs by time before that change, so nothing else need keep them.)
+// Without it, a condition its own action makes false and time makes true
+// again (`modifiedAt:[* TO NOW-2SECONDS]` with a note) ran every few
+// seconds forever.
 
 // maxCandidates bounds the instants tried per workflow and conversation.
 const maxCandidates = 256
 
 // woken is what one transaction of Wake ran: conversation id -> the
-// workflows that ran on it.
+// workflows that ran on it since it was last changed other than by the
+// workflows (parley.LaterItem.Ran and those the wake-up ran).
 type woken map[int64]map[int64]bool
 
 // takeWoken returns, and forgets, what a Wake transaction ran; nil for
@@ -133,10 +149,12 @@ func (e *Engine) wakeItem(store parley.Store, due parley.LaterItem, now time.Tim
 }
 
 // fire is the parley.WorkflowWaker: each workflow the wake-up names that
-// is still an active automatic workflow of the conversation's mailbox runs
-// when it matches now, once. Their changes then trigger the other
-// automatic workflows as any write does (BeforeCommit, told what ran
-// here), and the conversation's next wake-up is computed.
+// is still an active automatic workflow of the conversation's mailbox,
+// and has not run on the conversation since it was last changed other
+// than by the workflows (item.Ran), runs when it matches now. Their
+// changes then trigger the other automatic workflows as any write does
+// (BeforeCommit, told what ran), and the conversation's next wake-up is
+// computed.
 func (e *Engine) fire(tx parley.Tx, item parley.LaterItem, now time.Time) error {
 	c, err := tx.Conversation(item.CompanyID, item.ConversationID)
 	if parley.IsNotFound(err) {
@@ -154,9 +172,12 @@ func (e *Engine) fire(tx parley.Tx, item parley.LaterItem, now time.Time) error 
 		return err
 	}
 	ran := map[int64]bool{}
+	for _, id := range item.Ran {
+		ran[id] = true
+	}
 	for i := range auto {
 		w := &auto[i]
-		if w.MailboxID != c.MailboxID || !slices.Contains(item.WorkflowIDs, w.ID) {
+		if ran[w.ID] || w.MailboxID != c.MailboxID || !slices.Contains(item.WorkflowIDs, w.ID) {
 			continue
 		}
 		matched, err := Matches(tx, w, c.ID, now)
@@ -170,18 +191,18 @@ func (e *Engine) fire(tx parley.Tx, item parley.LaterItem, now time.Time) error 
 			ran[w.ID] = true
 		}
 	}
-	if len(ran) > 0 {
-		v, _ := e.woken.LoadOrStore(tx, woken{})
-		v.(woken)[c.ID] = ran
-	}
-	return schedule(newConditions(tx), auto, item.CompanyID, c.ID, nil, now)
+	v, _ := e.woken.LoadOrStore(tx, woken{})
+	v.(woken)[c.ID] = ran
+	return schedule(newConditions(tx), auto, item.CompanyID, c.ID, nil, ran, now)
 }
 
 // schedule replaces the conversation's workflow wake-up: at the earliest
 // instant after now at which one of the mailbox's automatic workflows
-// (auto, active) that does not match now will match, or none. doc is the
-// conversation's current document when the caller built it, else nil.
-func schedule(cs *conditions, auto []parley.Workflow, companyID, convID int64, doc *index.Document, now time.Time) error {
+// (auto, active) that does not match now, and is not one of those that
+// ran on the conversation since it was last changed other than by the
+// workflows (ran, which the wake-up keeps), will match; or none. doc is
+// the conversation's current document when the caller built it, else nil.
+func schedule(cs *conditions, auto []parley.Workflow, companyID, convID int64, doc *index.Document, ran map[int64]bool, now time.Time) error {
 	tx := cs.tx
 	item := parley.LaterItem{CompanyID: companyID, Kind: parley.LaterWorkflow, ID: convID, ConversationID: convID}
 	c, err := tx.Conversation(companyID, convID)
@@ -193,7 +214,7 @@ func schedule(cs *conditions, auto []parley.Workflow, companyID, convID int64, d
 	}
 	for i := range auto {
 		w := &auto[i]
-		if w.MailboxID != c.MailboxID || !timed(w) {
+		if w.MailboxID != c.MailboxID || ran[w.ID] || !timed(w) {
 			continue
 		}
 		if doc == nil {
@@ -221,6 +242,10 @@ func schedule(cs *conditions, auto []parley.Workflow, companyID, convID int64, d
 	if item.At.IsZero() {
 		return tx.DeleteLater(companyID, parley.LaterWorkflow, convID)
 	}
+	for id := range ran {
+		item.Ran = append(item.Ran, id)
+	}
+	slices.Sort(item.Ran)
 	return tx.PutLater(item)
 }
 

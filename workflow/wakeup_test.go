@@ -303,3 +303,76 @@ func TestWokenWorkflowRunsOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestTimeWorkflowRunsOncePerChange: a time condition that its own action
+// makes false and time makes true again (`modifiedAt:[* TO NOW-2SECONDS]`
+// with a note) runs once on a conversation, not every few seconds; another
+// time workflow's change (a tag 30 seconds after the conversation was
+// created) does not make it run again; a user's note does, once.
+func TestTimeWorkflowRunsOncePerChange(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			h := openHooked(t, b.open)
+			clock, caller, mailboxID := h.clock, h.caller, h.mailboxID
+			var ping, old *parley.Workflow
+			var conv *parley.Conversation
+			h.write(t, func(tx parley.Tx) (err error) {
+				ping, err = parley.CreateWorkflow(tx, caller, &parley.WorkflowInput{MailboxID: &mailboxID, Name: ptr("Ping"),
+					Type: ptr(parley.WorkflowAutomatic), Conditions: []string{"modifiedAt:[* TO NOW-2SECONDS]"},
+					Actions: []parley.WorkflowAction{{Type: parley.ActionNote, Text: "Still there?"}}}, workflow.Check, now)
+				if err != nil {
+					return err
+				}
+				old, err = parley.CreateWorkflow(tx, caller, &parley.WorkflowInput{MailboxID: &mailboxID, Name: ptr("Old"),
+					Type: ptr(parley.WorkflowAutomatic), Conditions: []string{"createdAt:[* TO NOW-30SECONDS]"},
+					Actions: []parley.WorkflowAction{{Type: parley.ActionAddTags, Tags: []string{"old"}}}}, workflow.Check, now)
+				return err
+			})
+			h.write(t, func(tx parley.Tx) (err error) {
+				n := &parley.NewConversation{Subject: ptr("Hello"), Type: ptr("email"), MailboxID: &mailboxID, Status: ptr("active"),
+					Customer: &parley.CustomerInput{Email: ptr("kim@example.com")}, AssignTo: parley.Nullable[int64]{Set: true, Null: true},
+					Threads: []parley.NewThread{{Type: ptr("customer"), Text: ptr("Hi")}}}
+				conv, err = parley.CreateConversation(tx, caller, n, nil, now)
+				return err
+			})
+			runs := func(w *parley.Workflow) int {
+				var n int
+				require.NoError(t, h.store.View(func(tx parley.Tx) error {
+					all, err := tx.WorkflowRuns(1, w.ID)
+					for _, r := range all {
+						if r.ConversationID == conv.ID {
+							n++
+						}
+					}
+					return err
+				}))
+				return n
+			}
+			userNote := func(tx parley.Tx) error {
+				_, err := parley.AddThread(tx, caller, conv.ID, parley.ThreadNote, &parley.ThreadRequest{Text: ptr("Looking")}, nil, clock.Now())
+				return err
+			}
+			for _, phase := range []struct {
+				name      string
+				change    func(tx parley.Tx) error // someone else's write first
+				ping, old int                      // runs so far
+			}{
+				{"a minute after the create", nil, 1, 1},
+				{"a minute after a user's note", userNote, 2, 1},
+				{"a minute more", nil, 2, 1},
+			} {
+				if phase.change != nil {
+					h.write(t, phase.change)
+				}
+				for range 60 {
+					clock.add(time.Second)
+					report, err := h.engine.Wake(h.store, clock.Now())
+					require.NoError(t, err)
+					require.Empty(t, report.Failed)
+				}
+				assert.Equal(t, phase.ping, runs(ping), "Ping: %s", phase.name)
+				assert.Equal(t, phase.old, runs(old), "Old: %s", phase.name)
+			}
+		})
+	}
+}
