@@ -176,6 +176,20 @@ func Locked(code, msg string) *Error {
 	return &Error{Kind: KindLocked, Message: code, Errors: []FieldError{{Code: code, Message: msg}}}
 }
 
+// Reason is what a person reads of why something was not done (a line
+// item): a refusal's first detail, else its summary; never an internal
+// cause, which only the log shows.
+func Reason(err error) string {
+	var e *Error
+	switch {
+	case !errors.As(err, &e) || e.Kind == KindInternal:
+		return "an internal error (see the server log)"
+	case len(e.Errors) > 0 && e.Errors[0].Message != "":
+		return e.Errors[0].Message
+	}
+	return e.Message
+}
+
 // Internal wraps an unexpected cause; its text is logged, never shown.
 func Internal(cause error) *Error {
 	return &Error{Kind: KindInternal, Message: "Internal error", Cause: cause}

@@ -33,6 +33,14 @@ type LaterItem struct {
 	// WorkflowIDs are, for a workflow wake-up, the automatic workflows
 	// whose conditions start to match the conversation at At.
 	WorkflowIDs []int64 `json:"workflowIds,omitempty"`
+	// Ran are, for a workflow wake-up, the automatic workflows that ran
+	// on the conversation since it was last changed other than by the
+	// workflows themselves: they do not run on it again until it is (see
+	// package workflow).
+	Ran []int64 `json:"ran,omitempty"`
+	// Attempts counts the writes that failed to fire the item (see
+	// WakeFailed).
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // WorkflowWaker fires a due workflow wake-up in the scheduler's
@@ -160,59 +168,116 @@ func cancelSchedulesOnReply(tx Tx, threads []Thread) error {
 	return cancelSchedules(tx, due)
 }
 
-// WakeDue ends the snoozes, publishes the scheduled threads and fires
-// (through wake) the workflow wake-ups due at now. The scheduler calls it
-// with the injected clock; it returns how many items woke. Each item is
-// removed as it wakes, in the same transaction, so it wakes once.
-func WakeDue(tx Tx, now time.Time, wake WorkflowWaker) (int, error) {
-	items, err := tx.DueLater(now)
-	if err != nil {
-		return 0, err
+// WakeItem fires one wake-up listed as due at now, in a write of its
+// own: it ends a snooze, publishes a scheduled thread, or fires (through
+// wake) a workflow wake-up. The item is taken (TakeLater) in the same
+// transaction, so it fires once; false means it was no longer there to
+// take (fired by another node, moved or removed by a write since it was
+// listed).
+func WakeItem(tx Tx, due LaterItem, now time.Time, wake WorkflowWaker) (bool, error) {
+	it, ok, err := tx.TakeLater(due.CompanyID, due.Kind, due.ID, now)
+	if err != nil || !ok {
+		return false, err
 	}
-	for _, it := range items {
-		if err := tx.DeleteLater(it.CompanyID, it.Kind, it.ID); err != nil {
-			return 0, err
-		}
-		if it.Kind == LaterWorkflow {
-			if err := wake(tx, it, now); err != nil {
-				return 0, err
-			}
-			continue
-		}
-		c, err := tx.Conversation(it.CompanyID, it.ConversationID)
+	if it.Kind == LaterWorkflow {
+		return true, wake(tx, it, now)
+	}
+	c, err := tx.Conversation(it.CompanyID, it.ConversationID)
+	if IsNotFound(err) {
+		return true, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	var sent *Thread
+	switch it.Kind {
+	case LaterSnooze:
+		c.Snooze = nil
+	case LaterScheduled:
+		t, err := findThread(tx, c, it.ID)
 		if IsNotFound(err) {
-			continue
+			return true, nil
 		}
 		if err != nil {
-			return 0, err
+			return true, err
 		}
-		var sent *Thread
-		switch it.Kind {
-		case LaterSnooze:
-			c.Snooze = nil
-		case LaterScheduled:
-			t, err := findThread(tx, c, it.ID)
-			if IsNotFound(err) {
-				continue
-			}
-			if err != nil {
-				return 0, err
-			}
-			if err := publishScheduled(tx, c, t, it.At, now); err != nil {
-				return 0, err
-			}
-			sent = t
+		if err := publishScheduled(tx, c, t, it.At, now); err != nil {
+			return true, err
 		}
-		if err := saveConversation(tx, c, now); err != nil {
-			return 0, err
-		}
-		if kind := threadEvent(sent); kind != "" {
-			if err := emitPublished(tx, kind, c, now); err != nil {
-				return 0, err
+		sent = t
+	}
+	if err := saveConversation(tx, c, now); err != nil {
+		return true, err
+	}
+	if kind := threadEvent(sent); kind != "" {
+		return true, emitPublished(tx, kind, c, now)
+	}
+	return true, nil
+}
+
+// A wake-up whose write failed is dealt with in a write of its own, so it
+// holds up no other item and no other company, and it is not retried
+// forever: a refusal (the domain's answer, which the same write would get
+// again) drops it at once; any other failure moves it WakeRetry later,
+// doubling with each attempt, and drops it after MaxWakeAttempts.
+const (
+	MaxWakeAttempts = 5
+	WakeRetry       = time.Minute
+)
+
+// WakeFailed deals with a wake-up listed as due at now whose write failed
+// with cause: it moves the item later, or drops it and leaves a line item
+// on the conversation saying what was not done and why. It returns the
+// item as it left it (dropped or moved), and false when the item was no
+// longer there to take.
+func WakeFailed(tx Tx, due LaterItem, cause error, now time.Time) (it LaterItem, dropped, ok bool, err error) {
+	it, ok, err = tx.TakeLater(due.CompanyID, due.Kind, due.ID, now)
+	if err != nil || !ok {
+		return it, false, ok, err
+	}
+	it.Attempts++
+	if KindOf(cause) == KindInternal && it.Attempts < MaxWakeAttempts {
+		it.At = now.Add(WakeRetry << (it.Attempts - 1))
+		return it, false, true, tx.PutLater(it)
+	}
+	return it, true, true, noteDropped(tx, it, cause, now)
+}
+
+// noteDropped leaves on the conversation of a dropped wake-up a line item
+// by the account owner (who automatic workflows act as) saying what was not
+// done, and why.
+func noteDropped(tx Tx, it LaterItem, cause error, now time.Time) error {
+	c, err := tx.Conversation(it.CompanyID, it.ConversationID)
+	if IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	owner, err := AccountOwner(tx, it.CompanyID)
+	if err != nil || owner.User == nil {
+		return err
+	}
+	why := Reason(cause)
+	var actions []Action
+	switch it.Kind {
+	case LaterSnooze:
+		actions = []Action{{Type: "scheduler", Text: "Snooze could not end: " + why}}
+	case LaterScheduled:
+		actions = []Action{{Type: "scheduler", Text: "Scheduled reply could not be sent: " + why}}
+	case LaterWorkflow:
+		for _, id := range it.WorkflowIDs {
+			if w, err := tx.Workflow(it.CompanyID, id); err == nil {
+				actions = append(actions, Action{Type: "workflow", Text: "Workflow " + w.Name + " skipped: " + why})
 			}
 		}
 	}
-	return len(items), nil
+	for _, a := range actions {
+		if err := putLineItem(tx, c, owner.User, a, now); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // publishScheduled turns a scheduled draft into a published reply at a

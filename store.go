@@ -322,6 +322,12 @@ type LaterStore interface {
 	// NextLater is when the earliest wake-up of any company is due (to the
 	// second, as DueLater compares), and false when there is none.
 	NextLater() (time.Time, bool)
+	// TakeLater removes and returns one wake-up if it is due at now (to
+	// the second), in a write: false when it is gone, was moved later, or,
+	// on a backend several nodes share, another node's transaction holds
+	// it (that node fires it). The scheduler takes each item it fires, so
+	// it fires once.
+	TakeLater(companyID int64, kind LaterKind, id int64, now time.Time) (LaterItem, bool, error)
 }
 
 // ChatStore holds chats.

@@ -334,11 +334,16 @@ func CheckWorkflowRun(tx Tx, wf WorkflowStore, caller Caller, id int64, r *Workf
 
 // ApplyWorkflow applies a matched workflow's actions to a conversation, in
 // order, through the same domain rules as the API's own writes, then
-// records the run as a line item "Workflow <name> ran". An action whose
-// target went stale since the workflow was saved (a user deactivated, a
-// mailbox or field removed) is skipped rather than failing the write that
-// ran the workflow.
+// records the run as a line item "Workflow <name> ran". An action that
+// cannot apply is skipped rather than failing the write that ran the
+// workflow (a user's own write, or the scheduler's): one whose target went
+// stale since the workflow was saved (a user deactivated, a mailbox or
+// field removed) silently, and one the domain refuses (the conversation
+// holds its 100 threads, or is locked as too old) with its reason on the
+// line item. A refusal comes before the rule writes anything, so nothing
+// of a skipped action is stored.
 func ApplyWorkflow(tx Tx, caller Caller, w *Workflow, convID int64, now time.Time) error {
+	text := "Workflow " + w.Name + " ran"
 	for _, a := range w.Actions {
 		c, err := tx.Conversation(caller.Company.ID, convID)
 		if err != nil {
@@ -353,15 +358,43 @@ func ApplyWorkflow(tx Tx, caller Caller, w *Workflow, convID int64, now time.Tim
 			continue
 		}
 		if err := a.apply(tx, caller, convID, now); err != nil {
-			return err
+			if KindOf(err) == KindInternal {
+				return err
+			}
+			text += "; skipped " + a.Type + ": " + Reason(err)
 		}
 	}
 	c, err := tx.Conversation(caller.Company.ID, convID)
 	if err != nil {
 		return err
 	}
+	return putLineItem(tx, c, caller.User, Action{Type: "workflow", Text: text}, now)
+}
+
+// putLineItem records a line item by a user that changes no status.
+func putLineItem(tx Tx, c *Conversation, by *User, a Action, now time.Time) error {
 	item := Thread{ConversationID: c.ID, CompanyID: c.CompanyID, Type: ThreadLineItem, State: ThreadPublished, Status: StatusNoChange,
-		CreatedBy: Party{ID: caller.User.ID, Type: PartyUser}, CreatedAt: now,
-		Action: &Action{Type: "workflow", Text: "Workflow " + w.Name + " ran"}}
+		CreatedBy: Party{ID: by.ID, Type: PartyUser}, CreatedAt: now, Action: &a}
 	return tx.PutThread(&item)
+}
+
+// AccountOwner is who automatic workflows and the scheduler act as: the
+// account owner, who may use every mailbox, so their line items and notes
+// have an author clients can resolve. Caller.User is nil when the company
+// has no owner.
+func AccountOwner(tx Tx, companyID int64) (Caller, error) {
+	company, err := tx.Company(companyID)
+	if err != nil {
+		return Caller{}, err
+	}
+	users, err := tx.Users(companyID)
+	if err != nil {
+		return Caller{}, err
+	}
+	for i := range users {
+		if users[i].Role == RoleOwner {
+			return Caller{Company: company, User: &users[i]}, nil
+		}
+	}
+	return Caller{Company: company}, nil
 }

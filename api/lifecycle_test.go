@@ -48,10 +48,11 @@ func (w *world) found(id int64, q string) bool {
 // wake runs the scheduler once at the test clock's time.
 func (w *world) wake() int {
 	w.t.Helper()
-	n, seq, err := w.workflows.Wake(w.store, w.clock.Now())
+	report, err := w.workflows.Wake(w.store, w.clock.Now())
 	require.NoError(w.t, err)
-	w.syncer.Wait(context.Background(), seq, 5*time.Second)
-	return n
+	require.Empty(w.t, report.Failed)
+	w.syncer.Wait(context.Background(), report.Seq, 5*time.Second)
+	return report.Woken
 }
 
 // company changes the seeded company's settings.

@@ -162,6 +162,40 @@ func urlQuery(s string) string {
 	return strings.NewReplacer(" ", "%20", ":", "%3A").Replace(string(b[1 : len(b)-1]))
 }
 
+// TestWorkflowNoteSkippedAtThreadLimit: automatic "tag -> note"
+// workflows whose notes would take a conversation past its 100 threads do
+// not fail the user's PUT tags: the notes that fit are added, the one that
+// does not is skipped, and its workflow's line item says why.
+func TestWorkflowNoteSkippedAtThreadLimit(t *testing.T) {
+	onEachBackend(t, testWorkflowNoteSkippedAtThreadLimit)
+}
+
+func testWorkflowNoteSkippedAtThreadLimit(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
+	for i := 1; i <= 3; i++ {
+		w.send("POST", "/v2/workflows", fmt.Sprintf(`{"mailboxId":%d,"name":"VIP note %d","type":"automatic","order":%d,
+			"conditions":["tag:vip"],"actions":[{"type":"note","text":"VIP %d"}]}`, supportID, i, i, i), http.StatusCreated)
+	}
+	threads := make([]any, 97)
+	for i := range threads {
+		threads[i] = thread("customer", fmt.Sprintf("Message %d", i+1))
+	}
+	id := w.create(convJSON(map[string]any{"threads": threads}))
+
+	w.send("PUT", fmt.Sprintf("/v2/conversations/%d/tags", id), `{"tags":["vip"]}`, http.StatusNoContent)
+	conv := w.conv(id)
+	assert.Equal(t, []string{"vip"}, convTags(conv))
+	var notes []string
+	for _, th := range conv["_embedded"].(map[string]any)["threads"].([]any) {
+		if th := th.(map[string]any); th["type"] == "note" {
+			notes = append(notes, th["body"].(string))
+		}
+	}
+	assert.ElementsMatch(t, []string{"VIP 1", "VIP 2"}, notes, "two notes fit: 99 threads")
+	assert.ElementsMatch(t, []string{"Workflow VIP note 1 ran", "Workflow VIP note 2 ran",
+		"Workflow VIP note 3 ran; skipped note: the conversation has 99 threads; at most 100 are allowed"}, w.threadActions(id))
+}
+
 // TestWorkflowTeamAndSavedReply: `assign` takes a team (the conversation
 // goes to one of its members, as PATCH replace /assignTo takes users only)
 // and `saved-reply` sends a saved reply of the mailbox as a reply; every

@@ -16,8 +16,9 @@ import (
 // time they listed) no longer holds and they update nothing.
 //
 // The queues worked inside one write transaction claim differently:
-// wake-ups are taken FOR UPDATE SKIP LOCKED (later.go), and domain events
-// FOR UPDATE, in order (events.go).
+// wake-ups are taken one by one FOR UPDATE SKIP LOCKED, each in a write
+// of its own (later.go), and domain events FOR UPDATE, in order
+// (events.go).
 
 var _ parley.Claims = (*DB)(nil)
 

@@ -13,11 +13,12 @@ ON CONFLICT (company_id, kind, id) DO UPDATE SET at_unix = EXCLUDED.at_unix, bod
 	sqlCountLater  = stmt(`SELECT count(*) FROM later l WHERE l.company_id = $1 AND l.kind <> 'workflow'`)
 	// The scheduler's queue: wake-ups of every company, in time order.
 	sqlDueLater = stmt(`SELECT l.body FROM later l WHERE l.at_unix <= $1 ORDER BY l.at_unix, l.id, l.kind ` + AllCompanies)
-	// In a write (the scheduler's, which deletes what it wakes), the due
-	// wake-ups are claimed: another node's scheduler skips them, so each
-	// fires once.
-	sqlClaimDueLater = stmt(`SELECT l.body FROM later l WHERE l.at_unix <= $1 ORDER BY l.at_unix, l.id, l.kind FOR UPDATE SKIP LOCKED ` + AllCompanies)
-	sqlNextLater     = stmt(`SELECT l.at_unix FROM later l ORDER BY l.at_unix LIMIT 1 ` + AllCompanies)
+	// One wake-up the scheduler fires, held by its write (FOR UPDATE)
+	// unless another node's scheduler holds it (SKIP LOCKED), so each fires
+	// once.
+	sqlTakeLater = stmt(`SELECT l.body FROM later l WHERE l.company_id = $1 AND l.kind = $2 AND l.id = $3 AND l.at_unix <= $4
+FOR UPDATE SKIP LOCKED`)
+	sqlNextLater = stmt(`SELECT l.at_unix FROM later l ORDER BY l.at_unix LIMIT 1 ` + AllCompanies)
 )
 
 // PutLater records a wake-up, replacing the item's previous time.
@@ -38,12 +39,8 @@ func (t *Tx) CountLater(companyID int64) (int, error) {
 }
 
 // DueLater lists the wake-ups due at or before now (to the second), oldest
-// first; in a write, those no other node's transaction holds, held until
-// this one ends.
+// first. The scheduler takes each (TakeLater) in a write of its own.
 func (t *Tx) DueLater(now time.Time) ([]parley.LaterItem, error) {
-	if t.writable {
-		return many[parley.LaterItem](t, sqlClaimDueLater, now.Unix())
-	}
 	return many[parley.LaterItem](t, sqlDueLater, now.Unix())
 }
 
@@ -57,4 +54,18 @@ func (t *Tx) NextLater() (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return time.Unix(unix, 0).UTC(), true
+}
+
+// TakeLater removes and returns a wake-up due at now (to the second);
+// false when there is none, it is due later, or another node's
+// transaction holds it.
+func (t *Tx) TakeLater(companyID int64, kind parley.LaterKind, id int64, now time.Time) (parley.LaterItem, bool, error) {
+	item, err := one[parley.LaterItem](t, "wake-up", sqlTakeLater, companyID, string(kind), id, now.Unix())
+	if parley.IsNotFound(err) {
+		return parley.LaterItem{}, false, nil
+	}
+	if err != nil {
+		return parley.LaterItem{}, false, err
+	}
+	return *item, true, t.DeleteLater(companyID, kind, id)
 }

@@ -138,3 +138,17 @@ func (t *Tx) NextLater() (time.Time, bool) {
 	}
 	return time.Unix(int64(binary.BigEndian.Uint64(k[:8])), 0).UTC(), true
 }
+
+// TakeLater removes and returns a wake-up due at now (to the second);
+// false when there is none or it is due later.
+func (t *Tx) TakeLater(companyID int64, kind parley.LaterKind, id int64, now time.Time) (parley.LaterItem, bool, error) {
+	var item parley.LaterItem
+	k := t.tx.Bucket(bucketLaterByRef).Get(laterRef(companyID, kind, id))
+	if k == nil || int64(binary.BigEndian.Uint64(k[:8])) > now.Unix() {
+		return item, false, nil
+	}
+	if err := decode(bucketLater, t.tx.Bucket(bucketLater).Get(k), &item); err != nil {
+		return item, false, err
+	}
+	return item, true, t.DeleteLater(companyID, kind, id)
+}

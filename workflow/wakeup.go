@@ -1,6 +1,8 @@
 package workflow
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -30,12 +32,28 @@ import (
 // at each such instant, in order, with the search oracle's evaluation, up
 // to maxCandidates of them. Instants are rounded up to the second (the
 // wake-up loop's resolution).
+//
+// Once per change. Help Scout's automatic workflows act only the first
+// time a conversation matches, so that a workflow does not run again on
+// its own changes. Here a workflow runs on a conversation at most once
+// between two changes made other than by the automatic workflows (by a
+// user, a customer, an API client, incoming e-mail, or the scheduler
+// ending a snooze or sending a scheduled reply, on a person's request):
+// whatever ran on the conversation since such a change is kept on its
+// wake-up (parley.LaterItem.Ran), left out of the wake-ups computed, and
+// not run again by a wake-up nor by the changes a wake-up's workflows
+// make. The next such change starts afresh. (With no wake-up left nothing
+// runs by time before that change, so nothing else need keep them.)
+// Without it, a condition its own action makes false and time makes true
+// again (`modifiedAt:[* TO NOW-2SECONDS]` with a note) ran every few
+// seconds forever.
 
 // maxCandidates bounds the instants tried per workflow and conversation.
 const maxCandidates = 256
 
 // woken is what one transaction of Wake ran: conversation id -> the
-// workflows that ran on it.
+// workflows that ran on it since it was last changed other than by the
+// workflows (parley.LaterItem.Ran and those the wake-up ran).
 type woken map[int64]map[int64]bool
 
 // takeWoken returns, and forgets, what a Wake transaction ran; nil for
@@ -48,12 +66,74 @@ func (e *Engine) takeWoken(tx parley.Tx) woken {
 	return v.(woken)
 }
 
-// Wake fires, in one write of store, every wake-up due at now: snoozes and
-// scheduled threads (parley.WakeDue) and workflow wake-ups. It returns how
-// many items woke and the write's outbox sequence. A fired item is removed
-// in the transaction that fires it, so it fires once, whichever node runs
-// the scheduler.
-func (e *Engine) Wake(store parley.Store, now time.Time) (n int, seq uint64, err error) {
+// WakeReport is what one round of Wake did.
+type WakeReport struct {
+	// Woken counts the wake-ups fired.
+	Woken int
+	// Seq is the highest outbox sequence their writes queued, which a
+	// caller waits on to read them from the search index.
+	Seq uint64
+	// Failed are the wake-ups whose write failed.
+	Failed []WakeFailure
+}
+
+// WakeFailure is a wake-up whose write failed (Err), and what
+// parley.WakeFailed then did with it: moved it to RetryAt, or Dropped it
+// with a line item on its conversation. Neither when it was no longer
+// there to deal with.
+type WakeFailure struct {
+	Item    parley.LaterItem
+	Err     error
+	RetryAt time.Time
+	Dropped bool
+}
+
+// Wake fires every wake-up due at now: snoozes and scheduled threads
+// (parley.WakeItem) and workflow wake-ups, each in a write of its own, so
+// a wake-up that fails holds up no other, of its company or another. A
+// failed one is moved later or dropped (parley.WakeFailed), in a write of
+// its own too. The error is that of listing the due wake-ups, or of the
+// writes that could not deal with a failure (the store refuses writes):
+// those items stay due.
+func (e *Engine) Wake(store parley.Store, now time.Time) (WakeReport, error) {
+	var due []parley.LaterItem
+	if err := store.View(func(tx parley.Tx) (err error) {
+		due, err = tx.DueLater(now)
+		return err
+	}); err != nil {
+		return WakeReport{}, err
+	}
+	var report WakeReport
+	var errs []error
+	for _, it := range due {
+		fired, seq, err := e.wakeItem(store, it, now)
+		if err == nil {
+			if fired {
+				report.Woken++
+			}
+			report.Seq = max(report.Seq, seq)
+			continue
+		}
+		f := WakeFailure{Item: it, Err: err}
+		if _, err := store.Update(func(tx parley.Tx) error {
+			left, dropped, ok, err := parley.WakeFailed(tx, it, f.Err, now)
+			if ok && !dropped {
+				f.RetryAt = left.At
+			}
+			f.Dropped = dropped
+			return err
+		}); err != nil {
+			errs = append(errs, fmt.Errorf("wake-up %s %d of company %d: %w; then: %w", it.Kind, it.ID, it.CompanyID, f.Err, err))
+			continue
+		}
+		report.Failed = append(report.Failed, f)
+	}
+	return report, errors.Join(errs...)
+}
+
+// wakeItem fires one due wake-up in a write of its own; false when it was
+// no longer there to fire.
+func (e *Engine) wakeItem(store parley.Store, due parley.LaterItem, now time.Time) (fired bool, seq uint64, err error) {
 	var txs []parley.Tx // every run of the write: a retried one too
 	defer func() {
 		for _, tx := range txs {
@@ -62,17 +142,19 @@ func (e *Engine) Wake(store parley.Store, now time.Time) (n int, seq uint64, err
 	}()
 	seq, err = store.Update(func(tx parley.Tx) (err error) {
 		txs = append(txs, tx)
-		n, err = parley.WakeDue(tx, now, e.fire)
+		fired, err = parley.WakeItem(tx, due, now, e.fire)
 		return err
 	})
-	return n, seq, err
+	return fired, seq, err
 }
 
 // fire is the parley.WorkflowWaker: each workflow the wake-up names that
-// is still an active automatic workflow of the conversation's mailbox runs
-// when it matches now, once. Their changes then trigger the other
-// automatic workflows as any write does (BeforeCommit, told what ran
-// here), and the conversation's next wake-up is computed.
+// is still an active automatic workflow of the conversation's mailbox,
+// and has not run on the conversation since it was last changed other
+// than by the workflows (item.Ran), runs when it matches now. Their
+// changes then trigger the other automatic workflows as any write does
+// (BeforeCommit, told what ran), and the conversation's next wake-up is
+// computed.
 func (e *Engine) fire(tx parley.Tx, item parley.LaterItem, now time.Time) error {
 	c, err := tx.Conversation(item.CompanyID, item.ConversationID)
 	if parley.IsNotFound(err) {
@@ -85,14 +167,17 @@ func (e *Engine) fire(tx parley.Tx, item parley.LaterItem, now time.Time) error 
 	if err != nil || len(auto) == 0 {
 		return err
 	}
-	caller, err := automaticCaller(tx, item.CompanyID)
+	caller, err := parley.AccountOwner(tx, item.CompanyID)
 	if err != nil || caller.User == nil {
 		return err
 	}
 	ran := map[int64]bool{}
+	for _, id := range item.Ran {
+		ran[id] = true
+	}
 	for i := range auto {
 		w := &auto[i]
-		if w.MailboxID != c.MailboxID || !slices.Contains(item.WorkflowIDs, w.ID) {
+		if ran[w.ID] || w.MailboxID != c.MailboxID || !slices.Contains(item.WorkflowIDs, w.ID) {
 			continue
 		}
 		matched, err := Matches(tx, w, c.ID, now)
@@ -106,18 +191,18 @@ func (e *Engine) fire(tx parley.Tx, item parley.LaterItem, now time.Time) error 
 			ran[w.ID] = true
 		}
 	}
-	if len(ran) > 0 {
-		v, _ := e.woken.LoadOrStore(tx, woken{})
-		v.(woken)[c.ID] = ran
-	}
-	return schedule(newConditions(tx), auto, item.CompanyID, c.ID, nil, now)
+	v, _ := e.woken.LoadOrStore(tx, woken{})
+	v.(woken)[c.ID] = ran
+	return schedule(newConditions(tx), auto, item.CompanyID, c.ID, nil, ran, now)
 }
 
 // schedule replaces the conversation's workflow wake-up: at the earliest
 // instant after now at which one of the mailbox's automatic workflows
-// (auto, active) that does not match now will match, or none. doc is the
-// conversation's current document when the caller built it, else nil.
-func schedule(cs *conditions, auto []parley.Workflow, companyID, convID int64, doc *index.Document, now time.Time) error {
+// (auto, active) that does not match now, and is not one of those that
+// ran on the conversation since it was last changed other than by the
+// workflows (ran, which the wake-up keeps), will match; or none. doc is
+// the conversation's current document when the caller built it, else nil.
+func schedule(cs *conditions, auto []parley.Workflow, companyID, convID int64, doc *index.Document, ran map[int64]bool, now time.Time) error {
 	tx := cs.tx
 	item := parley.LaterItem{CompanyID: companyID, Kind: parley.LaterWorkflow, ID: convID, ConversationID: convID}
 	c, err := tx.Conversation(companyID, convID)
@@ -129,7 +214,7 @@ func schedule(cs *conditions, auto []parley.Workflow, companyID, convID int64, d
 	}
 	for i := range auto {
 		w := &auto[i]
-		if w.MailboxID != c.MailboxID || !timed(w) {
+		if w.MailboxID != c.MailboxID || ran[w.ID] || !timed(w) {
 			continue
 		}
 		if doc == nil {
@@ -157,6 +242,10 @@ func schedule(cs *conditions, auto []parley.Workflow, companyID, convID int64, d
 	if item.At.IsZero() {
 		return tx.DeleteLater(companyID, parley.LaterWorkflow, convID)
 	}
+	for id := range ran {
+		item.Ran = append(item.Ran, id)
+	}
+	slices.Sort(item.Ran)
 	return tx.PutLater(item)
 }
 

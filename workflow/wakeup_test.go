@@ -90,6 +90,13 @@ func openHooked(t *testing.T, open func(*testing.T) hookedStore) hooked {
 	return h
 }
 
+// write runs fn in a write that must commit.
+func (h hooked) write(t *testing.T, fn func(tx parley.Tx) error) {
+	t.Helper()
+	_, err := h.store.Update(fn)
+	require.NoError(t, err)
+}
+
 // TestTimeConditionFiresOnce: an automatic workflow whose condition is
 // `status:pending AND modifiedAt:[* TO NOW-30DAYS]` does not match the
 // conversation a write leaves; the write stores a wake-up 30 days after
@@ -101,11 +108,7 @@ func TestTimeConditionFiresOnce(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			h := openHooked(t, b.open)
 			store, clock, engine, caller, mailboxID := h.store, h.clock, h.engine, h.caller, h.mailboxID
-			write := func(fn func(tx parley.Tx) error) {
-				t.Helper()
-				_, err := store.Update(fn)
-				require.NoError(t, err)
-			}
+			write := func(fn func(tx parley.Tx) error) { t.Helper(); h.write(t, fn) }
 			var w *parley.Workflow
 			write(func(tx parley.Tx) (err error) {
 				w, err = parley.CreateWorkflow(tx, caller, &parley.WorkflowInput{MailboxID: &mailboxID, Name: ptr("Close stale pending"),
@@ -186,9 +189,9 @@ func TestTimeConditionFiresOnce(t *testing.T) {
 				{due.AddDate(1, 0, 0), 0, 1, parley.StatusClosed},
 			} {
 				clock.set(step.at)
-				n, _, err := engine.Wake(store, step.at)
+				report, err := engine.Wake(store, step.at)
 				require.NoError(t, err)
-				assert.Equal(t, step.woke, n, "woken at %s", step.at)
+				assert.Equal(t, step.woke, report.Woken, "woken at %s", step.at)
 				assert.Len(t, runs(), step.runs, "runs at %s", step.at)
 				assert.Equal(t, step.state, status(), "status at %s", step.at)
 			}
@@ -285,9 +288,9 @@ func TestWokenWorkflowRunsOnce(t *testing.T) {
 			})
 			require.NoError(t, err)
 			clock.set(now.AddDate(0, 0, 1))
-			n, _, err := engine.Wake(store, clock.Now())
+			report, err := engine.Wake(store, clock.Now())
 			require.NoError(t, err)
-			assert.Equal(t, 1, n)
+			assert.Equal(t, 1, report.Woken)
 			require.NoError(t, store.View(func(tx parley.Tx) error {
 				runs, err := tx.WorkflowRuns(1, w.ID)
 				require.Len(t, runs, 1)
@@ -297,6 +300,79 @@ func TestWokenWorkflowRunsOnce(t *testing.T) {
 				assert.Len(t, c.TagIDs, 1)
 				return err
 			}))
+		})
+	}
+}
+
+// TestTimeWorkflowRunsOncePerChange: a time condition that its own action
+// makes false and time makes true again (`modifiedAt:[* TO NOW-2SECONDS]`
+// with a note) runs once on a conversation, not every few seconds; another
+// time workflow's change (a tag 30 seconds after the conversation was
+// created) does not make it run again; a user's note does, once.
+func TestTimeWorkflowRunsOncePerChange(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			h := openHooked(t, b.open)
+			clock, caller, mailboxID := h.clock, h.caller, h.mailboxID
+			var ping, old *parley.Workflow
+			var conv *parley.Conversation
+			h.write(t, func(tx parley.Tx) (err error) {
+				ping, err = parley.CreateWorkflow(tx, caller, &parley.WorkflowInput{MailboxID: &mailboxID, Name: ptr("Ping"),
+					Type: ptr(parley.WorkflowAutomatic), Conditions: []string{"modifiedAt:[* TO NOW-2SECONDS]"},
+					Actions: []parley.WorkflowAction{{Type: parley.ActionNote, Text: "Still there?"}}}, workflow.Check, now)
+				if err != nil {
+					return err
+				}
+				old, err = parley.CreateWorkflow(tx, caller, &parley.WorkflowInput{MailboxID: &mailboxID, Name: ptr("Old"),
+					Type: ptr(parley.WorkflowAutomatic), Conditions: []string{"createdAt:[* TO NOW-30SECONDS]"},
+					Actions: []parley.WorkflowAction{{Type: parley.ActionAddTags, Tags: []string{"old"}}}}, workflow.Check, now)
+				return err
+			})
+			h.write(t, func(tx parley.Tx) (err error) {
+				n := &parley.NewConversation{Subject: ptr("Hello"), Type: ptr("email"), MailboxID: &mailboxID, Status: ptr("active"),
+					Customer: &parley.CustomerInput{Email: ptr("kim@example.com")}, AssignTo: parley.Nullable[int64]{Set: true, Null: true},
+					Threads: []parley.NewThread{{Type: ptr("customer"), Text: ptr("Hi")}}}
+				conv, err = parley.CreateConversation(tx, caller, n, nil, now)
+				return err
+			})
+			runs := func(w *parley.Workflow) int {
+				var n int
+				require.NoError(t, h.store.View(func(tx parley.Tx) error {
+					all, err := tx.WorkflowRuns(1, w.ID)
+					for _, r := range all {
+						if r.ConversationID == conv.ID {
+							n++
+						}
+					}
+					return err
+				}))
+				return n
+			}
+			userNote := func(tx parley.Tx) error {
+				_, err := parley.AddThread(tx, caller, conv.ID, parley.ThreadNote, &parley.ThreadRequest{Text: ptr("Looking")}, nil, clock.Now())
+				return err
+			}
+			for _, phase := range []struct {
+				name      string
+				change    func(tx parley.Tx) error // someone else's write first
+				ping, old int                      // runs so far
+			}{
+				{"a minute after the create", nil, 1, 1},
+				{"a minute after a user's note", userNote, 2, 1},
+				{"a minute more", nil, 2, 1},
+			} {
+				if phase.change != nil {
+					h.write(t, phase.change)
+				}
+				for range 60 {
+					clock.add(time.Second)
+					report, err := h.engine.Wake(h.store, clock.Now())
+					require.NoError(t, err)
+					require.Empty(t, report.Failed)
+				}
+				assert.Equal(t, phase.ping, runs(ping), "Ping: %s", phase.name)
+				assert.Equal(t, phase.old, runs(old), "Old: %s", phase.name)
+			}
 		})
 	}
 }

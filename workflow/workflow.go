@@ -114,7 +114,8 @@ type Engine struct {
 	// Clock dates the runs; Now is read once per transaction.
 	Clock parley.Clock
 	// woken holds, for a transaction of Wake until it ends, the workflows
-	// the wake-up ran on each conversation (parley.Tx -> woken), so the
+	// that ran on each conversation since it was last changed other than
+	// by the workflows, the wake-up's included (parley.Tx -> woken), so the
 	// automatic run its own changes trigger in the same transaction
 	// (BeforeCommit) does not run them again.
 	woken sync.Map
@@ -129,7 +130,8 @@ type Engine struct {
 // actions record go to webhooks as usual but do not trigger again: the
 // hook is handed only the events the write recorded before it ran.
 // Every conversation a write changed, triggering or not, then gets its
-// workflow wake-up computed again (see schedule).
+// workflow wake-up computed again (see schedule); the workflows that ran
+// in the write are left out of it.
 func (e *Engine) BeforeCommit(tx parley.Tx, events []parley.Event) error {
 	var convs []touched
 	for _, ev := range events {
@@ -186,9 +188,10 @@ func activeAutomatic(tx parley.Tx, companyID int64) ([]parley.Workflow, error) {
 }
 
 // runAutomatic runs a conversation's automatic workflows to a fixpoint,
-// each at most once (ran holds those that already ran in the
-// transaction), when trigger is set; then it schedules the conversation's
-// wake-up.
+// each at most once (ran holds those that already ran: in the
+// transaction, and in a wake-up's, since the conversation was last changed
+// other than by the workflows), when trigger is set; then it schedules the
+// conversation's wake-up, which keeps ran.
 func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, ran map[int64]bool, now time.Time) error {
 	auto, err := activeAutomatic(tx, companyID)
 	if err != nil || len(auto) == 0 {
@@ -196,7 +199,7 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, ran map
 	}
 	var caller parley.Caller
 	if trigger != "" {
-		if caller, err = automaticCaller(tx, companyID); err != nil {
+		if caller, err = parley.AccountOwner(tx, companyID); err != nil {
 			return err
 		}
 	}
@@ -234,25 +237,5 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, ran map
 			}
 		}
 	}
-	return schedule(cs, auto, companyID, convID, last, now)
-}
-
-// automaticCaller is who automatic workflows act as: the account owner,
-// who may use every mailbox, so their line items and notes have an author
-// clients can resolve.
-func automaticCaller(tx parley.Tx, companyID int64) (parley.Caller, error) {
-	company, err := tx.Company(companyID)
-	if err != nil {
-		return parley.Caller{}, err
-	}
-	users, err := tx.Users(companyID)
-	if err != nil {
-		return parley.Caller{}, err
-	}
-	for i := range users {
-		if users[i].Role == parley.RoleOwner {
-			return parley.Caller{Company: company, User: &users[i]}, nil
-		}
-	}
-	return parley.Caller{Company: company}, nil
+	return schedule(cs, auto, companyID, convID, last, ran, now)
 }

@@ -41,7 +41,9 @@ func (s *scheduler) run(ctx context.Context) {
 
 // step wakes what is due now, if anything, and returns how long to sleep
 // until the next wake-up; -1 means none is pending (sleep until signalled).
-// Nothing due means a read-only transaction only.
+// Nothing due means a read-only transaction only. Each due item is woken
+// in a write of its own (workflow.Engine.Wake): one that fails is logged
+// and moved later or dropped, and the others wake all the same.
 func (s *scheduler) step() (time.Duration, error) {
 	for {
 		now := s.clock.Now()
@@ -59,9 +61,31 @@ func (s *scheduler) step() (time.Duration, error) {
 		if next.Unix() > now.Unix() {
 			return next.Sub(now), nil
 		}
-		if _, _, err := s.workflows.Wake(s.db.Store(), now); err != nil {
+		report, err := s.workflows.Wake(s.db.Store(), now)
+		for _, f := range report.Failed {
+			s.logFailure(f)
+		}
+		if err != nil {
 			return 0, err
 		}
+		if report.Woken == 0 && len(report.Failed) == 0 {
+			// What is due is held by another node's scheduler, which
+			// fires it: look again shortly rather than spin.
+			return schedulerRetry, nil
+		}
+	}
+}
+
+// logFailure says which wake-up failed, why, and what became of it.
+func (s *scheduler) logFailure(f workflow.WakeFailure) {
+	attrs := []any{"kind", f.Item.Kind, "id", f.Item.ID, "company", f.Item.CompanyID, "conversation", f.Item.ConversationID, "err", f.Err}
+	switch {
+	case f.Dropped:
+		s.log.Error("scheduler: a wake-up failed; dropped it, with a line item on its conversation", attrs...)
+	case !f.RetryAt.IsZero():
+		s.log.Warn("scheduler: a wake-up failed; will retry it", append(attrs, "retryAt", f.RetryAt)...)
+	default:
+		s.log.Warn("scheduler: a wake-up failed; it was moved or removed meanwhile", attrs...)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 
 // testLater: wake-ups are counted per company (snoozes and schedules
 // only), due (to the second) oldest first across companies, moved by a new
-// time and deleted.
+// time, taken when due, and deleted.
 func testLater(t *testing.T, b Backend) {
 	item := func(company int64, kind parley.LaterKind, id int64, when time.Time) parley.LaterItem {
 		return parley.LaterItem{CompanyID: company, Kind: kind, ID: id, ConversationID: id * 10, At: when}
@@ -80,6 +80,30 @@ func testLater(t *testing.T, b Backend) {
 	assert.Equal(t, []parley.LaterItem{sameID, snooze}, due(at(15)))
 	put(t, b, func(tx parley.Tx) error { return tx.DeleteLater(1, parley.LaterScheduled, snooze.ID) })
 	assert.Equal(t, []parley.LaterItem{snooze}, due(at(15)), "deleting one kind keeps the other")
+
+	// Taking a wake-up removes it and returns it whole, only when it is
+	// due at now (to the second), and only once.
+	wake.Ran, wake.Attempts = []int64{3}, 2
+	put(t, b, func(tx parley.Tx) error { return tx.PutLater(wake) })
+	take := func(it parley.LaterItem, now time.Time) (parley.LaterItem, bool) {
+		var got parley.LaterItem
+		var ok bool
+		put(t, b, func(tx parley.Tx) (err error) {
+			got, ok, err = tx.TakeLater(it.CompanyID, it.Kind, it.ID, now)
+			return err
+		})
+		return got, ok
+	}
+	_, ok := take(wake, wake.At.Add(-time.Second))
+	assert.False(t, ok, "not due yet")
+	_, ok = take(parley.LaterItem{CompanyID: 2, Kind: wake.Kind, ID: wake.ID}, at(90))
+	assert.False(t, ok, "another company's")
+	got, ok := take(wake, wake.At)
+	assert.True(t, ok)
+	assert.Equal(t, wake, got, "the whole item: workflows, those that ran, attempts")
+	_, ok = take(wake, at(90))
+	assert.False(t, ok, "taken once")
+	assert.Equal(t, []parley.LaterItem{snooze, elsewhere}, due(at(30)), "the others stay")
 
 	put(t, b, func(tx parley.Tx) error {
 		for _, i := range []parley.LaterItem{snooze, elsewhere, late} {
