@@ -10,12 +10,12 @@ import (
 // pageData fills the HTML pages of the authorization-code flow.
 type pageData struct {
 	App, User, Email string
+	ClientID, State  string
+	CSRF, Message    string
 	// Maker is the company the application belongs to, Company the
 	// user's; ForeignMaker says they differ (the consent page).
 	Maker, Company string
 	ForeignMaker   bool
-	ClientID, State  string
-	CSRF, Message    string
 	// Token is the access token the dashboard's callback hands to its page.
 	Token string
 }
