@@ -120,19 +120,29 @@ func TestOpenRefusesAnOlderSchema(t *testing.T) {
 	db.Close()
 }
 
-// TestMailboxEmailsFilledFromMailboxes: migration 2 gives the mailboxes a
-// database already holds their address keys, normalized.
-func TestMailboxEmailsFilledFromMailboxes(t *testing.T) {
+// migratedTo makes a database migrated as far as version, as an older
+// Parley left it, and returns its URL, its configuration and a connection
+// to it, closed when the test ends.
+func migratedTo(t *testing.T, version int64) (string, *pgx.ConnConfig, *pgx.Conn) {
+	t.Helper()
 	ctx := context.Background()
 	url := pgtest.Database(t)
 	cfg, err := pgx.ParseConfig(url)
 	require.NoError(t, err)
-	require.NoError(t, withProvider(cfg, func(p *goose.Provider) error { _, err := p.UpTo(ctx, 1); return err }))
+	require.NoError(t, withProvider(cfg, func(p *goose.Provider) error { _, err := p.UpTo(ctx, version); return err }))
 	conn, err := pgx.Connect(ctx, url)
 	require.NoError(t, err)
-	_, err = conn.Exec(ctx, `INSERT INTO mailboxes (company_id, id, body) VALUES (3, 5, '{"id": 5, "companyId": 3, "email": " Desk@Example.COM"}')`)
+	t.Cleanup(func() { conn.Close(ctx) })
+	return url, cfg, conn
+}
+
+// TestMailboxEmailsFilledFromMailboxes: migration 2 gives the mailboxes a
+// database already holds their address keys, normalized.
+func TestMailboxEmailsFilledFromMailboxes(t *testing.T) {
+	ctx := context.Background()
+	url, _, conn := migratedTo(t, 1)
+	_, err := conn.Exec(ctx, `INSERT INTO mailboxes (company_id, id, body) VALUES (3, 5, '{"id": 5, "companyId": 3, "email": " Desk@Example.COM"}')`)
 	require.NoError(t, err)
-	require.NoError(t, conn.Close(ctx))
 	_, err = Migrate(ctx, url)
 	require.NoError(t, err)
 
@@ -153,13 +163,7 @@ func TestMailboxEmailsFilledFromMailboxes(t *testing.T) {
 // the bodies hold them again.
 func TestChatTimelinesMovedOutOfChats(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.Database(t)
-	cfg, err := pgx.ParseConfig(url)
-	require.NoError(t, err)
-	require.NoError(t, withProvider(cfg, func(p *goose.Provider) error { _, err := p.UpTo(ctx, 4); return err }))
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
+	url, cfg, conn := migratedTo(t, 4)
 	for _, sql := range []string{
 		`INSERT INTO chat_owners (chat_id, company_id) VALUES ('c1', 3), ('c2', 3)`,
 		`INSERT INTO chats (company_id, id, body) VALUES
@@ -168,10 +172,10 @@ func TestChatTimelinesMovedOutOfChats(t *testing.T) {
   {"type": "cart", "timestamp": "2025-03-04T05:07:07Z", "url": "https://shop.example.com/cart", "title": ""}]}'),
 (3, 'c2', '{"id": "c2", "companyId": 3, "createdAt": "2025-03-04T05:06:07Z", "visitorTokenHash": "h"}')`,
 	} {
-		_, err = conn.Exec(ctx, sql)
+		_, err := conn.Exec(ctx, sql)
 		require.NoError(t, err)
 	}
-	_, err = Migrate(ctx, url)
+	_, err := Migrate(ctx, url)
 	require.NoError(t, err)
 
 	var held int
