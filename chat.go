@@ -3,6 +3,7 @@ package parley
 import (
 	"crypto/subtle"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,11 +31,23 @@ const (
 	ClosingUnanswered = "Sorry we missed you. This chat has ended; we will follow up by e-mail as soon as we can."
 )
 
-// Chat limits.
+// Chat limits. The timeline's bound what anonymous visitors may store:
+// entries are few and small, so that a chat stays cheap to read whatever
+// its visitor sends.
 const (
 	MaxChatMessageLength = 10000
 	MaxChatTagLength     = 255
 	MaxVisitorNameLength = 80
+	// MaxChatIntegrationLength bounds the name of the integration a chat
+	// came through.
+	MaxChatIntegrationLength = 64
+	// MaxTimelineEntries is the most page views a chat's timeline holds.
+	MaxTimelineEntries = 200
+	// MaxTimelineType, MaxTimelineTitle and MaxTimelineURL bound an entry's
+	// fields, in characters (bytes for the URL).
+	MaxTimelineType  = 64
+	MaxTimelineTitle = 255
+	MaxTimelineURL   = 2000
 )
 
 // ChatAuthor is who wrote a chat event: a user, the customer or the system.
@@ -70,7 +83,9 @@ type ChatTag struct {
 	Name  string `json:"name"`
 }
 
-// TimelineEntry is a page the visitor viewed.
+// TimelineEntry is a page the visitor viewed. A chat's entries are stored
+// apart from the chat (PutTimelineEntry), so that recording one rewrites
+// nothing else.
 type TimelineEntry struct {
 	Type      string    `json:"type"`
 	Timestamp time.Time `json:"timestamp"`
@@ -80,21 +95,20 @@ type TimelineEntry struct {
 
 // Chat is a live chat started from a widget.
 type Chat struct {
-	ID               string          `json:"id"`
-	CompanyID        int64           `json:"companyId"`
-	MailboxID        int64           `json:"mailboxId"`
-	WidgetID         string          `json:"widgetId"`
-	CustomerID       int64           `json:"customerId"`
-	AssigneeID       int64           `json:"assigneeId,omitempty"`
-	CreatedAt        time.Time       `json:"createdAt"`
-	AcceptedAt       *time.Time      `json:"acceptedAt,omitempty"`
-	EndedAt          *time.Time      `json:"endedAt,omitempty"`
-	Preview          string          `json:"preview,omitempty"`
-	CustomFields     []FieldValue    `json:"customFields,omitempty"`
-	Tags             []ChatTag       `json:"tags,omitempty"`
-	Timeline         []TimelineEntry `json:"timeline,omitempty"`
-	Events           []ChatEvent     `json:"events,omitempty"`
-	VisitorTokenHash string          `json:"visitorTokenHash"`
+	ID               string       `json:"id"`
+	CompanyID        int64        `json:"companyId"`
+	MailboxID        int64        `json:"mailboxId"`
+	WidgetID         string       `json:"widgetId"`
+	CustomerID       int64        `json:"customerId"`
+	AssigneeID       int64        `json:"assigneeId,omitempty"`
+	CreatedAt        time.Time    `json:"createdAt"`
+	AcceptedAt       *time.Time   `json:"acceptedAt,omitempty"`
+	EndedAt          *time.Time   `json:"endedAt,omitempty"`
+	Preview          string       `json:"preview,omitempty"`
+	CustomFields     []FieldValue `json:"customFields,omitempty"`
+	Tags             []ChatTag    `json:"tags,omitempty"`
+	Events           []ChatEvent  `json:"events,omitempty"`
+	VisitorTokenHash string       `json:"visitorTokenHash"`
 	// Integration names the third-party integration the chat came through.
 	Integration    string `json:"integration,omitempty"`
 	ConversationID int64  `json:"conversationId,omitempty"`
@@ -258,6 +272,9 @@ func StartChat(tx Tx, widgetID string, r *StartChatRequest, token string, env Ch
 	if r.Email == nil || !ValidEmail(strings.TrimSpace(*r.Email)) {
 		p.Add("email", CodeEmail, EmailRule, r.Email)
 	}
+	if r.Integration != nil && utf8.RuneCountInString(strings.TrimSpace(*r.Integration)) > MaxChatIntegrationLength {
+		p.Add("integration", CodeSize, sizeMessage(0, MaxChatIntegrationLength), r.Integration)
+	}
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
@@ -331,25 +348,60 @@ type TimelineRequest struct {
 	Title *string `json:"title"`
 }
 
-// VisitorPageView adds an entry to an open chat's timeline.
-func VisitorPageView(tx Tx, c *Chat, r *TimelineRequest, env ChatEnv) error {
+// entry validates the request and makes the entry it records at now: an
+// http or https URL, and fields within their bounds; type defaults to
+// page-viewed.
+func (r *TimelineRequest) entry(now time.Time) (TimelineEntry, error) {
+	e := TimelineEntry{Type: "page-viewed", Timestamp: now}
 	p := &Problems{}
-	if r.URL == nil || strings.TrimSpace(*r.URL) == "" || len(*r.URL) > 2000 {
-		p.Add("url", CodeSize, sizeMessage(1, 2000), r.URL)
+	if r.URL != nil {
+		e.URL = strings.TrimSpace(*r.URL)
 	}
-	if err := p.Err(); err != nil {
+	switch {
+	case e.URL == "" || len(e.URL) > MaxTimelineURL:
+		p.Add("url", CodeSize, sizeMessage(1, MaxTimelineURL), r.URL)
+	case !webPageURL(e.URL):
+		p.Add("url", CodeValueNotSupported, "must be an http or https URL", r.URL)
+	}
+	if r.Type != nil && strings.TrimSpace(*r.Type) != "" {
+		e.Type = strings.TrimSpace(*r.Type)
+	}
+	if utf8.RuneCountInString(e.Type) > MaxTimelineType {
+		p.Add("type", CodeSize, sizeMessage(0, MaxTimelineType), r.Type)
+	}
+	if r.Title != nil {
+		e.Title = *r.Title
+	}
+	if utf8.RuneCountInString(e.Title) > MaxTimelineTitle {
+		p.Add("title", CodeSize, sizeMessage(0, MaxTimelineTitle), r.Title)
+	}
+	return e, p.Err()
+}
+
+// webPageURL reports whether raw is an absolute http or https URL: what an
+// agent may follow from a timeline (never javascript: or data:).
+func webPageURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// VisitorPageView adds an entry to an open chat's timeline, refused once
+// the timeline holds MaxTimelineEntries.
+func VisitorPageView(tx Tx, c *Chat, r *TimelineRequest, env ChatEnv) error {
+	entry, err := r.entry(env.Now)
+	if err != nil {
 		return err
 	}
 	if c.EndedAt != nil {
 		return NotFound("chat")
 	}
-	entry := TimelineEntry{Type: "page-viewed", Timestamp: env.Now, URL: *r.URL}
-	if r.Type != nil && strings.TrimSpace(*r.Type) != "" {
-		entry.Type = strings.TrimSpace(*r.Type)
+	n, err := tx.TimelineLength(c.CompanyID, c.ID)
+	if err != nil {
+		return err
 	}
-	if r.Title != nil {
-		entry.Title = *r.Title
+	if n >= MaxTimelineEntries {
+		msg := fmt.Sprintf("the chat's timeline is full: it holds at most %d page views", MaxTimelineEntries)
+		return &Error{Kind: KindUnprocessable, Message: msg, Errors: []FieldError{{Code: CodeSize, Message: msg}}}
 	}
-	c.Timeline = append(c.Timeline, entry)
-	return tx.PutChat(c)
+	return tx.PutTimelineEntry(c.CompanyID, c.ID, entry)
 }

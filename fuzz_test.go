@@ -2,8 +2,10 @@ package parley
 
 import (
 	"encoding/json"
+	"net/url"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // Fuzz targets of the domain's input readers: no input may panic. Run one
@@ -53,6 +55,7 @@ func FuzzRequestBodies(f *testing.F) {
 		`{"text":"x","attachments":[{"fileName":"a","mimeType":"text/plain","data":"eA=="}]}`,
 		`{"url":"https://example.com/hook","events":["convo.created"],"secret":"s"}`,
 		`{"snoozedUntil":"2030-01-01T00:00:00Z"}`, `{"tags":["a",""]}`, `{"name":"x","email":"y"}`, `[]`, `{"customer":{}}`,
+		`{"type":"page-viewed","url":"https://shop.example.com/a","title":"A"}`, `{"url":"javascript:alert(1)"}`, `{"url":" HTTP://x "}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -70,6 +73,16 @@ func FuzzRequestBodies(f *testing.F) {
 			func() error {
 				var v SnoozeRequest
 				return decodeThen(body, &v, func() error { _, err := futureTime("snoozedUntil", v.SnoozedUntil, time.Now()); return err })
+			},
+			func() error {
+				var v TimelineRequest
+				return decodeThen(body, &v, func() error {
+					e, err := v.entry(time.Now())
+					if err == nil && !acceptableEntry(e) {
+						t.Fatalf("%s was accepted as %+v", body, e)
+					}
+					return err
+				})
 			},
 		}
 		for _, validate := range validations {
@@ -89,4 +102,12 @@ func decodeThen(body []byte, v any, validate func() error) error {
 		return nil
 	}
 	return validate()
+}
+
+// acceptableEntry reports whether a timeline entry keeps the rules of
+// TimelineRequest: an absolute http or https URL and fields within bounds.
+func acceptableEntry(e TimelineEntry) bool {
+	u, err := url.Parse(e.URL)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(e.URL) <= MaxTimelineURL &&
+		e.Type != "" && utf8.RuneCountInString(e.Type) <= MaxTimelineType && utf8.RuneCountInString(e.Title) <= MaxTimelineTitle
 }

@@ -262,3 +262,40 @@ func FirstPartyApp(tx Tx, clientID, name, redirectURI string, now time.Time) (*A
 	app = &App{ClientID: clientID, Name: name, RedirectURI: redirectURI, CreatedAt: now}
 	return app, tx.PutApp(app)
 }
+
+// Consent is what a user is told on the consent page before approving an
+// application: the application, whose it is, and for which company the
+// user would approve it. An application made by another company than the
+// user's can ask for access too (Authorization Code suits integrations
+// used by other companies' users), so its maker is named, never assumed.
+type Consent struct {
+	App string
+	// Maker is the name of the company the application belongs to; Parley
+	// for Parley's own (the reports dashboard), which has none.
+	Maker string
+	// ForeignMaker says the maker is another company than the user's.
+	ForeignMaker bool
+	// Company is the name of the user's company, whose data the
+	// application would use.
+	Company string
+}
+
+// ConsentFor tells who asks user's consent: app and its maker. An app
+// whose company cannot be found is NotFound, so that no one approves an
+// application without being told whose it is.
+func ConsentFor(tx Tx, app *App, user *User) (*Consent, error) {
+	own, err := tx.Company(user.CompanyID)
+	if err != nil {
+		return nil, err
+	}
+	c := &Consent{App: app.Name, Maker: "Parley", Company: own.Name}
+	if app.CompanyID == 0 {
+		return c, nil
+	}
+	maker, err := tx.Company(app.CompanyID)
+	if err != nil {
+		return nil, err
+	}
+	c.Maker, c.ForeignMaker = maker.Name, maker.ID != own.ID
+	return c, nil
+}

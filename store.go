@@ -330,7 +330,7 @@ type LaterStore interface {
 	TakeLater(companyID int64, kind LaterKind, id int64, now time.Time) (LaterItem, bool, error)
 }
 
-// ChatStore holds chats.
+// ChatStore holds chats and their timelines.
 type ChatStore interface {
 	Chat(companyID int64, id string) (*Chat, error)
 	// ChatByID loads a chat whatever its company, for callers that learn
@@ -340,6 +340,15 @@ type ChatStore interface {
 	PutChat(c *Chat) error
 	// EachChatID calls fn with every chat id (an index rebuild).
 	EachChatID(fn func(string)) error
+	// PutTimelineEntry appends an entry to a chat's timeline. The entries
+	// are records of their own, keyed by chat: adding one writes that
+	// entry alone, never the chat nor its other entries, and queues
+	// nothing for indexing (the search documents hold no timeline).
+	PutTimelineEntry(companyID int64, chatID string, e TimelineEntry) error
+	// ChatTimeline lists a chat's timeline in the order it was added (nil
+	// when empty), and TimelineLength counts it.
+	ChatTimeline(companyID int64, chatID string) ([]TimelineEntry, error)
+	TimelineLength(companyID int64, chatID string) (int, error)
 }
 
 // EventStore records domain events for webhook delivery, in the

@@ -401,3 +401,142 @@ func TestChatUnassignedShape(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	goldenJSON(t, "chat_unassigned", rec.Body.Bytes())
 }
+
+// record posts a page view of the visitor's chat.
+func (v *visitor) record(body string) *httptest.ResponseRecorder {
+	v.w.t.Helper()
+	return v.w.do(request{method: "POST", path: "/v2/widgets/" + v.widget + "/chats/" + v.chat + "/timeline", body: body,
+		header: map[string]string{"X-Visitor-Token": v.token}})
+}
+
+// refusal is apiError with the path of the field refused, if any.
+func refusal(t *testing.T, rec *httptest.ResponseRecorder) string {
+	t.Helper()
+	out := apiError(t, rec)
+	if path, _ := field(t, decode(t, rec), "_embedded", "errors").([]any)[0].(map[string]any)["path"].(string); path != "" {
+		out += " at " + path
+	}
+	return out
+}
+
+// timelineURLs reads the URLs of a chat's timeline as the agents see it.
+func (w *world) timelineURLs(chatID string) []string {
+	w.t.Helper()
+	code, chat := w.agent(ownerToken, "GET", "/v2/chats/"+chatID, "")
+	require.Equal(w.t, http.StatusOK, code, chat)
+	urls := []string{}
+	for _, e := range chat["timeline"].([]any) {
+		urls = append(urls, e.(map[string]any)["url"].(string))
+	}
+	return urls
+}
+
+// TestChatTimelineEntries: a page view is an http or https URL with a
+// type and title of bounded length; anything else is refused with the
+// field that is wrong, and nothing is recorded. A chat's timeline holds at
+// most MaxTimelineEntries.
+func TestChatTimelineEntries(t *testing.T) {
+	w := newWorld(t, func(c *api.Config) { c.ChatPageViewsPerMinute, c.WidgetPageViewsPerMinute = 1<<30, 1<<30 })
+	v := w.startChat(supportWidget, `{"name":"Tia","email":"tia@example.com"}`)
+	js := func(v string) string { b, _ := json.Marshal(v); return string(b) }
+	size := func(field string, max int) string {
+		return fmt.Sprintf("400 Size: Bad request (length must be at most %d) at %s", max, field)
+	}
+	notWeb := "400 Value not supported: Bad request (must be an http or https URL) at url"
+	badLength := "400 Size: Bad request (length must be between 1 and 2000) at url"
+	cases := []struct {
+		name, body, want string
+	}{
+		{"https", `{"type":"page-viewed","url":"https://shop.example.com/a","title":"A"}`, ""},
+		{"http, no type nor title", `{"url":"http://shop.example.com/b"}`, ""},
+		{"spaces around the URL", `{"url":"  https://shop.example.com/c  "}`, ""},
+		{"scheme in capitals", `{"url":"HTTPS://shop.example.com/d"}`, ""},
+		{"longest type and title", `{"url":"https://shop.example.com/e","type":` + js(strings.Repeat("t", parley.MaxTimelineType)) +
+			`,"title":` + js(strings.Repeat("é", parley.MaxTimelineTitle)) + `}`, ""},
+		{"longest URL", `{"url":"https://shop.example.com/` + strings.Repeat("f", parley.MaxTimelineURL-len("https://shop.example.com/")) + `"}`, ""},
+		{"javascript URL", `{"url":"javascript:alert(document.cookie)"}`, notWeb},
+		{"javascript URL in capitals", `{"url":"JavaScript://shop.example.com/%0Aalert(1)"}`, notWeb},
+		{"data URL", `{"url":"data:text/html,<script>alert(1)</script>"}`, notWeb},
+		{"ftp URL", `{"url":"ftp://shop.example.com/g"}`, notWeb},
+		{"relative URL", `{"url":"/orders/42"}`, notWeb},
+		{"no host", `{"url":"https:///orders/42"}`, notWeb},
+		{"missing URL", `{"title":"x"}`, badLength},
+		{"URL too long", `{"url":"https://shop.example.com/` + strings.Repeat("f", parley.MaxTimelineURL) + `"}`, badLength},
+		{"type too long", `{"url":"https://shop.example.com/h","type":` + js(strings.Repeat("t", parley.MaxTimelineType+1)) + `}`, size("type", parley.MaxTimelineType)},
+		{"title too long", `{"url":"https://shop.example.com/i","title":` + js(strings.Repeat("é", parley.MaxTimelineTitle+1)) + `}`, size("title", parley.MaxTimelineTitle)},
+	}
+	var recorded []string
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := v.record(tc.body)
+			if tc.want == "" {
+				require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+				recorded = append(recorded, tc.name)
+				return
+			}
+			assert.Equal(t, tc.want, refusal(t, rec))
+		})
+	}
+	urls := w.timelineURLs(v.chat)
+	require.Len(t, urls, len(recorded), "only the valid page views are recorded")
+	assert.Equal(t, "https://shop.example.com/c", urls[2], "the URL is stored trimmed")
+
+	// The timeline fills up: the page view past the bound is refused, the
+	// timeline kept whole.
+	for i := len(urls); i < parley.MaxTimelineEntries; i++ {
+		require.Equal(t, http.StatusCreated, v.record(fmt.Sprintf(`{"url":"https://shop.example.com/p/%d"}`, i)).Code, "entry %d", i)
+	}
+	assert.Equal(t, "422 Size: the chat's timeline is full: it holds at most 200 page views", apiError(t, v.record(`{"url":"https://shop.example.com/more"}`)))
+	urls = w.timelineURLs(v.chat)
+	assert.Len(t, urls, parley.MaxTimelineEntries)
+	assert.Equal(t, fmt.Sprintf("https://shop.example.com/p/%d", parley.MaxTimelineEntries-1), urls[len(urls)-1])
+}
+
+// TestChatIntegrationLength: a chat's integration name is bounded.
+func TestChatIntegrationLength(t *testing.T) {
+	w := newWorld(t)
+	start := func(integration string) *httptest.ResponseRecorder {
+		return w.do(request{method: "POST", path: "/v2/widgets/" + supportWidget + "/chats",
+			body: `{"name":"Ivo","email":"ivo@example.com","integration":"` + integration + `"}`})
+	}
+	assert.Equal(t, http.StatusCreated, start(strings.Repeat("i", parley.MaxChatIntegrationLength)).Code)
+	assert.Equal(t, "400 Size: Bad request (length must be at most 64) at integration", refusal(t, start(strings.Repeat("i", parley.MaxChatIntegrationLength+1))))
+}
+
+// TestChatTimelineRateLimits: page views are limited per chat and per
+// widget, all its chats together, in the minute's window; only the chat's
+// visitor spends them, and a visitor past its chat's budget spends nothing
+// of the widget's.
+func TestChatTimelineRateLimits(t *testing.T) {
+	w := newWorld(t, func(c *api.Config) { c.ChatPageViewsPerMinute, c.WidgetPageViewsPerMinute = 3, 5 })
+	w.clock.advance(20 * time.Second) // 40 s left in the minute's window
+	page := `{"url":"https://shop.example.com/"}`
+	a := w.startChat(supportWidget, `{"name":"Ann","email":"ann@example.com"}`)
+	b := w.startChat(supportWidget, `{"name":"Bob","email":"bob@example.com"}`)
+	c := w.startChat(supportWidget, `{"name":"Cat","email":"cat@example.com"}`)
+	other := w.startChat(billingWidget, `{"name":"Dan","email":"dan@example.com"}`)
+	stranger := &visitor{w: w, widget: supportWidget, chat: a.chat, token: "not-the-token"}
+
+	for i := 0; i < 10; i++ {
+		require.Equal(t, http.StatusUnauthorized, stranger.record(page).Code, "a stranger spends no budget")
+	}
+	for i := 0; i < 3; i++ {
+		require.Equal(t, http.StatusCreated, a.record(page).Code, "a's page view %d", i)
+	}
+	refused := a.record(page)
+	assert.Equal(t, "429 Rate limit exceeded: Too many requests (too many chat requests; retry in 40 seconds)", apiError(t, refused))
+	assert.Equal(t, "40", refused.Header().Get("Retry-After"))
+	for i := 0; i < 5; i++ {
+		require.Equal(t, http.StatusTooManyRequests, a.record(page).Code, "a, past its own budget, spends none of the widget's")
+	}
+	require.Equal(t, http.StatusCreated, b.record(page).Code)
+	require.Equal(t, http.StatusCreated, b.record(page).Code, "the widget's fifth")
+	assert.Equal(t, http.StatusTooManyRequests, c.record(page).Code, "the widget's budget is spent for all its chats")
+	assert.Equal(t, http.StatusCreated, other.record(page).Code, "another widget has its own")
+	assert.Equal(t, []string{"https://shop.example.com/", "https://shop.example.com/", "https://shop.example.com/"}, w.timelineURLs(a.chat))
+	assert.Len(t, w.timelineURLs(c.chat), 0)
+
+	w.clock.advance(time.Minute)
+	assert.Equal(t, http.StatusCreated, c.record(page).Code, "a new minute, new budgets")
+	assert.Equal(t, http.StatusCreated, a.record(page).Code)
+}

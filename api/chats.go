@@ -175,10 +175,13 @@ func (s *Server) chatResource(c *gin.Context, tx parley.Tx, chat *parley.Chat) (
 	out := &chatView{
 		ID: chat.ID, WidgetID: chat.WidgetID, MailboxID: chat.MailboxID,
 		CreatedAt: chat.CreatedAt.UTC().Format(chatTimeLayout), Preview: chat.Preview,
-		CustomFields: chatFields(chat), Tags: chatTags(chat), Timeline: chatTimeline(chat),
+		CustomFields: chatFields(chat), Tags: chatTags(chat),
 		Links: chatLinks{Self: link(s.url(c, "v2", "chats", chat.ID)), Customer: link(s.url(c, "v2", "customers", chat.CustomerID))},
 	}
 	var err error
+	if out.Timeline, err = chatTimeline(tx, chat); err != nil {
+		return nil, err
+	}
 	if out.Customer, err = r.person(parley.Party{ID: chat.CustomerID, Type: parley.PartyCustomer}); err != nil {
 		return nil, err
 	}
@@ -232,10 +235,11 @@ func chatTags(chat *parley.Chat) []chatTagView {
 	return out
 }
 
-func chatTimeline(chat *parley.Chat) []chatTimelineView {
+func chatTimeline(tx parley.Tx, chat *parley.Chat) ([]chatTimelineView, error) {
+	entries, err := tx.ChatTimeline(chat.CompanyID, chat.ID)
 	out := []chatTimelineView{}
-	for _, e := range chat.Timeline {
+	for _, e := range entries {
 		out = append(out, chatTimelineView{Type: e.Type, Timestamp: e.Timestamp.UTC().Format(chatTimeLayout), URL: e.URL, Title: e.Title})
 	}
-	return out
+	return out, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley/parley/api"
+	"github.com/parley/parley/query"
 )
 
 func TestEdgeErrors(t *testing.T) {
@@ -37,6 +39,48 @@ func TestEdgeErrors(t *testing.T) {
 		})
 	}
 	goldenError(t, "auth/invalid_uri", w.do(cases[0].req))
+}
+
+// TestEdgeLongQueryWords: a query word of any length the query allows,
+// alone, quoted, under a field or as a prefix, finds nothing and is
+// offered no suggestion; never a 500 (the spelling suggestions failed on
+// words of 2,499 letters). A longer query is a 400.
+func TestEdgeLongQueryWords(t *testing.T) {
+	w := newWorld(t)
+	w.create(convJSON(nil)) // the company has words, so suggestions are looked for
+	long, longest := strings.Repeat("q", 2499), strings.Repeat("q", query.MaxLength)
+	cases := []struct {
+		name, list, query string
+		status            int
+	}{
+		{"word", "conversations", long, http.StatusOK},
+		{"longest_query", "conversations", longest, http.StatusOK},
+		{"quoted", "conversations", `"` + long + `"`, http.StatusOK},
+		{"field", "conversations", "subject:" + long, http.StatusOK},
+		{"group", "conversations", "body:(" + long + " OR refund)", http.StatusOK},
+		{"prefix", "conversations", long + "*", http.StatusOK},
+		{"keyword_prefix", "conversations", "email:" + long + "*", http.StatusOK},
+		{"too_long", "conversations", longest + "q", http.StatusBadRequest},
+		{"word", "customers", long, http.StatusOK},
+		{"longest_query", "customers", longest, http.StatusOK},
+		{"field", "customers", "firstName:" + long, http.StatusOK},
+		{"quoted", "customers", `firstName:"` + long + `"`, http.StatusOK},
+		{"contains", "customers", "email:" + long + "*", http.StatusOK},
+		{"too_long", "customers", longest + "q", http.StatusBadRequest},
+	}
+	for _, tc := range cases {
+		t.Run(tc.list+"_"+tc.name, func(t *testing.T) {
+			rec := w.get("/v2/" + tc.list + "?query=" + url.QueryEscape(tc.query))
+			require.Equal(t, tc.status, rec.Code, rec.Body.String())
+			body := decode(t, rec)
+			if tc.status != http.StatusOK {
+				assert.Equal(t, "Invalid query", errorCode(t, body))
+				return
+			}
+			assert.Equal(t, float64(0), field(t, body, "page", "totalElements"))
+			assert.NotContains(t, body, "suggestions")
+		})
+	}
 }
 
 func TestInternalTimeout(t *testing.T) {

@@ -2,11 +2,16 @@ package api_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/parley/parley/fixtures"
+	"github.com/parley/parley/query"
 )
 
 // fuzzRoutes are the writes whose bodies FuzzRequests throws arbitrary
@@ -56,6 +61,50 @@ func FuzzRequests(f *testing.F) {
 		server.ServeHTTP(rec, req)
 		if rec.Code >= http.StatusInternalServerError {
 			t.Fatalf("%s %s answered %d: %s", r.method, r.path, rec.Code, rec.Body.String())
+		}
+	})
+}
+
+// queryForms are the places a word takes in a query: alone, quoted, under
+// a text or keyword field, as a prefix, in a group, negated.
+var queryForms = []string{"%s", `"%s"`, "subject:%s", "firstName:%s", "%s*", "email:%s*", "body:(%s OR refund)", "NOT %s"}
+
+// FuzzQueryWords: a query word of any length (word repeated, up to just
+// past the longest query), in any form, never makes the conversation or
+// customer list, or a saved view's query check, answer a 5xx. Run longer
+// with: go test ./api -run XXX -fuzz FuzzQueryWords -fuzztime 5m
+func FuzzQueryWords(f *testing.F) {
+	for _, seed := range []struct {
+		word   string
+		repeat uint16
+	}{{"refund", 1}, {"refnud", 1}, {"q", 2498}, {"q", 4095}, {"ab", 1300}, {"é", 2000}, {"x\\*", 900}} {
+		for form := range queryForms {
+			f.Add(seed.word, seed.repeat, uint8(form))
+		}
+	}
+	server := demoServer(f, "fuzz-token")
+	f.Fuzz(func(t *testing.T, word string, repeat uint16, form uint8) {
+		times := min(1+int(repeat), (query.MaxLength+2)/max(len(word), 1))
+		q := fmt.Sprintf(queryForms[int(form)%len(queryForms)], strings.Repeat(word, times))
+		view, err := json.Marshal(map[string]string{"name": "fuzz", "query": q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []struct{ method, path, body string }{
+			{"GET", "/v2/conversations?query=" + url.QueryEscape(q), ""},
+			{"GET", "/v2/customers?query=" + url.QueryEscape(q), ""},
+			{"POST", "/v2/views", string(view)},
+		} {
+			req := httptest.NewRequest(r.method, "https://api.parley.test"+r.path, strings.NewReader(r.body))
+			req.Header.Set("Authorization", "Bearer fuzz-token")
+			if r.body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			rec := httptest.NewRecorder()
+			server.ServeHTTP(rec, req)
+			if rec.Code >= http.StatusInternalServerError {
+				t.Fatalf("%s %.80s answered %d: %.300s", r.method, r.path, rec.Code, rec.Body.String())
+			}
 		}
 	})
 }

@@ -74,6 +74,25 @@ func (s *Server) flowApp(c *gin.Context, clientID string) *parley.App {
 	return app
 }
 
+// consentFor tells the consent page whose app asks for access, or nil
+// when that cannot be told (its company is gone): such an app gets
+// unknownApp's page, never a consent. A failed read is logged and treated
+// alike, as in flowApp.
+func (s *Server) consentFor(c *gin.Context, app *parley.App, u *parley.User) *parley.Consent {
+	var consent *parley.Consent
+	err := s.store.View(func(tx parley.Tx) (err error) {
+		consent, err = parley.ConsentFor(tx, app, u)
+		return err
+	})
+	if err != nil {
+		if !parley.IsNotFound(err) {
+			s.cfg.Log.Error("internal error", "logRef", requestIDOf(c), "err", err)
+		}
+		return nil
+	}
+	return consent
+}
+
 // unknownApp answers an authorization request whose application flowApp
 // refused.
 func (s *Server) unknownApp(c *gin.Context) error {
@@ -105,7 +124,12 @@ func (s *Server) authorizePage(c *gin.Context) error {
 		return s.unknownApp(c)
 	}
 	if u, session := s.sessionUser(c); u != nil {
-		return s.page(c, http.StatusOK, consentPage, pageData{App: app.Name, User: u.Name(), Email: u.Email, ClientID: clientID,
+		consent := s.consentFor(c, app, u)
+		if consent == nil {
+			return s.unknownApp(c)
+		}
+		return s.page(c, http.StatusOK, consentPage, pageData{App: consent.App, Maker: consent.Maker, Company: consent.Company,
+			ForeignMaker: consent.ForeignMaker, User: u.Name(), Email: u.Email, ClientID: clientID,
 			State: state, CSRF: csrfToken(session, "consent", clientID, state)})
 	}
 	return s.loginForm(c, http.StatusOK, clientID, state, "")

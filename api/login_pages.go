@@ -12,6 +12,10 @@ type pageData struct {
 	App, User, Email string
 	ClientID, State  string
 	CSRF, Message    string
+	// Maker is the company the application belongs to, Company the
+	// user's; ForeignMaker says they differ (the consent page).
+	Maker, Company string
+	ForeignMaker   bool
 	// Token is the access token a web app's callback hands to its page,
 	// and Home the path of that page.
 	Token, Home string
@@ -38,9 +42,12 @@ button{margin:1rem .5rem 0 0;padding:.5rem 1rem}.message{color:#a00}</style></he
 <button type="submit">Sign in</button>
 </form>{{end}}`)
 	consentPage = htmlPage(`{{define "title"}}Authorize {{.App}}{{end}}{{define "body"}}<h1>Authorize {{.App}}</h1>
-<p><strong>{{.App}}</strong> asks to use Parley as <strong>{{.User}}</strong> ({{.Email}}): it will read and change
-your company's conversations, customers and settings through the API, on your behalf.</p>
-<form method="post" action="/authentication/authorizeClientApplication">
+<p><strong>{{.App}}</strong>, an application made by <strong>{{.Maker}}</strong>, asks to use Parley as
+<strong>{{.User}}</strong> ({{.Email}}): it will read and change the conversations, customers and settings of
+<strong>{{.Company}}</strong> through the API, on your behalf.</p>
+{{if .ForeignMaker}}<p class="message" role="alert">{{.Maker}} is not {{.Company}}. Approve only if you trust {{.Maker}} with
+{{.Company}}'s data.</p>
+{{end}}<form method="post" action="/authentication/authorizeClientApplication">
 <input type="hidden" name="csrf" value="{{.CSRF}}">
 <input type="hidden" name="client_id" value="{{.ClientID}}">
 <input type="hidden" name="state" value="{{.State}}">

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/internal/golden"
 )
 
 const (
@@ -279,6 +280,42 @@ func TestLoginPage(t *testing.T) {
 	// An HTML value is escaped.
 	_, page = fresh.call(http.MethodGet, authorizeURL(appClientID, `"><script>x</script>`), nil)
 	assert.NotContains(t, page, "<script>x")
+}
+
+// TestConsentPageNamesTheMaker: the consent page names the application and
+// the company that made it, and warns when that is not the user's
+// company; an application whose company cannot be told gets no consent
+// page. The whole page is golden, its CSRF token aside.
+func TestConsentPageNamesTheMaker(t *testing.T) {
+	w, b := newFlowWorld(t)
+	_, err := w.store.Update(func(tx parley.Tx) error {
+		for _, app := range []*parley.App{
+			{ClientID: "globex-crm", CompanyID: globexID, UserID: globexOwnerID, Name: "Globex CRM", RedirectURI: flowRedirect, CreatedAt: epoch},
+			{ClientID: "orphan", CompanyID: 99, UserID: 1, Name: "Orphan", RedirectURI: flowRedirect, CreatedAt: epoch},
+		} {
+			if err := tx.PutApp(app); err != nil {
+				return err
+			}
+		}
+		_, err := parley.FirstPartyApp(tx, parley.DashboardClientID, dashboardAppName, "/reports/callback", epoch)
+		return err
+	})
+	require.NoError(t, err)
+	b.signIn("olivia@acme.test", ownerPass, "s")
+	for _, tc := range []struct{ golden, clientID string }{
+		{"consent_own_company", appClientID},
+		{"consent_other_company", "globex-crm"},
+		{"consent_parley", parley.DashboardClientID},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			res, page := b.call(http.MethodGet, authorizeURL(tc.clientID, "s"), nil)
+			require.Equal(t, http.StatusOK, res.StatusCode, page)
+			golden.Assert(t, "auth/"+tc.golden+".html", strings.Replace(page, csrfOf(t, page), "<csrf>", 1))
+		})
+	}
+	res, page := b.call(http.MethodGet, authorizeURL("orphan", "s"), nil)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+	assert.Contains(t, page, "This application is unknown or cannot ask for access.")
 }
 
 func TestInvitedUserAcceptsBySigningIn(t *testing.T) {

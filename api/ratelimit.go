@@ -17,13 +17,15 @@ const DefaultTokenRateLimit = 60
 
 // Budget keys of the one limiter; each prefix names a budget.
 const (
-	budgetCompany     = "company"       // API calls per company (the company's own budget)
-	budgetTokenFail   = "token-fail:"   // failed client authentications per address
-	budgetClient      = "client:"       // tokens issued per client id
-	budgetV1Fail      = "v1-fail:"      // failed V1 exchanges per address
-	budgetV1Client    = "v1:"           // V1 exchanges per client id
-	budgetChatStart   = "chat-start:"   // chats started per address
-	budgetChatMessage = "chat-message:" // visitor messages per chat
+	budgetCompany        = "company"           // API calls per company (the company's own budget)
+	budgetTokenFail      = "token-fail:"       // failed client authentications per address
+	budgetClient         = "client:"           // tokens issued per client id
+	budgetV1Fail         = "v1-fail:"          // failed V1 exchanges per address
+	budgetV1Client       = "v1:"               // V1 exchanges per client id
+	budgetChatStart      = "chat-start:"       // chats started per address
+	budgetChatMessage    = "chat-message:"     // visitor messages per chat
+	budgetChatPageView   = "chat-page-view:"   // timeline entries per chat
+	budgetWidgetPageView = "widget-page-view:" // timeline entries per widget, all its chats together
 )
 
 // companyLimit is the company's calls per minute.

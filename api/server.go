@@ -60,6 +60,10 @@ type Config struct {
 	// ChatStartsPerMinute and ChatMessagesPerMinute bound the public
 	// widget: chats started per client address, and visitor messages per chat.
 	ChatStartsPerMinute, ChatMessagesPerMinute int
+	// ChatPageViewsPerMinute and WidgetPageViewsPerMinute bound the page
+	// views visitors record in chat timelines: per chat, and per widget
+	// for all its chats together.
+	ChatPageViewsPerMinute, WidgetPageViewsPerMinute int
 	// WriteWait bounds how long a write waits for its record to become
 	// searchable before answering.
 	WriteWait time.Duration
@@ -153,6 +157,12 @@ func New(cfg Config) *Server {
 	}
 	if cfg.ChatMessagesPerMinute == 0 {
 		cfg.ChatMessagesPerMinute = 30
+	}
+	if cfg.ChatPageViewsPerMinute == 0 {
+		cfg.ChatPageViewsPerMinute = 30
+	}
+	if cfg.WidgetPageViewsPerMinute == 0 {
+		cfg.WidgetPageViewsPerMinute = 600
 	}
 	if cfg.WriteWait == 0 {
 		cfg.WriteWait = 5 * time.Second

@@ -131,7 +131,23 @@ func (s *Server) visitorMessage(c *gin.Context) error {
 }
 
 // visitorPageView handles POST /v2/widgets/{widgetId}/chats/{chatId}/timeline.
+// Only the chat's visitor spends its budgets, so that no one else can
+// exhaust them; the chat's is spent first, so that a visitor past its own
+// spends nothing of the widget's.
 func (s *Server) visitorPageView(c *gin.Context) error {
+	err := s.store.View(func(tx parley.Tx) error {
+		_, err := s.visitorChat(tx, c)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.limited(c, budgetChatPageView+c.Param("chatId"), s.cfg.ChatPageViewsPerMinute); err != nil {
+		return err
+	}
+	if err := s.limited(c, budgetWidgetPageView+c.Param("widgetId"), s.cfg.WidgetPageViewsPerMinute); err != nil {
+		return err
+	}
 	var in parley.TimelineRequest
 	if err := decodeJSON(c, &in); err != nil {
 		return err

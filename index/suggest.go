@@ -27,12 +27,20 @@ const (
 	maxVerified   = 9
 )
 
+// MaxSuggestableLength is the longest word, in letters, that suggestions
+// correct or offer. No word of a language comes near it, while what does
+// (an encoded blob, a token, a held-down key) is not worth correcting, and
+// a long word is costly to correct: Bleve's edit-distance automaton for a
+// word of about 2,500 letters passes its bound of 10,000 states, and the
+// look-up fails.
+const MaxSuggestableLength = 64
+
 // SuggestableWord reports whether a word (an exact form) can be corrected
-// or offered: letters and digits, at least three of them. Digits count
-// because order numbers and product codes (zqvolt66104405x) are what
-// agents search for most.
+// or offered: letters and digits, at least three of them and at most
+// MaxSuggestableLength. Digits count because order numbers and product
+// codes (zqvolt66104405x) are what agents search for most.
 func SuggestableWord(w string) bool {
-	if utf8.RuneCountInString(w) < 3 {
+	if n := utf8.RuneCountInString(w); n < 3 || n > MaxSuggestableLength {
 		return false
 	}
 	for _, r := range w {

@@ -87,6 +87,46 @@ func TestSuggestionsStayInTheCompany(t *testing.T) {
 	}
 }
 
+// TestSuggestionsOfLongWords: a word of MaxSuggestableLength letters is
+// corrected and offered like any other; longer words are neither, and a
+// query word of any length gets no suggestion rather than an error (Bleve's
+// automaton fails past about 2,500 letters).
+func TestSuggestionsOfLongWords(t *testing.T) {
+	e := loadEngines(t)
+	bleve, postgres := e.open(t, "bleve"), e.open(t, "postgres")
+	// letters spells n varied letters, so no automaton is small for being
+	// repetitive.
+	letters := func(n int) string {
+		w := make([]byte, n)
+		for i := range w {
+			w[i] = byte('a' + (i*7+i/26)%26)
+		}
+		return string(w)
+	}
+	misspelt := func(w string) string { return "q" + w[1:] }
+	longest, tooLong := letters(index.MaxSuggestableLength), letters(index.MaxSuggestableLength+1)
+	doc := index.NewDocument("900002", 1)
+	doc.Texts["subject"] = []string{longest + " " + tooLong}
+	cases := []struct {
+		word string
+		want []string
+	}{
+		{misspelt(longest), []string{longest}},
+		{misspelt(tooLong), nil},
+		{letters(2499), nil},
+		{letters(20000), nil},
+	}
+	for _, engine := range []index.Engine{bleve, postgres, e.oracle} {
+		require.NoError(t, engine.Apply(context.Background(), index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{doc}}, nil))
+		for _, tc := range cases {
+			q := query.Match{Field: "subject", Text: tc.word}
+			got, err := index.Suggest(context.Background(), engine, index.Request{Kind: index.Conversations, Company: 1, Query: q}, tc.word)
+			require.NoError(t, err, "%T, a word of %d letters", engine, len(tc.word))
+			assert.Equal(t, tc.want, got, "%T, a word of %d letters", engine, len(tc.word))
+		}
+	}
+}
+
 func TestEditDistance(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string

@@ -61,8 +61,8 @@ var ReferenceTables = []string{"companies", "credentials", "user_emails", "user_
 // AllCompanies.
 var CompanyTables = []string{"users", "teams", "mailboxes", "saved_replies", "customers", "customer_emails", "property_defs",
 	"organizations", "organization_domains", "tags", "tag_names", "conversation_numbers", "conversations", "threads", "ratings",
-	"message_ids", "thread_sources", "attachments", "later", "chats", "events", "mail", "webhooks", "deliveries", "workflows",
-	"workflow_runs", "saved_views", "outbox", "rate_windows"}
+	"message_ids", "thread_sources", "attachments", "later", "chats", "chat_timeline", "events", "mail", "webhooks", "deliveries",
+	"workflows", "workflow_runs", "saved_views", "outbox", "rate_windows"}
 
 // AllCompanies marks the statements that read a company table across
 // companies: the queues that background workers drain in time or sequence

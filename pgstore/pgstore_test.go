@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pressly/goose/v3"
@@ -119,19 +120,29 @@ func TestOpenRefusesAnOlderSchema(t *testing.T) {
 	db.Close()
 }
 
-// TestMailboxEmailsFilledFromMailboxes: migration 2 gives the mailboxes a
-// database already holds their address keys, normalized.
-func TestMailboxEmailsFilledFromMailboxes(t *testing.T) {
+// migratedTo makes a database migrated as far as version, as an older
+// Parley left it, and returns its URL, its configuration and a connection
+// to it, closed when the test ends.
+func migratedTo(t *testing.T, version int64) (string, *pgx.ConnConfig, *pgx.Conn) {
+	t.Helper()
 	ctx := context.Background()
 	url := pgtest.Database(t)
 	cfg, err := pgx.ParseConfig(url)
 	require.NoError(t, err)
-	require.NoError(t, withProvider(cfg, func(p *goose.Provider) error { _, err := p.UpTo(ctx, 1); return err }))
+	require.NoError(t, withProvider(cfg, func(p *goose.Provider) error { _, err := p.UpTo(ctx, version); return err }))
 	conn, err := pgx.Connect(ctx, url)
 	require.NoError(t, err)
-	_, err = conn.Exec(ctx, `INSERT INTO mailboxes (company_id, id, body) VALUES (3, 5, '{"id": 5, "companyId": 3, "email": " Desk@Example.COM"}')`)
+	t.Cleanup(func() { conn.Close(ctx) })
+	return url, cfg, conn
+}
+
+// TestMailboxEmailsFilledFromMailboxes: migration 2 gives the mailboxes a
+// database already holds their address keys, normalized.
+func TestMailboxEmailsFilledFromMailboxes(t *testing.T) {
+	ctx := context.Background()
+	url, _, conn := migratedTo(t, 1)
+	_, err := conn.Exec(ctx, `INSERT INTO mailboxes (company_id, id, body) VALUES (3, 5, '{"id": 5, "companyId": 3, "email": " Desk@Example.COM"}')`)
 	require.NoError(t, err)
-	require.NoError(t, conn.Close(ctx))
 	_, err = Migrate(ctx, url)
 	require.NoError(t, err)
 
@@ -144,4 +155,60 @@ func TestMailboxEmailsFilledFromMailboxes(t *testing.T) {
 		assert.Equal(t, int64(5), m.ID)
 		return nil
 	}))
+}
+
+// TestChatTimelinesMovedOutOfChats: migration 5 moves the timelines chats
+// held inside their bodies to rows of their own, in order, and takes them
+// out of the bodies; a chat without one is left as it was. Rolled back,
+// the bodies hold them again.
+func TestChatTimelinesMovedOutOfChats(t *testing.T) {
+	ctx := context.Background()
+	url, cfg, conn := migratedTo(t, 4)
+	for _, sql := range []string{
+		`INSERT INTO chat_owners (chat_id, company_id) VALUES ('c1', 3), ('c2', 3)`,
+		`INSERT INTO chats (company_id, id, body) VALUES
+(3, 'c1', '{"id": "c1", "companyId": 3, "createdAt": "2025-03-04T05:06:07Z", "visitorTokenHash": "h", "timeline": [
+  {"type": "page-viewed", "timestamp": "2025-03-04T05:06:07.891Z", "url": "https://shop.example.com/orders/42", "title": "Order 42"},
+  {"type": "cart", "timestamp": "2025-03-04T05:07:07Z", "url": "https://shop.example.com/cart", "title": ""}]}'),
+(3, 'c2', '{"id": "c2", "companyId": 3, "createdAt": "2025-03-04T05:06:07Z", "visitorTokenHash": "h"}')`,
+	} {
+		_, err := conn.Exec(ctx, sql)
+		require.NoError(t, err)
+	}
+	_, err := Migrate(ctx, url)
+	require.NoError(t, err)
+
+	var held int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM chats WHERE body ? 'timeline'`).Scan(&held))
+	assert.Zero(t, held, "no chat holds its timeline")
+	db, err := Open(ctx, url, Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	at := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	require.NoError(t, db.Store().View(func(tx parley.Tx) error {
+		timeline, err := tx.ChatTimeline(3, "c1")
+		require.NoError(t, err)
+		assert.Equal(t, []parley.TimelineEntry{
+			{Type: "page-viewed", Timestamp: at.Add(891 * time.Millisecond), URL: "https://shop.example.com/orders/42", Title: "Order 42"},
+			{Type: "cart", Timestamp: at.Add(time.Minute), URL: "https://shop.example.com/cart"},
+		}, timeline)
+		n, err := tx.TimelineLength(3, "c1")
+		require.NoError(t, err)
+		assert.Equal(t, 2, n)
+		timeline, err = tx.ChatTimeline(3, "c2")
+		require.NoError(t, err)
+		assert.Nil(t, timeline)
+		chat, err := tx.Chat(3, "c2")
+		require.NoError(t, err)
+		assert.Equal(t, &parley.Chat{ID: "c2", CompanyID: 3, CreatedAt: at, VisitorTokenHash: "h"}, chat)
+		return nil
+	}))
+
+	// Rolled back, the chats hold their timelines again, as they were.
+	require.NoError(t, withProvider(cfg, func(p *goose.Provider) error { _, err := p.DownTo(ctx, 4); return err }))
+	var urls []string
+	require.NoError(t, conn.QueryRow(ctx, `SELECT array_agg(e->>'url' ORDER BY n) FROM chats h, jsonb_array_elements(h.body->'timeline') WITH ORDINALITY AS x(e, n) WHERE h.id = 'c1'`).Scan(&urls))
+	assert.Equal(t, []string{"https://shop.example.com/orders/42", "https://shop.example.com/cart"}, urls)
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM chats WHERE body ? 'timeline'`).Scan(&held))
+	assert.Equal(t, 1, held, "a chat without a timeline gets none")
 }

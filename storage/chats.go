@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 
 	parley "github.com/parley/parley"
@@ -9,6 +11,9 @@ import (
 var (
 	bucketChats   = newBucket("chats")   // chat UUID -> chat
 	bucketWidgets = newBucket("widgets") // public widget id -> mailbox id
+	// bucketChatTimeline holds the chats' timeline entries, one value
+	// each, under timelinePrefix(company, chat) | position (uint32).
+	bucketChatTimeline = newBucket("chat_timeline")
 	// bucketEvents holds domain events (webhook triggers) in commit order,
 	// written in the transaction of the change that caused them.
 	bucketEvents = newBucket("events")
@@ -51,6 +56,91 @@ func (t *Tx) PutChat(c *parley.Chat) error {
 // EachChatID calls fn with every chat id.
 func (t *Tx) EachChatID(fn func(string)) error {
 	return t.tx.Bucket(bucketChats).ForEach(func(k, _ []byte) error { fn(string(k)); return nil })
+}
+
+// timelinePrefix starts the keys of a chat's timeline entries: the
+// company, then the chat id after its length, so that no chat's prefix
+// begins another's.
+func timelinePrefix(companyID int64, chatID string) []byte {
+	return append(binary.BigEndian.AppendUint32(key(companyID), uint32(len(chatID))), chatID...)
+}
+
+// PutTimelineEntry appends an entry to a chat's timeline: one new value,
+// at the position after the last.
+func (t *Tx) PutTimelineEntry(companyID int64, chatID string, e parley.TimelineEntry) error {
+	n, err := t.TimelineLength(companyID, chatID)
+	if err != nil {
+		return err
+	}
+	return t.put(bucketChatTimeline, binary.BigEndian.AppendUint32(timelinePrefix(companyID, chatID), uint32(n)), e)
+}
+
+// ChatTimeline lists a chat's timeline in position order.
+func (t *Tx) ChatTimeline(companyID int64, chatID string) ([]parley.TimelineEntry, error) {
+	var out []parley.TimelineEntry
+	prefix := timelinePrefix(companyID, chatID)
+	c := t.tx.Bucket(bucketChatTimeline).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var e parley.TimelineEntry
+		if err := decode(bucketChatTimeline, v, &e); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// TimelineLength counts a chat's timeline entries: keys only, which the
+// bound on entries keeps few.
+func (t *Tx) TimelineLength(companyID int64, chatID string) (int, error) {
+	n := 0
+	prefix := timelinePrefix(companyID, chatID)
+	c := t.tx.Bucket(bucketChatTimeline).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		n++
+	}
+	return n, nil
+}
+
+// moveTimelines moves the timelines a Parley from before
+// bucketChatTimeline kept inside their chats into their own values, and
+// writes those chats again without them. Open runs it once, when it
+// creates the bucket.
+func moveTimelines(t *Tx) error {
+	type moved struct {
+		key  []byte
+		chat parley.Chat
+		old  []parley.TimelineEntry
+	}
+	var chats []moved
+	c := t.tx.Bucket(bucketChats).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		var old struct {
+			Timeline []parley.TimelineEntry `json:"timeline"`
+		}
+		if err := decode(bucketChats, v, &old); err != nil {
+			return err
+		}
+		if len(old.Timeline) == 0 {
+			continue
+		}
+		m := moved{key: bytes.Clone(k), old: old.Timeline}
+		if err := decode(bucketChats, v, &m.chat); err != nil {
+			return err
+		}
+		chats = append(chats, m)
+	}
+	for _, m := range chats {
+		for _, e := range m.old {
+			if err := t.PutTimelineEntry(m.chat.CompanyID, m.chat.ID, e); err != nil {
+				return err
+			}
+		}
+		if err := t.put(bucketChats, m.key, &m.chat); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // MailboxByWidget finds the mailbox of a public chat widget id.

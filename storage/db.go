@@ -96,6 +96,7 @@ func Open(path string, opt Options) (*DB, error) {
 	var renumbered map[int64]int64
 	err = b.Update(func(tx *bbolt.Tx) error {
 		fillOpen := tx.Bucket(bucketOpenByAssignee) == nil && tx.Bucket(bucketConversations) != nil
+		moveTimeline := tx.Bucket(bucketChatTimeline) == nil && tx.Bucket(bucketChats) != nil
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
@@ -106,6 +107,11 @@ func Open(path string, opt Options) (*DB, error) {
 		}
 		if fillOpen { // a database from before routing: count its open conversations once
 			if err := fillOpenByAssignee(tx); err != nil {
+				return err
+			}
+		}
+		if moveTimeline { // a database from before chat timelines had their own bucket
+			if err := moveTimelines(&Tx{tx: tx, writable: true}); err != nil {
 				return err
 			}
 		}

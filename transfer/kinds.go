@@ -39,11 +39,12 @@ var kinds = []mover{
 		taken: parley.Tx.CustomerIDTaken,
 	}).marked(markCustomer),
 	conversations,
-	(&kind[string, parley.Chat]{name: "chats", puts: []string{"PutChat"},
-		keys: chatIDs,
-		load: func(tx parley.Tx, _ int64, id string) (parley.Chat, error) { return deref(tx.ChatByID(id)) },
-		put:  parley.Tx.PutChat,
-	}),
+	&kind[string, chat]{name: "chats", puts: []string{"PutChat", "PutTimelineEntry"},
+		keys:  chatIDs,
+		load:  loadChat,
+		put:   putChat,
+		parts: chatParts,
+	},
 	listed("wake-ups", []string{"PutLater"}, wakeUps, func(tx parley.Tx, item *parley.LaterItem) error { return tx.PutLater(*item) }),
 	listed("webhooks", []string{"PutWebhook"}, parley.Tx.Webhooks, parley.Tx.PutWebhook).
 		marked(func(w *parley.Webhook, m marks) { m.see(parley.FamilyWebhooks, w.ID) }),
@@ -136,6 +137,40 @@ func chatIDs(tx parley.Tx, company int64) ([]string, error) {
 		}
 	}
 	return ids, nil
+}
+
+// chat is a chat with its timeline, which is stored apart.
+type chat struct {
+	Chat     parley.Chat
+	Timeline []parley.TimelineEntry
+}
+
+func loadChat(tx parley.Tx, company int64, id string) (chat, error) {
+	c, err := tx.Chat(company, id)
+	if err != nil {
+		return chat{}, err
+	}
+	timeline, err := tx.ChatTimeline(company, id)
+	return chat{*c, timeline}, err
+}
+
+func putChat(tx parley.Tx, c *chat) error {
+	if err := tx.PutChat(&c.Chat); err != nil {
+		return err
+	}
+	for _, e := range c.Timeline {
+		if err := tx.PutTimelineEntry(c.Chat.CompanyID, c.Chat.ID, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func chatParts(c *chat, add func(name string, part any)) {
+	add("chats", &c.Chat)
+	for i := range c.Timeline {
+		add("chat timeline entries", &c.Timeline[i])
+	}
 }
 
 // forever is past every wake-up: DueLater at it lists them all.

@@ -155,6 +155,20 @@ func addEveryKind(t *testing.T, s parley.Store, company int64) {
 		if err != nil || len(flows) == 0 {
 			return errors.Join(err, errors.New("the demo has no workflow"))
 		}
+		var chats []string
+		if err := tx.EachChatID(func(id string) { chats = append(chats, id) }); err != nil {
+			return err
+		}
+		var chat *parley.Chat
+		for _, id := range chats {
+			if c, err := tx.Chat(company, id); err == nil {
+				chat = c
+				break
+			}
+		}
+		if chat == nil {
+			return errors.New("the demo has no chat")
+		}
 		event := parley.Event{Kind: "convo.created", CompanyID: company, ResourceID: "1", At: clock}
 		grant := parley.Grant{ID: "grant-1", ClientID: "client-1", CompanyID: company, UserID: 1, CreatedAt: clock}
 		for _, put := range []func() error{
@@ -174,6 +188,10 @@ func addEveryKind(t *testing.T, s parley.Store, company int64) {
 				return tx.PutWorkflowRun(&parley.WorkflowRun{CompanyID: company, WorkflowID: flows[0].ID, ConversationID: conv.ID, At: clock})
 			},
 			func() error { return tx.PutEvent(event) },
+			func() error {
+				return tx.PutTimelineEntry(chat.CompanyID, chat.ID, parley.TimelineEntry{Type: "page-viewed", Timestamp: clock,
+					URL: "https://shop.example.com/", Title: "Shop"})
+			},
 			func() error {
 				return tx.PutPropertyDef(&parley.PropertyDef{CompanyID: company, Slug: "plan", Name: "Plan", Type: "dropdown",
 					Options: []parley.PropertyOption{{Label: "Gold"}}, CreatedAt: clock})

@@ -56,6 +56,7 @@ var families = []struct {
 	{"attachments", testAttachments},
 	{"later", testLater},
 	{"chats", testChats},
+	{"chat timelines", testChatTimelines},
 	{"mail", testMail},
 	{"mail queue", testMailQueue},
 	{"webhooks", testWebhooks},
