@@ -362,6 +362,6 @@ func ApplyWorkflow(tx Tx, caller Caller, w *Workflow, convID int64, now time.Tim
 	}
 	item := Thread{ConversationID: c.ID, CompanyID: c.CompanyID, Type: ThreadLineItem, State: ThreadPublished, Status: StatusNoChange,
 		CreatedBy: Party{ID: caller.User.ID, Type: PartyUser}, CreatedAt: now,
-		Action: &Action{Type: "workflow", Text: "Workflow " + w.Name + " ran"}}
+		Action: &Action{Type: "workflow", Text: "Workflow " + w.Name + " ran", WorkflowID: w.ID}}
 	return tx.PutThread(&item)
 }
