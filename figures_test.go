@@ -61,3 +61,20 @@ func TestReportFigures(t *testing.T) {
 		})
 	}
 }
+
+func TestFiguresHandleTime(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		handles map[int64]time.Duration
+		want    time.Duration
+		ok      bool
+	}{
+		{"no reply sent from a draft", map[int64]time.Duration{}, 0, false},
+		{"the average of its replies'", map[int64]time.Duration{1: 10 * time.Minute, 2: 20 * time.Minute, 3: 0}, 10 * time.Minute, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := Figures{Handles: tc.handles}.HandleTime()
+			assert.Equal(t, []any{tc.want, tc.ok}, []any{got, ok})
+		})
+	}
+}

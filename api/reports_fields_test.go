@@ -3,6 +3,7 @@ package api_test
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -20,7 +21,8 @@ func TestReportsHandleTime(t *testing.T) { onEachBackend(t, testReportsHandleTim
 // conversation (Bob's, with a draft answer) is created; 12:30 it is
 // published: 1199.999 s (a conversation's second thread is stamped a
 // millisecond after its first). 12:30 Carol is answered at once: no
-// handle time.
+// handle time. 12:30 a draft answer to Dave is saved, 12:33 scheduled for
+// 13:00, which sends it: 180 s, its user's last action being at 12:33.
 func testReportsHandleTime(t *testing.T, on backend) {
 	w := newWorldOn(t, on)
 	alice := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
@@ -36,6 +38,13 @@ func testReportsHandleTime(t *testing.T, on backend) {
 	w.send("PATCH", fmt.Sprintf("/v2/conversations/%d", bob), `{"op":"replace","path":"/draft","value":false}`, http.StatusNoContent)
 	carol := w.create(convJSON(map[string]any{"customer": customer("carol@example.com")}))
 	w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", carol), `{"text":"Answer"}`, http.StatusCreated)
+	dave := w.create(convJSON(map[string]any{"customer": customer("dave@example.com")}))
+	path = fmt.Sprintf("/v2/conversations/%d", dave)
+	draft = resourceID(t, w.must("POST", path+"/reply", map[string]any{"text": "Answer", "draft": true}, http.StatusCreated))
+	w.clock.advance(3 * time.Minute)
+	w.send("PUT", fmt.Sprintf("%s/threads/%d/schedule", path, draft), `{"scheduledFor":"2026-11-21T13:00:00Z"}`, http.StatusNoContent)
+	w.clock.advance(27 * time.Minute)
+	require.Equal(t, 1, w.wake(), "the scheduled answer is sent")
 
 	day := reportQuery("start", epoch.Format(time.RFC3339), "end", epoch.Add(24*time.Hour).Format(time.RFC3339))
 	get := func(path string) map[string]any {
@@ -44,7 +53,7 @@ func testReportsHandleTime(t *testing.T, on backend) {
 		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 		return decode(t, rec)
 	}
-	const average = (600 + 1199.999) / 2
+	const average = (600 + 1199.999 + 180) / 3
 	assert.InDelta(t, average, field(t, get("/v2/reports/productivity?"+day), "current", "handleTime"), 1e-9)
 	assert.InDelta(t, average, field(t, get(fmt.Sprintf("/v2/reports/user?%s&user=%d", day, ownerID)), "current", "handleTime"), 1e-9)
 	assert.Nil(t, field(t, get(fmt.Sprintf("/v2/reports/user?%s&user=%d", day, adminID)), "current", "handleTime"), "Adam sent nothing")
@@ -52,12 +61,12 @@ func testReportsHandleTime(t *testing.T, on backend) {
 	assert.InDelta(t, average, field(t, email, "current", "resolutions", "handleTime"), 1e-9)
 	handle, ok := email["handleTime"].(map[string]any)
 	require.True(t, ok, "the handle time distribution: %v", email["handleTime"])
-	assert.Equal(t, float64(2), handle["count"])
+	assert.Equal(t, float64(3), handle["count"])
 	counts := []any{}
 	for _, r := range handle["ranges"].([]any) {
 		counts = append(counts, r.(map[string]any)["count"])
 	}
-	assert.Equal(t, []any{1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, counts, "600 s: under 15 min; 1199.999 s: 15-30 min")
+	assert.Equal(t, []any{2.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, counts, "600 s and 180 s: under 15 min; 1199.999 s: 15-30 min")
 
 	// The company drill-down by handle time: a conversation's is the
 	// average of its replies'.
@@ -67,9 +76,10 @@ func testReportsHandleTime(t *testing.T, on backend) {
 		for id := range drillRows(t, get(fmt.Sprintf("/v2/reports/company/drilldown?%s&range=handleTime&rangeId=%d", day, rangeID))) {
 			ids = append(ids, id)
 		}
+		slices.Sort(ids)
 		return ids
 	}
-	assert.Equal(t, []int64{alice}, drilled(1))
+	assert.Equal(t, []int64{alice, dave}, drilled(1))
 	assert.Equal(t, []int64{bob}, drilled(2))
 	assert.Empty(t, drilled(3))
 }
