@@ -243,6 +243,11 @@ type Thread struct {
 	Rating *Rating `json:"rating,omitempty"`
 	// SavedReplyID is the saved reply the thread was written from.
 	SavedReplyID int64 `json:"savedReplyId,omitempty"`
+	// DraftedAt and SentAt time a reply written as a draft first: when its
+	// draft was created, and when a user sent it (published it, or
+	// scheduled it to be sent). Its handle time lies between the two.
+	DraftedAt *time.Time `json:"draftedAt,omitempty"`
+	SentAt    *time.Time `json:"sentAt,omitempty"`
 	// MessageID is the e-mail Message-ID of the thread (without angle
 	// brackets): of the message Parley sent for a reply, or of the message
 	// a customer thread came in as. Replies find their conversation by it.
@@ -256,6 +261,7 @@ type Thread struct {
 func (t Thread) Clone() Thread {
 	c := t
 	c.AssignedTo, c.OpenedAt = clonePtr(t.AssignedTo), clonePtr(t.OpenedAt)
+	c.DraftedAt, c.SentAt = clonePtr(t.DraftedAt), clonePtr(t.SentAt)
 	c.Action, c.Scheduled, c.Rating = clonePtr(t.Action), clonePtr(t.Scheduled), clonePtr(t.Rating)
 	c.To, c.CC, c.BCC = slices.Clone(t.To), slices.Clone(t.CC), slices.Clone(t.BCC)
 	c.Attachments = slices.Clone(t.Attachments)
@@ -275,6 +281,8 @@ func clonePtr[T any](p *T) *T {
 type Action struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
+	// WorkflowID is the workflow whose run the line item records.
+	WorkflowID int64 `json:"workflowId,omitempty"`
 }
 
 // Schedule is when a draft thread is published, and by whom.

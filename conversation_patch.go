@@ -191,6 +191,7 @@ func (p *conversationPatcher) publish(i int, op PatchOp) error {
 	for j := range p.threads {
 		t := &p.threads[j]
 		if t.State == ThreadDraft && t.Scheduled == nil {
+			t.markSent(p.now)
 			t.State, t.CreatedAt = ThreadPublished, p.now
 			if err := p.tx.PutThread(t); err != nil {
 				return err

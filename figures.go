@@ -22,11 +22,25 @@ type Figures struct {
 	// after the previous user reply. Waiting holds that message's time.
 	Responses map[int64]time.Duration
 	Waiting   map[int64]time.Time
+	// Handles holds, per user reply written as a draft first, its handle
+	// time: from the draft's creation to when a user sent it. A reply
+	// sent at once has none (Parley cannot see how long it took).
+	Handles map[int64]time.Duration
 	// ResolvedAt is set when the conversation is closed, was closed by a
 	// user, and has at least one user reply: then Resolution is the time
 	// from its creation to its closing.
 	ResolvedAt *time.Time
 	Resolution time.Duration
+}
+
+// markSent records that a user sent a draft at now, publishing it or
+// scheduling it: its handle time runs from the draft's creation to now.
+func (t *Thread) markSent(now time.Time) {
+	if t.DraftedAt == nil {
+		drafted := t.CreatedAt
+		t.DraftedAt = &drafted
+	}
+	t.SentAt = &now
 }
 
 // IsUserReply reports whether a thread is a reply a user sent: a published
@@ -50,7 +64,7 @@ func (c *Conversation) ReportFigures(threads []Thread) Figures {
 		}
 		return threads[i].ID < threads[j].ID
 	})
-	f := Figures{Responses: map[int64]time.Duration{}, Waiting: map[int64]time.Time{}}
+	f := Figures{Responses: map[int64]time.Duration{}, Waiting: map[int64]time.Time{}, Handles: map[int64]time.Duration{}}
 	var waiting *time.Time
 	for i := range threads {
 		t := &threads[i]
@@ -65,6 +79,9 @@ func (c *Conversation) ReportFigures(threads []Thread) Figures {
 			}
 		case t.IsUserReply():
 			f.Replies++
+			if t.DraftedAt != nil && t.SentAt != nil {
+				f.Handles[t.ID] = max(0, t.SentAt.Sub(*t.DraftedAt))
+			}
 			if waiting != nil {
 				f.Responses[t.ID], f.Waiting[t.ID] = at.Sub(*waiting), *waiting
 				waiting = nil
@@ -81,6 +98,19 @@ func (c *Conversation) ReportFigures(threads []Thread) Figures {
 		f.Resolution = max(0, at.Sub(c.CreatedAt))
 	}
 	return f
+}
+
+// HandleTime is the conversation's handle time: the average of its
+// replies' (Handles); ok is false when no reply has one.
+func (f Figures) HandleTime() (avg time.Duration, ok bool) {
+	if len(f.Handles) == 0 {
+		return 0, false
+	}
+	var sum time.Duration
+	for _, h := range f.Handles {
+		sum += h
+	}
+	return sum / time.Duration(len(f.Handles)), true
 }
 
 // ReportLocation is the time zone reports count days and hours in: the

@@ -114,6 +114,7 @@ func ScheduleThread(tx Tx, caller Caller, convID, threadID int64, r *ScheduleReq
 		}
 	}
 	t.Scheduled = &Schedule{For: at, By: caller.User.ID, UnscheduleOnCustomerReply: r.UnscheduleOnCustomerReply, SendAsCreator: r.SendAsCreator}
+	t.markSent(now)
 	if err := tx.PutThread(t); err != nil {
 		return err
 	}
@@ -318,6 +319,7 @@ func PublishSchedule(tx Tx, caller Caller, convID, threadID int64, ops []PatchOp
 	if err := tx.DeleteLater(c.CompanyID, LaterScheduled, t.ID); err != nil {
 		return err
 	}
+	t.markSent(now)
 	if err := publishScheduled(tx, c, t, now, now); err != nil {
 		return err
 	}

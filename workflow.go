@@ -368,7 +368,7 @@ func ApplyWorkflow(tx Tx, caller Caller, w *Workflow, convID int64, now time.Tim
 	if err != nil {
 		return err
 	}
-	return putLineItem(tx, c, caller.User, Action{Type: "workflow", Text: text}, now)
+	return putLineItem(tx, c, caller.User, Action{Type: "workflow", Text: text, WorkflowID: w.ID}, now)
 }
 
 // putLineItem records a line item by a user that changes no status.

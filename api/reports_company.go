@@ -24,9 +24,13 @@ func (s *Server) companyReport(c *gin.Context) error {
 			return err
 		})
 	}
+	var tags []parley.Tag
+	if err == nil {
+		tags, err = s.companyTags(r.Company)
+	}
 	var rep *reports.CompanyReport
 	if err == nil {
-		rep, err = reports.Company(c.Request.Context(), e, r, users)
+		rep, err = reports.Company(c.Request.Context(), e, r, users, tags)
 	}
 	if err != nil {
 		return err

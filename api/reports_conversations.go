@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -40,10 +41,7 @@ func (s *Server) conversationsReport(c *gin.Context) error {
 	r, e, err := s.reportWith(c, readParams(c, conversationViewParams...))
 	var tags []parley.Tag
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) (err error) {
-			tags, err = tx.Tags(r.Company)
-			return err
-		})
+		tags, err = s.companyTags(r.Company)
 	}
 	var rep *reports.ConversationsReport
 	if err == nil {
@@ -102,19 +100,71 @@ func (s *Server) conversationsDrillDown(filter func(reports.Period, reports.Filt
 }
 
 // fieldsDrillDown handles GET /v2/reports/conversations/fields-drilldown:
-// the conversations worked on in the period whose custom field `field`
-// has the dropdown option `fieldid`.
+// the conversations worked on in the period that carry the tag `fieldid`
+// (`field` tagid), have a thread written from that saved reply (replyid),
+// were touched by that workflow (workflowid) or belong to that customer
+// (customerid).
 func (s *Server) fieldsDrillDown(c *gin.Context) error {
 	p := readParams(c, fieldDrillParams...)
-	field, option := p.id("field"), p.id("fieldid")
-	for name, v := range map[string]*int64{"field": field, "fieldid": option} {
-		if _, given := p.raw(name); !given && v == nil {
+	field, id := p.enum("field", "", reports.DrillFields), p.id("fieldid")
+	for _, name := range []string{"field", "fieldid"} {
+		if _, given := p.raw(name); !given {
 			p.problems.Add(name, parley.CodeMissingParameter, name+" is required", nil)
 		}
 	}
 	return s.drillDown(c, p, func(r reports.Request) (query.Node, error) {
-		return reports.FieldFilter(r, *field, strconv.FormatInt(*option, 10)), nil
+		tag, err := s.drillTarget(r.Company, field, *id)
+		if err != nil {
+			return nil, err
+		}
+		return reports.FieldFilter(r, field, *id, tag), nil
 	})
+}
+
+// drillTarget checks that the fields drill-down's `fieldid` is a tag, a
+// saved reply, a workflow or a customer of the company, as `field` says
+// (another id is `Invalid identifier`, as an unknown tag of a report
+// filter); it answers the tag of tagid.
+func (s *Server) drillTarget(company int64, field string, id int64) (parley.Tag, error) {
+	var tag parley.Tag
+	err := s.store.View(func(tx parley.Tx) error {
+		var err error
+		switch field {
+		case "tagid":
+			var t *parley.Tag
+			if t, err = tx.Tag(company, id); err == nil {
+				tag = *t
+			}
+		case "replyid":
+			err = savedReplyExists(tx, company, id)
+		case "workflowid":
+			_, err = tx.Workflow(company, id)
+		case "customerid":
+			_, err = tx.Customer(company, id)
+		}
+		if parley.IsNotFound(err) {
+			return parley.Invalid("query", "fieldid", parley.CodeInvalidID, "no "+drillTargets[field]+" with this id", id)
+		}
+		return err
+	})
+	return tag, err
+}
+
+// drillTargets names what a fields drill-down's `fieldid` is, by `field`.
+var drillTargets = map[string]string{"tagid": "tag", "replyid": "saved reply", "workflowid": "workflow", "customerid": "customer"}
+
+// savedReplyExists finds a saved reply in any mailbox of the company.
+func savedReplyExists(tx parley.Tx, company, id int64) error {
+	mailboxes, err := tx.Mailboxes(company)
+	if err != nil {
+		return err
+	}
+	for _, m := range mailboxes {
+		if _, err := tx.SavedReply(company, m.ID, id); !parley.IsNotFound(err) {
+			return err
+		}
+	}
+	return parley.NotFound("saved reply")
 }
 
 // drillDown answers a page of the conversations a filter selects, as
@@ -193,6 +243,16 @@ type drillRowView struct {
 	Subject       string                  `json:"subject"`
 	ThreadCount   int                     `json:"threadCount"`
 	Type          parley.ConversationType `json:"type"`
+	Tags          []drillTagView          `json:"tags"`
+	AssignedID    *int64                  `json:"assignedid"`
+	AssignedName  *string                 `json:"assignedName"`
+}
+
+// drillTagView is a tag of a drill-down's conversation.
+type drillTagView struct {
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Color string `json:"color"`
 }
 
 // drillRow is a drill-down's abbreviated conversation.
@@ -200,7 +260,24 @@ func (r *renderer) drillRow(conv *parley.Conversation) (drillRowView, error) {
 	row := drillRowView{ID: conv.ID, Number: conv.Number, Type: conv.Type, MailboxID: conv.MailboxID,
 		Attachments: conv.HasAttachments, Subject: conv.Subject, Status: conv.Status, ThreadCount: conv.ThreadCount,
 		Preview: conv.Preview, CustomerIDs: []int64{},
-		CreatedAt: parley.FormatTime(conv.CreatedAt), ModifiedAt: parley.FormatTime(conv.ModifiedAt)}
+		CreatedAt: parley.FormatTime(conv.CreatedAt), ModifiedAt: parley.FormatTime(conv.ModifiedAt), Tags: []drillTagView{}}
+	for _, id := range conv.TagIDs {
+		t, err := r.tags.get(id)
+		if err != nil {
+			return row, err
+		}
+		if t != nil { // a tag deleted since is left out
+			row.Tags = append(row.Tags, drillTagView{ID: t.ID, Name: t.Name, Color: t.Color})
+		}
+	}
+	if a := conv.Assignee; a != nil {
+		who, err := r.person(*a)
+		if err != nil {
+			return row, err
+		}
+		name := strings.TrimSpace(who.First + " " + who.Last)
+		row.AssignedID, row.AssignedName = &a.ID, &name
+	}
 	if conv.CustomerID != 0 {
 		row.CustomerIDs = []int64{conv.CustomerID}
 		cu, err := r.customers.get(conv.CustomerID)

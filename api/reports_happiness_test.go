@@ -58,7 +58,7 @@ func testHappinessReport(t *testing.T, on backend) {
 		[]any{cur["ratingsCount"], cur["greatCount"], cur["okayCount"], cur["notGoodCount"], cur["totalCustomersWithRatings"]})
 	assert.InDelta(t, 200.0/3, cur["great"], 1e-9)
 	assert.InDelta(t, 100.0/3, cur["happinessScore"], 1e-9)
-	assert.Equal(t, 75.0, cur["ratingsPercent"], "3 of the 4 customers helped rated")
+	assert.Equal(t, []any{float64(4), 75.0}, []any{cur["totalCustomers"], cur["ratingsPercent"]}, "3 of the 4 customers helped rated")
 
 	// Filters: a type, a tag; an empty period has null percentages.
 	rec = w.get("/v2/reports/happiness?" + current + "&types=phone")

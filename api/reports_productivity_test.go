@@ -42,8 +42,8 @@ func testProductivityReports(t *testing.T, on backend) {
 	goldenJSON(t, "report_productivity", rec.Body.Bytes())
 	assert.Equal(t, map[string]any{"startDate": day(1), "endDate": day(2), "totalConversations": float64(2), "repliesSent": float64(3),
 		"responseTime": float64(1800), "firstResponseTime": float64(2400), "resolved": float64(2), "resolutionTime": float64(3000),
-		"repliesToResolve": 1.5, "resolvedOnFirstReply": float64(1), "percentResolvedOnFirstReply": float64(50), "closed": float64(2)},
-		decode(t, rec)["current"])
+		"repliesToResolve": 1.5, "resolvedOnFirstReply": float64(1), "percentResolvedOnFirstReply": float64(50), "closed": float64(2),
+		"handleTime": nil}, decode(t, rec)["current"])
 
 	for path, want := range map[string]any{
 		"first-response-time": []any{map[string]any{"date": day(1), "time": float64(2400)}},
@@ -97,7 +97,8 @@ func TestCompanyReports(t *testing.T) { onEachBackend(t, testCompanyReports) }
 
 func testCompanyReports(t *testing.T, on backend) {
 	w := newWorldOn(t, on)
-	answerDay(w)
+	a, _, _ := answerDay(w)
+	w.send("PUT", fmt.Sprintf("/v2/conversations/%d/tags", a), `{"tags":["vip"]}`, http.StatusNoContent)
 
 	day := reportQuery("start", epoch.Format(time.RFC3339), "end", epoch.Add(24*time.Hour).Format(time.RFC3339))
 	rec := w.get("/v2/reports/company?" + day)
@@ -107,6 +108,11 @@ func testCompanyReports(t *testing.T, on backend) {
 	cur := body["current"].(map[string]any)
 	assert.Equal(t, []any{float64(2), float64(2), float64(2), float64(3), float64(2), float64(100)},
 		[]any{cur["customersHelped"], cur["closed"], cur["resolved"], cur["totalReplies"], cur["totalUsers"], cur["happinessScore"]})
+	// A day: 3 replies by 2 users, 2 resolved.
+	assert.Equal(t, []any{1.5, float64(2)}, []any{cur["repliesPerDayPerUser"], cur["resolvedPerDay"]})
+	assert.Equal(t, []any{map[string]any{"id": float64(1), "name": "vip"}}, body["filterTags"])
+	assert.Nil(t, field(t, decode(t, w.get("/v2/reports/company?"+reportQuery("start", epoch.Add(-24*time.Hour).Format(time.RFC3339),
+		"end", epoch.Format(time.RFC3339)))), "current", "repliesPerDayPerUser"), "no user replied the day before")
 
 	rec = w.get("/v2/reports/company/customers-helped?" + day)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
@@ -126,7 +132,9 @@ func testCompanyReports(t *testing.T, on backend) {
 	goldenJSON(t, "report_company_drilldown", rec.Body.Bytes())
 
 	for _, tc := range []struct{ q, code, param string }{
-		{"&range=handleTime", "Value not supported", "range"},
+		{"&range=handleTime", "Missing parameter", "rangeId"},
+		{"&range=handleTime&rangeId=11", "Invalid number", "rangeId"},
+		{"&range=size", "Enum Value", "range"},
 		{"&range=replies", "Missing parameter", "rangeId"},
 		{"&range=resolutionTime&rangeId=0", "Invalid number", "rangeId"},
 		{"&range=responseTime&rangeId=11", "Invalid number", "rangeId"},
@@ -153,9 +161,12 @@ func testEmailReport(t *testing.T, on backend) {
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	goldenJSON(t, "report_email", rec.Body.Bytes())
 	body := decode(t, rec)
-	assert.Equal(t, map[string]any{"emailConversations": float64(1), "newConversations": float64(1), "messagesReceived": float64(1),
+	assert.Equal(t, map[string]any{"emailConversations": float64(1), "emailsCreated": float64(1), "newConversations": float64(1), "messagesReceived": float64(1),
 		"repliesSent": float64(1), "customersHelped": float64(1)}, field(t, body, "current", "volume"))
 	assert.Equal(t, map[string]any{"responseTime": float64(1200), "firstResponseTime": float64(1200)}, field(t, body, "current", "responses"))
+	assert.Equal(t, map[string]any{"resolved": float64(1), "resolutionTime": float64(1200), "repliesToResolve": float64(1), "resolvedOnFirstReply": float64(1),
+		"percentResolvedOnFirstReply": float64(100), "closed": float64(1), "handleTime": nil}, field(t, body, "current", "resolutions"))
+	assert.Equal(t, []any{}, body["filterTags"])
 	rec = w.get("/v2/reports/email?" + reportQuery("start", day(0), "end", day(1)) + "&types=phone")
 	assert.Equal(t, "types", rec.Header().Get("X-Parley-Ignored-Parameters"), "the e-mail report counts e-mail only")
 }

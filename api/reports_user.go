@@ -122,10 +122,7 @@ func (s *Server) userReport(c *gin.Context) error {
 	r, e, subject, err := s.userReportWith(c, readParams(c, userReportParams...))
 	var tags []parley.Tag
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) (err error) {
-			tags, err = tx.Tags(r.Company)
-			return err
-		})
+		tags, err = s.companyTags(r.Company)
 	}
 	var rep *reports.UserReport
 	if err == nil {

@@ -110,8 +110,8 @@ func (s *Server) routes() {
 	v2.GET("/reports/company", s.companyReport)
 	v2.GET("/reports/company/customers-helped", seriesOf(s, seriesReportParams, reports.CustomersHelped))
 	v2.GET("/reports/company/drilldown", s.companyDrillDown)
-	v2.GET("/reports/email", reportOf(s, reportParams, reports.Email)) // the chat report's parameters
-	v2.GET("/reports/productivity", reportOf(s, productivityParams, reports.Productivity))
+	v2.GET("/reports/email", reportOf(s, reportParams, withTags(s, reports.Email))) // the chat report's parameters
+	v2.GET("/reports/productivity", reportOf(s, productivityParams, withTags(s, reports.Productivity)))
 	v2.GET("/reports/productivity/first-response-time", seriesOf(s, productivitySeriesParams, reports.FirstResponseTimes))
 	v2.GET("/reports/productivity/replies-sent", seriesOf(s, productivitySeriesParams, reports.RepliesSent))
 	v2.GET("/reports/productivity/resolution-time", seriesOf(s, productivitySeriesParams, reports.ResolutionTimes))
@@ -124,7 +124,7 @@ func (s *Server) routes() {
 	v2.GET("/reports/user/resolutions", userSeriesOf(s, reports.UserResolutions))
 	v2.GET("/reports/user/conversation-history", s.userConversationHistory)
 	v2.GET("/reports/user/drilldown", s.userDrillDown)
-	v2.GET("/reports/user/happiness", userReportOf(s, userHappinessParams, reports.UserHappiness))
+	v2.GET("/reports/user/happiness", userReportOf(s, userHappinessParams, withSubjectTags(s, reports.UserHappiness)))
 	v2.GET("/reports/user/ratings", s.userRatings)
 	v2.GET("/reports/user/chat", userReportOf(s, userChatParams, reports.UserChat))
 

@@ -123,6 +123,11 @@ var Catalog = map[Kind][]Field{
 		{Name: "replyAt", Type: NumberField, Whole: true, Millis: true},
 		{Name: "responseSeconds", Type: NumberField},
 		{Name: "responseOfficeSeconds", Type: NumberField},
+		{Name: "handleSeconds", Type: NumberField}, // the average of its replies'
+		// What the fields drill-down selects by: the saved replies its
+		// threads were written from, the workflows that ran on it.
+		{Name: "savedReplyId", Type: NumberField, Key: true},
+		{Name: "workflowId", Type: NumberField, Key: true},
 	},
 	// Messages are published user replies (with their rating) and customer
 	// messages: what replies sent, customers helped, received messages and
@@ -145,6 +150,7 @@ var Catalog = map[Kind][]Field{
 		{Name: "ratingCustomerId", Type: NumberField, Key: true, Valued: true},
 		{Name: "responseSeconds", Type: NumberField, Valued: true},
 		{Name: "responseOfficeSeconds", Type: NumberField, Valued: true},
+		{Name: "handleSeconds", Type: NumberField, Valued: true},
 		// What the user reports read of a reply: its conversation's status
 		// and, as index.ConversationValues, the conversation's figures
 		// (createdAt, number, first response and resolution seconds with
@@ -245,7 +251,7 @@ func TextlessKinds() []Kind {
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "18"
+const MappingVersion = "19"
 
 // PresentField is a field every document has: the names of its non-empty
 // fields, for `field:*` queries.

@@ -26,6 +26,18 @@ func addFigures(tx parley.Tx, c *parley.Conversation, threads []parley.Thread, d
 		if t.IsUserReply() {
 			n["replyAt"] = append(n["replyAt"], index.Millis(t.CreatedAt))
 		}
+		if t.State != parley.ThreadPublished {
+			continue
+		}
+		if t.SavedReplyID != 0 {
+			n["savedReplyId"] = append(n["savedReplyId"], float64(t.SavedReplyID))
+		}
+		if t.Action != nil && t.Action.WorkflowID != 0 {
+			n["workflowId"] = append(n["workflowId"], float64(t.Action.WorkflowID))
+		}
+	}
+	if h, ok := f.HandleTime(); ok {
+		n["handleSeconds"] = []float64{h.Seconds()}
 	}
 	d.Keywords["createdBy"] = []string{string(c.CreatedBy.Type)}
 	if c.Status == parley.StatusClosed && c.ClosedAt != nil {
@@ -163,6 +175,9 @@ func messageDocuments(tx parley.Tx, c *parley.Conversation, threads []parley.Thr
 		k["conversationFigures"] = []string{rowFigures}
 		day, hour := parley.WeekHour(t.CreatedAt, loc)
 		k["createdWeekHour"] = []string{index.WeekHourKey(day, hour)}
+		if h, ok := figures.Handles[t.ID]; ok {
+			n["handleSeconds"] = []float64{h.Seconds()}
+		}
 		if r, ok := figures.Responses[t.ID]; ok {
 			seconds := r.Seconds()
 			n["responseSeconds"] = []float64{seconds}

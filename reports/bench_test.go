@@ -324,7 +324,7 @@ func BenchmarkReports(b *testing.B) {
 	}
 	errOf := func(_ any, err error) error { return err }
 	company := []report{
-		{"company", func(q reports.Request, _ string) error { return errOf(reports.Company(ctx, e, q, users)) }},
+		{"company", func(q reports.Request, _ string) error { return errOf(reports.Company(ctx, e, q, users, tags)) }},
 		{"company/customers-helped", func(q reports.Request, v string) error { return errOf(reports.CustomersHelped(ctx, e, q, v)) }},
 		{"company/drilldown", func(q reports.Request, _ string) error {
 			f, err := reports.CompanyDrillFilter(q, "responseTime", 2)
@@ -341,7 +341,7 @@ func BenchmarkReports(b *testing.B) {
 		{"conversations/drilldown", func(q reports.Request, _ string) error {
 			return errOf(reports.ConversationList(ctx, e, q, reports.TotalFilter(q.Current, q.Filter), 0, 25))
 		}},
-		{"productivity", func(q reports.Request, _ string) error { return errOf(reports.Productivity(ctx, e, q)) }},
+		{"productivity", func(q reports.Request, _ string) error { return errOf(reports.Productivity(ctx, e, q, tags)) }},
 		{"productivity/first-response-time", func(q reports.Request, v string) error { return errOf(reports.FirstResponseTimes(ctx, e, q, v)) }},
 		{"productivity/replies-sent", func(q reports.Request, v string) error { return errOf(reports.RepliesSent(ctx, e, q, v)) }},
 		{"productivity/resolution-time", func(q reports.Request, v string) error { return errOf(reports.ResolutionTimes(ctx, e, q, v)) }},
@@ -351,7 +351,7 @@ func BenchmarkReports(b *testing.B) {
 		{"happiness/ratings", func(q reports.Request, _ string) error {
 			return errOf(reports.RatingsList(ctx, e, q, "", "modifiedAt", true, 0, 25))
 		}},
-		{"email", func(q reports.Request, _ string) error { return errOf(reports.Email(ctx, e, q)) }},
+		{"email", func(q reports.Request, _ string) error { return errOf(reports.Email(ctx, e, q, tags)) }},
 		{"chat", func(q reports.Request, _ string) error { return errOf(reports.Chat(ctx, e, q)) }},
 		{"phone", func(q reports.Request, _ string) error { return errOf(reports.Phone(ctx, e, q, users)) }},
 	}
@@ -369,7 +369,7 @@ func BenchmarkReports(b *testing.B) {
 				_, _, err := reports.UserDrillDown(ctx, e, q, s, 0, 25)
 				return err
 			}},
-			{"user/happiness", func(q reports.Request, _ string) error { return errOf(reports.UserHappiness(ctx, e, q, s)) }},
+			{"user/happiness", func(q reports.Request, _ string) error { return errOf(reports.UserHappiness(ctx, e, q, s, tags)) }},
 			{"user/ratings", func(q reports.Request, _ string) error {
 				return errOf(reports.UserRatingsList(ctx, e, q, s, "", "modifiedAt", true, 0, 25))
 			}},

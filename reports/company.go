@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
@@ -11,28 +12,33 @@ import (
 )
 
 // CompanyFigures are the company's figures of one period.
+// RepliesPerDayPerUser is null without a user who replied.
 type CompanyFigures struct {
-	StartDate       string   `json:"startDate"`
-	EndDate         string   `json:"endDate"`
-	CustomersHelped int      `json:"customersHelped"`
-	Closed          int      `json:"closed"`
-	Resolved        int      `json:"resolved"`
-	TotalReplies    int      `json:"totalReplies"`
-	TotalUsers      int      `json:"totalUsers"`
-	TotalDays       int      `json:"totalDays"`
-	RepliesPerDay   float64  `json:"repliesPerDay"`
-	HappinessScore  *float64 `json:"happinessScore"`
+	StartDate            string   `json:"startDate"`
+	EndDate              string   `json:"endDate"`
+	CustomersHelped      int      `json:"customersHelped"`
+	Closed               int      `json:"closed"`
+	Resolved             int      `json:"resolved"`
+	TotalReplies         int      `json:"totalReplies"`
+	TotalUsers           int      `json:"totalUsers"`
+	TotalDays            int      `json:"totalDays"`
+	RepliesPerDayPerUser *float64 `json:"repliesPerDayPerUser"`
+	RepliesPerDay        float64  `json:"repliesPerDay"`
+	ResolvedPerDay       float64  `json:"resolvedPerDay"`
+	HappinessScore       *float64 `json:"happinessScore"`
 }
 
 // CompanyDeltas are the percentage changes of the company's figures.
 type CompanyDeltas struct {
-	CustomersHelped float64  `json:"customersHelped"`
-	Closed          float64  `json:"closed"`
-	Resolved        float64  `json:"resolved"`
-	TotalReplies    float64  `json:"totalReplies"`
-	TotalUsers      float64  `json:"totalUsers"`
-	RepliesPerDay   float64  `json:"repliesPerDay"`
-	HappinessScore  *float64 `json:"happinessScore"`
+	CustomersHelped      float64  `json:"customersHelped"`
+	Closed               float64  `json:"closed"`
+	Resolved             float64  `json:"resolved"`
+	TotalReplies         float64  `json:"totalReplies"`
+	TotalUsers           float64  `json:"totalUsers"`
+	RepliesPerDayPerUser *float64 `json:"repliesPerDayPerUser"`
+	RepliesPerDay        float64  `json:"repliesPerDay"`
+	ResolvedPerDay       float64  `json:"resolvedPerDay"`
+	HappinessScore       *float64 `json:"happinessScore"`
 }
 
 // CompanyUserFigures are one user's figures of a period.
@@ -54,10 +60,11 @@ type CompanyUser struct {
 
 // CompanyReport is the company overall report.
 type CompanyReport struct {
-	Current  CompanyFigures  `json:"current"`
-	Previous *CompanyFigures `json:"previous,omitempty"`
-	Deltas   *CompanyDeltas  `json:"deltas,omitempty"`
-	Users    []CompanyUser   `json:"users"`
+	FilterTags []FilterTag     `json:"filterTags"`
+	Current    CompanyFigures  `json:"current"`
+	Previous   *CompanyFigures `json:"previous,omitempty"`
+	Deltas     *CompanyDeltas  `json:"deltas,omitempty"`
+	Users      []CompanyUser   `json:"users"`
 }
 
 type companyPeriod struct {
@@ -65,13 +72,14 @@ type companyPeriod struct {
 	users   map[int64]CompanyUserFigures
 }
 
-// Company computes the company report; users names the company's users.
-func Company(ctx context.Context, e Engine, r Request, users []parley.User) (*CompanyReport, error) {
+// Company computes the company report; users names the company's users,
+// tags are its tags.
+func Company(ctx context.Context, e Engine, r Request, users []parley.User, tags []parley.Tag) (*CompanyReport, error) {
 	cur, err := companyFigures(ctx, e, r, r.Current)
 	if err != nil {
 		return nil, err
 	}
-	rep := &CompanyReport{Current: cur.figures, Users: []CompanyUser{}}
+	rep := &CompanyReport{FilterTags: FilterTags(tags), Current: cur.figures, Users: []CompanyUser{}}
 	var prev *companyPeriod
 	if r.Previous != nil {
 		if prev, err = companyFigures(ctx, e, r, *r.Previous); err != nil {
@@ -82,7 +90,9 @@ func Company(ctx context.Context, e Engine, r Request, users []parley.User) (*Co
 		d := func(a, b int) float64 { return Delta(float64(a), float64(b)) }
 		rep.Deltas = &CompanyDeltas{CustomersHelped: d(c.CustomersHelped, p.CustomersHelped), Closed: d(c.Closed, p.Closed),
 			Resolved: d(c.Resolved, p.Resolved), TotalReplies: d(c.TotalReplies, p.TotalReplies), TotalUsers: d(c.TotalUsers, p.TotalUsers),
-			RepliesPerDay: Delta(c.RepliesPerDay, p.RepliesPerDay), HappinessScore: deltaOf(c.HappinessScore, p.HappinessScore)}
+			RepliesPerDayPerUser: deltaOf(c.RepliesPerDayPerUser, p.RepliesPerDayPerUser),
+			RepliesPerDay:        Delta(c.RepliesPerDay, p.RepliesPerDay), ResolvedPerDay: Delta(c.ResolvedPerDay, p.ResolvedPerDay),
+			HappinessScore: deltaOf(c.HappinessScore, p.HappinessScore)}
 	}
 	var before map[int64]CompanyUserFigures
 	if prev != nil {
@@ -143,7 +153,12 @@ func companyFigures(ctx context.Context, e Engine, r Request, p Period) (*compan
 	out := &companyPeriod{users: map[int64]CompanyUserFigures{}}
 	out.figures = CompanyFigures{StartDate: Date(p.Start), EndDate: Date(p.End), CustomersHelped: replies.Distinct["customerId"],
 		Closed: closed.Total, Resolved: resolved.Total, TotalReplies: replies.Count, TotalUsers: replies.Distinct["userId"],
-		TotalDays: int(days), RepliesPerDay: float64(replies.Count) / days, HappinessScore: happinessScore(rated.Values["rating"], rated.Total)}
+		TotalDays: int(days), RepliesPerDay: float64(replies.Count) / days, ResolvedPerDay: float64(resolved.Total) / days,
+		HappinessScore: happinessScore(rated.Values["rating"], rated.Total)}
+	if users := replies.Distinct["userId"]; users > 0 {
+		perUser := float64(replies.Count) / days / float64(users)
+		out.figures.RepliesPerDayPerUser = &perUser
+	}
 	mine := map[string]index.Group{}
 	keys := map[string]bool{}
 	for _, g := range byUser.Groups {
@@ -242,7 +257,7 @@ var CompanyRanges = []string{"replies", "firstReplyResolved", "resolved", "respo
 // CompanyRangeIDs is how many range ids a company drill-down range has (0:
 // it takes none).
 var CompanyRangeIDs = map[string]int{"replies": len(repliesBounds) + 1, "responseTime": len(timeBounds) + 1,
-	"firstResponseTime": len(timeBounds) + 1, "resolutionTime": len(timeBounds) + 1}
+	"firstResponseTime": len(timeBounds) + 1, "resolutionTime": len(timeBounds) + 1, "handleTime": len(timeBounds) + 1}
 
 // inBucket selects the documents whose field is in a bucket.
 func inBucket(field string, b index.Bucket) query.Node {
@@ -258,8 +273,9 @@ func inBucket(field string, b index.Bucket) query.Node {
 // company report: replied to in the period with a number of replies
 // (replies), resolved on the first reply, resolved, replied to in the
 // period with a response time in a range (responseTime), first responded
-// to in the period in a range (firstResponseTime), or resolved in the
-// period in a range of resolution time (resolutionTime).
+// to in the period in a range (firstResponseTime), resolved in the
+// period in a range of resolution time (resolutionTime), or replied to in
+// the period with an average handle time in a range (handleTime).
 func CompanyDrillFilter(r Request, rangeName string, rangeID int) (query.Node, error) {
 	rest := r.Filter.node(tagName)
 	and := func(nodes ...query.Node) query.Node { return query.And{Nodes: append(nodes, rest)} }
@@ -276,6 +292,8 @@ func CompanyDrillFilter(r Request, rangeName string, rangeID int) (query.Node, e
 		return and(during("firstResponseAt", r.Current), inBucket(timeField("firstResponseSeconds", r.Filter.OfficeHours), bucketsOf(timeBounds)[rangeID-1])), nil
 	case "resolutionTime":
 		return and(during("resolvedAt", r.Current), inBucket(timeField("resolutionSeconds", r.Filter.OfficeHours), bucketsOf(timeBounds)[rangeID-1])), nil
+	case "handleTime":
+		return and(during("replyAt", r.Current), inBucket("handleSeconds", bucketsOf(timeBounds)[rangeID-1])), nil
 	}
-	return nil, parley.InvalidParameter("range", parley.CodeValueNotSupported, "Parley does not record handle time", rangeName)
+	return nil, parley.InvalidParameter("range", parley.CodeEnumValue, "must be one of: "+strings.Join(CompanyRanges, ", "), rangeName)
 }

@@ -2,6 +2,7 @@ package reports_test
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,9 +25,9 @@ func demoCompanyAgreesWithTheRecords(t *testing.T, d *demo) {
 	}))
 	replies := 0
 	for i, r := range demoRequests(t, d) {
-		want, err := reports.Company(ctx, d.oracle, r, users)
+		want, err := reports.Company(ctx, d.oracle, r, users, nil)
 		require.NoError(t, err)
-		got, err := reports.Company(ctx, d.engine, r, users)
+		got, err := reports.Company(ctx, d.engine, r, users, nil)
 		require.NoError(t, err)
 		assert.Equal(t, want, got)
 		viewBy, err := reports.ViewBy(r, "")
@@ -75,6 +76,14 @@ func demoCompanyAgreesWithTheRecords(t *testing.T, d *demo) {
 		cur := got.Current
 		assert.Equal(t, []int{len(customers), total, len(byUser), closed, resolved},
 			[]int{cur.CustomersHelped, cur.TotalReplies, cur.TotalUsers, cur.Closed, cur.Resolved})
+		days := math.Ceil(r.Current.End.Sub(r.Current.Start).Hours() / 24)
+		assert.InDelta(t, float64(resolved)/days, cur.ResolvedPerDay, 1e-9)
+		if len(byUser) > 0 {
+			require.NotNil(t, cur.RepliesPerDayPerUser)
+			assert.InDelta(t, float64(total)/days/float64(len(byUser)), *cur.RepliesPerDayPerUser, 1e-9)
+		} else {
+			assert.Nil(t, cur.RepliesPerDayPerUser)
+		}
 		for _, u := range got.Users {
 			assert.Equal(t, byUser[u.ID], u.Current.Replies, "user %d", u.ID)
 		}
@@ -89,7 +98,7 @@ func demoCompanyOnTheDemoData(t *testing.T, d *demo) {
 		users, err = tx.Users(1)
 		return err
 	}))
-	rep, err := reports.Company(context.Background(), d.engine, demoRequests(t, d)[0], users)
+	rep, err := reports.Company(context.Background(), d.engine, demoRequests(t, d)[0], users, nil)
 	require.NoError(t, err)
 	goldenReport(t, "company_demo", rep)
 }

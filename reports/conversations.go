@@ -56,6 +56,16 @@ type FilterTag struct {
 	Name string `json:"name"`
 }
 
+// FilterTags lists a company's tags as a report's filterTags: every tag,
+// never null.
+func FilterTags(tags []parley.Tag) []FilterTag {
+	out := make([]FilterTag, 0, len(tags))
+	for _, t := range tags {
+		out = append(out, FilterTag{ID: t.ID, Name: t.Name})
+	}
+	return out
+}
+
 // BusyTime is the new conversations of one hour of the week.
 type BusyTime struct {
 	Day   int `json:"day"`
@@ -110,10 +120,7 @@ func Conversations(ctx context.Context, e Engine, r Request, tags []parley.Tag, 
 	if err != nil {
 		return nil, err
 	}
-	rep := &ConversationsReport{Current: cur.figures, FilterTags: []FilterTag{}}
-	for _, t := range tags {
-		rep.FilterTags = append(rep.FilterTags, FilterTag{ID: t.ID, Name: t.Name})
-	}
+	rep := &ConversationsReport{Current: cur.figures, FilterTags: FilterTags(tags)}
 	prev := &conversationsPeriod{}
 	if r.Previous != nil {
 		if prev, err = conversationsFigures(ctx, e, r, *r.Previous); err != nil {
@@ -195,8 +202,7 @@ func conversationsFigures(ctx context.Context, e Engine, r Request, p Period) (*
 	if err != nil {
 		return nil, err
 	}
-	created, err := facets(ctx, e, index.FacetRequest{Kind: index.Conversations, Company: r.Company, Filter: NewFilter(p, r.Filter),
-		Values: map[string]string{"by": "createdBy"}})
+	created, err := facets(ctx, e, index.FacetRequest{Kind: index.Conversations, Company: r.Company, Filter: NewFilter(p, r.Filter)})
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +216,7 @@ func conversationsFigures(ctx context.Context, e Engine, r Request, p Period) (*
 	}
 	out.figures = ConversationsFigures{StartDate: Date(p.Start), EndDate: Date(p.End),
 		TotalConversations: total.Total, NewConversations: created.Total,
-		ConversationsCreated: created.Values["by"][string(parley.PartyUser)],
+		ConversationsCreated: created.Total,
 		Customers:            len(total.Values["customers"]),
 		ConversationsPerDay:  float64(total.Total) / p.days()}
 	return out, nil
@@ -270,9 +276,10 @@ func ReceivedMessages(ctx context.Context, e Engine, r Request, viewBy string) (
 }
 
 // ChannelPoint is one bucket of the volume by channel: new conversations
-// of each type.
+// of each type. Date is Start under the name Help Scout's docs give it.
 type ChannelPoint struct {
 	Start string `json:"start"`
+	Date  string `json:"date"`
 	Email int    `json:"email"`
 	Chat  int    `json:"chat"`
 	Phone int    `json:"phone"`
@@ -295,7 +302,7 @@ func VolumeByChannel(ctx context.Context, e Engine, r Request, viewBy string) (*
 		}
 		var out []ChannelPoint
 		for i, s := range parts {
-			point := ChannelPoint{Start: Date(s.Start)}
+			point := ChannelPoint{Start: Date(s.Start), Date: Date(s.Start)}
 			for _, g := range groups[i] {
 				switch parley.ConversationType(g.Key[0]) {
 				case parley.TypeEmail:
@@ -323,9 +330,23 @@ func ConversationList(ctx context.Context, e Engine, r Request, filter query.Nod
 		Sort: []index.Sort{{Field: "createdAt", Desc: true}}, Offset: offset, Limit: limit})
 }
 
-// FieldFilter selects the total conversations of the current period whose
-// custom field has a value (a dropdown's option id).
-func FieldFilter(r Request, fieldID int64, value string) query.Node {
-	return query.And{Nodes: []query.Node{TotalFilter(r.Current, r.Filter),
-		query.Keyword{Field: index.CustomKeywordPrefix + index.FormatID(fieldID), Value: value}}}
+// DrillFields are the fields drill-down's fields: a tag, a saved reply, a
+// workflow or a customer, by id.
+var DrillFields = []string{"tagid", "replyid", "workflowid", "customerid"}
+
+// drillFieldIDs are the index fields holding the ids of DrillFields; tags
+// are indexed by name.
+var drillFieldIDs = map[string]string{"replyid": "savedReplyId", "workflowid": "workflowId", "customerid": "primaryCustomerId"}
+
+// FieldFilter selects the conversations worked on in the current period
+// that carry a tag (field tagid), have a thread written from a saved
+// reply (replyid), were touched by a workflow (workflowid) or belong to a
+// customer (customerid, as the report's top customers count them). id is
+// the saved reply's, workflow's or customer's; tag is the tag of tagid.
+func FieldFilter(r Request, field string, id int64, tag parley.Tag) query.Node {
+	var match query.Node = query.EqualID(drillFieldIDs[field], id)
+	if field == "tagid" {
+		match = query.Keyword{Field: "tag", Value: tag.Name}
+	}
+	return query.And{Nodes: []query.Node{TotalFilter(r.Current, r.Filter), match}}
 }

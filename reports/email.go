@@ -7,9 +7,12 @@ import (
 	"github.com/parley/parley/index"
 )
 
-// EmailVolume counts the e-mail conversations and messages of a period.
+// EmailVolume counts the e-mail conversations and messages of a period:
+// EmailsCreated is the conversations report's conversationsCreated (the
+// conversations created in the period, as NewConversations).
 type EmailVolume struct {
 	EmailConversations int `json:"emailConversations"`
+	EmailsCreated      int `json:"emailsCreated"`
 	NewConversations   int `json:"newConversations"`
 	MessagesReceived   int `json:"messagesReceived"`
 	RepliesSent        int `json:"repliesSent"`
@@ -23,12 +26,15 @@ type EmailResponses struct {
 	FirstResponseTime *float64 `json:"firstResponseTime"`
 }
 
-// EmailResolutions are the resolution figures.
+// EmailResolutions are the resolution figures, and the handle time.
 type EmailResolutions struct {
-	Resolved             int      `json:"resolved"`
-	ResolutionTime       *float64 `json:"resolutionTime"`
-	RepliesToResolve     *float64 `json:"repliesToResolve"`
-	ResolvedOnFirstReply int      `json:"resolvedOnFirstReply"`
+	Resolved                    int      `json:"resolved"`
+	ResolutionTime              *float64 `json:"resolutionTime"`
+	RepliesToResolve            *float64 `json:"repliesToResolve"`
+	ResolvedOnFirstReply        int      `json:"resolvedOnFirstReply"`
+	PercentResolvedOnFirstReply *float64 `json:"percentResolvedOnFirstReply"`
+	Closed                      int      `json:"closed"`
+	HandleTime                  *float64 `json:"handleTime"`
 }
 
 // EmailFigures are the e-mail figures of one period.
@@ -52,6 +58,7 @@ type EmailDeltas struct {
 // EmailReport is the e-mail report: the chat report's layout over e-mail
 // conversations, with the productivity figures' definitions.
 type EmailReport struct {
+	FilterTags        []FilterTag   `json:"filterTags"`
 	Current           EmailFigures  `json:"current"`
 	Previous          *EmailFigures `json:"previous,omitempty"`
 	Deltas            *EmailDeltas  `json:"deltas,omitempty"`
@@ -59,17 +66,18 @@ type EmailReport struct {
 	FirstResponseTime Shares        `json:"firstResponseTime"`
 	ResolutionTime    Shares        `json:"resolutionTime"`
 	RepliesToResolve  Shares        `json:"repliesToResolve"`
+	HandleTime        Shares        `json:"handleTime"`
 }
 
 // Email computes the e-mail report: every figure over e-mail
-// conversations only.
-func Email(ctx context.Context, e Engine, r Request) (*EmailReport, error) {
+// conversations only; tags are the company's.
+func Email(ctx context.Context, e Engine, r Request, tags []parley.Tag) (*EmailReport, error) {
 	r.Filter.Types = []string{string(parley.TypeEmail)}
 	cur, err := emailFigures(ctx, e, r, r.Current)
 	if err != nil {
 		return nil, err
 	}
-	rep := &EmailReport{Current: *cur}
+	rep := &EmailReport{FilterTags: FilterTags(tags), Current: *cur}
 	prev := &EmailFigures{productivity: &ProductivityFigures{}}
 	if r.Previous != nil {
 		if prev, err = emailFigures(ctx, e, r, *r.Previous); err != nil {
@@ -82,6 +90,7 @@ func Email(ctx context.Context, e Engine, r Request) (*EmailReport, error) {
 		rep.Deltas = &EmailDeltas{
 			Volume: map[string]float64{
 				"emailConversations": d(c.Volume.EmailConversations, p.Volume.EmailConversations),
+				"emailsCreated":      d(c.Volume.EmailsCreated, p.Volume.EmailsCreated),
 				"newConversations":   d(c.Volume.NewConversations, p.Volume.NewConversations),
 				"messagesReceived":   d(c.Volume.MessagesReceived, p.Volume.MessagesReceived),
 				"repliesSent":        d(c.Volume.RepliesSent, p.Volume.RepliesSent),
@@ -96,12 +105,16 @@ func Email(ctx context.Context, e Engine, r Request) (*EmailReport, error) {
 				"resolutionTime":       deltaOf(c.Resolutions.ResolutionTime, p.Resolutions.ResolutionTime),
 				"repliesToResolve":     deltaOf(c.Resolutions.RepliesToResolve, p.Resolutions.RepliesToResolve),
 				"resolvedOnFirstReply": n(c.Resolutions.ResolvedOnFirstReply, p.Resolutions.ResolvedOnFirstReply),
+				"percentResolvedOnFirstReply": deltaOf(c.Resolutions.PercentResolvedOnFirstReply,
+					p.Resolutions.PercentResolvedOnFirstReply),
+				"closed":     n(c.Resolutions.Closed, p.Resolutions.Closed),
+				"handleTime": deltaOf(c.Resolutions.HandleTime, p.Resolutions.HandleTime),
 			},
 		}
 	}
 	cp, pp := cur.productivity, prev.productivity
 	for name, out := range map[string]*Shares{"responseTime": &rep.ResponseTime, "firstResponseTime": &rep.FirstResponseTime,
-		"resolutionTime": &rep.ResolutionTime, "repliesToResolve": &rep.RepliesToResolve} {
+		"resolutionTime": &rep.ResolutionTime, "repliesToResolve": &rep.RepliesToResolve, "handleTime": &rep.HandleTime} {
 		*out = shares(cp.dist[name], cp.distCount[name], pp.dist[name], pp.distCount[name])
 	}
 	return rep, nil
@@ -129,9 +142,10 @@ func emailFigures(ctx context.Context, e Engine, r Request, p Period) (*EmailFig
 		return nil, err
 	}
 	return &EmailFigures{StartDate: Date(p.Start), EndDate: Date(p.End), productivity: prod,
-		Volume: EmailVolume{EmailConversations: total.Total, NewConversations: created.Total, MessagesReceived: received.Total,
-			RepliesSent: prod.RepliesSent, CustomersHelped: helped},
+		Volume: EmailVolume{EmailConversations: total.Total, EmailsCreated: created.Total, NewConversations: created.Total,
+			MessagesReceived: received.Total, RepliesSent: prod.RepliesSent, CustomersHelped: helped},
 		Responses: EmailResponses{ResponseTime: prod.ResponseTime, FirstResponseTime: prod.FirstResponseTime},
 		Resolutions: EmailResolutions{Resolved: prod.Resolved, ResolutionTime: prod.ResolutionTime, RepliesToResolve: prod.RepliesToResolve,
-			ResolvedOnFirstReply: prod.ResolvedOnFirstReply}}, nil
+			ResolvedOnFirstReply: prod.ResolvedOnFirstReply, PercentResolvedOnFirstReply: prod.PercentResolvedOnFirstReply,
+			Closed: prod.Closed, HandleTime: prod.HandleTime}}, nil
 }

@@ -10,9 +10,10 @@ import (
 
 // HappinessFigures are the ratings customers gave the replies of a period:
 // counts per rating, each rating's share of them in percent, the
-// happiness score (great minus not-good percent), and the share of the
-// customers helped who rated. Percentages are exact, and null when there
-// is nothing to divide by.
+// happiness score (great minus not-good percent), the customers of the
+// period (TotalCustomers: those helped in it, and those who rated in it)
+// and the share of them who rated. Percentages are exact, and null when
+// there is nothing to divide by.
 type HappinessFigures struct {
 	StartDate                 string   `json:"startDate"`
 	EndDate                   string   `json:"endDate"`
@@ -25,6 +26,7 @@ type HappinessFigures struct {
 	NotGood                   *float64 `json:"notGood"`
 	HappinessScore            *float64 `json:"happinessScore"`
 	TotalCustomersWithRatings int      `json:"totalCustomersWithRatings"`
+	TotalCustomers            int      `json:"totalCustomers"`
 	RatingsPercent            *float64 `json:"ratingsPercent"`
 }
 
@@ -37,6 +39,7 @@ type HappinessDeltas struct {
 	NotGood        *float64 `json:"notGood"`
 	HappinessScore *float64 `json:"happinessScore"`
 	RatingsPercent *float64 `json:"ratingsPercent"`
+	TotalCustomers float64  `json:"totalCustomers"`
 }
 
 // HappinessReport is the company's happiness report.
@@ -96,6 +99,7 @@ func happiness(ctx context.Context, e Engine, r Request, by query.Node) (*Happin
 			NotGood:        deltaOf(cur.NotGood, prev.NotGood),
 			HappinessScore: deltaOf(cur.HappinessScore, prev.HappinessScore),
 			RatingsPercent: deltaOf(cur.RatingsPercent, prev.RatingsPercent),
+			TotalCustomers: Delta(float64(cur.TotalCustomers), float64(prev.TotalCustomers)),
 		}
 	}
 	return rep, nil
@@ -107,20 +111,27 @@ func happinessFigures(ctx context.Context, e Engine, r Request, p Period, by que
 	if err != nil {
 		return nil, err
 	}
-	helped, err := customersHelped(ctx, e, r, p, by)
+	helped, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: restrict(ReplyFilter(p, r.Filter), by),
+		Values: map[string]string{"customers": "customerId"}})
 	if err != nil {
 		return nil, err
+	}
+	customers := map[string]bool{}
+	for _, facet := range []index.FacetResult{helped, rated} {
+		for key := range facet.Values["customers"] {
+			customers[key] = true
+		}
 	}
 	counts := rated.Values["rating"]
 	f := &HappinessFigures{StartDate: Date(p.Start), EndDate: Date(p.End), RatingsCount: rated.Total,
 		GreatCount: counts["great"], OkayCount: counts["okay"], NotGoodCount: counts["not-good"],
-		TotalCustomersWithRatings: len(rated.Values["customers"])}
+		TotalCustomersWithRatings: len(rated.Values["customers"]), TotalCustomers: len(customers)}
 	f.Great, f.Okay, f.NotGood = share(f.GreatCount, f.RatingsCount), share(f.OkayCount, f.RatingsCount), share(f.NotGoodCount, f.RatingsCount)
 	if f.Great != nil {
 		score := *f.Great - *f.NotGood
 		f.HappinessScore = &score
 	}
-	f.RatingsPercent = share(f.TotalCustomersWithRatings, helped)
+	f.RatingsPercent = share(f.TotalCustomersWithRatings, f.TotalCustomers)
 	return f, nil
 }
 

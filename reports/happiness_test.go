@@ -100,6 +100,11 @@ func demoHappinessAgreesWithTheRecords(t *testing.T, d *demo) {
 		} else {
 			assert.Nil(t, cur.HappinessScore)
 		}
+		// The period's customers: those helped and those who rated.
+		for id := range raters {
+			helped[id] = true
+		}
+		assert.Equal(t, len(helped), cur.TotalCustomers)
 		if len(helped) > 0 {
 			require.NotNil(t, cur.RatingsPercent)
 			assert.InDelta(t, float64(len(raters))/float64(len(helped))*100, *cur.RatingsPercent, 1e-9)

@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 
+	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
 )
@@ -30,6 +31,7 @@ type ProductivityFigures struct {
 	ResolvedOnFirstReply        int      `json:"resolvedOnFirstReply"`
 	PercentResolvedOnFirstReply *float64 `json:"percentResolvedOnFirstReply"`
 	Closed                      int      `json:"closed"`
+	HandleTime                  *float64 `json:"handleTime"`
 	dist                        map[string][]int
 	distCount                   map[string]int
 }
@@ -47,6 +49,7 @@ type ProductivityDeltas struct {
 	ResolvedOnFirstReply        float64  `json:"resolvedOnFirstReply"`
 	PercentResolvedOnFirstReply *float64 `json:"percentResolvedOnFirstReply"`
 	Closed                      float64  `json:"closed"`
+	HandleTime                  *float64 `json:"handleTime"`
 }
 
 // Shares is a distribution with exact shares: counts per range now and
@@ -68,6 +71,7 @@ type RangeShare struct {
 
 // ProductivityReport is the productivity overall report.
 type ProductivityReport struct {
+	FilterTags        []FilterTag          `json:"filterTags"`
 	Current           ProductivityFigures  `json:"current"`
 	Previous          *ProductivityFigures `json:"previous,omitempty"`
 	Deltas            *ProductivityDeltas  `json:"deltas,omitempty"`
@@ -107,13 +111,14 @@ func bucketsOf(bounds []float64) []index.Bucket {
 	return RangeSpec{Bounds: bounds}.Buckets()
 }
 
-// Productivity computes the productivity overall report.
-func Productivity(ctx context.Context, e Engine, r Request) (*ProductivityReport, error) {
+// Productivity computes the productivity overall report; tags are the
+// company's.
+func Productivity(ctx context.Context, e Engine, r Request, tags []parley.Tag) (*ProductivityReport, error) {
 	cur, err := productivityFigures(ctx, e, r, r.Current)
 	if err != nil {
 		return nil, err
 	}
-	rep := &ProductivityReport{Current: *cur}
+	rep := &ProductivityReport{FilterTags: FilterTags(tags), Current: *cur}
 	prev := &ProductivityFigures{}
 	if r.Previous != nil {
 		if prev, err = productivityFigures(ctx, e, r, *r.Previous); err != nil {
@@ -128,6 +133,7 @@ func Productivity(ctx context.Context, e Engine, r Request) (*ProductivityReport
 			RepliesToResolve: deltaOf(cur.RepliesToResolve, prev.RepliesToResolve), ResolvedOnFirstReply: d(cur.ResolvedOnFirstReply, prev.ResolvedOnFirstReply),
 			PercentResolvedOnFirstReply: deltaOf(cur.PercentResolvedOnFirstReply, prev.PercentResolvedOnFirstReply),
 			Closed:                      d(cur.Closed, prev.Closed),
+			HandleTime:                  deltaOf(cur.HandleTime, prev.HandleTime),
 		}
 	}
 	for name, out := range map[string]*Shares{"responseTime": &rep.ResponseTime, "firstResponseTime": &rep.FirstResponseTime,
@@ -165,8 +171,9 @@ func productivityFigures(ctx context.Context, e Engine, r Request, p Period) (*P
 	f := &ProductivityFigures{StartDate: Date(p.Start), EndDate: Date(p.End), dist: map[string][]int{}, distCount: map[string]int{}}
 	response := timeField("responseSeconds", office)
 	replies, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: ReplyFilter(p, r.Filter),
-		Values: map[string]string{"conversations": "conversationId", "time": response},
-		Ranges: map[string]index.RangeFacet{"time": {Field: response, Buckets: bucketsOf(timeBounds)}}})
+		Values: map[string]string{"conversations": "conversationId", "time": response, "handle": "handleSeconds"},
+		Ranges: map[string]index.RangeFacet{"time": {Field: response, Buckets: bucketsOf(timeBounds)},
+			"handle": {Field: "handleSeconds", Buckets: bucketsOf(timeBounds)}}})
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +182,10 @@ func productivityFigures(ctx context.Context, e Engine, r Request, p Period) (*P
 		return nil, err
 	}
 	f.dist["responseTime"] = replies.Ranges["time"]
+	if f.HandleTime, f.distCount["handleTime"], err = meanOf(replies.Values["handle"]); err != nil {
+		return nil, err
+	}
+	f.dist["handleTime"] = replies.Ranges["handle"]
 
 	first := timeField("firstResponseSeconds", office)
 	firsts, err := facets(ctx, e, index.FacetRequest{Kind: index.Conversations, Company: r.Company, Filter: FirstResponseFilter(p, r.Filter),

@@ -20,7 +20,7 @@ type productivityByHand struct {
 	replies, resolved, closed, firstReply int
 	conversations                         map[int64]bool
 	responses, firsts, resolutions        []float64
-	repliesToResolve                      []float64
+	repliesToResolve, handles             []float64
 }
 
 func countProductivity(t *testing.T, db *storage.DB, r reports.Request) productivityByHand {
@@ -55,6 +55,9 @@ func countProductivity(t *testing.T, db *storage.DB, r reports.Request) producti
 				h.conversations[c.ID] = true
 				if waiting != nil {
 					h.responses = append(h.responses, at.Sub(*waiting).Seconds())
+				}
+				if th.DraftedAt != nil && th.SentAt != nil {
+					h.handles = append(h.handles, th.SentAt.Sub(*th.DraftedAt).Seconds())
 				}
 			}
 			if sawCustomer && !firstDone {
@@ -101,9 +104,9 @@ func demoProductivityAgreesWithTheRecords(t *testing.T, d *demo) {
 	ctx := context.Background()
 	replies := 0
 	for _, r := range demoRequests(t, d) {
-		want, err := reports.Productivity(ctx, d.oracle, r)
+		want, err := reports.Productivity(ctx, d.oracle, r, nil)
 		require.NoError(t, err)
-		got, err := reports.Productivity(ctx, d.engine, r)
+		got, err := reports.Productivity(ctx, d.engine, r, nil)
 		require.NoError(t, err)
 		assert.Equal(t, want, got)
 		viewBy, err := reports.ViewBy(r, "")
@@ -130,6 +133,7 @@ func demoProductivityAgreesWithTheRecords(t *testing.T, d *demo) {
 		mean(t, h.firsts, cur.FirstResponseTime)
 		mean(t, h.resolutions, cur.ResolutionTime)
 		mean(t, h.repliesToResolve, cur.RepliesToResolve)
+		mean(t, h.handles, cur.HandleTime)
 		assert.Equal(t, len(h.responses), got.ResponseTime.Count)
 		replies += h.replies
 	}
@@ -137,7 +141,7 @@ func demoProductivityAgreesWithTheRecords(t *testing.T, d *demo) {
 }
 
 func demoProductivityOnTheDemoData(t *testing.T, d *demo) {
-	rep, err := reports.Productivity(context.Background(), d.engine, demoRequests(t, d)[0])
+	rep, err := reports.Productivity(context.Background(), d.engine, demoRequests(t, d)[0], nil)
 	require.NoError(t, err)
 	goldenReport(t, "productivity_demo", rep)
 }

@@ -73,6 +73,7 @@ type UserFigures struct {
 	PercentResolvedOnFirstReply *float64 `json:"percentResolvedOnFirstReply"`
 	Closed                      int      `json:"closed"`
 	HappinessScore              *float64 `json:"happinessScore"`
+	HandleTime                  *float64 `json:"handleTime"`
 }
 
 // UserDeltas are the percentage changes of the user figures; null when
@@ -92,6 +93,7 @@ type UserDeltas struct {
 	PercentResolvedOnFirstReply *float64 `json:"percentResolvedOnFirstReply"`
 	Closed                      float64  `json:"closed"`
 	HappinessScore              *float64 `json:"happinessScore"`
+	HandleTime                  *float64 `json:"handleTime"`
 }
 
 // UserReport is the user (or team) overall report.
@@ -113,11 +115,8 @@ func User(ctx context.Context, e Engine, r Request, s Subject, tags []parley.Tag
 	if err != nil {
 		return nil, err
 	}
-	rep := &UserReport{FilterTags: []FilterTag{}, User: UserSummary{ID: s.ID, Type: s.Type, Name: s.Name, HasPhoto: s.PhotoURL != "",
+	rep := &UserReport{FilterTags: FilterTags(tags), User: UserSummary{ID: s.ID, Type: s.Type, Name: s.Name, HasPhoto: s.PhotoURL != "",
 		PhotoURL: s.PhotoURL, CreatedAt: Date(s.CreatedAt), TotalCustomersHelped: helped.Distinct["customerId"]}}
-	for _, t := range tags {
-		rep.FilterTags = append(rep.FilterTags, FilterTag{ID: t.ID, Name: t.Name})
-	}
 	cur, err := userFigures(ctx, e, r, s, r.Current)
 	if err != nil {
 		return nil, err
@@ -141,6 +140,7 @@ func User(ctx context.Context, e Engine, r Request, s Subject, tags []parley.Tag
 		ResolvedOnFirstReply:        d(cur.ResolvedOnFirstReply, prev.ResolvedOnFirstReply),
 		PercentResolvedOnFirstReply: deltaOf(cur.PercentResolvedOnFirstReply, prev.PercentResolvedOnFirstReply),
 		Closed:                      d(cur.Closed, prev.Closed), HappinessScore: deltaOf(cur.HappinessScore, prev.HappinessScore),
+		HandleTime: deltaOf(cur.HandleTime, prev.HandleTime),
 	}
 	return rep, nil
 }
@@ -152,7 +152,8 @@ func User(ctx context.Context, e Engine, r Request, s Subject, tags []parley.Tag
 func userFigures(ctx context.Context, e Engine, r Request, s Subject, p Period) (*UserFigures, error) {
 	response := timeField("responseSeconds", r.Filter.OfficeHours)
 	replies, err := facets(ctx, e, index.FacetRequest{Kind: index.Messages, Company: r.Company, Filter: and(ReplyFilter(p, r.Filter), s.by("userId")),
-		Values: map[string]string{"conversations": "conversationId", "customers": "customerId", "time": response, "hours": "createdWeekHour"}})
+		Values: map[string]string{"conversations": "conversationId", "customers": "customerId", "time": response, "hours": "createdWeekHour",
+			"handle": "handleSeconds"}})
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +187,9 @@ func userFigures(ctx context.Context, e Engine, r Request, s Subject, p Period) 
 		return nil, err
 	}
 	if f.ResponseTime, _, err = meanOf(replies.Values["time"]); err != nil {
+		return nil, err
+	}
+	if f.HandleTime, _, err = meanOf(replies.Values["handle"]); err != nil {
 		return nil, err
 	}
 	if f.ResolutionTime, _, err = meanOf(resolved.Values["time"]); err != nil {
@@ -299,10 +303,22 @@ func relabel[T any](points []Point, point func(Point) T) []T {
 	return out
 }
 
+// UserHappinessReport is the happiness report of a subject, with the
+// company's tags.
+type UserHappinessReport struct {
+	FilterTags []FilterTag `json:"filterTags"`
+	HappinessReport
+}
+
 // UserHappiness computes the happiness report of the ratings of the
-// subject's replies (ratingsPercent of the customers it helped).
-func UserHappiness(ctx context.Context, e Engine, r Request, s Subject) (*HappinessReport, error) {
-	return happiness(ctx, e, r, s.by("userId"))
+// subject's replies (totalCustomers: the customers it helped, and those
+// who rated its replies); tags are the company's.
+func UserHappiness(ctx context.Context, e Engine, r Request, s Subject, tags []parley.Tag) (*UserHappinessReport, error) {
+	rep, err := happiness(ctx, e, r, s.by("userId"))
+	if err != nil {
+		return nil, err
+	}
+	return &UserHappinessReport{FilterTags: FilterTags(tags), HappinessReport: *rep}, nil
 }
 
 // UserRatingsList lists the ratings UserHappiness counts, as RatingsList.

@@ -194,7 +194,9 @@ func demoUserReportsAgreeWithTheRecords(t *testing.T, d *demo) {
 			resolutions := agree(t, d, name("resolutions"), func(e reports.Engine) (*reports.ResolutionsSeries, error) {
 				return reports.UserResolutions(ctx, e, r, s, viewBy)
 			})
-			happy := agree(t, d, name("happiness"), func(e reports.Engine) (*reports.HappinessReport, error) { return reports.UserHappiness(ctx, e, r, s) })
+			happy := agree(t, d, name("happiness"), func(e reports.Engine) (*reports.UserHappinessReport, error) {
+				return reports.UserHappiness(ctx, e, r, s, tags)
+			})
 			agree(t, d, name("chat"), func(e reports.Engine) (*reports.UserChatReport, error) { return reports.UserChat(ctx, e, r, s) })
 			ratings := agree(t, d, name("ratings"), func(e reports.Engine) (int, error) {
 				res, err := reports.UserRatingsList(ctx, e, r, s, "", "modifiedAt", true, 0, 10)
