@@ -57,7 +57,7 @@ func (c column) textColumns() (lexemes, stems, runs string) {
 // column that a btree can order and filter; Apply refuses a document with
 // two values in one.
 var manyValued = map[index.Kind][]string{
-	index.Conversations: {"tag", "email", "customerId", "replyUserId", "activityAt", "replyAt", "responseSeconds", "responseOfficeSeconds"},
+	index.Conversations: {"tag", "email", "customerId", "replyUserId", "activityAt", "replyAt", "responseSeconds", "responseOfficeSeconds", "savedReplyId", "workflowId"},
 	index.Customers:     {"email", "emailDomain", "mailboxId"},
 	index.Messages:      {"tag"},
 	index.Calls:         {"tag"},
