@@ -48,7 +48,7 @@ var allowedImports = map[string][]string{
 	"fixtures":         {"", "workflow"}, // demo workflows' conditions go through the checker
 	"webhooks":         {"", "internal/duework"},
 	"importer":         {""},
-	"puller":           {"", "importer"}, // parley pull: a Mailbox API 2.0 source through the importer
+	"puller":           {"", "importer"},       // parley pull: a Mailbox API 2.0 source through the importer
 	"transfer":         {"", "index", "query"}, // parley copy: the seam on both sides, searches compared
 	"email":            {"", "internal/duework"},
 	"email/smtptest":   {},
