@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley/parley/api"
+	"github.com/parley/parley/fixtures"
+	"github.com/parley/parley/puller"
+)
+
+// TestPullFromParley pulls Acme from a server holding the demo data into a
+// new company of an empty directory, cut off after two conversation pages
+// and then run again to the end: the target answers the same lists and
+// searches (ids, numbers, dates, subjects, statuses, customers), each
+// conversation has as many threads, and a third run copies nothing.
+func TestPullFromParley(t *testing.T) {
+	t.Parallel()
+	a := serveDir(t, t.TempDir(), true, "")
+	want := map[string][]string{}
+	lists := append([]string{"/v2/customers"}, searches...)
+	for _, q := range lists {
+		for _, body := range a.pages(t, q) {
+			want[q] = append(want[q], conversationKeys(t, body)...)
+		}
+	}
+	wantThreads := threadCounts(t, a)
+
+	dst := t.TempDir()
+	pull := func(extra ...string) (string, int) {
+		var out, errs bytes.Buffer
+		args := append([]string{"pull", "--from", a.srv.URL, "--client-id", fixtures.AcmeClientID,
+			"--client-secret", fixtures.AcmeClientSecret, "--data", dst}, extra...)
+		code := run(context.Background(), args, &out, &errs)
+		return out.String() + errs.String(), code
+	}
+	// The first run stops after two pages of conversations, as a pull
+	// killed halfway does: every record it wrote is committed whole.
+	target, err := open(context.Background(), location{dir: dst}, false, fixedClock{}, quietLog(), nil)
+	require.NoError(t, err)
+	src := &puller.Client{Base: a.srv.URL, ClientID: fixtures.AcmeClientID, ClientSecret: fixtures.AcmeClientSecret}
+	account, err := puller.NewCompany(context.Background(), src, target.db.Store(), "Acme", api.HashSecret, fixedClock{}.Now())
+	require.NoError(t, err)
+	first, err := puller.Pull(context.Background(), src, target.db.Store(), puller.Options{CompanyID: account.Company.ID, StopAfterPages: 2})
+	require.ErrorIs(t, err, puller.ErrStopped)
+	require.Positive(t, first.Copied["conversations"])
+	require.NoError(t, target.close())
+
+	out, code := pull("--company", "1")
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, fmt.Sprintf("conversations: %d copied, %d already there\n",
+		len(want[searches[0]])-first.Copied["conversations"], first.Copied["conversations"]))
+	assert.Contains(t, out, "refused: 0\n")
+
+	out, code = pull()
+	require.Equal(t, 0, code, out)
+	assert.Regexp(t, `conversations: 0 copied, \d+ already there`, out)
+	assert.Regexp(t, `customers: 0 copied, \d+ already there`, out)
+	assert.Contains(t, out, "threads: 0 copied")
+	assert.Contains(t, out, "refused: 0\n")
+
+	a.stop()
+	b := serveDir(t, dst, false, "")
+	b.token = appToken(t, b.srv.URL, account.App.ClientID, account.ClientSecret)
+	for _, q := range lists {
+		var got []string
+		for _, body := range b.pages(t, q) {
+			got = append(got, conversationKeys(t, body)...)
+		}
+		assert.Equal(t, want[q], got, q)
+	}
+	assert.Equal(t, wantThreads, threadCounts(t, b))
+}
+
+// threadCounts maps each conversation's id to its threads' types and
+// creation times, status and assignment lines left out (an import derives
+// them, as the importer's docs say).
+func threadCounts(t *testing.T, r *running) map[int64][]string {
+	t.Helper()
+	out := map[int64][]string{}
+	for _, body := range r.pages(t, "/v2/conversations?status=all&embed=threads") {
+		var page struct {
+			Embedded struct {
+				Conversations []struct {
+					ID       int64 `json:"id"`
+					Embedded struct {
+						Threads []struct {
+							Type, CreatedAt, Body string
+						} `json:"threads"`
+					} `json:"_embedded"`
+				} `json:"conversations"`
+			} `json:"_embedded"`
+		}
+		require.NoError(t, json.Unmarshal(body, &page))
+		for _, c := range page.Embedded.Conversations {
+			threads := []string{}
+			for _, th := range c.Embedded.Threads {
+				if th.Type != "lineitem" {
+					threads = append(threads, th.Type+" "+th.CreatedAt+" "+th.Body)
+				}
+			}
+			sort.Strings(threads)
+			out[c.ID] = threads
+		}
+	}
+	return out
+}
+
+// appToken signs in with an OAuth application's credentials.
+func appToken(t *testing.T, base, id, secret string) string {
+	t.Helper()
+	res, err := http.PostForm(base+"/v2/oauth2/token", url.Values{"grant_type": {"client_credentials"},
+		"client_id": {id}, "client_secret": {secret}})
+	require.NoError(t, err)
+	defer res.Body.Close()
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&tok))
+	require.NotEmpty(t, tok.AccessToken)
+	return tok.AccessToken
+}
