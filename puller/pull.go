@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,8 +38,8 @@ var ErrStopped = errors.New("puller: stopped after the pages asked for")
 // Summary counts what a pull did, by kind of record.
 type Summary struct {
 	// Copied and Skipped (already in the target) count records by kind:
-	// users, mailboxes, fields, customer properties, customers,
-	// conversations, threads.
+	// users, mailboxes, fields, saved replies, organizations, customer
+	// properties, customers, conversations, threads.
 	Copied, Skipped map[string]int
 	// Refused are the records the target refused, with why.
 	Refused []Refusal
@@ -86,7 +88,8 @@ func Pull(ctx context.Context, src *Client, db parley.Store, opt Options) (*Summ
 	}
 	p := &puller{ctx: ctx, src: src, db: db, opt: opt, caller: caller, users: map[int64]int64{}, mailboxes: map[int64]int64{},
 		sum: &Summary{Copied: map[string]int{}, Skipped: map[string]int{}}}
-	for _, step := range []func() error{p.pullMailboxes, p.pullUsers, p.pullProperties, p.pullCustomers, p.pullConversations} {
+	for _, step := range []func() error{p.pullMailboxes, p.pullUsers, p.pullSavedReplies, p.pullOrganizations, p.pullProperties,
+		p.pullCustomers, p.pullConversations} {
 		if err := step(); err != nil {
 			return p.sum, err
 		}
@@ -258,6 +261,94 @@ func (p *puller) pullFields(sourceID, targetID int64) error {
 				return err
 			})
 			p.count("fields", f.ID, created, err)
+		}
+		return nil
+	})
+}
+
+// pullSavedReplies copies each pulled mailbox's saved replies the target
+// mailbox lacks (matched by name). The list is a plain array with
+// previews (Help Scout's docs, List Saved Replies): each reply's text
+// comes from its own answer.
+func (p *puller) pullSavedReplies() error {
+	for _, sourceID := range slices.Sorted(maps.Keys(p.mailboxes)) {
+		targetID := p.mailboxes[sourceID]
+		base := fmt.Sprintf("/v2/mailboxes/%d/saved-replies", sourceID)
+		body, err := p.src.Get(p.ctx, base)
+		if err != nil {
+			return err
+		}
+		var list []struct {
+			ID   int64  `json:"id"`
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(body, &list); err != nil {
+			return fmt.Errorf("mailbox %d's saved replies: %w", sourceID, err)
+		}
+		for _, item := range list {
+			one, err := p.src.Get(p.ctx, base+"/"+strconv.FormatInt(item.ID, 10))
+			if err != nil {
+				return err
+			}
+			var in parley.SavedReplyInput
+			if err := json.Unmarshal(one, &in); err != nil {
+				return fmt.Errorf("saved reply %d: %w", item.ID, err)
+			}
+			created := false
+			_, err = p.db.Update(func(tx parley.Tx) error {
+				had, err := tx.SavedReplies(p.caller.Company.ID, targetID)
+				if err != nil {
+					return err
+				}
+				for _, r := range had {
+					if r.Name == item.Name {
+						return nil
+					}
+				}
+				_, err = parley.CreateSavedReply(tx, p.caller, targetID, &in, p.opt.Now())
+				created = err == nil
+				return err
+			})
+			p.count("saved replies", item.ID, created, err)
+		}
+	}
+	return nil
+}
+
+// pullOrganizations copies the organizations the target lacks (matched
+// by name), before the customers, whose organization names link them.
+func (p *puller) pullOrganizations() error {
+	return p.src.Pages(p.ctx, "/v2/organizations", func(body []byte) error {
+		var page struct {
+			Embedded struct {
+				Organizations []json.RawMessage `json:"organizations"`
+			} `json:"_embedded"`
+		}
+		if err := json.Unmarshal(body, &page); err != nil {
+			return fmt.Errorf("the organizations page: %w", err)
+		}
+		for _, raw := range page.Embedded.Organizations {
+			var in parley.OrganizationInput
+			var id struct {
+				ID int64 `json:"id"`
+			}
+			if err := errors.Join(json.Unmarshal(raw, &in), json.Unmarshal(raw, &id)); err != nil {
+				p.count("organizations", id.ID, false, err)
+				continue
+			}
+			created := false
+			_, err := p.db.Update(func(tx parley.Tx) error {
+				if in.Name != nil {
+					had, err := tx.OrganizationsByName(p.caller.Company.ID, *in.Name)
+					if err != nil || len(had) > 0 {
+						return err
+					}
+				}
+				_, err := parley.CreateOrganization(tx, p.caller.Company.ID, &in, p.opt.Now())
+				created = err == nil
+				return err
+			})
+			p.count("organizations", id.ID, created, err)
 		}
 		return nil
 	})

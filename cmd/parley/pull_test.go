@@ -34,6 +34,10 @@ func TestPullFromParley(t *testing.T) {
 		}
 	}
 	wantThreads := threadCounts(t, a)
+	wantAccount := accountNames(t, a)
+	for _, kind := range []string{"users", "organizations", "mailboxes", "fields", "saved replies"} {
+		require.NotEmpty(t, wantAccount[kind], kind)
+	}
 
 	// The target already holds another company, so Acme's mailboxes and
 	// users get other ids there than in the source.
@@ -84,6 +88,7 @@ func TestPullFromParley(t *testing.T) {
 		assert.Equal(t, want[q], got, q)
 	}
 	assert.Equal(t, wantThreads, threadCounts(t, b))
+	assert.Equal(t, wantAccount, accountNames(t, b))
 }
 
 // threadCounts maps each conversation's id to its threads' types and
@@ -133,4 +138,48 @@ func appToken(t *testing.T, base, id, secret string) string {
 	require.NoError(t, json.NewDecoder(res.Body).Decode(&tok))
 	require.NotEmpty(t, tok.AccessToken)
 	return tok.AccessToken
+}
+
+// accountNames lists, by kind, the names of the account's mailboxes (with
+// their fields and saved replies), users and organizations, sorted.
+func accountNames(t *testing.T, r *running) map[string][]string {
+	t.Helper()
+	type named struct {
+		ID                            int64
+		Name, Email, Preview, Website string
+		Domains                       []string
+	}
+	list := func(path, key string) []named {
+		var out []named
+		for _, body := range r.pages(t, path) {
+			var page struct {
+				Embedded map[string][]named `json:"_embedded"`
+			}
+			require.NoError(t, json.Unmarshal(body, &page))
+			out = append(out, page.Embedded[key]...)
+		}
+		return out
+	}
+	out := map[string][]string{}
+	for _, u := range list("/v2/users", "users") {
+		out["users"] = append(out["users"], u.Email)
+	}
+	for _, o := range list("/v2/organizations", "organizations") {
+		out["organizations"] = append(out["organizations"], fmt.Sprint(o.Name, " ", o.Website, " ", o.Domains))
+	}
+	for _, m := range list("/v2/mailboxes", "mailboxes") {
+		out["mailboxes"] = append(out["mailboxes"], m.Name+" "+m.Email)
+		for _, f := range list(fmt.Sprintf("/v2/mailboxes/%d/fields", m.ID), "fields") {
+			out["fields"] = append(out["fields"], m.Name+": "+f.Name)
+		}
+		var replies []named
+		require.NoError(t, json.Unmarshal(r.get(t, fmt.Sprintf("/v2/mailboxes/%d/saved-replies", m.ID)), &replies))
+		for _, s := range replies {
+			out["saved replies"] = append(out["saved replies"], m.Name+": "+s.Name+": "+s.Preview)
+		}
+	}
+	for _, names := range out {
+		sort.Strings(names)
+	}
+	return out
 }
