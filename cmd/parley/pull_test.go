@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,6 +27,16 @@ import (
 func TestPullFromParley(t *testing.T) {
 	t.Parallel()
 	a := serveDir(t, t.TempDir(), true, "")
+	// The demo's organizations are names only: one with its details too.
+	req, err := http.NewRequest(http.MethodPost, a.srv.URL+"/v2/organizations", strings.NewReader(
+		`{"name":"Wayfarer Maps","website":"https://wayfarer.example","domains":["wayfarer.example"],"description":"Atlases","phones":["+1 555 0100"]}`))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusCreated, res.StatusCode)
 	want := map[string][]string{}
 	lists := append([]string{"/v2/customers"}, searches...)
 	for _, q := range lists {
@@ -145,9 +156,9 @@ func appToken(t *testing.T, base, id, secret string) string {
 func accountNames(t *testing.T, r *running) map[string][]string {
 	t.Helper()
 	type named struct {
-		ID                            int64
-		Name, Email, Preview, Website string
-		Domains                       []string
+		ID                                                         int64
+		Name, Email, Preview, Website, Description, Location, Note string
+		Domains, Phones                                            []string
 	}
 	list := func(path, key string) []named {
 		var out []named
@@ -165,7 +176,7 @@ func accountNames(t *testing.T, r *running) map[string][]string {
 		out["users"] = append(out["users"], u.Email)
 	}
 	for _, o := range list("/v2/organizations", "organizations") {
-		out["organizations"] = append(out["organizations"], fmt.Sprint(o.Name, " ", o.Website, " ", o.Domains))
+		out["organizations"] = append(out["organizations"], fmt.Sprint(o.Name, o.Website, o.Domains, o.Description, o.Location, o.Note, o.Phones))
 	}
 	for _, m := range list("/v2/mailboxes", "mailboxes") {
 		out["mailboxes"] = append(out["mailboxes"], m.Name+" "+m.Email)
