@@ -16,16 +16,39 @@ import (
 
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/fixtures"
+	"github.com/parley/parley/internal/pgtest"
 	"github.com/parley/parley/puller"
 )
 
 // TestPullFromParley pulls Acme from a server holding the demo data into a
-// new company of an empty directory, cut off after two conversation pages
+// new company of a data directory, and of a PostgreSQL database, holding
+// another company, cut off after two conversation pages
 // and then run again to the end: the target answers the same lists and
 // searches (ids, numbers, dates, subjects, statuses, customers), each
 // conversation has as many threads, and a third run copies nothing.
 func TestPullFromParley(t *testing.T) {
 	t.Parallel()
+	targets := []struct {
+		name   string
+		target func(t *testing.T) location
+	}{
+		{"data directory", func(t *testing.T) location { return location{dir: t.TempDir()} }},
+		{"database", func(t *testing.T) location {
+			database := pgtest.Database(t)
+			var out bytes.Buffer
+			require.Equal(t, 0, run(context.Background(), []string{"migrate", "--database", database}, &out, &out), out.String())
+			return location{url: database}
+		}},
+	}
+	for _, tc := range targets {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testPull(t, tc.target(t))
+		})
+	}
+}
+
+func testPull(t *testing.T, at location) {
 	a := serveDir(t, t.TempDir(), true, "")
 	// The demo's organizations are names only: one with its details too.
 	req, err := http.NewRequest(http.MethodPost, a.srv.URL+"/v2/organizations", strings.NewReader(
@@ -52,19 +75,23 @@ func TestPullFromParley(t *testing.T) {
 
 	// The target already holds another company, so Acme's mailboxes and
 	// users get other ids there than in the source.
-	dst := t.TempDir()
+	where := []string{"--data", at.dir}
+	if at.postgres() {
+		where = []string{"--database", at.url}
+	}
 	var out, errs bytes.Buffer
-	require.Equal(t, 0, run(context.Background(), []string{"init", "--data", dst, "--company", "Initech", "--owner", "bill@initech.test"}, &out, &errs), errs.String())
+	require.Equal(t, 0, run(context.Background(), append([]string{"init", "--company", "Initech", "--owner", "bill@initech.test"}, where...),
+		&out, &errs), errs.String())
 	pull := func(extra ...string) (string, int) {
 		var out, errs bytes.Buffer
 		args := append([]string{"pull", "--from", a.srv.URL, "--client-id", fixtures.AcmeClientID,
-			"--client-secret", fixtures.AcmeClientSecret, "--data", dst}, extra...)
+			"--client-secret", fixtures.AcmeClientSecret}, append(where, extra...)...)
 		code := run(context.Background(), args, &out, &errs)
 		return out.String() + errs.String(), code
 	}
 	// The first run stops after two pages of conversations, as a pull
 	// killed halfway does: every record it wrote is committed whole.
-	target, err := open(context.Background(), location{dir: dst}, false, fixedClock{}, quietLog(), nil)
+	target, err := open(context.Background(), at, false, fixedClock{}, quietLog(), nil)
 	require.NoError(t, err)
 	src := &puller.Client{Base: a.srv.URL, ClientID: fixtures.AcmeClientID, ClientSecret: fixtures.AcmeClientSecret}
 	account, err := puller.NewCompany(context.Background(), src, target.db.Store(), "Acme", api.HashSecret, fixedClock{}.Now())
@@ -89,7 +116,7 @@ func TestPullFromParley(t *testing.T) {
 	assert.Contains(t, got, "refused: 0\n")
 
 	a.stop()
-	b := serveDir(t, dst, false, "")
+	b := serveAt(t, at, false, "")
 	b.token = appToken(t, b.srv.URL, account.App.ClientID, account.ClientSecret)
 	for _, q := range lists {
 		var got []string
