@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestClientRetries: a 429 is retried after the wait its header names, a
+// TestPullClientRetries: a 429 is retried after the wait its header names, a
 // transient failure after a doubling backoff, and a refusal is not
 // retried; the answers the source gave are counted by path.
-func TestClientRetries(t *testing.T) {
+func TestPullClientRetries(t *testing.T) {
 	type answer struct {
 		status  int
 		headers map[string]string
