@@ -48,13 +48,14 @@ var allowedImports = map[string][]string{
 	"fixtures":         {"", "workflow"}, // demo workflows' conditions go through the checker
 	"webhooks":         {"", "internal/duework"},
 	"importer":         {""},
+	"puller":           {"", "importer"},       // parley pull: a Mailbox API 2.0 source through the importer
 	"transfer":         {"", "index", "query"}, // parley copy: the seam on both sides, searches compared
 	"email":            {"", "internal/duework"},
 	"email/smtptest":   {},
 	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver", "pgstore", "index/pgindex", "workflow"},
 	// Chooses the backend: bbolt and Bleve embedded, or pgstore and pgindex.
 	"cmd/parley": {"", "api", "internal/gcpolicy", "fixtures", "index", "index/bleveindex", "index/lists", "index/pgindex", "indexer",
-		"pgstore", "storage", "query", "reports", "webhooks", "importer", "email", "workflow", "transfer"},
+		"pgstore", "storage", "query", "reports", "webhooks", "importer", "email", "workflow", "transfer", "puller"},
 	// Starts PostgreSQL servers for the tests (through pgtest) and the bench's peer.
 	"internal/pgtest/pgserver": {},
 }

@@ -46,7 +46,7 @@ func Run(db parley.Store, e *Export, opt Options) (*Summary, error) {
 	if opt.Now == nil {
 		opt.Now = parley.SystemClock.Now
 	}
-	caller, err := importer(db, opt.CompanyID)
+	caller, err := Importer(db, opt.CompanyID)
 	if err != nil {
 		return nil, err
 	}
@@ -115,9 +115,10 @@ func Run(db parley.Store, e *Export, opt Options) (*Summary, error) {
 	return s, nil
 }
 
-// importer is the caller records are created as: the company's owner (or
-// first administrator), so every mailbox is reachable.
-func importer(db parley.Store, companyID int64) (parley.Caller, error) {
+// Importer is the caller records are created as: the company's owner (or
+// first administrator), so every mailbox is reachable; companyID 0 means
+// the database's only company.
+func Importer(db parley.Store, companyID int64) (parley.Caller, error) {
 	var who parley.Caller
 	err := db.View(func(tx parley.Tx) error {
 		if companyID == 0 {
@@ -205,7 +206,7 @@ func importCustomer(db parley.Store, companyID int64, c *Customer, now time.Time
 		req.Keep.CreatedAt = at
 	}
 	if err := req.Validate(); err != nil {
-		return false, describe(err)
+		return false, Describe(err)
 	}
 	created := false
 	_, err := db.Update(func(tx parley.Tx) error {
@@ -219,7 +220,7 @@ func importCustomer(db parley.Store, companyID int64, c *Customer, now time.Time
 		created = err == nil
 		return err
 	})
-	return created, describe(err)
+	return created, Describe(err)
 }
 
 // importConversation creates a conversation with its threads, oldest
@@ -310,7 +311,7 @@ func importConversation(db parley.Store, caller parley.Caller, users map[int64]b
 		n = len(out)
 		return nil
 	})
-	return n, describe(err)
+	return n, Describe(err)
 }
 
 // mapFields maps custom field values to the target mailbox's fields by
@@ -351,8 +352,8 @@ func remarshal(from, to any) error {
 	return json.Unmarshal(b, to)
 }
 
-// describe flattens a domain error with its field problems into one line.
-func describe(err error) error {
+// Describe flattens a domain error with its field problems into one line.
+func Describe(err error) error {
 	var e *parley.Error
 	if err == nil || !errors.As(err, &e) || len(e.Errors) == 0 {
 		return err

@@ -18,6 +18,7 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
+	"github.com/parley/parley/index"
 	"github.com/parley/parley/storage"
 )
 
@@ -33,12 +34,22 @@ type running struct {
 // handler on a loopback test server until the test ends.
 func serveDir(t *testing.T, dir string, demo bool, adminToken string) *running {
 	t.Helper()
-	in, err := open(context.Background(), location{dir: dir}, demo, fixedClock{}, quietLog(), nil)
+	return serveAt(t, location{dir: dir}, demo, adminToken)
+}
+
+// serveAt is serveDir for a data directory or a PostgreSQL database.
+func serveAt(t *testing.T, at location, demo bool, adminToken string) *running {
+	t.Helper()
+	in, err := open(context.Background(), at, demo, fixedClock{}, quietLog(), nil)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { in.syncer.Run(ctx); close(done) }()
-	srv := httptest.NewServer(api.New(api.Config{DB: in.db, Engine: in.bleve, Syncer: in.syncer, Clock: fixedClock{},
+	var engine index.Engine = in.search
+	if !at.postgres() {
+		engine = in.bleve
+	}
+	srv := httptest.NewServer(api.New(api.Config{DB: in.db, Engine: engine, Syncer: in.syncer, Clock: fixedClock{},
 		Log: quietLog(), AdminToken: adminToken, BaseURL: "https://parley.test"}))
 	r := &running{in: in, srv: srv, stopSync: func() { cancel(); <-done }}
 	t.Cleanup(r.stop)

@@ -11,6 +11,8 @@
 //	parley restore --data DIR --from FILE [--force]
 //	parley import  --data DIR [--company ID] FILE
 //	parley copy    --from DIR|URL --to DIR|URL [--company ID]
+//	parley pull    [--from URL] --client-id ID --client-secret S [--data DIR | --database URL]
+//	               [--company ID | --new-company NAME]
 //	parley app create --data DIR --user EMAIL [--name NAME] [--redirect-uri URL]
 //	parley app list   --data DIR
 //	parley app revoke --data DIR --client-id ID
@@ -54,6 +56,8 @@ usage:
   parley restore --data DIR --from FILE [--force]
   parley import  --data DIR [--company ID] FILE
   parley copy    --from DIR|URL --to DIR|URL [--company ID]
+  parley pull    [--from URL] --client-id ID --client-secret S [--data DIR | --database URL]
+                 [--company ID | --new-company NAME]
   parley app create --data DIR --user EMAIL [--name NAME] [--redirect-uri URL]
   parley app list   --data DIR
   parley app revoke --data DIR --client-id ID
@@ -86,6 +90,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			err = importCommand(ctx, args[1:], stdout, stderr)
 		case "copy":
 			err = copyCommand(ctx, args[1:], stdout, stderr)
+		case "pull":
+			err = pullCommand(ctx, args[1:], stdout, stderr)
 		case "help", "-h", "--help":
 			fmt.Fprint(stdout, usage)
 			return 0
