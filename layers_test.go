@@ -35,7 +35,7 @@ var allowedImports = map[string][]string{
 	"index/lists":        {"", "index", "query"}, // filled through a projection passed in (indexer.Documents)
 	"filters":            {"", "query"},
 	"reports":            {"", "filters", "index", "query"},
-	"workflow":           {"", "filters", "index", "index/scan", "indexer", "query"},
+	"workflow":           {"", "filters", "index", "index/scan", "indexer", "internal/duework", "query"},
 	"api":                {"", "dashboard", "filters", "inbox", "index", "indexer", "internal/webassets", "query", "reports", "workflow"},
 	"dashboard":          {"internal/webassets"}, // static files only; the api package serves them
 	"inbox":              {"internal/webassets"}, // likewise

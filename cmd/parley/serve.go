@@ -111,7 +111,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	synced, woken := make(chan struct{}), make(chan struct{})
 	go func() { in.syncer.Run(syncCtx); close(synced) }()
 	go func() {
-		(&scheduler{db: in.db, clock: parley.SystemClock, workflows: in.workflows, log: log}).run(syncCtx)
+		(&workflow.Scheduler{Source: in.db, Clock: parley.SystemClock, Engine: in.workflows, Log: log}).Run(syncCtx)
 		close(woken)
 	}()
 	defer func() { stopSync(); <-synced; <-woken }()

@@ -10,6 +10,7 @@ package duework
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 )
@@ -19,7 +20,9 @@ type Loop struct {
 	// Name prefixes the loop's log lines ("email", "webhooks", "scheduler").
 	Name string
 	// Round does the work due at now. An error is logged and the loop
-	// waits Retry; an error after ctx ended ends the loop quietly.
+	// waits Retry; an error after ctx ended ends the loop quietly. A round
+	// that wants to be run again soon without an item due (work another
+	// node holds) says so through Next.
 	Round func(ctx context.Context, now time.Time) error
 	// Next is when the earliest waiting item is due; false when none waits.
 	Next func(ctx context.Context) (time.Time, bool, error)
@@ -36,12 +39,17 @@ type Loop struct {
 	Log *slog.Logger
 }
 
-// Run runs rounds until ctx ends.
+// Run runs rounds until ctx ends. A failed round is logged, and the next
+// comes after Retry.
 func (l Loop) Run(ctx context.Context) {
 	for {
-		wait := l.round(ctx)
+		wait, err := l.Step(ctx)
 		if ctx.Err() != nil {
 			return
+		}
+		if err != nil {
+			l.Log.Error(l.Name+": failed; will retry", "err", err)
+			wait = l.Retry
 		}
 		if !sleep(ctx, wait, l.Signal) {
 			return
@@ -49,19 +57,16 @@ func (l Loop) Run(ctx context.Context) {
 	}
 }
 
-// round runs one round and returns how long to sleep after it; a negative
-// duration means until signalled.
-func (l Loop) round(ctx context.Context) time.Duration {
+// Step runs one round and says how long to wait before the next: until
+// the next item is due, at most Tick; negative means until signalled. An
+// error is the round's, or that of reading when the next item is due.
+func (l Loop) Step(ctx context.Context) (time.Duration, error) {
 	if err := l.Round(ctx, l.Now()); err != nil {
-		if ctx.Err() == nil {
-			l.Log.Error(l.Name+": round failed; will retry", "err", err)
-		}
-		return l.Retry
+		return 0, err
 	}
 	next, ok, err := l.Next(ctx)
 	if err != nil {
-		l.Log.Error(l.Name+": reading the next due item failed; will retry", "err", err)
-		return l.Retry
+		return 0, fmt.Errorf("reading the next due item: %w", err)
 	}
 	wait := time.Duration(-1)
 	if l.Tick > 0 {
@@ -73,7 +78,7 @@ func (l Loop) round(ctx context.Context) time.Duration {
 			wait = due
 		}
 	}
-	return wait
+	return wait, nil
 }
 
 // sleep waits for d (until signalled when d < 0), a signal, or the end of

@@ -5,13 +5,14 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 )
 
-func TestRoundWait(t *testing.T) {
+func TestStep(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	failed := errors.New("disk on fire")
 	type next struct {
@@ -25,7 +26,7 @@ func TestRoundWait(t *testing.T) {
 		next     next
 		tick     time.Duration
 		want     time.Duration
-		wantLog  string
+		wantErr  string
 	}{
 		{"nothing waits, no tick: until signalled", nil, next{}, 0, -1, ""},
 		{"nothing waits: the tick", nil, next{}, time.Minute, time.Minute, ""},
@@ -33,12 +34,11 @@ func TestRoundWait(t *testing.T) {
 		{"due after the tick", nil, next{at: now.Add(time.Hour), ok: true}, time.Minute, time.Minute, ""},
 		{"due, no tick", nil, next{at: now.Add(time.Hour), ok: true}, 0, time.Hour, ""},
 		{"overdue: at once", nil, next{at: now.Add(-time.Hour), ok: true}, time.Minute, 0, ""},
-		{"a failed round: retry", failed, next{at: now, ok: true}, time.Minute, 3 * time.Second, "mail: round failed; will retry"},
-		{"the next item unreadable: retry", nil, next{err: failed}, time.Minute, 3 * time.Second, "mail: reading the next due item failed; will retry"},
+		{"a failed round: retry", failed, next{at: now, ok: true}, time.Minute, 0, "disk on fire"},
+		{"the next item unreadable: retry", nil, next{err: failed}, time.Minute, 0, "reading the next due item: disk on fire"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var logged bytes.Buffer
 			var roundAt time.Time
 			l := Loop{
 				Name: "mail",
@@ -46,27 +46,26 @@ func TestRoundWait(t *testing.T) {
 					roundAt = at
 					return tt.roundErr
 				},
-				Next:  func(context.Context) (time.Time, bool, error) { return tt.next.at, tt.next.ok, tt.next.err },
-				Tick:  tt.tick,
-				Retry: 3 * time.Second,
-				Now:   func() time.Time { return now },
-				Log:   slog.New(slog.NewTextHandler(&logged, nil)),
+				Next: func(context.Context) (time.Time, bool, error) { return tt.next.at, tt.next.ok, tt.next.err },
+				Tick: tt.tick,
+				Now:  func() time.Time { return now },
 			}
-			assert.Equal(t, tt.want, l.round(context.Background()))
+			wait, err := l.Step(context.Background())
+			assert.Equal(t, tt.want, wait)
 			assert.Equal(t, now, roundAt, "the round runs at the clock's now")
-			if tt.wantLog == "" {
-				assert.Empty(t, logged.String())
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
 			} else {
-				assert.Contains(t, logged.String(), tt.wantLog)
-				assert.Contains(t, logged.String(), "disk on fire")
+				assert.EqualError(t, err, tt.wantErr)
 			}
 		})
 	}
 }
 
-// TestRunStopsWithContext runs the loop until its context ends: with
-// nothing due it waits for a signal, and a round that fails because the
-// context ended is not logged.
+// TestRunStopsWithContext runs the loop until its context ends: a failed
+// round is logged and retried after Retry, with nothing due the loop waits
+// for a signal, and a round that fails because the context ended is not
+// logged.
 func TestRunStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -79,19 +78,24 @@ func TestRunStopsWithContext(t *testing.T) {
 		Loop{
 			Name: "mail",
 			Round: func(ctx context.Context, _ time.Time) error {
-				if rounds++; rounds == 2 {
+				switch rounds++; rounds {
+				case 1:
+					return errors.New("relay down")
+				case 3:
 					cancel()
 				}
 				return ctx.Err()
 			},
 			Next:   func(context.Context) (time.Time, bool, error) { return time.Time{}, false, nil },
 			Signal: signal,
+			Retry:  time.Millisecond,
 			Now:    time.Now,
 			Log:    slog.New(slog.NewTextHandler(&logged, nil)),
 		}.Run(ctx)
 	}()
-	signal <- struct{}{} // received only once the first round has run and the loop sleeps
+	signal <- struct{}{} // received only once the second round has run and the loop sleeps
 	<-done
-	assert.Equal(t, 2, rounds)
-	assert.Empty(t, logged.String())
+	assert.Equal(t, 3, rounds)
+	assert.Equal(t, 1, strings.Count(logged.String(), "mail: failed; will retry"), logged.String())
+	assert.Contains(t, logged.String(), "relay down")
 }

@@ -1,9 +1,11 @@
-package main
+package workflow_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -45,11 +47,11 @@ func TestSchedulerIdleWritesNothing(t *testing.T) {
 	require.NoError(t, err)
 	defer db.Close()
 	clock := &manualClock{now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
-	s := &scheduler{db: db, clock: clock, workflows: &workflow.Engine{Clock: clock}, log: quietLog()}
+	s := &workflow.Scheduler{Source: db, Clock: clock, Engine: &workflow.Engine{Clock: clock}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	writes := countWrites(db)
 
 	for range 1000 {
-		wait, err := s.step()
+		wait, err := s.Step(context.Background())
 		require.NoError(t, err)
 		require.Equal(t, time.Duration(-1), wait, "nothing pending: sleep until signalled")
 		clock.now = clock.now.Add(time.Second)
@@ -72,13 +74,13 @@ func TestSchedulerIdleWritesNothing(t *testing.T) {
 		t.Fatal("storing a wake-up signals the scheduler")
 	}
 	writes.Store(0)
-	wait, err := s.step()
+	wait, err := s.Step(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 90*time.Second, wait, "sleep exactly until it is due")
 	assert.Zero(t, writes.Load(), "not due yet: no write")
 
 	clock.now = at
-	wait, err = s.step()
+	wait, err = s.Step(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, time.Duration(-1), wait, "woken; nothing else pending")
 	assert.Equal(t, int64(1), writes.Load(), "one write wakes the due item")
@@ -95,7 +97,7 @@ func TestSchedulerIdleWritesNothing(t *testing.T) {
 type schedulerDemo struct {
 	db    *storage.DB
 	clock *manualClock
-	s     *scheduler
+	s     *workflow.Scheduler
 	logs  *bytes.Buffer
 }
 
@@ -115,11 +117,11 @@ func openSchedulerDemo(t *testing.T, start time.Time) *schedulerDemo {
 		}
 		return a
 	}}))
-	return &schedulerDemo{db: db, clock: clock, s: &scheduler{db: db, clock: clock, workflows: engine, log: log}, logs: logs}
+	return &schedulerDemo{db: db, clock: clock, s: &workflow.Scheduler{Source: db, Clock: clock, Engine: engine, Log: log}, logs: logs}
 }
 
-// ownerOf is the owner of a company of the demo.
-func ownerOf(tx parley.Tx, company int64) (parley.Caller, error) {
+// companyOwner is the owner of a company of the demo.
+func companyOwner(tx parley.Tx, company int64) (parley.Caller, error) {
 	c, err := tx.Company(company)
 	if err != nil {
 		return parley.Caller{}, err
@@ -132,8 +134,6 @@ func ownerOf(tx parley.Tx, company int64) (parley.Caller, error) {
 	}
 	return parley.Caller{}, fmt.Errorf("company %d has no owner (%v)", company, err)
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // write runs fn in a write that must commit.
 func (d *schedulerDemo) write(t *testing.T, fn func(tx parley.Tx) error) {
@@ -148,7 +148,7 @@ func (d *schedulerDemo) newConversation(t *testing.T, company int64, status stri
 	t.Helper()
 	var c *parley.Conversation
 	d.write(t, func(tx parley.Tx) error {
-		owner, err := ownerOf(tx, company)
+		owner, err := companyOwner(tx, company)
 		if err != nil {
 			return err
 		}
@@ -172,7 +172,7 @@ func (d *schedulerDemo) newConversation(t *testing.T, company int64, status stri
 func (d *schedulerDemo) snooze(t *testing.T, c *parley.Conversation, until time.Time) {
 	t.Helper()
 	d.write(t, func(tx parley.Tx) error {
-		owner, err := ownerOf(tx, c.CompanyID)
+		owner, err := companyOwner(tx, c.CompanyID)
 		if err != nil {
 			return err
 		}
@@ -208,7 +208,7 @@ func (d *schedulerDemo) runUntil(t *testing.T, end time.Time, watched ...*parley
 	t.Helper()
 	woke := map[int64]time.Time{}
 	for !d.clock.now.After(end) {
-		wait, err := d.s.step()
+		wait, err := d.s.Step(context.Background())
 		require.NoError(t, err, "at %s", d.clock.now)
 		for _, c := range watched {
 			if got, _ := d.read(t, c); got.Snooze == nil && woke[c.ID].IsZero() {
@@ -237,7 +237,7 @@ func TestSchedulerFailingCompanyDelaysNoOther(t *testing.T) {
 	broken := d.newConversation(t, 1, "active", 1)
 	var reply *parley.Thread
 	d.write(t, func(tx parley.Tx) (err error) {
-		owner, err := ownerOf(tx, 1)
+		owner, err := companyOwner(tx, 1)
 		if err != nil {
 			return err
 		}
@@ -250,7 +250,7 @@ func TestSchedulerFailingCompanyDelaysNoOther(t *testing.T) {
 	first, second := d.newConversation(t, 2, "active", 1), d.newConversation(t, 2, "active", 1)
 	d.snooze(t, first, due)
 	d.snooze(t, second, due.Add(time.Second))
-	engine := d.s.workflows
+	engine := d.s.Engine
 	d.db.SetBeforeCommit(func(tx parley.Tx, events []parley.Event) error {
 		for _, ev := range events {
 			if ev.CompanyID == 1 {
