@@ -19,6 +19,7 @@ var allowedImports = map[string][]string{
 	"query":             {},
 	"internal/golden":   {},
 	"internal/gcpolicy": {},
+	"internal/conncap":  {}, // the per-address connection cap of the API and the SMTP listener
 	"storage":           {""},
 	"pgstore":           {""}, // the PostgreSQL store; its tests add internal/pgtest and internal/storetest
 	// Test support: the conformance suite every store backend runs.
@@ -35,7 +36,7 @@ var allowedImports = map[string][]string{
 	"filters":          {"", "query"},
 	"reports":          {"", "filters", "index", "query"},
 	"workflow":         {"", "filters", "index", "index/scan", "indexer", "query"},
-	"api":              {"", "dashboard", "filters", "index", "indexer", "query", "reports", "workflow"},
+	"api":              {"", "dashboard", "filters", "index", "indexer", "internal/conncap", "query", "reports", "workflow"},
 	"dashboard":        {}, // static files only; the api package serves them
 	// The workers and loaders see storage through the domain's seam (their
 	// tests run on bbolt).
@@ -43,7 +44,7 @@ var allowedImports = map[string][]string{
 	"webhooks":         {""},
 	"importer":         {""},
 	"transfer":         {"", "index", "query"}, // parley copy: the seam on both sides, searches compared
-	"email":            {""},
+	"email":            {"", "internal/conncap"},
 	"email/smtptest":   {},
 	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver", "pgstore", "index/pgindex", "workflow"},
 	// Chooses the backend: bbolt and Bleve embedded, or pgstore and pgindex.

@@ -1,0 +1,365 @@
+package api_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/emersion/go-smtp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
+	"github.com/parley/parley/email"
+)
+
+// smtpCode is the reply code of an SMTP error.
+func smtpCode(t *testing.T, err error) int {
+	t.Helper()
+	var se *smtp.SMTPError
+	require.ErrorAs(t, err, &se)
+	return se.Code
+}
+
+// liveHeap is the heap in use once the garbage collector ran.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// indexed waits until the search index holds every change to the
+// conversation so far, durably: the heap is measured with the indexing
+// done.
+func (w *mailWorld) indexed(id int64) {
+	w.t.Helper()
+	seq, err := w.store.Update(func(tx parley.Tx) error {
+		c, err := tx.Conversation(acmeID, id)
+		if err != nil {
+			return err
+		}
+		return tx.PutConversation(c)
+	})
+	require.NoError(w.t, err)
+	require.True(w.t, w.syncer.Wait(context.Background(), seq, time.Minute))
+	w.syncer.Settle() // and durable: the engine let go of what it held until then
+}
+
+// onTheWire is the size of a message as mailIn sends it (CRLF line ends).
+func onTheWire(msg string) int { return len(msg) + strings.Count(msg, "\n") }
+
+// bigMessage is a message of at most size bytes on the wire, and not much
+// less: a long text, or a short one and files of 9 MiB, Base64-encoded.
+func bigMessage(from string, size int, files bool) string {
+	head := fmt.Sprintf("From: %s\nTo: support@acme.test\nSubject: a big one\nMIME-Version: 1.0\n", from)
+	line := strings.Repeat("all work & no play makes jack a dull boy. ", 23) + "\n"
+	if !files {
+		return head + "Content-Type: text/plain; charset=utf-8\n\n" + strings.Repeat(line, (size-onTheWire(head)-100)/onTheWire(line))
+	}
+	var b strings.Builder
+	b.WriteString(head + "Content-Type: multipart/mixed; boundary=b1\n\n--b1\nContent-Type: text/plain\n\n" + line)
+	var file strings.Builder
+	encoded := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("0123456789abcdef", 9<<20/16)))
+	for rest := encoded; rest != ""; rest = rest[min(76, len(rest)):] {
+		file.WriteString(rest[:min(76, len(rest))] + "\n")
+	}
+	for i := 0; onTheWire(b.String())+onTheWire(file.String())+200 < size; i++ {
+		fmt.Fprintf(&b, "--b1\nContent-Type: application/octet-stream\nContent-Disposition: attachment; filename=f%d.bin\nContent-Transfer-Encoding: base64\n\n", i)
+		b.WriteString(file.String())
+	}
+	b.WriteString("--b1--\n")
+	return b.String()
+}
+
+// TestEmailLargeMessagesKeepMemoryFlat: messages at the default size limit
+// (25 MiB), long texts and files, leave the heap where it was once each is
+// stored and indexed (the body a thread keeps is bounded, the message
+// itself spooled on disk while it arrives); one over the limit is refused
+// with 552.
+func TestEmailLargeMessagesKeepMemoryFlat(t *testing.T) {
+	w := newMailWorld(t)
+	addr := w.listen(0)
+	const limit = email.DefaultMaxMessageBytes
+	text, files := bigMessage("kim@example.com", limit, false), bigMessage("kim@example.com", limit, true)
+	over := bigMessage("kim@example.com", limit+64<<10, false)
+	for _, msg := range []string{text, files} {
+		require.LessOrEqual(t, onTheWire(msg), limit)
+	}
+	require.Greater(t, onTheWire(text), limit-4<<10)
+	require.Greater(t, onTheWire(files), limit-2<<20)
+	require.Greater(t, onTheWire(over), limit)
+
+	baseline := liveHeap()
+	for i, msg := range []string{text, files, text, files} {
+		require.NoError(t, mailIn(t, addr, "kim@example.com", []string{"support@acme.test"}, msg), "message %d", i)
+		w.clock.advance(time.Minute) // within the sender's rate
+		w.indexed(int64(i + 1))
+		heap := liveHeap()
+		t.Logf("after message %d: heap %d MiB, baseline %d MiB", i, heap>>20, baseline>>20)
+
+		assert.Less(t, heap, baseline+64<<20, "message %d", i)
+	}
+	assert.Equal(t, 552, smtpCode(t, mailIn(t, addr, "kim@example.com", []string{"support@acme.test"}, over)))
+
+	// Four at once, each sent but for its end: spooled, not in memory.
+	crlf := strings.ReplaceAll(text, "\n", "\r\n")
+	baseline = liveHeap()
+	var inFlight []*rawSMTP
+	for i := range 4 {
+		c := openData(t, addr, fmt.Sprintf("sender%d@example.com", i))
+		c.write(crlf)
+		inFlight = append(inFlight, c)
+	}
+	heap := liveHeap()
+	t.Logf("four messages in flight: heap %d MiB, baseline %d MiB", heap>>20, baseline>>20)
+	assert.Less(t, heap, baseline+64<<20)
+	for _, c := range inFlight {
+		c.say(".", "250 ")
+	}
+
+	c := w.conv(1)
+	body := field(t, c, "_embedded", "threads").([]any)[0].(map[string]any)["body"].(string)
+	assert.LessOrEqual(t, len(body), parley.MaxMailBodyBytes)
+	assert.True(t, strings.HasSuffix(body, "<p>[This message is longer than 256 KiB: only its beginning is shown. The whole message is its original source.]</p>"), body[len(body)-200:])
+	assert.Len(t, field(t, field(t, w.conv(2), "_embedded", "threads").([]any)[0].(map[string]any), "_embedded", "attachments"), 2)
+}
+
+// TestEmailLongBodyCut: a body longer than the thread keeps is cut at
+// MaxMailBodyBytes, outside any tag or character reference, with a note;
+// the original source is the whole message.
+func TestEmailLongBodyCut(t *testing.T) {
+	w := newMailWorld(t)
+	addr := w.listen(0)
+	paragraph := "<p>Fish &amp; chips, caf\u00e9 cr\u00e8me.</p>\n" // é and è are two bytes each
+	msg := "From: kim@example.com\nSubject: long\nContent-Type: text/html; charset=utf-8\n\n" + strings.Repeat(paragraph, 10000)
+	require.NoError(t, mailIn(t, addr, "kim@example.com", []string{"support@acme.test"}, msg))
+	th := field(t, w.conv(1), "_embedded", "threads").([]any)[0].(map[string]any)
+	body := th["body"].(string)
+	const note = "\n<p>[This message is longer than 256 KiB: only its beginning is shown. The whole message is its original source.]</p>"
+	require.True(t, strings.HasSuffix(body, note))
+	kept := strings.TrimSuffix(body, note)
+	assert.LessOrEqual(t, len(body), parley.MaxMailBodyBytes)
+	assert.Greater(t, len(body), parley.MaxMailBodyBytes*9/10, "what was read, but its CRLF line ends (kept as LF)")
+	assert.True(t, strings.HasPrefix(strings.Repeat(paragraph, 10000), kept), "a prefix of the message")
+	assert.True(t, utf8.ValidString(kept), "not cut in a character")
+	assert.False(t, strings.LastIndex(kept, "<") > strings.LastIndex(kept, ">"), "not cut in a tag: %q", kept[len(kept)-40:])
+	assert.False(t, strings.LastIndex(kept, "&") > strings.LastIndex(kept, ";"), "not cut in a reference: %q", kept[len(kept)-40:])
+	src := w.send("GET", fmt.Sprintf("/v2/conversations/1/threads/%d/original-source", int64(th["id"].(float64))), "", http.StatusOK)
+	assert.Equal(t, strings.ReplaceAll(msg, "\n", "\r\n"), src["original"])
+}
+
+// TestEmailMessageCaps: a message may name at most MaxMailCC Cc addresses
+// and carry at most MaxMailAttachments files; one over either is refused
+// and nothing of it is kept. (RCPT TO is capped too: TestEmailListenerLimits.)
+func TestEmailMessageCaps(t *testing.T) {
+	w := newMailWorld(t)
+	addr := w.listen(0)
+	cc := func(n int) string {
+		list := make([]string, n)
+		for i := range list {
+			list[i] = fmt.Sprintf("cc%d@example.com", i)
+		}
+		return "Cc: " + strings.Join(list, ",\n ") + "\n"
+	}
+	files := func(n int) string {
+		var b strings.Builder
+		b.WriteString("Content-Type: multipart/mixed; boundary=b1\n\n--b1\nContent-Type: text/plain\n\nsee the files\n")
+		for i := range n {
+			fmt.Fprintf(&b, "--b1\nContent-Type: text/plain\nContent-Disposition: attachment; filename=f%d.txt\n\nfile %d\n", i, i)
+		}
+		return b.String() + "--b1--\n"
+	}
+	cases := []struct {
+		name, headers, body string
+		refused             string // the reply's text; "" when accepted
+	}{
+		{"50 Cc", cc(parley.MaxMailCC), "\nhi\n", ""},
+		{"51 Cc", cc(parley.MaxMailCC + 1), "\nhi\n", "cc: a message may have at most 50 Cc addresses"},
+		{"50 files", "", files(parley.MaxMailAttachments), ""},
+		{"51 files", "", files(parley.MaxMailAttachments + 1), "attachments: a message may have at most 50 attachments"},
+	}
+	stored := 0
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			from := fmt.Sprintf("sender%d@example.com", i)
+			err := mailIn(t, addr, from, []string{"support@acme.test"}, "From: "+from+"\nSubject: "+tc.name+"\nMIME-Version: 1.0\n"+tc.headers+tc.body)
+			if tc.refused == "" {
+				require.NoError(t, err)
+				stored++
+				return
+			}
+			assert.Equal(t, 554, smtpCode(t, err))
+			assert.Contains(t, err.Error(), tc.refused)
+		})
+	}
+	require.NoError(t, w.store.View(func(tx parley.Tx) error {
+		for id := int64(1); id <= int64(stored)+1; id++ {
+			_, err := tx.Conversation(acmeID, id)
+			assert.Equal(t, id <= int64(stored), err == nil, "conversation %d", id)
+		}
+		return nil
+	}))
+	c := w.conv(1)
+	assert.Len(t, c["cc"], parley.MaxMailCC)
+	assert.Len(t, field(t, field(t, w.conv(2), "_embedded", "threads").([]any)[0].(map[string]any), "_embedded", "attachments"), parley.MaxMailAttachments)
+
+}
+
+// greeting dials the listener from a loopback address and reads the first
+// line the server says.
+func greeting(t *testing.T, addr, from string) (string, *bufio.Reader, func()) {
+	t.Helper()
+	conn := dial(t, addr, from)
+	r := bufio.NewReader(conn)
+	line, err := r.ReadString('\n')
+	require.NoError(t, err)
+	return line, r, func() { conn.Close() }
+}
+
+// TestEmailConnectionCaps: one client address holds at most
+// MaxConnsPerAddress connections (one more is answered 421 and closed);
+// past MaxConns in all, a new connection waits for a place.
+func TestEmailConnectionCaps(t *testing.T) {
+	w := newMailWorld(t)
+	addr := w.serveMail(&email.Listener{MaxConns: 3, MaxConnsPerAddress: 2})
+	first, _, closeFirst := greeting(t, addr, "127.0.0.1")
+	second, _, _ := greeting(t, addr, "127.0.0.1")
+	assert.True(t, strings.HasPrefix(first, "220 "), first)
+	assert.True(t, strings.HasPrefix(second, "220 "), second)
+	over, r, _ := greeting(t, addr, "127.0.0.1")
+	assert.Equal(t, "421 4.7.0 localhost too many connections from your address; try again later\r\n", over)
+	_, err := r.ReadString('\n')
+	assert.Error(t, err, "closed")
+
+	other, _, _ := greeting(t, addr, "127.0.0.2")
+	assert.True(t, strings.HasPrefix(other, "220 "), "another address has places of its own: %s", other)
+
+	// Three are open: a fourth waits, whatever its address, until one closes.
+	waiting := dial(t, addr, "127.0.0.3")
+	require.NoError(t, waiting.SetReadDeadline(time.Now().Add(300*time.Millisecond)))
+	_, err = bufio.NewReader(waiting).ReadString('\n')
+	require.Error(t, err, "no greeting while the listener is full")
+	require.NoError(t, waiting.SetReadDeadline(time.Now().Add(safety)))
+	closeFirst()
+	line, err := bufio.NewReader(waiting).ReadString('\n')
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(line, "220 "), line)
+}
+
+// rawSMTP is a client speaking SMTP line by line.
+type rawSMTP struct {
+	t    *testing.T
+	conn net.Conn
+	r    *bufio.Reader
+}
+
+// openData connects and starts a message from a sender to the support
+// mailbox: after it, what is written is the message.
+func openData(t *testing.T, addr, from string) *rawSMTP {
+	t.Helper()
+	c := &rawSMTP{t: t, conn: dial(t, addr, "")}
+	c.r = bufio.NewReader(c.conn)
+	c.say("", "220 ")
+	c.say("HELO client.example.com", "250 ")
+	c.say("MAIL FROM:<"+from+">", "250 ")
+	c.say("RCPT TO:<support@acme.test>", "250 ")
+	c.say("DATA", "354 ")
+	return c
+}
+
+// say sends a command (none when "") and reads the reply, which must start
+// with want.
+func (c *rawSMTP) say(cmd, want string) {
+	c.t.Helper()
+	if cmd != "" {
+		c.write(cmd + "\r\n")
+	}
+	for {
+		line, err := c.r.ReadString('\n')
+		require.NoError(c.t, err)
+		if len(line) < 4 || line[3] != '-' {
+			require.True(c.t, strings.HasPrefix(line, want), "%s: %s", cmd, line)
+			return
+		}
+	}
+}
+
+func (c *rawSMTP) write(s string) {
+	c.t.Helper()
+	_, err := io.WriteString(c.conn, s)
+	require.NoError(c.t, err)
+}
+
+// TestEmailConnectionDeadlines: a connection that sends nothing for the
+// idle timeout is closed with 421; one that sends a message slowly, byte
+// after byte within the idle timeout, is served; any connection ends at
+// the session timeout, however busy.
+func TestEmailConnectionDeadlines(t *testing.T) {
+	w := newMailWorld(t)
+	const idle, session = 500 * time.Millisecond, 5 * time.Second
+	addr := w.serveMail(&email.Listener{IdleTimeout: idle, SessionTimeout: session})
+
+	_, r, _ := greeting(t, addr, "")
+	line, err := r.ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, "421 4.4.2 Idle timeout, bye bye\r\n", line)
+
+	// A message that takes three idle timeouts to arrive.
+	c := openData(t, addr, "kim@example.com")
+	c.write("From: kim@example.com\r\nSubject: slow\r\n\r\n")
+	for start := time.Now(); time.Since(start) < 3*idle; {
+		c.write("s l o w\r\n")
+		time.Sleep(idle / 5)
+	}
+	c.say(".", "250 ")
+	assert.Equal(t, "slow", w.conv(1)["subject"])
+
+	// Busy, never idle, and still ended at the session timeout.
+	c = &rawSMTP{t: t, conn: dial(t, addr, "")}
+	c.r = bufio.NewReader(c.conn)
+	c.say("", "220 ")
+	opened := time.Now()
+	for {
+		if _, err := fmt.Fprint(c.conn, "NOOP\r\n"); err != nil {
+			break
+		}
+		if _, err := c.r.ReadString('\n'); err != nil {
+			break
+		}
+		require.Less(t, time.Since(opened), session+safety, "the session outlived its timeout")
+		time.Sleep(idle / 5)
+	}
+	assert.GreaterOrEqual(t, time.Since(opened), session-time.Second/2)
+}
+
+// TestEmailReferencesBounded: a reply is found by the last 100 Message-IDs
+// of its References (and of its In-Reply-To), not by older ones: each is
+// a lookup while the message is stored.
+func TestEmailReferencesBounded(t *testing.T) {
+	w := newMailWorld(t)
+	addr := w.listen(0)
+	require.NoError(t, mailIn(t, addr, "kim@example.com", []string{"support@acme.test"},
+		"From: kim@example.com\nSubject: First\nMessage-ID: <first@example.com>\n\nhello\n"))
+	refs := func(newer int) string {
+		list := []string{"<first@example.com>"}
+		for i := range newer {
+			list = append(list, fmt.Sprintf("<other%d@example.com>", i))
+		}
+		return "References: " + strings.Join(list, "\n ") + "\n"
+	}
+	require.NoError(t, mailIn(t, addr, "kim@example.com", []string{"support@acme.test"}, "From: kim@example.com\nSubject: Second\n"+refs(99)+"\nagain\n"))
+	assert.Len(t, field(t, w.conv(1), "_embedded", "threads").([]any), 2, "among the last 100: the same conversation")
+	require.NoError(t, mailIn(t, addr, "kim@example.com", []string{"support@acme.test"}, "From: kim@example.com\nSubject: Third\n"+refs(100)+"\nagain\n"))
+	assert.Len(t, field(t, w.conv(1), "_embedded", "threads").([]any), 2)
+	assert.Equal(t, "Third", w.conv(2)["subject"], "older than the last 100: a conversation of its own")
+}
