@@ -342,6 +342,67 @@ func TestEmailConnectionDeadlines(t *testing.T) {
 	assert.GreaterOrEqual(t, time.Since(opened), session-time.Second/2)
 }
 
+// ccList is a Cc header of addresses cc<from>..cc<to-1>@example.com.
+func ccList(from, to int) string {
+	var list []string
+	for i := from; i < to; i++ {
+		list = append(list, fmt.Sprintf("cc%d@example.com", i))
+	}
+	return "Cc: " + strings.Join(list, ",\n ") + "\n"
+}
+
+// TestEmailReplyCCBounded: a reply without cc of its own goes to the
+// conversation's cc as the agent saw it when publishing, and to at most
+// MaxMailCC of its addresses (the first), however many messages added.
+func TestEmailReplyCCBounded(t *testing.T) {
+	w := newMailWorld(t)
+	addr := w.listen(0)
+	kim := func(subject, headers string) {
+		t.Helper()
+		require.NoError(t, mailIn(t, addr, "kim@example.com", []string{"support@acme.test"},
+			"From: kim@example.com\nSubject: "+subject+"\n"+headers+"\nhello\n"))
+	}
+	kim("Many friends", ccList(0, parley.MaxMailCC))
+	kim("Re: Many friends [#1]", ccList(parley.MaxMailCC, parley.MaxMailCC+10))
+	assert.Len(t, w.conv(1)["cc"], parley.MaxMailCC+10, "the conversation keeps every address")
+	w.postThread("/v2/conversations/1/reply", reply(map[string]any{"text": "Hello all."}))
+	require.Equal(t, 1, w.deliver())
+	want := []string{"kim@example.com"}
+	for i := range parley.MaxMailCC {
+		want = append(want, fmt.Sprintf("cc%d@example.com", i))
+	}
+	assert.Equal(t, want, w.relay.Messages()[0].To)
+
+	// A reply queued, then a message adding a Cc before it is built: the
+	// reply goes where the agent saw; the next one to the new address too.
+	kim("Just us", "Cc: partner@example.com\n")
+	w.postThread("/v2/conversations/2/reply", reply(map[string]any{"text": "Hello two."}))
+	kim("Re: Just us [#2]", "Cc: late@example.com\n")
+	assert.Equal(t, []any{"partner@example.com", "late@example.com"}, w.conv(2)["cc"])
+	require.Equal(t, 1, w.deliver())
+	assert.Equal(t, []string{"kim@example.com", "partner@example.com"}, w.relay.Messages()[1].To)
+	w.postThread("/v2/conversations/2/reply", reply(map[string]any{"text": "Hello three."}))
+	require.Equal(t, 1, w.deliver())
+	assert.Equal(t, []string{"kim@example.com", "partner@example.com", "late@example.com"}, w.relay.Messages()[2].To)
+
+	// An e-mail queued by a version that kept no cc with it takes the
+	// conversation's when it is built, bounded all the same.
+	w.postThread("/v2/conversations/1/reply", reply(map[string]any{"text": "Queued long ago."}))
+	_, err := w.store.Update(func(tx parley.Tx) error {
+		log, err := tx.ConversationMail(1)
+		if err != nil {
+			return err
+		}
+		old := log[len(log)-1]
+		require.True(t, old.Inherits)
+		old.Inherits, old.InheritedCC = false, nil
+		return tx.PutMail(&old)
+	})
+	require.NoError(t, err)
+	require.Equal(t, 1, w.deliver())
+	assert.Equal(t, want, w.relay.Messages()[3].To)
+}
+
 // TestEmailReferencesBounded: a reply is found by the last 100 Message-IDs
 // of its References (and of its In-Reply-To), not by older ones: each is
 // a lookup while the message is stored.
