@@ -129,13 +129,14 @@ func mailCaller(company *Company) Caller {
 // limit). Anything else, and a reply to a full conversation, starts a new
 // e-mail conversation (source `email`) whose customer is found or created
 // by the sender's address, answered by the mailbox's auto reply unless the
-// message was machine-sent. The raw message is kept as the thread's
-// original source; the thread's body is cut at MaxMailBodyBytes,
+// message was machine-sent or the mailbox auto-replied to that customer
+// within autoReplyEvery (autoRepliedSince). The raw message is kept as the
+// thread's original source; the thread's body is cut at MaxMailBodyBytes,
 // and a message over MaxMailCC or MaxMailAttachments is refused. A message
 // whose Message-ID the company already holds (a sending server's retry, an
 // IMAP message fetched again, Parley's own message coming back) is not
 // kept twice.
-func ReceiveMail(tx Tx, m *Mailbox, in *InboundMail, scan Scanner, now time.Time) (*Received, error) {
+func ReceiveMail(tx Tx, m *Mailbox, in *InboundMail, scan Scanner, autoReplyEvery time.Duration, now time.Time) (*Received, error) {
 	if err := in.checkLimits(); err != nil {
 		return nil, err
 	}
@@ -178,8 +179,16 @@ func ReceiveMail(tx Tx, m *Mailbox, in *InboundMail, scan Scanner, now time.Time
 	if r := []rune(subject); len(r) > MaxSubjectLength {
 		subject = string(r[:MaxSubjectLength])
 	}
+	autoReply := !in.AutoSubmitted
+	if autoReply {
+		replied, err := autoRepliedSince(tx, m, in.From, now.Add(-autoReplyEvery))
+		if err != nil {
+			return nil, err
+		}
+		autoReply = !replied
+	}
 	n := &NewConversation{Subject: &subject, Type: ptrTo(string(TypeEmail)), MailboxID: &m.ID, Status: ptrTo(string(StatusActive)),
-		Customer: senderInput(in), AutoReply: !in.AutoSubmitted,
+		Customer: senderInput(in), AutoReply: autoReply,
 		Threads: []NewThread{{Type: ptrTo(string(ThreadCustomer)), Text: &body, CC: in.CC, Attachments: in.Attachments}}}
 	if err := n.Validate(); err != nil {
 		return nil, err

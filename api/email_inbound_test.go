@@ -403,6 +403,116 @@ func TestEmailReplyCCBounded(t *testing.T) {
 	assert.Equal(t, want, w.relay.Messages()[3].To)
 }
 
+// autoReplies counts the auto replies sent since the last call, by
+// recipient.
+func (w *mailWorld) autoReplies() map[string]int {
+	w.t.Helper()
+	before := len(w.relay.Messages())
+	w.deliver()
+	out := map[string]int{}
+	for _, m := range w.relay.Messages()[before:] {
+		p := parseMessage(w.t, m)
+		if subject, _ := p.header.Subject(); strings.HasPrefix(subject, "Got it") {
+			out[strings.Join(m.To, ",")]++
+		}
+	}
+	return out
+}
+
+// enableAutoReplies turns the auto reply of the Acme mailboxes on.
+func (w *mailWorld) enableAutoReplies() {
+	w.t.Helper()
+	owner := parley.Caller{Company: &parley.Company{ID: acmeID}, User: &parley.User{ID: ownerID, CompanyID: acmeID, Role: parley.RoleOwner}}
+	_, err := w.store.Update(func(tx parley.Tx) error {
+		for _, id := range []int64{supportID, billingID} {
+			if _, err := parley.SetAutoReply(tx, owner, id, parley.AutoReply{Enabled: true, Subject: "Got it", Text: "Thanks."}, w.clock.Now()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	require.NoError(w.t, err)
+}
+
+// TestEmailAutoReplyOncePerInterval: a customer who starts conversations
+// by mail gets one auto reply per mailbox per interval (a day unless
+// configured); the count is read from what is stored, so a restarted
+// listener keeps it, on both backends.
+func TestEmailAutoReplyOncePerInterval(t *testing.T) {
+	onEachBackend(t, func(t *testing.T, on backend) {
+		w := newMailWorldOn(t, on)
+		w.enableAutoReplies()
+		write := func(addr, from, to, subject string) {
+			t.Helper()
+			require.NoError(t, mailIn(t, addr, from, []string{to}, "From: "+from+"\nSubject: "+subject+"\n\nHello.\n"))
+		}
+		first := w.listen(0)
+		for i := range 4 {
+			write(first, "kim@example.com", "support@acme.test", fmt.Sprintf("Question %d", i))
+		}
+		assert.Equal(t, map[string]int{"kim@example.com": 1}, w.autoReplies(), "four messages, one auto reply")
+
+		restarted := w.listen(0)
+		write(restarted, "kim@example.com", "support@acme.test", "Question 5")
+		write(restarted, "bo@example.com", "support@acme.test", "Mine")
+		write(restarted, "kim@example.com", "billing@acme.test", "Invoice")
+		assert.Equal(t, map[string]int{"bo@example.com": 1, "kim@example.com": 1}, w.autoReplies(),
+			"none to kim from support after a restart; one to another customer, one from another mailbox")
+
+		w.clock.advance(parley.DefaultAutoReplyInterval - time.Minute)
+		write(restarted, "kim@example.com", "support@acme.test", "Still there?")
+		assert.Empty(t, w.autoReplies(), "within the day")
+		w.clock.advance(time.Minute)
+		write(restarted, "kim@example.com", "support@acme.test", "A day later")
+		assert.Equal(t, map[string]int{"kim@example.com": 1}, w.autoReplies(), "a day later")
+
+		hourly := w.serveMail(&email.Listener{AutoReplyInterval: time.Hour})
+		w.clock.advance(time.Hour)
+		write(hourly, "kim@example.com", "support@acme.test", "An hour later")
+		assert.Equal(t, map[string]int{"kim@example.com": 1}, w.autoReplies(), "the interval is configured")
+	})
+}
+
+// TestEmailAutoReplyMachineSent: no auto reply answers a message that
+// says a machine sent it (RFC 3834), nor one with a null sender.
+func TestEmailAutoReplyMachineSent(t *testing.T) {
+	w := newMailWorld(t)
+	w.enableAutoReplies()
+	addr := w.listen(0)
+	cases := []struct {
+		header   string
+		answered bool
+	}{
+		{"Auto-Submitted: auto-replied", false},
+		{"Auto-Submitted: auto-generated", false},
+		{"Auto-Submitted: no", true},
+		{"Precedence: bulk", false},
+		{"Precedence: junk", false},
+		{"Precedence: list", false},
+		{"Precedence: auto_reply", false},
+		{"Precedence: first-class", true},
+		{"List-Id: Newsletter <news.example.com>", false},
+		{"X-Autoreply: yes", false},
+		{"X-Autorespond: Out of office", false},
+		{"X-Auto-Response-Suppress: All", false},
+		{"X-Auto-Response-Suppress: OOF, AutoReply", false},
+		{"X-Auto-Response-Suppress: DR, RN", true},
+		{"X-Mailer: a person's mail client", true},
+	}
+	for i, tc := range cases {
+		from := fmt.Sprintf("sender%d@example.com", i)
+		require.NoError(t, mailIn(t, addr, from, []string{"support@acme.test"}, "From: "+from+"\n"+tc.header+"\nSubject: Hello\n\nHello.\n"))
+		want := map[string]int{}
+		if tc.answered {
+			want[from] = 1
+		}
+		assert.Equal(t, want, w.autoReplies(), tc.header)
+	}
+	require.NoError(t, mailIn(t, addr, "", []string{"support@acme.test"}, "From: robot@example.com\nSubject: Hello\n\nHello.\n"))
+	assert.Empty(t, w.autoReplies(), "a null sender")
+	assert.Equal(t, "robot@example.com", field(t, w.conv(int64(len(cases)+1)), "primaryCustomer", "email"), "kept all the same")
+}
+
 // TestEmailReferencesBounded: a reply is found by the last 100 Message-IDs
 // of its References (and of its In-Reply-To), not by older ones: each is
 // a lookup while the message is stored.

@@ -31,8 +31,10 @@ type mailWorld struct {
 	outgoing *email.Dispatcher
 }
 
-func newMailWorld(t *testing.T) *mailWorld {
-	w := newWorld(t)
+func newMailWorld(t *testing.T) *mailWorld { return newMailWorldOn(t, suiteBackend()) }
+
+func newMailWorldOn(t *testing.T, on backend) *mailWorld {
+	w := newWorldOn(t, on)
 	relay := smtptest.New(t)
 	d := email.NewDispatcher(email.Config{DB: w.db, Sender: &email.Relay{Addr: relay.Addr}, Clock: w.clock,
 		Rand: rand.New(rand.NewPCG(1, 2)), Log: slog.New(slog.NewTextHandler(&lockedWriter{w: w.logs}, nil))})

@@ -14,6 +14,7 @@ import (
 	"mime"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -84,6 +85,9 @@ type Listener struct {
 	// open that long; defaults DefaultIdleTimeout and
 	// DefaultSessionTimeout.
 	IdleTimeout, SessionTimeout time.Duration
+	// AutoReplyInterval is how long a customer waits for the next auto
+	// reply of a mailbox; default parley.DefaultAutoReplyInterval.
+	AutoReplyInterval time.Duration
 	// SpoolDir holds messages while they arrive; default the system's
 	// directory for temporary files.
 	SpoolDir string
@@ -128,6 +132,7 @@ func (l *Listener) init() {
 	l.MaxConnsPerAddress = cmp.Or(l.MaxConnsPerAddress, DefaultMaxConnsPerAddress)
 	l.IdleTimeout = cmp.Or(l.IdleTimeout, DefaultIdleTimeout)
 	l.SessionTimeout = cmp.Or(l.SessionTimeout, DefaultSessionTimeout)
+	l.AutoReplyInterval = cmp.Or(l.AutoReplyInterval, parley.DefaultAutoReplyInterval)
 	l.senders = newRates(SenderRatePerMinute)
 	l.clients = newRates(ClientRatePerMinute)
 	l.srv = smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
@@ -263,13 +268,16 @@ func (s *session) Data(r io.Reader) error {
 		s.l.Log.Info("email: unreadable message refused", "from", s.from, "err", err)
 		return errUnreadable
 	}
+	if s.from == "" {
+		in.AutoSubmitted = true // a null sender (<>): RFC 3834 says never to answer it
+	}
 	if in.From == "" || !parley.ValidEmail(in.From) {
 		in.From = s.from
 	}
 	if !parley.ValidEmail(in.From) && in.Bounce == nil {
 		return errBadSender
 	}
-	err = receive(s.l.Store, s.l.Scanner, s.l.Clock, s.l.Log, s.mailboxes, in)
+	err = receive(s.l.Store, s.l.Scanner, s.l.Clock, s.l.Log, s.l.AutoReplyInterval, s.mailboxes, in)
 	if k := parley.KindOf(err); err != nil && k != parley.KindInternal {
 		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "message refused: " + err.Error()}
 	}
@@ -282,11 +290,12 @@ func (s *session) Data(r io.Reader) error {
 // receive stores a message in each of its mailboxes (parley.ReceiveMail),
 // each in its own transaction. It stops at the first error: a domain
 // error refuses the message; any other may pass on a later try.
-func receive(store parley.Store, scan parley.Scanner, clock parley.Clock, log *slog.Logger, mailboxes []*parley.Mailbox, in *parley.InboundMail) error {
+func receive(store parley.Store, scan parley.Scanner, clock parley.Clock, log *slog.Logger, autoReplyEvery time.Duration,
+	mailboxes []*parley.Mailbox, in *parley.InboundMail) error {
 	for _, m := range mailboxes {
 		var got *parley.Received
 		_, err := store.Update(func(tx parley.Tx) (err error) {
-			got, err = parley.ReceiveMail(tx, m, in, scan, clock.Now())
+			got, err = parley.ReceiveMail(tx, m, in, scan, autoReplyEvery, clock.Now())
 			return err
 		})
 		if k := parley.KindOf(err); err != nil && k != parley.KindInternal {
@@ -328,9 +337,7 @@ func parse(raw []byte) (*parley.InboundMail, error) {
 			}
 		}
 	}
-	auto := strings.ToLower(h.Get("Auto-Submitted"))
-	prec := strings.ToLower(h.Get("Precedence"))
-	in.AutoSubmitted = (auto != "" && auto != "no") || prec == "bulk" || prec == "list" || prec == "junk"
+	in.AutoSubmitted = machineSent(h)
 	top, params, _ := h.ContentType()
 	report := top == "multipart/report" && strings.EqualFold(params["report-type"], "delivery-status")
 	var text, htmlBody string
@@ -394,6 +401,21 @@ func parse(raw []byte) (*parley.InboundMail, error) {
 		in.Bounce = &bounce
 	}
 	return in, nil
+}
+
+// machineSent reports whether a message's headers say a machine sent it,
+// which no auto reply answers (RFC 3834 section 2): Auto-Submitted other
+// than "no", Precedence bulk, junk, list or auto_reply, a mailing list's
+// List-Id, the X-Autoreply and X-Autorespond headers responders set, or
+// an X-Auto-Response-Suppress asking for none.
+func machineSent(h mail.Header) bool {
+	auto := strings.ToLower(strings.TrimSpace(h.Get("Auto-Submitted")))
+	precedence := strings.ToLower(strings.TrimSpace(h.Get("Precedence")))
+	suppress := strings.ToLower(h.Get("X-Auto-Response-Suppress"))
+	return (auto != "" && auto != "no") ||
+		slices.Contains([]string{"bulk", "junk", "list", "auto_reply"}, precedence) ||
+		h.Has("List-Id") || h.Has("X-Autoreply") || h.Has("X-Autorespond") ||
+		strings.Contains(suppress, "all") || strings.Contains(suppress, "autoreply") || strings.Contains(suppress, "oof")
 }
 
 // readReport reads the parts of a delivery status notification (RFC 3464)

@@ -69,6 +69,7 @@ func TestMailBoundsChecked(t *testing.T) {
 		{"--smtp-max-connections-per-address", "-1", "--smtp-max-connections and --smtp-max-connections-per-address must be positive"},
 		{"--smtp-idle-timeout", "0s", "--smtp-idle-timeout and --smtp-session-timeout must be at least 1s"},
 		{"--smtp-session-timeout", "500ms", "--smtp-idle-timeout and --smtp-session-timeout must be at least 1s"},
+		{"--auto-reply-interval", "0s", "--auto-reply-interval must be positive"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.flag, func(t *testing.T) {

@@ -21,7 +21,7 @@ type mailFlags struct {
 	imapEvery                                            *time.Duration
 	maxBytes                                             *int64
 	maxConns, maxConnsPerAddress                         *int
-	idleTimeout, sessionTimeout                          *time.Duration
+	idleTimeout, sessionTimeout, autoReplyEvery          *time.Duration
 }
 
 // addMailFlags registers the e-mail flags of serve.
@@ -44,6 +44,8 @@ func addMailFlags(fs *flag.FlagSet) *mailFlags {
 			"an SMTP connection that sends nothing for this long is closed (PARLEY_SMTP_IDLE_TIMEOUT)"),
 		sessionTimeout: fs.Duration("smtp-session-timeout", email.DefaultSessionTimeout,
 			"an SMTP connection is closed this long after it opened (PARLEY_SMTP_SESSION_TIMEOUT)"),
+		autoReplyEvery: fs.Duration("auto-reply-interval", parley.DefaultAutoReplyInterval,
+			"a customer who writes in by e-mail gets at most one auto reply per mailbox in this time (PARLEY_AUTO_REPLY_INTERVAL)"),
 	}
 }
 
@@ -56,6 +58,8 @@ func (f *mailFlags) check() error {
 		return fmt.Errorf("%w: --smtp-max-connections and --smtp-max-connections-per-address must be positive", errUsage)
 	case *f.idleTimeout < time.Second || *f.sessionTimeout < time.Second:
 		return fmt.Errorf("%w: --smtp-idle-timeout and --smtp-session-timeout must be at least 1s", errUsage)
+	case *f.autoReplyEvery <= 0:
+		return fmt.Errorf("%w: --auto-reply-interval must be positive", errUsage)
 	}
 	return nil
 }
@@ -110,7 +114,7 @@ func startMail(f *mailFlags, db parley.MailSource, dataDir string, log *slog.Log
 		if *f.imapEvery < time.Second {
 			return nil, fmt.Errorf("%w: --imap-interval must be at least 1s", errUsage)
 		}
-		poller.Store, poller.Clock, poller.Log = db.Store(), parley.SystemClock, log
+		poller.Store, poller.Clock, poller.Log, poller.AutoReplyInterval = db.Store(), parley.SystemClock, log, *f.autoReplyEvery
 	}
 	d := email.NewDispatcher(email.Config{DB: db, Sender: sender, Clock: parley.SystemClock, Log: log})
 	ctx, stop := context.WithCancel(context.Background())
@@ -120,7 +124,8 @@ func startMail(f *mailFlags, db parley.MailSource, dataDir string, log *slog.Log
 	if ln != nil {
 		l := &email.Listener{Store: db.Store(), Clock: parley.SystemClock, Log: log, Domain: *f.hostname,
 			MaxBytes: *f.maxBytes, MaxConns: *f.maxConns, MaxConnsPerAddress: *f.maxConnsPerAddress,
-			IdleTimeout: *f.idleTimeout, SessionTimeout: *f.sessionTimeout, SpoolDir: mailSpool(dataDir)}
+			IdleTimeout: *f.idleTimeout, SessionTimeout: *f.sessionTimeout, AutoReplyInterval: *f.autoReplyEvery,
+			SpoolDir: mailSpool(dataDir)}
 		wg.Go(func() {
 			if err := l.Serve(ln); err != nil {
 				log.Error("smtp listener stopped", "err", err)
