@@ -1,6 +1,7 @@
 package parley
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -19,6 +20,17 @@ const (
 	MaxAutoReplySubject = 255    // characters
 	MaxAutoReplyText    = 100000 // characters
 )
+
+// DefaultAutoReplyInterval is how long a customer who writes to a mailbox
+// by e-mail waits for its next auto reply from that mailbox: one a day, as
+// vacation responders do (RFC 3834 section 3.1.1), so that four messages
+// get one answer and two responders cannot answer each other for ever.
+const DefaultAutoReplyInterval = 24 * time.Hour
+
+// maxAutoReplyLookback bounds the conversations of the interval that
+// autoRepliedSince reads: a customer who started more than that many
+// within it gets no further auto reply.
+const maxAutoReplyLookback = 100
 
 // Validate checks auto reply settings: an enabled auto reply needs a
 // subject and a text.
@@ -72,4 +84,53 @@ func queueAutoReply(tx Tx, asked bool, c *Conversation, m *Mailbox, threads []Th
 	return tx.PutMail(&Mail{CompanyID: c.CompanyID, MailboxID: m.ID, ConversationID: c.ID, Kind: MailAutoReply,
 		MessageID: MessageID(m, c.ID, 0), Subject: m.AutoReply.Subject, Text: m.AutoReply.Text,
 		Status: MailQueued, CreatedAt: now, NextAttemptAt: now})
+}
+
+// autoRepliedSince reports whether the mailbox queued an auto reply after
+// since to the customer with this address. It derives the answer from
+// stored data, so it holds across restarts, on every node and backend:
+// the customer's conversations newest first (ids grow with creation),
+// each one's outgoing e-mails, until a conversation created at or before
+// since (an auto reply is queued with its conversation). Imported
+// conversations are skipped: they never had one, and carry their import's
+// dates.
+func autoRepliedSince(tx Tx, m *Mailbox, address string, since time.Time) (bool, error) {
+	cu, err := tx.CustomerByEmail(m.CompanyID, address)
+	if IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	ids := tx.CustomerConversationIDs(cu.ID)
+	slices.Sort(ids)
+	read := 0
+	for i := len(ids) - 1; i >= 0; i-- {
+		c, err := tx.Conversation(m.CompanyID, ids[i])
+		if IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if c.Imported {
+			continue
+		}
+		if !c.CreatedAt.After(since) {
+			return false, nil
+		}
+		if read++; read > maxAutoReplyLookback {
+			return true, nil
+		}
+		mails, err := tx.ConversationMail(c.ID)
+		if err != nil {
+			return false, err
+		}
+		for _, sent := range mails {
+			if sent.Kind == MailAutoReply && sent.MailboxID == m.ID && sent.CreatedAt.After(since) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }

@@ -3,9 +3,28 @@ package parley
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+)
+
+// Bounds of a message received (over SMTP or from an IMAP folder), so
+// that one message can neither hold the server's memory nor turn the next
+// reply into a mass mailing.
+const (
+	// MaxMailBodyBytes bounds the body the thread of a message keeps, and
+	// so what the search index reads: a longer body is cut there, with a
+	// note saying so. The whole message stays the thread's original
+	// source. It is the API's bound of a request without attachments.
+	MaxMailBodyBytes = 256 << 10
+	// MaxMailCC bounds the Cc addresses of a message; a message with more
+	// is refused. A reply without cc of its own takes at most as many
+	// from its conversation (queueReply).
+	MaxMailCC = 50
+	// MaxMailAttachments bounds the files of a message (attachments and
+	// inline images); a message with more is refused.
+	MaxMailAttachments = 50
 )
 
 // InboundMail is a customer's e-mail as the SMTP listener read it: the
@@ -22,8 +41,11 @@ type InboundMail struct {
 	// envelope.
 	Recipients []string
 	Subject    string
-	// Body is HTML, as thread bodies are.
+	// Body is HTML, as thread bodies are. BodyCut says it is only the
+	// beginning of the message's text, which the reader stopped reading
+	// at MaxMailBodyBytes.
 	Body        string
+	BodyCut     bool
 	Attachments []AttachmentInput
 	// Bounce is set for a delivery status notification saying a message
 	// could not be delivered.
@@ -32,6 +54,43 @@ type InboundMail struct {
 	// which is never answered by an auto reply (RFC 3834).
 	AutoSubmitted bool
 	Raw           []byte
+}
+
+// checkLimits refuses a message over the bounds of MaxMailCC and
+// MaxMailAttachments.
+func (in *InboundMail) checkLimits() error {
+	p := &Problems{}
+	if len(in.CC) > MaxMailCC {
+		p.Add("cc", CodeSize, fmt.Sprintf("a message may have at most %d Cc addresses", MaxMailCC), len(in.CC))
+	}
+	if len(in.Attachments) > MaxMailAttachments {
+		p.Add("attachments", CodeSize, fmt.Sprintf("a message may have at most %d attachments", MaxMailAttachments), len(in.Attachments))
+	}
+	return p.Err()
+}
+
+// mailBodyCut ends a body cut at MaxMailBodyBytes.
+var mailBodyCut = fmt.Sprintf("\n<p>[This message is longer than %d KiB: only its beginning is shown. "+
+	"The whole message is its original source.]</p>", MaxMailBodyBytes>>10)
+
+// maxEntityLength bounds an HTML character reference ("&amp;", "&#x1F600;").
+const maxEntityLength = 32
+
+// clipMailBody cuts an HTML body longer than MaxMailBodyBytes (note
+// included), or one already cut when it was read, at a character boundary
+// outside any tag or character reference, and says so at its end.
+func clipMailBody(body string, wasCut bool) string {
+	if len(body) <= MaxMailBodyBytes && !wasCut {
+		return body
+	}
+	cut := strings.ToValidUTF8(body[:min(len(body), MaxMailBodyBytes-len(mailBodyCut))], "")
+	if i := strings.LastIndexByte(cut, '<'); i > strings.LastIndexByte(cut, '>') {
+		cut = cut[:i]
+	}
+	if i := strings.LastIndexByte(cut, '&'); i > strings.LastIndexByte(cut, ';') && len(cut)-i <= maxEntityLength {
+		cut = cut[:i]
+	}
+	return cut + mailBodyCut
 }
 
 // InboundBounce is what a delivery status notification says: the
@@ -70,11 +129,18 @@ func mailCaller(company *Company) Caller {
 // limit). Anything else, and a reply to a full conversation, starts a new
 // e-mail conversation (source `email`) whose customer is found or created
 // by the sender's address, answered by the mailbox's auto reply unless the
-// message was machine-sent. The raw message is kept as the thread's
-// original source. A message whose Message-ID the company already holds
-// (a sending server's retry, an IMAP message fetched again, Parley's own
-// message coming back) is not kept twice.
-func ReceiveMail(tx Tx, m *Mailbox, in *InboundMail, scan Scanner, now time.Time) (*Received, error) {
+// message was machine-sent or the mailbox auto-replied to that customer
+// within autoReplyEvery (autoRepliedSince). The raw message is kept as the
+// thread's original source; the thread's body is cut at MaxMailBodyBytes,
+// and a message over MaxMailCC or MaxMailAttachments is refused. A message
+// whose Message-ID the company already holds (a sending server's retry, an
+// IMAP message fetched again, Parley's own message coming back) is not
+// kept twice.
+func ReceiveMail(tx Tx, m *Mailbox, in *InboundMail, scan Scanner, autoReplyEvery time.Duration, now time.Time) (*Received, error) {
+	if err := in.checkLimits(); err != nil {
+		return nil, err
+	}
+	body := clipMailBody(in.Body, in.BodyCut)
 	company, err := tx.Company(m.CompanyID)
 	if err != nil {
 		return nil, err
@@ -94,7 +160,7 @@ func ReceiveMail(tx Tx, m *Mailbox, in *InboundMail, scan Scanner, now time.Time
 	if c, err := repliedConversation(tx, m.CompanyID, in); err != nil {
 		return nil, err
 	} else if c != nil {
-		r := &ThreadRequest{Text: ptrTo(in.Body), Customer: senderInput(in), CC: in.CC, Attachments: in.Attachments}
+		r := &ThreadRequest{Text: &body, Customer: senderInput(in), CC: in.CC, Attachments: in.Attachments}
 		if err := r.Validate(ThreadCustomer); err != nil {
 			return nil, err
 		}
@@ -113,9 +179,17 @@ func ReceiveMail(tx Tx, m *Mailbox, in *InboundMail, scan Scanner, now time.Time
 	if r := []rune(subject); len(r) > MaxSubjectLength {
 		subject = string(r[:MaxSubjectLength])
 	}
+	autoReply := !in.AutoSubmitted
+	if autoReply {
+		replied, err := autoRepliedSince(tx, m, in.From, now.Add(-autoReplyEvery))
+		if err != nil {
+			return nil, err
+		}
+		autoReply = !replied
+	}
 	n := &NewConversation{Subject: &subject, Type: ptrTo(string(TypeEmail)), MailboxID: &m.ID, Status: ptrTo(string(StatusActive)),
-		Customer: senderInput(in), AutoReply: !in.AutoSubmitted,
-		Threads: []NewThread{{Type: ptrTo(string(ThreadCustomer)), Text: &in.Body, CC: in.CC, Attachments: in.Attachments}}}
+		Customer: senderInput(in), AutoReply: autoReply,
+		Threads: []NewThread{{Type: ptrTo(string(ThreadCustomer)), Text: &body, CC: in.CC, Attachments: in.Attachments}}}
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
@@ -164,11 +238,18 @@ func receiveBounce(tx Tx, companyID int64, b *InboundBounce, now time.Time) (*Re
 	return &Received{Dropped: true}, nil
 }
 
+// maxReplyReferences bounds the Message-IDs of In-Reply-To, and of
+// References, a message is looked up by: the last ones, which name the
+// latest messages of its thread. Each is a lookup in the transaction that
+// stores the message.
+const maxReplyReferences = 100
+
 // repliedConversation finds the conversation a message answers, if any,
 // and its sender may write to.
 func repliedConversation(tx Tx, companyID int64, in *InboundMail) (*Conversation, error) {
 	var ids []int64
-	for _, mid := range append(append([]string(nil), in.InReplyTo...), in.References...) {
+	last := func(list []string) []string { return list[max(0, len(list)-maxReplyReferences):] }
+	for _, mid := range append(slices.Clone(last(in.InReplyTo)), last(in.References)...) {
 		id, err := tx.ConversationByMessageID(companyID, mid)
 		if err == nil {
 			ids = append(ids, id)

@@ -20,6 +20,7 @@ var allowedImports = map[string][]string{
 	"internal/golden":   {},
 	"internal/gcpolicy": {},
 	"internal/duework":  {}, // the due-work loop of the workers and the scheduler
+	"internal/conncap":  {}, // the per-address connection cap of the API and the SMTP listener
 	"storage":           {""},
 	"pgstore":           {""}, // the PostgreSQL store; its tests add internal/pgtest and internal/storetest
 	// Test support: the conformance suite every store backend runs.
@@ -36,7 +37,7 @@ var allowedImports = map[string][]string{
 	"filters":            {"", "query"},
 	"reports":            {"", "filters", "index", "query"},
 	"workflow":           {"", "filters", "index", "index/scan", "indexer", "internal/duework", "query"},
-	"api":                {"", "dashboard", "filters", "inbox", "index", "indexer", "internal/webassets", "query", "reports", "workflow"},
+	"api":                {"", "dashboard", "filters", "inbox", "index", "indexer", "internal/conncap", "internal/webassets", "query", "reports", "workflow"},
 	"dashboard":          {"internal/webassets"}, // static files only; the api package serves them
 	"inbox":              {"internal/webassets"}, // likewise
 	"internal/webassets": {},
@@ -50,7 +51,7 @@ var allowedImports = map[string][]string{
 	"importer":         {""},
 	"puller":           {"", "importer"},       // parley pull: a Mailbox API 2.0 source through the importer
 	"transfer":         {"", "index", "query"}, // parley copy: the seam on both sides, searches compared
-	"email":            {"", "internal/duework"},
+	"email":            {"", "internal/conncap", "internal/duework"},
 	"email/smtptest":   {},
 	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver", "pgstore", "index/pgindex", "workflow"},
 	// Chooses the backend: bbolt and Bleve embedded, or pgstore and pgindex.

@@ -3,6 +3,7 @@ package parley
 import (
 	"fmt"
 	"html"
+	"slices"
 	"strings"
 	"time"
 )
@@ -48,6 +49,13 @@ type Mail struct {
 	// when it was queued.
 	Subject string `json:"subject,omitempty"`
 	Text    string `json:"text,omitempty"`
+	// InheritedCC is where a reply without cc of its own goes besides its
+	// recipients: the conversation's cc when the reply was published, at
+	// most MaxMailCC of them (see queueReply). Inherits says the reply has
+	// no cc of its own; an e-mail queued before Parley kept InheritedCC
+	// has neither, and takes the conversation's cc when it is built.
+	InheritedCC []string `json:"inheritedCc,omitempty"`
+	Inherits    bool     `json:"inherits,omitempty"`
 	// From and Recipients are the envelope, fixed when the message is
 	// built (Raw); Raw is the exact MIME message sent on every attempt.
 	From       string   `json:"from,omitempty"`
@@ -138,7 +146,11 @@ func sends(c *Conversation, t *Thread) bool {
 
 // queueReply queues the e-mail of a reply thread when it goes out, and
 // gives the thread its Message-ID; it stores the thread. A silent
-// (imported) transaction queues nothing.
+// (imported) transaction queues nothing. A reply without cc of its own
+// goes to the conversation's cc as it is now, the addresses the agent saw,
+// never to one that a later message adds while the e-mail waits to be
+// built; and to at most MaxMailCC of them (the first), however many
+// messages added to the conversation's cc.
 func queueReply(tx Tx, c *Conversation, t *Thread, now time.Time) error {
 	if !sends(c, t) {
 		return nil
@@ -154,8 +166,18 @@ func queueReply(tx Tx, c *Conversation, t *Thread, now time.Time) error {
 	if err := tx.PutThread(t); err != nil {
 		return err
 	}
-	return tx.PutMail(&Mail{CompanyID: c.CompanyID, MailboxID: c.MailboxID, ConversationID: c.ID, ThreadID: t.ID, Kind: MailReply,
-		MessageID: t.MessageID, Status: MailQueued, CreatedAt: now, NextAttemptAt: now})
+	m := &Mail{CompanyID: c.CompanyID, MailboxID: c.MailboxID, ConversationID: c.ID, ThreadID: t.ID, Kind: MailReply,
+		MessageID: t.MessageID, Status: MailQueued, CreatedAt: now, NextAttemptAt: now}
+	if len(t.CC) == 0 {
+		m.InheritedCC, m.Inherits = InheritedCC(c), true
+	}
+	return tx.PutMail(m)
+}
+
+// InheritedCC is the cc a reply without cc of its own goes to: the first
+// MaxMailCC addresses of the conversation's.
+func InheritedCC(c *Conversation) []string {
+	return slices.Clone(c.CC[:min(len(c.CC), MaxMailCC)])
 }
 
 // queueReplies queues the e-mails of every reply of a conversation that

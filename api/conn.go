@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"golang.org/x/net/netutil"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/internal/conncap"
 )
 
 // Connection bounds: the defaults of Config's HeaderTimeout, BodyTimeout,
@@ -57,63 +57,8 @@ func (s *Server) Listener(ln net.Listener) net.Listener {
 	if s.cfg.MaxConnsPerAddress <= 0 {
 		return ln
 	}
-	return &addressCap{Listener: ln, max: s.cfg.MaxConnsPerAddress, exempt: s.cfg.TrustedProxies,
-		open: map[netip.Addr]int{}, refused: s.cfg.Metrics.connectionRefused}
-}
-
-// addressCap is a listener that counts open connections per peer address.
-type addressCap struct {
-	net.Listener
-	max     int
-	exempt  []netip.Prefix
-	refused func()
-	mu      sync.Mutex
-	open    map[netip.Addr]int
-}
-
-// Accept returns the next connection within its address's cap, closing
-// those over it.
-func (l *addressCap) Accept() (net.Conn, error) {
-	for {
-		conn, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		ap, err := netip.ParseAddrPort(conn.RemoteAddr().String())
-		addr := ap.Addr().Unmap()
-		if err != nil || trusted(l.exempt, addr) {
-			return conn, nil
-		}
-		l.mu.Lock()
-		if l.open[addr] >= l.max {
-			l.mu.Unlock()
-			conn.Close()
-			l.refused()
-			continue
-		}
-		l.open[addr]++
-		l.mu.Unlock()
-		return &countedConn{Conn: conn, release: sync.OnceFunc(func() { l.release(addr) })}, nil
-	}
-}
-
-func (l *addressCap) release(addr netip.Addr) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.open[addr]--; l.open[addr] <= 0 {
-		delete(l.open, addr)
-	}
-}
-
-// countedConn gives its place back to the cap when closed.
-type countedConn struct {
-	net.Conn
-	release func()
-}
-
-func (c *countedConn) Close() error {
-	c.release()
-	return c.Conn.Close()
+	exempt := func(addr netip.Addr) bool { return trusted(s.cfg.TrustedProxies, addr) }
+	return conncap.PerAddress(ln, s.cfg.MaxConnsPerAddress, exempt, func(net.Conn) { s.cfg.Metrics.connectionRefused() })
 }
 
 // limitBodyRead bounds reading the request body to BodyTimeout by setting

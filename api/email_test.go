@@ -31,8 +31,10 @@ type mailWorld struct {
 	outgoing *email.Dispatcher
 }
 
-func newMailWorld(t *testing.T) *mailWorld {
-	w := newWorld(t)
+func newMailWorld(t *testing.T) *mailWorld { return newMailWorldOn(t, suiteBackend()) }
+
+func newMailWorldOn(t *testing.T, on backend) *mailWorld {
+	w := newWorldOn(t, on)
 	relay := smtptest.New(t)
 	d := email.NewDispatcher(email.Config{DB: w.db, Sender: &email.Relay{Addr: relay.Addr}, Clock: w.clock,
 		Rand: rand.New(rand.NewPCG(1, 2)), Log: slog.New(slog.NewTextHandler(&lockedWriter{w: w.logs}, nil))})
@@ -310,7 +312,13 @@ func TestEmailBounce(t *testing.T) {
 // listen runs Parley's SMTP listener on loopback for the test.
 func (w *mailWorld) listen(maxBytes int64) string {
 	w.t.Helper()
-	l := &email.Listener{Store: w.store, Clock: w.clock, Log: slog.New(slog.NewTextHandler(&lockedWriter{w: w.logs}, nil)), MaxBytes: maxBytes}
+	return w.serveMail(&email.Listener{MaxBytes: maxBytes})
+}
+
+// serveMail runs an SMTP listener, as configured, on the world's store.
+func (w *mailWorld) serveMail(l *email.Listener) string {
+	w.t.Helper()
+	l.Store, l.Clock, l.Log = w.store, w.clock, slog.New(slog.NewTextHandler(&lockedWriter{w: w.logs}, nil))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(w.t, err)
 	done := make(chan error, 1)

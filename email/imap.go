@@ -35,6 +35,9 @@ type Poller struct {
 	Scanner parley.Scanner
 	Clock   parley.Clock
 	Log     *slog.Logger
+	// AutoReplyInterval is how long a customer waits for the next auto
+	// reply of a mailbox; default parley.DefaultAutoReplyInterval.
+	AutoReplyInterval time.Duration
 }
 
 // ParsePollerURL reads imaps://user:password@host:993/Folder (or imap://
@@ -82,6 +85,9 @@ func (p *Poller) PollOnce(ctx context.Context) (int, error) {
 	}
 	if p.Scanner == nil {
 		p.Scanner = parley.EICARScanner{}
+	}
+	if p.AutoReplyInterval == 0 {
+		p.AutoReplyInterval = parley.DefaultAutoReplyInterval
 	}
 	opts := &imapclient.Options{TLSConfig: p.TLSConfig}
 	var c *imapclient.Client
@@ -179,7 +185,7 @@ func (p *Poller) take(raw []byte) error {
 	if !parley.ValidEmail(in.From) && in.Bounce == nil {
 		return parley.Invalid("message", "", parley.CodeEmail, "no valid sender", in.From)
 	}
-	return receive(p.Store, p.Scanner, p.Clock, p.Log, boxes, in)
+	return receive(p.Store, p.Scanner, p.Clock, p.Log, p.AutoReplyInterval, boxes, in)
 }
 
 // loopback reports whether a host name or address is this machine.

@@ -3,6 +3,7 @@ package email
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -12,6 +13,8 @@ import (
 	"log/slog"
 	"mime"
 	"net"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,12 +29,25 @@ import (
 	parley "github.com/parley/parley"
 )
 
-// Limits of the SMTP listener against abuse.
+// Limits of the SMTP listener against abuse: the defaults of the
+// Listener's fields, and fixed bounds.
 const (
-	// MaxMessageBytes bounds a message: room for a few attachments at the
-	// API's 10 MiB each, Base64-encoded.
-	MaxMessageBytes = 30 << 20
-	// MaxRecipients bounds the recipients of one message.
+	// DefaultMaxMessageBytes bounds a message as it is read, as the large
+	// mail providers do (25 MB): room for the API's 10 MiB attachments,
+	// Base64-encoded, a little over two of them.
+	DefaultMaxMessageBytes = 25 << 20
+	// DefaultMaxConns bounds the connections held at once; past it new
+	// ones wait in the kernel's backlog. DefaultMaxConnsPerAddress bounds
+	// those of one client address; one over it is answered 421 and closed.
+	DefaultMaxConns           = 100
+	DefaultMaxConnsPerAddress = 10
+	// DefaultIdleTimeout ends a connection that sends nothing for that
+	// long: no command, or no byte of the message it is sending.
+	DefaultIdleTimeout = time.Minute
+	// DefaultSessionTimeout ends any connection that long after it opened:
+	// a 25 MB message needs about 45 KB/s.
+	DefaultSessionTimeout = 10 * time.Minute
+	// MaxRecipients bounds the recipients (RCPT TO) of one message.
 	MaxRecipients = 20
 	// SenderRatePerMinute bounds the messages one sender address may hand
 	// over per minute (a token bucket: a burst of as many, then one every
@@ -45,6 +61,13 @@ const (
 // addresses and turns each message into a thread (parley.ReceiveMail). It
 // is no relay: a recipient that is not a mailbox's address is refused at
 // RCPT TO.
+//
+// It is bounded against abuse: a message is spooled to a file as it
+// arrives, and refused with 552 once it passes MaxBytes; it is read back
+// into memory, parsed and stored one at a time (the store takes one write
+// at a time anyway), so the memory the listener takes does not grow with
+// the messages and connections it holds. Connections are capped in total
+// and per client address, and each ends when idle or too old.
 type Listener struct {
 	Store   parley.Store
 	Scanner parley.Scanner
@@ -52,10 +75,25 @@ type Listener struct {
 	Log     *slog.Logger
 	// Domain is the name the server greets with; default "localhost".
 	Domain string
-	// MaxBytes bounds a message; default MaxMessageBytes.
+	// MaxBytes bounds a message; default DefaultMaxMessageBytes.
 	MaxBytes int64
+	// MaxConns and MaxConnsPerAddress cap the connections held, in total
+	// and from one client address; defaults DefaultMaxConns and
+	// DefaultMaxConnsPerAddress.
+	MaxConns, MaxConnsPerAddress int
+	// IdleTimeout and SessionTimeout end a connection idle that long, or
+	// open that long; defaults DefaultIdleTimeout and
+	// DefaultSessionTimeout.
+	IdleTimeout, SessionTimeout time.Duration
+	// AutoReplyInterval is how long a customer waits for the next auto
+	// reply of a mailbox; default parley.DefaultAutoReplyInterval.
+	AutoReplyInterval time.Duration
+	// SpoolDir holds messages while they arrive; default the system's
+	// directory for temporary files.
+	SpoolDir string
 
 	senders, clients *rates
+	storing          sync.Mutex // held while a message is in memory
 	once             sync.Once
 	srv              *smtp.Server
 }
@@ -63,7 +101,7 @@ type Listener struct {
 // Serve accepts SMTP connections on ln until Close.
 func (l *Listener) Serve(ln net.Listener) error {
 	l.once.Do(l.init)
-	err := l.srv.Serve(ln)
+	err := l.srv.Serve(l.capped(ln))
 	if errors.Is(err, smtp.ErrServerClosed) {
 		return nil
 	}
@@ -89,6 +127,12 @@ func (l *Listener) init() {
 	if l.Domain == "" {
 		l.Domain = "localhost"
 	}
+	l.MaxBytes = cmp.Or(l.MaxBytes, DefaultMaxMessageBytes)
+	l.MaxConns = cmp.Or(l.MaxConns, DefaultMaxConns)
+	l.MaxConnsPerAddress = cmp.Or(l.MaxConnsPerAddress, DefaultMaxConnsPerAddress)
+	l.IdleTimeout = cmp.Or(l.IdleTimeout, DefaultIdleTimeout)
+	l.SessionTimeout = cmp.Or(l.SessionTimeout, DefaultSessionTimeout)
+	l.AutoReplyInterval = cmp.Or(l.AutoReplyInterval, parley.DefaultAutoReplyInterval)
 	l.senders = newRates(SenderRatePerMinute)
 	l.clients = newRates(ClientRatePerMinute)
 	l.srv = smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
@@ -96,13 +140,9 @@ func (l *Listener) init() {
 		return &session{l: l, client: host}, nil
 	}))
 	l.srv.Domain = l.Domain
-	if l.MaxBytes == 0 {
-		l.MaxBytes = MaxMessageBytes
-	}
 	l.srv.MaxMessageBytes = l.MaxBytes
 	l.srv.MaxRecipients = MaxRecipients
-	l.srv.ReadTimeout = 5 * time.Minute
-	l.srv.WriteTimeout = time.Minute
+	l.srv.WriteTimeout = time.Minute // reads are bounded by the connection (timedConn)
 }
 
 // rates keeps a token bucket (x/time/rate) per key: perMinute messages a
@@ -197,16 +237,39 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	return nil
 }
 
-// Data reads the message and stores it in each recipient mailbox.
+// Data spools the message to a file as it arrives (the library refuses it
+// with 552 once it passes MaxBytes), then reads it back and stores it in
+// each recipient mailbox, one message at a time.
 func (s *session) Data(r io.Reader) error {
-	raw, err := io.ReadAll(r)
+	f, err := os.CreateTemp(s.l.SpoolDir, "parley-mail-*.eml")
 	if err != nil {
-		return err // the library answers a message over the size limit
+		s.l.Log.Error("email: spool a message", "err", err)
+		return errTemporary
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if _, err := io.Copy(f, r); err != nil {
+		var refused *smtp.SMTPError
+		if errors.As(err, &refused) {
+			return err // over the size limit
+		}
+		s.l.Log.Info("email: message not received", "from", s.from, "err", err)
+		return errTemporary
+	}
+	s.l.storing.Lock()
+	defer s.l.storing.Unlock()
+	raw, err := os.ReadFile(f.Name())
+	if err != nil {
+		s.l.Log.Error("email: read a spooled message", "err", err)
+		return errTemporary
 	}
 	in, err := parse(raw)
 	if err != nil {
 		s.l.Log.Info("email: unreadable message refused", "from", s.from, "err", err)
 		return errUnreadable
+	}
+	if s.from == "" {
+		in.AutoSubmitted = true // a null sender (<>): RFC 3834 says never to answer it
 	}
 	if in.From == "" || !parley.ValidEmail(in.From) {
 		in.From = s.from
@@ -214,7 +277,7 @@ func (s *session) Data(r io.Reader) error {
 	if !parley.ValidEmail(in.From) && in.Bounce == nil {
 		return errBadSender
 	}
-	err = receive(s.l.Store, s.l.Scanner, s.l.Clock, s.l.Log, s.mailboxes, in)
+	err = receive(s.l.Store, s.l.Scanner, s.l.Clock, s.l.Log, s.l.AutoReplyInterval, s.mailboxes, in)
 	if k := parley.KindOf(err); err != nil && k != parley.KindInternal {
 		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "message refused: " + err.Error()}
 	}
@@ -227,11 +290,12 @@ func (s *session) Data(r io.Reader) error {
 // receive stores a message in each of its mailboxes (parley.ReceiveMail),
 // each in its own transaction. It stops at the first error: a domain
 // error refuses the message; any other may pass on a later try.
-func receive(store parley.Store, scan parley.Scanner, clock parley.Clock, log *slog.Logger, mailboxes []*parley.Mailbox, in *parley.InboundMail) error {
+func receive(store parley.Store, scan parley.Scanner, clock parley.Clock, log *slog.Logger, autoReplyEvery time.Duration,
+	mailboxes []*parley.Mailbox, in *parley.InboundMail) error {
 	for _, m := range mailboxes {
 		var got *parley.Received
 		_, err := store.Update(func(tx parley.Tx) (err error) {
-			got, err = parley.ReceiveMail(tx, m, in, scan, clock.Now())
+			got, err = parley.ReceiveMail(tx, m, in, scan, autoReplyEvery, clock.Now())
 			return err
 		})
 		if k := parley.KindOf(err); err != nil && k != parley.KindInternal {
@@ -273,12 +337,11 @@ func parse(raw []byte) (*parley.InboundMail, error) {
 			}
 		}
 	}
-	auto := strings.ToLower(h.Get("Auto-Submitted"))
-	prec := strings.ToLower(h.Get("Precedence"))
-	in.AutoSubmitted = (auto != "" && auto != "no") || prec == "bulk" || prec == "list" || prec == "junk"
+	in.AutoSubmitted = machineSent(h)
 	top, params, _ := h.ContentType()
 	report := top == "multipart/report" && strings.EqualFold(params["report-type"], "delivery-status")
 	var text, htmlBody string
+	var textCut, htmlCut bool
 	var bounce parley.InboundBounce
 	for n := 0; ; n++ {
 		p, err := r.NextPart()
@@ -288,21 +351,33 @@ func parse(raw []byte) (*parley.InboundMail, error) {
 		if err != nil {
 			return nil, err
 		}
-		body, err := io.ReadAll(p.Body)
+		inline, _ := p.Header.(*mail.InlineHeader)
+		var ct string
+		if inline != nil {
+			ct, _, _ = inline.ContentType()
+		}
+		// A text longer than the body a thread keeps, or a file larger
+		// than an attachment may be, is read only that far: the thread's
+		// body is cut there, the file refused.
+		limit := int64(parley.MaxAttachmentBytes) + 1
+		if inline != nil && (ct == "" || strings.HasPrefix(ct, "text/")) {
+			limit = parley.MaxMailBodyBytes + 1
+		}
+		body, err := io.ReadAll(io.LimitReader(p.Body, limit))
 		if err != nil {
 			return nil, err
 		}
+		cut := int64(len(body)) == limit
 		if report && readReport(p.Header, body, &bounce) {
 			continue
 		}
 		switch ph := p.Header.(type) {
 		case *mail.InlineHeader:
-			ct, _, _ := ph.ContentType()
 			switch {
 			case ct == "text/html" && htmlBody == "":
-				htmlBody = string(body)
+				htmlBody, htmlCut = string(body), cut
 			case (ct == "text/plain" || ct == "") && text == "":
-				text = string(body)
+				text, textCut = string(body), cut
 			case !strings.HasPrefix(ct, "text/"):
 				in.Attachments = append(in.Attachments, attachment(fmt.Sprintf("inline-%d", n), ct, ph.Get("Content-Type"), body))
 			}
@@ -313,9 +388,11 @@ func parse(raw []byte) (*parley.InboundMail, error) {
 		}
 	}
 	in.Body = strings.TrimSpace(strings.ReplaceAll(htmlBody, "\r\n", "\n"))
+	in.BodyCut = htmlCut
 	if in.Body == "" {
 		text = strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n"))
 		in.Body = strings.ReplaceAll(html.EscapeString(text), "\n", "<br>\n")
+		in.BodyCut = textCut
 	}
 	if strings.TrimSpace(in.Body) == "" {
 		in.Body = "(empty message)"
@@ -324,6 +401,21 @@ func parse(raw []byte) (*parley.InboundMail, error) {
 		in.Bounce = &bounce
 	}
 	return in, nil
+}
+
+// machineSent reports whether a message's headers say a machine sent it,
+// which no auto reply answers (RFC 3834 section 2): Auto-Submitted other
+// than "no", Precedence bulk, junk, list or auto_reply, a mailing list's
+// List-Id, the X-Autoreply and X-Autorespond headers responders set, or
+// an X-Auto-Response-Suppress asking for none.
+func machineSent(h mail.Header) bool {
+	auto := strings.ToLower(strings.TrimSpace(h.Get("Auto-Submitted")))
+	precedence := strings.ToLower(strings.TrimSpace(h.Get("Precedence")))
+	suppress := strings.ToLower(h.Get("X-Auto-Response-Suppress"))
+	return (auto != "" && auto != "no") ||
+		slices.Contains([]string{"bulk", "junk", "list", "auto_reply"}, precedence) ||
+		h.Has("List-Id") || h.Has("X-Autoreply") || h.Has("X-Autorespond") ||
+		strings.Contains(suppress, "all") || strings.Contains(suppress, "autoreply") || strings.Contains(suppress, "oof")
 }
 
 // readReport reads the parts of a delivery status notification (RFC 3464)

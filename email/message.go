@@ -21,8 +21,9 @@ type built struct {
 
 // build renders an outgoing e-mail from the records it concerns: the
 // mailbox is the sender (the agent's name as display name), the thread's
-// `to` (else the customer) the recipients, with cc and bcc (bcc only in
-// the envelope), the thread's attachments, and the headers a reply needs
+// `to` (else the customer) the recipients, with cc (else the one the
+// e-mail inherited from the conversation) and bcc (bcc only in the
+// envelope), the thread's attachments, and the headers a reply needs
 // to find its way back: Message-ID, In-Reply-To and References (the
 // conversation's earlier messages), Reply-To the mailbox, and the
 // conversation's number as a subject tag.
@@ -74,8 +75,12 @@ func build(tx parley.Tx, m *parley.Mail) (*built, error) {
 	var attachments []int64
 	if t != nil {
 		body, to, cc, bcc, attachments = t.Body, t.To, t.CC, t.BCC, t.Attachments
-		if len(cc) == 0 {
-			cc = c.CC // a reply without cc of its own goes to everyone on the conversation
+		switch {
+		case len(cc) > 0:
+		case m.Inherits:
+			cc = m.InheritedCC // the conversation's, when the reply was published
+		default:
+			cc = parley.InheritedCC(c) // queued before e-mails kept it
 		}
 		text = parley.PlainText(body)
 		h.SetDate(t.CreatedAt)

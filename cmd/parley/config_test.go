@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -54,6 +56,33 @@ func TestStrictConfiguration(t *testing.T) {
 		assert.Equal(t, "op-secret", fs.Lookup("token").Value.String())
 		assert.Equal(t, "0", fs.Lookup("rate-limit-pro").Value.String(), "a flag outside the map ignores the environment")
 	})
+}
+
+// TestMailBoundsChecked: the e-mail bounds cannot be turned off: a value
+// that would stops the start, before anything is created.
+func TestMailBoundsChecked(t *testing.T) {
+	cases := []struct {
+		flag, value, want string
+	}{
+		{"--smtp-max-message-bytes", "0", "--smtp-max-message-bytes must be positive"},
+		{"--smtp-max-connections", "0", "--smtp-max-connections and --smtp-max-connections-per-address must be positive"},
+		{"--smtp-max-connections-per-address", "-1", "--smtp-max-connections and --smtp-max-connections-per-address must be positive"},
+		{"--smtp-idle-timeout", "0s", "--smtp-idle-timeout and --smtp-session-timeout must be at least 1s"},
+		{"--smtp-session-timeout", "500ms", "--smtp-idle-timeout and --smtp-session-timeout must be at least 1s"},
+		{"--auto-reply-interval", "0s", "--auto-reply-interval must be positive"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.flag, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			out := &syncBuffer{}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a serve that started stops
+			defer cancel()
+			assert.Equal(t, 1, run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", dir, tc.flag, tc.value}, out, out))
+			assert.True(t, strings.HasPrefix(out.String(), "parley serve: bad usage: "+tc.want+"\n"), out.String())
+			_, err := os.Stat(dir)
+			assert.True(t, os.IsNotExist(err), "nothing was created")
+		})
+	}
 }
 
 // TestServeEmptyWithoutDemo: a plain serve on an empty directory creates

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -18,6 +19,9 @@ import (
 type mailFlags struct {
 	relay, username, password, hostname, listen, imapURL *string
 	imapEvery                                            *time.Duration
+	maxBytes                                             *int64
+	maxConns, maxConnsPerAddress                         *int
+	idleTimeout, sessionTimeout, autoReplyEvery          *time.Duration
 }
 
 // addMailFlags registers the e-mail flags of serve.
@@ -30,8 +34,39 @@ func addMailFlags(fs *flag.FlagSet) *mailFlags {
 		imapURL:   fs.String("imap-url", "", "IMAP folder to poll for customers' mail, imaps://user:password@host[:port][/folder] (PARLEY_IMAP_URL); default: none"),
 		imapEvery: fs.Duration("imap-interval", time.Minute, "how often the IMAP folder is polled (PARLEY_IMAP_INTERVAL)"),
 		hostname:  fs.String("smtp-hostname", "localhost", "this host's name in SMTP greetings (PARLEY_SMTP_HOSTNAME)"),
+		maxBytes: fs.Int64("smtp-max-message-bytes", email.DefaultMaxMessageBytes,
+			"largest message the SMTP listener takes, in bytes; a larger one is refused with 552 (PARLEY_SMTP_MAX_MESSAGE_BYTES)"),
+		maxConns: fs.Int("smtp-max-connections", email.DefaultMaxConns,
+			"SMTP connections held at once; more wait (PARLEY_SMTP_MAX_CONNECTIONS)"),
+		maxConnsPerAddress: fs.Int("smtp-max-connections-per-address", email.DefaultMaxConnsPerAddress,
+			"SMTP connections held from one client address; one more is answered 421 (PARLEY_SMTP_MAX_CONNECTIONS_PER_ADDRESS)"),
+		idleTimeout: fs.Duration("smtp-idle-timeout", email.DefaultIdleTimeout,
+			"an SMTP connection that sends nothing for this long is closed (PARLEY_SMTP_IDLE_TIMEOUT)"),
+		sessionTimeout: fs.Duration("smtp-session-timeout", email.DefaultSessionTimeout,
+			"an SMTP connection is closed this long after it opened (PARLEY_SMTP_SESSION_TIMEOUT)"),
+		autoReplyEvery: fs.Duration("auto-reply-interval", parley.DefaultAutoReplyInterval,
+			"a customer who writes in by e-mail gets at most one auto reply per mailbox in this time (PARLEY_AUTO_REPLY_INTERVAL)"),
 	}
 }
+
+// check refuses values of the e-mail flags that would disable a bound.
+func (f *mailFlags) check() error {
+	switch {
+	case *f.maxBytes <= 0:
+		return fmt.Errorf("%w: --smtp-max-message-bytes must be positive", errUsage)
+	case *f.maxConns <= 0 || *f.maxConnsPerAddress <= 0:
+		return fmt.Errorf("%w: --smtp-max-connections and --smtp-max-connections-per-address must be positive", errUsage)
+	case *f.idleTimeout < time.Second || *f.sessionTimeout < time.Second:
+		return fmt.Errorf("%w: --smtp-idle-timeout and --smtp-session-timeout must be at least 1s", errUsage)
+	case *f.autoReplyEvery <= 0:
+		return fmt.Errorf("%w: --auto-reply-interval must be positive", errUsage)
+	}
+	return nil
+}
+
+// mailSpool is the folder the SMTP listener writes messages to while they
+// arrive; nothing in it outlives a message.
+func mailSpool(dataDir string) string { return filepath.Join(dataDir, "mail-spool") }
 
 // mailOutbox is the folder outgoing e-mail is written to without a relay.
 func mailOutbox(dataDir string) string { return filepath.Join(dataDir, "mail-outbox") }
@@ -65,10 +100,19 @@ func startMail(f *mailFlags, db parley.MailSource, dataDir string, log *slog.Log
 		if *f.imapEvery < time.Second {
 			return nil, "", fmt.Errorf("%w: --imap-interval must be at least 1s", errUsage)
 		}
-		poller.Store, poller.Clock, poller.Log = db.Store(), parley.SystemClock, log
+		poller.Store, poller.Clock, poller.Log, poller.AutoReplyInterval = db.Store(), parley.SystemClock, log, *f.autoReplyEvery
 	}
 	var ln net.Listener
 	if *f.listen != "" {
+		// Spooled messages of a run that stopped were never answered 250:
+		// their senders send them again.
+		spool := mailSpool(dataDir)
+		if err := os.RemoveAll(spool); err != nil {
+			return nil, "", err
+		}
+		if err := os.MkdirAll(spool, 0o700); err != nil {
+			return nil, "", err
+		}
 		if ln, err = net.Listen("tcp", *f.listen); err != nil {
 			return nil, "", fmt.Errorf("--smtp-listen: %w", err)
 		}
@@ -81,7 +125,10 @@ func startMail(f *mailFlags, db parley.MailSource, dataDir string, log *slog.Log
 	smtpAddr := ""
 	if ln != nil {
 		smtpAddr = ln.Addr().String()
-		l := &email.Listener{Store: db.Store(), Clock: parley.SystemClock, Log: log, Domain: *f.hostname}
+		l := &email.Listener{Store: db.Store(), Clock: parley.SystemClock, Log: log, Domain: *f.hostname,
+			MaxBytes: *f.maxBytes, MaxConns: *f.maxConns, MaxConnsPerAddress: *f.maxConnsPerAddress,
+			IdleTimeout: *f.idleTimeout, SessionTimeout: *f.sessionTimeout, AutoReplyInterval: *f.autoReplyEvery,
+			SpoolDir: mailSpool(dataDir)}
 		wg.Go(func() {
 			if err := l.Serve(ln); err != nil {
 				log.Error("smtp listener stopped", "err", err)

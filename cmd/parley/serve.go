@@ -34,7 +34,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (PARLEY_ADDR)")
-	data := fs.String("data", "./parley-data", "data directory (PARLEY_DATA); with --database it holds only the mail-outbox folder")
+	data := fs.String("data", "./parley-data", "data directory (PARLEY_DATA); with --database it holds only the mail folders (mail-outbox, mail-spool)")
 	database := addDatabaseFlag(fs)
 	readDatabase := addReadDatabaseFlag(fs)
 	baseURL := fs.String("base-url", "", "absolute URL of the API for links (PARLEY_BASE_URL); default: from each request")
@@ -75,6 +75,9 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	env["database"] = databaseEnv
 	env["read-database"] = readDatabaseEnv
 	if err := parseFlags(fs, args, env); err != nil {
+		return err
+	}
+	if err := mail.check(); err != nil {
 		return err
 	}
 	at, err := location{dir: *data, url: *database}.withReplica(*readDatabase)
