@@ -122,6 +122,9 @@ type CompanyStore interface {
 // UserStore holds users.
 type UserStore interface {
 	User(companyID, id int64) (*User, error)
+	// UsersByIDs loads a company's users in the order asked, skipping ids
+	// no user of the company holds: a page's users in one read.
+	UsersByIDs(companyID int64, ids []int64) ([]User, error)
 	// Users lists a company's users.
 	Users(companyID int64) ([]User, error)
 	// UserByEmail finds a user of any company by sign-in e-mail.
@@ -188,6 +191,13 @@ type SavedReplyStore interface {
 // CustomerStore holds customers.
 type CustomerStore interface {
 	Customer(companyID, id int64) (*Customer, error)
+	// CustomersByIDs loads a company's customers in the order asked,
+	// skipping ids no customer of the company holds: a page's customers in
+	// one read.
+	CustomersByIDs(companyID int64, ids []int64) ([]Customer, error)
+	// ConversationCounts counts the conversations (not deleted) of each of
+	// a company's customers named; a customer without any is absent.
+	ConversationCounts(companyID int64, customerIDs []int64) (map[int64]int, error)
 	CustomerByEmail(companyID int64, email string) (*Customer, error)
 	// PutCustomer stores a customer with its e-mail keys (an e-mail of
 	// another customer is a Conflict), assigning ids to it and its entries.
@@ -265,6 +275,10 @@ type TagStore interface {
 // ConversationStore holds conversations and their threads.
 type ConversationStore interface {
 	Conversation(companyID, id int64) (*Conversation, error)
+	// ConversationsByIDs loads a company's conversations in the order
+	// asked, skipping ids no conversation of the company holds: a page of
+	// conversations in one read.
+	ConversationsByIDs(companyID int64, ids []int64) ([]Conversation, error)
 	// ConversationByID loads a conversation whatever its company, for the
 	// indexer, which learns the company from the record.
 	ConversationByID(id int64) (*Conversation, error)

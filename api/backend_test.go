@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
@@ -62,14 +63,14 @@ func onEachBackend(t *testing.T, test func(t *testing.T, on backend)) {
 
 // openPostgres migrates a database of the test's own and opens the store
 // and the search engine on it, as `parley migrate` and `parley serve
-// --database` do.
-func openPostgres(t *testing.T) (worldDB, index.Engine) {
+// --database` do. tracer, when not nil, sees every statement of the store.
+func openPostgres(t *testing.T, tracer pgx.QueryTracer) (worldDB, index.Engine) {
 	t.Helper()
 	ctx := context.Background()
 	url := pgtest.Database(t)
 	_, err := pgstore.Migrate(ctx, url)
 	require.NoError(t, err)
-	db, err := pgstore.Open(ctx, url, pgstore.Options{})
+	db, err := pgstore.Open(ctx, url, pgstore.Options{Tracer: tracer})
 	require.NoError(t, err)
 	engine, err := pgindex.Open(ctx, url, pgindex.Options{})
 	require.NoError(t, err)

@@ -94,16 +94,18 @@ func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, emb
 	}
 	var items []*conversationView
 	err = s.store.View(func(tx parley.Tx) error {
+		// One read for the page (those deleted between the search and this
+		// read are left out), one for its users, one for its customers.
+		convs, err := tx.ConversationsByIDs(who.Company.ID, index.ParseIDs(res.IDs))
+		if err != nil {
+			return err
+		}
 		rd := newRenderer(s, c, tx)
-		for _, id := range index.ParseIDs(res.IDs) {
-			conv, err := tx.Conversation(who.Company.ID, id)
-			if parley.IsNotFound(err) {
-				continue // deleted between the search and this read
-			}
-			if err != nil {
-				return err
-			}
-			item, err := rd.conversation(conv, embed)
+		if err := rd.prefetch(convs); err != nil {
+			return err
+		}
+		for i := range convs {
+			item, err := rd.conversation(&convs[i], embed)
 			if err != nil {
 				return err
 			}

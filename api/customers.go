@@ -107,16 +107,21 @@ func (s *Server) getCustomer(c *gin.Context) error {
 func (s *Server) customerItems(c *gin.Context, companyID int64, ids []int64) ([]*customerResource, error) {
 	var items []*customerResource
 	err := s.store.View(func(tx parley.Tx) error {
+		// One read for the page, one for its conversation counts.
+		customers, err := tx.CustomersByIDs(companyID, ids)
+		if err != nil {
+			return err
+		}
+		found := make([]int64, len(customers))
+		for i := range customers {
+			found[i] = customers[i].ID
+		}
 		v := s.newCustomerView(c, tx, companyID)
-		for _, id := range ids {
-			cu, err := tx.Customer(companyID, id)
-			if parley.IsNotFound(err) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			item, err := v.resource(cu, false)
+		if v.counts, err = tx.ConversationCounts(companyID, found); err != nil {
+			return err
+		}
+		for i := range customers {
+			item, err := v.resource(&customers[i], false)
 			if err != nil {
 				return err
 			}
@@ -135,6 +140,9 @@ type customerView struct {
 	tx   parley.Tx
 	defs []parley.PropertyDef
 	err  error
+	// counts, when set, holds the conversation counts of a page of
+	// customers read at once; otherwise each customer's is read.
+	counts map[int64]int
 }
 
 // newCustomerView prepares the rendering of a company's customers.
@@ -218,7 +226,7 @@ func (v *customerView) resource(cu *parley.Customer, withAddress bool) (*custome
 		ID: cu.ID, FirstName: cu.FirstName, LastName: cu.LastName, PhotoURL: cu.PhotoURL,
 		PhotoType: cu.PhotoType, JobTitle: cu.JobTitle, Background: cu.Background, Location: cu.Location,
 		Organization: cu.Organization, Gender: cu.Gender, Age: cu.Age, Draft: cu.Draft,
-		ConversationCount: tx.ConversationCount(cu.ID),
+		ConversationCount: v.conversationCount(cu.ID),
 		CreatedAt:         parley.FormatTime(cu.CreatedAt), UpdatedAt: parley.FormatTime(cu.UpdatedAt),
 		Embedded: customerEmbedded{
 			Emails:         entries(cu.Emails, true),
@@ -250,6 +258,15 @@ func (v *customerView) resource(cu *parley.Customer, withAddress bool) (*custome
 		out.Links.Organization = linkTo(s.url(c, "v2", "organizations", cu.OrganizationID))
 	}
 	return out, nil
+}
+
+// conversationCount is a customer's conversation count, from the page's
+// counts when they were read at once.
+func (v *customerView) conversationCount(customerID int64) int {
+	if v.counts != nil {
+		return v.counts[customerID]
+	}
+	return v.tx.ConversationCount(customerID)
 }
 
 // propertyValue is a customer property: every property defined in the

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
 
@@ -102,11 +103,18 @@ func newWorld(t *testing.T, opts ...func(*api.Config)) *world {
 // syncer and workflows as cmd/parley does.
 func newWorldOn(t *testing.T, on backend, opts ...func(*api.Config)) *world {
 	t.Helper()
+	return startWorld(t, on, nil, opts...)
+}
+
+// startWorld starts a world on a backend; on PostgreSQL, tracer (when not
+// nil) sees every statement of the store.
+func startWorld(t *testing.T, on backend, tracer pgx.QueryTracer, opts ...func(*api.Config)) *world {
+	t.Helper()
 	var db worldDB
 	var full index.Engine
 	var bolt *storage.DB
 	if on == postgres {
-		db, full = openPostgres(t)
+		db, full = openPostgres(t, tracer)
 	} else {
 		dir := t.TempDir()
 		var err error

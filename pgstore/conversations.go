@@ -7,8 +7,9 @@ import (
 )
 
 var (
-	sqlConversation    = stmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id = $2`)
-	sqlPutConversation = stmt(`INSERT INTO conversations (company_id, id, number, customer_id, mailbox_id, deleted, open_assignee, tag_ids, body)
+	sqlConversation       = stmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id = $2`)
+	sqlConversationsByIDs = stmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id = ANY($2)`)
+	sqlPutConversation    = stmt(`INSERT INTO conversations (company_id, id, number, customer_id, mailbox_id, deleted, open_assignee, tag_ids, body)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 ON CONFLICT (company_id, id) DO UPDATE SET number = EXCLUDED.number, customer_id = EXCLUDED.customer_id,
 mailbox_id = EXCLUDED.mailbox_id, deleted = EXCLUDED.deleted, open_assignee = EXCLUDED.open_assignee,
@@ -30,6 +31,12 @@ ON CONFLICT (company_id, message_id) DO UPDATE SET conversation_id = EXCLUDED.co
 // Conversation loads a conversation of a company.
 func (t *Tx) Conversation(companyID, id int64) (*parley.Conversation, error) {
 	return one[parley.Conversation](t, "conversation", sqlConversation, companyID, id)
+}
+
+// ConversationsByIDs loads a company's conversations in the order asked,
+// in one statement.
+func (t *Tx) ConversationsByIDs(companyID int64, ids []int64) ([]parley.Conversation, error) {
+	return inOrder(t, sqlConversationsByIDs, companyID, ids, func(c *parley.Conversation) int64 { return c.ID })
 }
 
 // ConversationByID loads a conversation whatever its company; only the

@@ -3,12 +3,15 @@ package pgstore
 import (
 	"slices"
 
+	"github.com/jackc/pgx/v5"
+
 	parley "github.com/parley/parley"
 )
 
 var (
-	sqlCustomer    = stmt(`SELECT c.body FROM customers c WHERE c.company_id = $1 AND c.id = $2`)
-	sqlPutCustomer = stmt(`INSERT INTO customers (company_id, id, organization_id, body) VALUES ($1, $2, $3, $4)
+	sqlCustomer       = stmt(`SELECT c.body FROM customers c WHERE c.company_id = $1 AND c.id = $2`)
+	sqlCustomersByIDs = stmt(`SELECT c.body FROM customers c WHERE c.company_id = $1 AND c.id = ANY($2)`)
+	sqlPutCustomer    = stmt(`INSERT INTO customers (company_id, id, organization_id, body) VALUES ($1, $2, $3, $4)
 ON CONFLICT (company_id, id) DO UPDATE SET organization_id = EXCLUDED.organization_id, body = EXCLUDED.body`)
 	sqlDeleteCustomer  = stmt(`DELETE FROM customers c WHERE c.company_id = $1 AND c.id = $2`)
 	sqlCustomersAfter  = stmt(`SELECT c.body FROM customers c WHERE c.company_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3`)
@@ -23,6 +26,8 @@ ON CONFLICT (company_id, email) DO NOTHING RETURNING customer_id`)
 WHERE c.company_id = $1 AND c.customer_id = $2 AND NOT c.deleted ORDER BY c.id`)
 	sqlCustomerConversationCount = stmt(`SELECT count(*) FROM conversations c
 WHERE c.company_id = $1 AND c.customer_id = $2 AND NOT c.deleted`)
+	sqlCustomersConversationCounts = stmt(`SELECT c.customer_id, count(*) FROM conversations c
+WHERE c.company_id = $1 AND c.customer_id = ANY($2) AND NOT c.deleted GROUP BY c.customer_id`)
 	sqlCustomerConversationMailboxes = stmt(`SELECT c.mailbox_id FROM conversations c
 WHERE c.company_id = $1 AND c.customer_id = $2 AND NOT c.deleted ORDER BY c.id`)
 )
@@ -32,6 +37,12 @@ var _ parley.CustomerStore = (*Tx)(nil)
 // Customer loads a customer of a company.
 func (t *Tx) Customer(companyID, id int64) (*parley.Customer, error) {
 	return one[parley.Customer](t, "customer", sqlCustomer, companyID, id)
+}
+
+// CustomersByIDs loads a company's customers in the order asked, in one
+// statement.
+func (t *Tx) CustomersByIDs(companyID int64, ids []int64) ([]parley.Customer, error) {
+	return inOrder(t, sqlCustomersByIDs, companyID, ids, func(c *parley.Customer) int64 { return c.ID })
 }
 
 // CustomerByEmail finds the customer holding an e-mail in a company.
@@ -192,6 +203,27 @@ func (t *Tx) ConversationCount(customerID int64) int {
 		return 0
 	}
 	return t.countOf(sqlCustomerConversationCount, company, customerID)
+}
+
+// ConversationCounts counts the conversations of each of a company's
+// customers named, in one statement.
+func (t *Tx) ConversationCounts(companyID int64, customerIDs []int64) (map[int64]int, error) {
+	type count struct {
+		customer int64
+		n        int
+	}
+	rows, err := collect(t, func(row pgx.CollectableRow) (count, error) {
+		var c count
+		return c, row.Scan(&c.customer, &c.n)
+	}, sqlCustomersConversationCounts, companyID, customerIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]int, len(rows))
+	for _, c := range rows {
+		out[c.customer] = c.n
+	}
+	return out, nil
 }
 
 // CustomerMailboxes lists the mailboxes a customer has conversations in, in

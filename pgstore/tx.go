@@ -251,6 +251,30 @@ func many[T any](t *Tx, sql string, args ...any) ([]T, error) {
 	return collect(t, bodyRow[T], sql, args...)
 }
 
+// inOrder loads, in one statement, the records of a company a statement
+// selects by `id = ANY($2)`, and returns them in the order of ids (the
+// statement's own order is the table's), skipping ids it did not find.
+func inOrder[T any](t *Tx, sql string, companyID int64, ids []int64, idOf func(*T) int64) ([]T, error) {
+	if len(ids) == 0 {
+		return []T{}, nil
+	}
+	found, err := many[T](t, sql, companyID, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]*T, len(found))
+	for i := range found {
+		byID[idOf(&found[i])] = &found[i]
+	}
+	out := make([]T, 0, len(ids))
+	for _, id := range ids {
+		if rec, ok := byID[id]; ok {
+			out = append(out, *rec)
+		}
+	}
+	return out, nil
+}
+
 // ids collects a statement's single bigint column.
 func (t *Tx) ids(sql string, args ...any) ([]int64, error) {
 	return collect(t, idRow, sql, args...)

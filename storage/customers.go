@@ -11,6 +11,11 @@ func (t *Tx) Customer(companyID, id int64) (*parley.Customer, error) {
 	return scoped(t, bucketCustomers, id, func(c *parley.Customer) int64 { return c.CompanyID }, companyID, "customer")
 }
 
+// CustomersByIDs loads a company's customers in the order asked.
+func (t *Tx) CustomersByIDs(companyID int64, ids []int64) ([]parley.Customer, error) {
+	return scopedAll(ids, t.Customer, companyID)
+}
+
 // CustomerByEmail finds the customer holding an e-mail in a company.
 func (t *Tx) CustomerByEmail(companyID int64, email string) (*parley.Customer, error) {
 	id := t.tx.Bucket(bucketCustomerEmails).Get(keyStr(companyID, parley.NormalizeEmail(email)))
@@ -178,6 +183,23 @@ func (t *Tx) ConversationCount(customerID int64) int {
 		n++
 	}
 	return n
+}
+
+// ConversationCounts counts the conversations of each of a company's
+// customers named.
+func (t *Tx) ConversationCounts(companyID int64, customerIDs []int64) (map[int64]int, error) {
+	out := map[int64]int{}
+	for _, id := range customerIDs {
+		if _, err := t.Customer(companyID, id); parley.IsNotFound(err) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		if n := t.ConversationCount(id); n > 0 {
+			out[id] = n
+		}
+	}
+	return out, nil
 }
 
 // EachCustomer calls fn for every customer of every company.

@@ -319,3 +319,21 @@ func scoped[T any](t *Tx, bucket []byte, id int64, companyOf func(*T) int64, com
 	}
 	return rec, nil
 }
+
+// scopedAll loads a company's records by id in the order asked, skipping
+// those the company does not hold. A read of the memory-mapped file is
+// cheap, so a loop is the batch.
+func scopedAll[T any](ids []int64, load func(companyID, id int64) (*T, error), companyID int64) ([]T, error) {
+	out := make([]T, 0, len(ids))
+	for _, id := range ids {
+		rec, err := load(companyID, id)
+		if parley.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *rec)
+	}
+	return out, nil
+}

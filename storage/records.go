@@ -153,6 +153,11 @@ func (t *Tx) Conversation(companyID, id int64) (*parley.Conversation, error) {
 	return scoped(t, bucketConversations, id, func(c *parley.Conversation) int64 { return c.CompanyID }, companyID, "conversation")
 }
 
+// ConversationsByIDs loads a company's conversations in the order asked.
+func (t *Tx) ConversationsByIDs(companyID int64, ids []int64) ([]parley.Conversation, error) {
+	return scopedAll(ids, t.Conversation, companyID)
+}
+
 // ConversationByID loads a conversation whatever its company; only the
 // indexer uses it.
 func (t *Tx) ConversationByID(id int64) (*parley.Conversation, error) {

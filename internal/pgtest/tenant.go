@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -124,3 +125,37 @@ func (r *Recorder) AssertTenant(t testing.TB, tables []string, exempt string, ma
 		t.Errorf("%d statements are exempt from the company filter; at most %d may be", exempted, maxExempt)
 	}
 }
+
+// Counter is a pgx tracer that counts the statements run through it,
+// alone or in a batch: a test bounds what one request costs.
+type Counter struct {
+	n atomic.Int64
+}
+
+var (
+	_ pgx.QueryTracer = (*Counter)(nil)
+	_ pgx.BatchTracer = (*Counter)(nil)
+)
+
+// TraceQueryStart counts a statement.
+func (c *Counter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	c.n.Add(1)
+	return ctx
+}
+
+// TraceQueryEnd does nothing.
+func (c *Counter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// TraceBatchStart does nothing.
+func (c *Counter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+// TraceBatchQuery counts a statement of a batch.
+func (c *Counter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) { c.n.Add(1) }
+
+// TraceBatchEnd does nothing.
+func (c *Counter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+// Take returns the number of statements counted since the last Take.
+func (c *Counter) Take() int { return int(c.n.Swap(0)) }

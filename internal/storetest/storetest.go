@@ -44,6 +44,7 @@ var families = []struct {
 	{"saved replies", testSavedReplies},
 	{"customers", testCustomers},
 	{"customer conversations", testCustomerConversations},
+	{"batch reads", testBatchReads},
 	{"cursor key", testCursorKey},
 	{"property definitions", testPropertyDefs},
 	{"organizations", testOrganizations},
