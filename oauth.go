@@ -71,6 +71,9 @@ type AuthCode struct {
 	ExpiresAt time.Time  `json:"expiresAt"`
 	UsedAt    *time.Time `json:"usedAt,omitempty"`
 	GrantID   string     `json:"grantId,omitempty"` // set once exchanged
+	// CodeChallenge is the S256 PKCE challenge of the authorization
+	// request, if it had one: the exchange must then send its verifier.
+	CodeChallenge string `json:"codeChallenge,omitempty"`
 }
 
 // RefreshToken is a refresh token, stored under the hash of its value.
@@ -109,8 +112,12 @@ func IssueClientCredentials(tx Tx, app *App, now time.Time) (Issued, error) {
 }
 
 // IssueAuthCode records the user's approval of the application and returns
-// the single-use code to send to the application's redirect URL.
-func IssueAuthCode(tx Tx, app *App, user *User, now time.Time) (string, error) {
+// the single-use code to send to the application's redirect URL. With a
+// PKCE challenge, only the holder of its verifier can exchange the code.
+func IssueAuthCode(tx Tx, app *App, user *User, pkce PKCE, now time.Time) (string, error) {
+	if err := pkce.Check(); err != nil {
+		return "", err
+	}
 	if app.RevokedAt != nil || app.RedirectURI == "" {
 		return "", InvalidParameter("client_id", CodeValueNotSupported, "the application cannot use the authorization-code flow", app.ClientID)
 	}
@@ -119,14 +126,17 @@ func IssueAuthCode(tx Tx, app *App, user *User, now time.Time) (string, error) {
 	}
 	code := NewSecret()
 	return code, tx.PutAuthCode(&AuthCode{Hash: HashToken(code), ClientID: app.ClientID, CompanyID: user.CompanyID,
-		UserID: user.ID, ExpiresAt: now.Add(AuthCodeLifetime)})
+		UserID: user.ID, ExpiresAt: now.Add(AuthCodeLifetime), CodeChallenge: pkce.Challenge})
 }
 
 // ExchangeAuthCode trades an authorization code for an access and a refresh
 // token. A code works once, for the application it was issued to, before it
 // expires; presenting a used code again revokes what it was exchanged for
-// (RFC 6749 section 4.1.2).
-func ExchangeAuthCode(tx Tx, app *App, code string, now time.Time) (Issued, error) {
+// (RFC 6749 section 4.1.2). A code issued with a PKCE challenge needs the
+// challenge's verifier (RFC 7636 section 4.6); a verifier sent for a code
+// issued without one is refused too, so that an application that believes
+// it uses PKCE finds out that its authorization request did not.
+func ExchangeAuthCode(tx Tx, app *App, code, verifier string, now time.Time) (Issued, error) {
 	rec, err := tx.AuthCode(HashToken(code))
 	if err != nil || rec.ClientID != app.ClientID {
 		return Issued{}, internalOr(err, invalidGrant("the authorization code is invalid"))
@@ -139,6 +149,14 @@ func ExchangeAuthCode(tx Tx, app *App, code string, now time.Time) (Issued, erro
 	}
 	if !now.Before(rec.ExpiresAt) {
 		return Issued{}, invalidGrant("the authorization code has expired")
+	}
+	switch {
+	case rec.CodeChallenge != "" && verifier == "":
+		return Issued{}, invalidGrant("the authorization code was issued with a code_challenge: code_verifier is required")
+	case rec.CodeChallenge != "" && !verifies(rec.CodeChallenge, verifier):
+		return Issued{}, invalidGrant("the code_verifier does not match the code_challenge")
+	case rec.CodeChallenge == "" && verifier != "":
+		return Issued{}, invalidGrant("the authorization code was issued without a code_challenge: send no code_verifier")
 	}
 	user, err := tx.User(rec.CompanyID, rec.UserID)
 	if err != nil || !user.CanSignIn() {

@@ -39,7 +39,7 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 	issue := func(app *parley.App, user *parley.User) (string, error) {
 		var code string
 		err := w.write(func(tx parley.Tx) (err error) {
-			code, err = parley.IssueAuthCode(tx, app, user, ruleNow)
+			code, err = parley.IssueAuthCode(tx, app, user, parley.PKCE{}, ruleNow)
 			return err
 		})
 		return code, err
@@ -56,7 +56,7 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 	exchange := func(app *parley.App, code string, at time.Time) (parley.Issued, error) {
 		var got parley.Issued
 		err := w.commitRefusal(func(tx parley.Tx) (err error) {
-			got, err = parley.ExchangeAuthCode(tx, app, code, at)
+			got, err = parley.ExchangeAuthCode(tx, app, code, "", at)
 			return err
 		})
 		return got, err
@@ -128,4 +128,82 @@ func TestSignIn(t *testing.T) {
 		return err
 	})
 	assert.Equal(t, parley.KindUnauthorized, parley.KindOf(err), "a deactivated user cannot sign in")
+}
+
+// TestAuthorizationCodePKCE: a code issued with an S256 challenge is
+// exchanged only with its verifier, and a code issued without one refuses
+// a verifier; unverifiable challenges are refused when the code is issued.
+func TestAuthorizationCodePKCE(t *testing.T) {
+	w := newWorld(t)
+	app := &parley.App{ClientID: "app-1", CompanyID: w.caller.Company.ID, UserID: w.caller.User.ID, Name: "Helper", RedirectURI: "https://app.example/cb", CreatedAt: ruleNow}
+	require.NoError(t, w.write(func(tx parley.Tx) error { return tx.PutApp(app) }))
+	// RFC 7636 appendix B's example.
+	const verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+	s256 := parley.PKCE{Challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", Method: parley.PKCEMethodS256}
+	assert.Equal(t, s256.Challenge, parley.S256Challenge(verifier))
+
+	issueCases := []struct {
+		name string
+		pkce parley.PKCE
+		want string // error message; empty when the code is issued
+	}{
+		{"no challenge", parley.PKCE{}, ""},
+		{"S256", s256, ""},
+		{"plain is refused", parley.PKCE{Challenge: s256.Challenge, Method: "plain"}, "only code_challenge_method=S256 is supported"},
+		{"a missing method means plain", parley.PKCE{Challenge: s256.Challenge}, "only code_challenge_method=S256 is supported"},
+		{"a method without a challenge", parley.PKCE{Method: parley.PKCEMethodS256}, "code_challenge_method needs a code_challenge"},
+		{"not a SHA-256 digest", parley.PKCE{Challenge: "short", Method: parley.PKCEMethodS256}, "an S256 code_challenge is the 43-character base64url SHA-256 of the verifier"},
+		{"not base64url", parley.PKCE{Challenge: s256.Challenge[:42] + "+", Method: parley.PKCEMethodS256}, "an S256 code_challenge is the 43-character base64url SHA-256 of the verifier"},
+	}
+	for _, tc := range issueCases {
+		t.Run("issue/"+tc.name, func(t *testing.T) {
+			err := w.write(func(tx parley.Tx) error {
+				_, err := parley.IssueAuthCode(tx, app, w.caller.User, tc.pkce, ruleNow)
+				return err
+			})
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.Equal(t, parley.KindInvalid, parley.KindOf(err))
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
+
+	exchangeCases := []struct {
+		name     string
+		pkce     parley.PKCE
+		verifier string
+		want     string // invalid_grant's description; empty when tokens are issued
+	}{
+		{"S256 with its verifier", s256, verifier, ""},
+		{"S256 without a verifier", s256, "", "the authorization code was issued with a code_challenge: code_verifier is required"},
+		{"S256 with another verifier", s256, verifier + "x", "the code_verifier does not match the code_challenge"},
+		{"S256 with the challenge as verifier", s256, s256.Challenge, "the code_verifier does not match the code_challenge"},
+		{"no challenge, no verifier", parley.PKCE{}, "", ""},
+		{"no challenge, a verifier", parley.PKCE{}, verifier, "the authorization code was issued without a code_challenge: send no code_verifier"},
+	}
+	for _, tc := range exchangeCases {
+		t.Run("exchange/"+tc.name, func(t *testing.T) {
+			var issued parley.Issued
+			err := w.commitRefusal(func(tx parley.Tx) error {
+				code, err := parley.IssueAuthCode(tx, app, w.caller.User, tc.pkce, ruleNow)
+				if err != nil {
+					return err
+				}
+				issued, err = parley.ExchangeAuthCode(tx, app, code, tc.verifier, ruleNow)
+				return err
+			})
+			if tc.want == "" {
+				require.NoError(t, err)
+				assert.NoError(t, w.authenticated(t, issued.AccessToken, ruleNow))
+				return
+			}
+			e, ok := parley.AsOAuthError(err)
+			require.True(t, ok, "an OAuth error: %v", err)
+			assert.Equal(t, parley.OAuthInvalidGrant, e.Errors[0].Code)
+			assert.Equal(t, tc.want, e.Message)
+			assert.Empty(t, issued.AccessToken)
+		})
+	}
 }

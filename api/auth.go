@@ -103,7 +103,7 @@ func (s *Server) token(c *gin.Context) error {
 		case "client_credentials":
 			issued, err = parley.IssueClientCredentials(tx, app, now)
 		case "authorization_code":
-			issued, err = parley.ExchangeAuthCode(tx, app, form.Get("code"), now)
+			issued, err = parley.ExchangeAuthCode(tx, app, form.Get("code"), form.Get("code_verifier"), now)
 		case "refresh_token":
 			issued, err = parley.RefreshAccess(tx, app, form.Get("refresh_token"), now)
 		}

@@ -18,9 +18,10 @@ const dashboardAppName = "Parley reports dashboard"
 
 var handoffToken = regexp.MustCompile(`data-token="([^"]+)"`)
 
-// startDashboardSignIn follows GET /reports/signin and returns the state
-// it put in the authorization link (and in its cookie).
-func (b *browser) startDashboardSignIn() string {
+// startDashboardSignIn follows GET /reports/signin and returns the
+// authorization request it links to: its state (also in its cookie) and
+// its S256 PKCE challenge (whose verifier is in the cookie).
+func (b *browser) startDashboardSignIn() url.Values {
 	b.t.Helper()
 	res, _ := b.call(http.MethodGet, "/reports/signin", nil)
 	require.Equal(b.t, http.StatusSeeOther, res.StatusCode)
@@ -28,17 +29,19 @@ func (b *browser) startDashboardSignIn() string {
 	require.NoError(b.t, err)
 	require.Equal(b.t, "/authentication/authorizeClientApplication", next.Path)
 	require.Equal(b.t, parley.DashboardClientID, next.Query().Get("client_id"))
-	state := next.Query().Get("state")
-	require.NotEmpty(b.t, state)
-	return state
+	req := next.Query()
+	require.NotEmpty(b.t, req.Get("state"))
+	require.Equal(b.t, "S256", req.Get("code_challenge_method"))
+	require.Len(b.t, req.Get("code_challenge"), 43)
+	return req
 }
 
 // dashboardCallbackURL signs in (or reuses the session), decides, and
 // returns where the authorization page sends the browser back.
-func (b *browser) dashboardCallbackURL(state, decision string) *url.URL {
+func (b *browser) dashboardCallbackURL(req url.Values, decision string) *url.URL {
 	b.t.Helper()
-	page := b.signInTo(parley.DashboardClientID, dashboardAppName, "olivia@acme.test", ownerPass, state)
-	return b.decideFor(parley.DashboardClientID, page, state, decision)
+	page := b.signInTo(req, dashboardAppName, "olivia@acme.test", ownerPass)
+	return b.decideFor(req, page, decision)
 }
 
 func TestDashboardSignIn(t *testing.T) {
@@ -46,7 +49,7 @@ func TestDashboardSignIn(t *testing.T) {
 
 	// The sign-in makes the dashboard's application on first use: no
 	// company, no secret, a redirect URL on the same origin.
-	state := b.startDashboardSignIn()
+	req := b.startDashboardSignIn()
 	app := dashboardApp(t, w)
 	assert.Equal(t, "/reports/callback", app.RedirectURI)
 	assert.Empty(t, app.SecretHash)
@@ -54,10 +57,10 @@ func TestDashboardSignIn(t *testing.T) {
 
 	// Approval comes back to the callback with a code and the state; the
 	// callback answers the hand-off page with a token acting as the user.
-	back := b.dashboardCallbackURL(state, "approve")
+	back := b.dashboardCallbackURL(req, "approve")
 	assert.Equal(t, "", back.Host, "the redirect stays on the origin the user signed in on")
 	assert.Equal(t, "/reports/callback", back.Path)
-	assert.Equal(t, state, back.Query().Get("state"))
+	assert.Equal(t, req.Get("state"), back.Query().Get("state"))
 	res, page := b.call(http.MethodGet, back.String(), nil)
 	require.Equal(t, http.StatusOK, res.StatusCode, page)
 	assert.Equal(t, "no-store", res.Header.Get("Cache-Control"))
@@ -81,35 +84,42 @@ func TestDashboardSignIn(t *testing.T) {
 	// A code given back with a fresh state is a replay: refused, and the
 	// token it bought is revoked.
 	fresh := b.startDashboardSignIn()
-	res, page = b.call(http.MethodGet, "/reports/callback?"+url.Values{"code": {back.Query().Get("code")}, "state": {fresh}}.Encode(), nil)
+	res, page = b.call(http.MethodGet, "/reports/callback?"+url.Values{"code": {back.Query().Get("code")}, "state": {fresh.Get("state")}}.Encode(), nil)
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
 	assert.Contains(t, page, "the authorization code was already used")
 	assert.Equal(t, http.StatusUnauthorized, w.do(request{method: http.MethodGet, path: "/v2/users/me", token: token}).Code)
 
 	// A state that is not this browser's is refused before the code is
 	// spent (login CSRF: an attacker's code in the victim's browser).
-	state = b.startDashboardSignIn()
-	back = b.dashboardCallbackURL(state, "approve")
+	req = b.startDashboardSignIn()
+	back = b.dashboardCallbackURL(req, "approve")
+	code := back.Query().Get("code")
 	forged := back.Query()
 	forged.Set("state", "forged")
 	res, page = b.call(http.MethodGet, "/reports/callback?"+forged.Encode(), nil)
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
 	assert.Contains(t, page, "This sign-in was not started in this browser")
-	state = b.startDashboardSignIn()
-	res, page = b.call(http.MethodGet, "/reports/callback?"+url.Values{"code": {back.Query().Get("code")}, "state": {state}}.Encode(), nil)
-	assert.Equal(t, http.StatusOK, res.StatusCode, "the code was not spent by the forged callback: %s", page)
+	assert.Nil(t, authCode(t, w, code).UsedAt, "the code was not spent by the forged callback")
+
+	// The code is bound to its sign-in's PKCE verifier: given back to
+	// another sign-in of the same browser (another verifier), it is
+	// refused and still unspent.
+	fresh = b.startDashboardSignIn()
+	res, page = b.call(http.MethodGet, "/reports/callback?"+url.Values{"code": {code}, "state": {fresh.Get("state")}}.Encode(), nil)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+	assert.Contains(t, page, "the code_verifier does not match the code_challenge")
+	assert.NotRegexp(t, handoffToken, page)
+	assert.Nil(t, authCode(t, w, code).UsedAt)
 
 	// Denial.
-	state = b.startDashboardSignIn()
-	back = b.dashboardCallbackURL(state, "deny")
+	back = b.dashboardCallbackURL(b.startDashboardSignIn(), "deny")
 	assert.Equal(t, "access_denied", back.Query().Get("error"))
 	res, page = b.call(http.MethodGet, back.String(), nil)
 	assert.Equal(t, http.StatusForbidden, res.StatusCode)
 	assert.Contains(t, page, "You did not authorize the reports dashboard.")
 
 	// An expired code.
-	state = b.startDashboardSignIn()
-	back = b.dashboardCallbackURL(state, "approve")
+	back = b.dashboardCallbackURL(b.startDashboardSignIn(), "approve")
 	w.clock.advance(parley.AuthCodeLifetime)
 	res, page = b.call(http.MethodGet, back.String(), nil)
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
@@ -134,6 +144,17 @@ func TestDashboardSignIn(t *testing.T) {
 	assert.NotContains(t, w.logs.String(), token, "no token in the logs")
 }
 
+// authCode loads the stored record of an authorization code.
+func authCode(t *testing.T, w *world, code string) *parley.AuthCode {
+	t.Helper()
+	var rec *parley.AuthCode
+	require.NoError(t, w.store.View(func(tx parley.Tx) (err error) {
+		rec, err = tx.AuthCode(parley.HashToken(code))
+		return err
+	}))
+	return rec
+}
+
 func dashboardApp(t *testing.T, w *world) *parley.App {
 	t.Helper()
 	var app *parley.App
@@ -148,13 +169,13 @@ func dashboardApp(t *testing.T, w *world) *parley.App {
 // sign-in off; the sign-in does not make the application again.
 func TestDashboardSignInRevoked(t *testing.T) {
 	w, b := newFlowWorld(t)
-	state := b.startDashboardSignIn()
+	req := b.startDashboardSignIn()
 	app := dashboardApp(t, w)
 	revoked := w.clock.Now()
 	app.RevokedAt = &revoked
 	_, err := w.store.Update(func(tx parley.Tx) error { return tx.PutApp(app) })
 	require.NoError(t, err)
-	res, page := b.call(http.MethodGet, authorizeURL(parley.DashboardClientID, state), nil)
+	res, page := b.call(http.MethodGet, "/authentication/authorizeClientApplication?"+req.Encode(), nil)
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
 	assert.Contains(t, page, "This application is unknown or cannot ask for access.")
 	b.startDashboardSignIn()
@@ -216,7 +237,7 @@ func TestDashboardCallbackFailuresAreLimited(t *testing.T) {
 	w := newWorld(t, func(c *api.Config) { c.TokenRateLimit = 2 })
 	b := newBrowser(t, w)
 	for i, want := range []int{http.StatusBadRequest, http.StatusBadRequest, http.StatusTooManyRequests} {
-		state := b.startDashboardSignIn()
+		state := b.startDashboardSignIn().Get("state")
 		res, _ := b.call(http.MethodGet, "/reports/callback?"+url.Values{"code": {"junk"}, "state": {state}}.Encode(), nil)
 		assert.Equal(t, want, res.StatusCode, "attempt %d", i+1)
 	}

@@ -27,17 +27,48 @@ const (
 	maxFormBytes  = 16 << 10
 )
 
+// authRequest is what an authorization request carries through the
+// sign-in and consent forms to the code it ends with.
+type authRequest struct {
+	ClientID, State string
+	// CodeChallenge and CodeChallengeMethod are the request's PKCE
+	// challenge (RFC 7636), if it has one.
+	CodeChallenge, CodeChallengeMethod string
+}
+
+// authRequestOf reads an authorization request's parameters from a query
+// or a form.
+func authRequestOf(v url.Values) authRequest {
+	return authRequest{ClientID: v.Get("client_id"), State: v.Get("state"),
+		CodeChallenge: v.Get("code_challenge"), CodeChallengeMethod: v.Get("code_challenge_method")}
+}
+
+func (r authRequest) pkce() parley.PKCE {
+	return parley.PKCE{Challenge: r.CodeChallenge, Method: r.CodeChallengeMethod}
+}
+
+// authorizeURL is the authorization page for the request.
+func (r authRequest) authorizeURL() string {
+	q := url.Values{"client_id": {r.ClientID}, "state": {r.State}}
+	if r.CodeChallenge != "" || r.CodeChallengeMethod != "" {
+		q.Set("code_challenge", r.CodeChallenge)
+		q.Set("code_challenge_method", r.CodeChallengeMethod)
+	}
+	return authorizePath + "?" + q.Encode()
+}
+
 // csrfToken binds a form to its browser (key: a cookie's value, which
 // other sites can neither read nor set) and to the authorization request
-// (client id and state): a form whose state was altered fails the check.
-func csrfToken(key, purpose, clientID, state string) string {
+// (client id, state and PKCE challenge): a form whose request was altered
+// fails the check.
+func csrfToken(key, purpose string, r authRequest) string {
 	h := hmac.New(sha256.New, []byte(key))
-	h.Write([]byte(purpose + "\x00" + clientID + "\x00" + state))
+	h.Write([]byte(strings.Join([]string{purpose, r.ClientID, r.State, r.CodeChallenge, r.CodeChallengeMethod}, "\x00")))
 	return base64.RawURLEncoding.EncodeToString(h.Sum(nil))
 }
 
-func csrfValid(key, purpose, clientID, state, got string) bool {
-	return key != "" && hmac.Equal([]byte(csrfToken(key, purpose, clientID, state)), []byte(got))
+func csrfValid(key, purpose string, r authRequest, got string) bool {
+	return key != "" && hmac.Equal([]byte(csrfToken(key, purpose, r)), []byte(got))
 }
 
 // setCookie sets an HttpOnly, SameSite=Lax cookie on the pages' path,
@@ -117,11 +148,16 @@ func (s *Server) sessionUser(c *gin.Context) (*parley.User, string) {
 
 // authorizePage handles GET /authentication/authorizeClientApplication:
 // the sign-in form, or, once signed in, the consent page.
+// A PKCE challenge Parley cannot verify is refused on an error page before
+// anyone signs in.
 func (s *Server) authorizePage(c *gin.Context) error {
-	clientID, state := c.Query("client_id"), c.Query("state")
-	app := s.flowApp(c, clientID)
+	req := authRequestOf(c.Request.URL.Query())
+	app := s.flowApp(c, req.ClientID)
 	if app == nil {
 		return s.unknownApp(c)
+	}
+	if err := req.pkce().Check(); err != nil {
+		return s.page(c, http.StatusBadRequest, errorPage, pageData{Message: "This application's request is malformed: " + err.Error() + "."})
 	}
 	if u, session := s.sessionUser(c); u != nil {
 		consent := s.consentFor(c, app, u)
@@ -129,22 +165,21 @@ func (s *Server) authorizePage(c *gin.Context) error {
 			return s.unknownApp(c)
 		}
 		return s.page(c, http.StatusOK, consentPage, pageData{App: consent.App, Maker: consent.Maker, Company: consent.Company,
-			ForeignMaker: consent.ForeignMaker, User: u.Name(), Email: u.Email, ClientID: clientID,
-			State: state, CSRF: csrfToken(session, "consent", clientID, state)})
+			ForeignMaker: consent.ForeignMaker, User: u.Name(), Email: u.Email, authRequest: req,
+			CSRF: csrfToken(session, "consent", req)})
 	}
-	return s.loginForm(c, http.StatusOK, clientID, state, "")
+	return s.loginForm(c, http.StatusOK, req, "")
 }
 
 // loginForm renders the sign-in form with a fresh CSRF token, setting the
 // CSRF cookie when the browser has none.
-func (s *Server) loginForm(c *gin.Context, status int, clientID, state, message string) error {
+func (s *Server) loginForm(c *gin.Context, status int, req authRequest, message string) error {
 	key, err := c.Cookie(csrfCookie)
 	if err != nil || len(key) < 32 {
 		key = parley.NewSecret()
 		s.setCookie(c, csrfCookie, key, 0)
 	}
-	return s.page(c, status, loginPage, pageData{ClientID: clientID, State: state, Message: message,
-		CSRF: csrfToken(key, "login", clientID, state)})
+	return s.page(c, status, loginPage, pageData{authRequest: req, Message: message, CSRF: csrfToken(key, "login", req)})
 }
 
 // readForm parses a bounded urlencoded form body.
@@ -171,16 +206,16 @@ var dummyPasswordHash = sync.OnceValue(func() []byte {
 // page. Attempts are rate limited per e-mail address.
 func (s *Server) login(c *gin.Context) error {
 	form := readForm(c)
-	clientID, state, email := form.Get("client_id"), form.Get("state"), parley.NormalizeEmail(form.Get("email"))
+	req, email := authRequestOf(form), parley.NormalizeEmail(form.Get("email"))
 	key, _ := c.Cookie(csrfCookie)
-	if !csrfValid(key, "login", clientID, state, form.Get("csrf")) {
+	if !csrfValid(key, "login", req, form.Get("csrf")) {
 		return s.page(c, http.StatusBadRequest, errorPage, pageData{Message: "This form has expired or was altered. Start again from the application."})
 	}
-	if s.flowApp(c, clientID) == nil {
+	if s.flowApp(c, req.ClientID) == nil {
 		return s.unknownApp(c)
 	}
 	if d := s.takeClient(c, "login:", email); !s.setRateHeaders(c, d) {
-		return s.loginForm(c, http.StatusTooManyRequests, clientID, state, "Too many attempts. Wait a minute and try again.")
+		return s.loginForm(c, http.StatusTooManyRequests, req, "Too many attempts. Wait a minute and try again.")
 	}
 	var u *parley.User
 	err := s.store.View(func(tx parley.Tx) (err error) {
@@ -192,7 +227,7 @@ func (s *Server) login(c *gin.Context) error {
 		hash = []byte(u.PasswordHash)
 	}
 	if bcrypt.CompareHashAndPassword(hash, []byte(form.Get("password"))) != nil || err != nil || u.PasswordHash == "" || u.Deactivated {
-		return s.loginForm(c, http.StatusUnauthorized, clientID, state, "Wrong e-mail or password.")
+		return s.loginForm(c, http.StatusUnauthorized, req, "Wrong e-mail or password.")
 	}
 	now := s.now()
 	var session string
@@ -204,7 +239,7 @@ func (s *Server) login(c *gin.Context) error {
 		return err
 	}
 	s.setCookie(c, sessionCookie, session, int(parley.SessionLifetime.Seconds()))
-	c.Redirect(http.StatusSeeOther, authorizePath+"?"+url.Values{"client_id": {clientID}, "state": {state}}.Encode())
+	c.Redirect(http.StatusSeeOther, req.authorizeURL())
 	return nil
 }
 
@@ -214,15 +249,15 @@ func (s *Server) login(c *gin.Context) error {
 // `error=access_denied` and the `state` (RFC 6749 section 4.1.2.1).
 func (s *Server) authorizeDecision(c *gin.Context) error {
 	form := readForm(c)
-	clientID, state := form.Get("client_id"), form.Get("state")
+	req := authRequestOf(form)
 	u, session := s.sessionUser(c)
 	if u == nil {
-		return s.loginForm(c, http.StatusUnauthorized, clientID, state, "Your session has ended. Sign in again.")
+		return s.loginForm(c, http.StatusUnauthorized, req, "Your session has ended. Sign in again.")
 	}
-	if !csrfValid(session, "consent", clientID, state, form.Get("csrf")) {
+	if !csrfValid(session, "consent", req, form.Get("csrf")) {
 		return s.page(c, http.StatusBadRequest, errorPage, pageData{Message: "This form has expired or was altered. Start again from the application."})
 	}
-	app := s.flowApp(c, clientID)
+	app := s.flowApp(c, req.ClientID)
 	if app == nil {
 		return s.unknownApp(c)
 	}
@@ -236,7 +271,7 @@ func (s *Server) authorizeDecision(c *gin.Context) error {
 	} else {
 		var code string
 		err := s.write(c, func(tx parley.Tx) (err error) {
-			code, err = parley.IssueAuthCode(tx, app, u, s.now())
+			code, err = parley.IssueAuthCode(tx, app, u, req.pkce(), s.now())
 			return err
 		})
 		if err != nil {
@@ -244,8 +279,8 @@ func (s *Server) authorizeDecision(c *gin.Context) error {
 		}
 		q.Set("code", code)
 	}
-	if state != "" {
-		q.Set("state", state)
+	if req.State != "" {
+		q.Set("state", req.State)
 	}
 	target.RawQuery = q.Encode()
 	c.Header("Referrer-Policy", "no-referrer")

@@ -10,8 +10,8 @@ import (
 // pageData fills the HTML pages of the authorization-code flow.
 type pageData struct {
 	App, User, Email string
-	ClientID, State  string
-	CSRF, Message    string
+	authRequest
+	CSRF, Message string
 	// Maker is the company the application belongs to, Company the
 	// user's; ForeignMaker says they differ (the consent page).
 	Maker, Company string
@@ -37,6 +37,10 @@ button{margin:1rem .5rem 0 0;padding:.5rem 1rem}.message{color:#a00}</style></he
 <input type="hidden" name="csrf" value="{{.CSRF}}">
 <input type="hidden" name="client_id" value="{{.ClientID}}">
 <input type="hidden" name="state" value="{{.State}}">
+{{- with .CodeChallenge}}
+<input type="hidden" name="code_challenge" value="{{.}}">{{end}}
+{{- with .CodeChallengeMethod}}
+<input type="hidden" name="code_challenge_method" value="{{.}}">{{end}}
 <label for="email">E-mail</label><input id="email" type="email" name="email" autocomplete="username" required>
 <label for="password">Password</label><input id="password" type="password" name="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
@@ -51,6 +55,10 @@ button{margin:1rem .5rem 0 0;padding:.5rem 1rem}.message{color:#a00}</style></he
 <input type="hidden" name="csrf" value="{{.CSRF}}">
 <input type="hidden" name="client_id" value="{{.ClientID}}">
 <input type="hidden" name="state" value="{{.State}}">
+{{- with .CodeChallenge}}
+<input type="hidden" name="code_challenge" value="{{.}}">{{end}}
+{{- with .CodeChallengeMethod}}
+<input type="hidden" name="code_challenge_method" value="{{.}}">{{end}}
 <button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>{{end}}`)

@@ -94,7 +94,10 @@ func (s *Server) listMailboxFields(c *gin.Context) error {
 // listMailboxFolders handles GET /v2/mailboxes/{mailboxId}/folders: the
 // system folders, then the saved views listed among them (type "view"):
 // the mailbox's shared views and the caller's private views that name it.
-// The counts come from the index, so they are true to the data.
+// The counts come from the index, so they are true to the data; a view's
+// counts are of its conversations in this mailbox, what
+// `GET /v2/conversations?folder={view}&mailbox={mailboxId}` lists (a view
+// may name several mailboxes).
 func (s *Server) listMailboxFolders(c *gin.Context) error {
 	m, err := s.loadMailbox(c)
 	if err == nil {
@@ -146,8 +149,9 @@ func (s *Server) listMailboxFolders(c *gin.Context) error {
 		if err != nil {
 			return err
 		}
+		inMailbox := query.And{Nodes: []query.Node{selection, query.EqualID("mailboxId", m.ID)}}
 		item, err := counted(folderView{ID: v.ID, Name: v.Name, Type: parley.FolderView, UserID: v.OwnerID,
-			UpdatedAt: parley.FormatTime(v.ModifiedAt)}, selection)
+			UpdatedAt: parley.FormatTime(v.ModifiedAt)}, inMailbox)
 		if err != nil {
 			return err
 		}

@@ -105,39 +105,57 @@ func authorizeURL(clientID, state string) string {
 // no session, and returns the consent page.
 func (b *browser) signIn(email, password, state string) string {
 	b.t.Helper()
-	return b.signInTo(appClientID, "Test app", email, password, state)
+	return b.signInTo(testAppRequest(state), "Test app", email, password)
 }
 
-// signInTo is signIn for the application clientID, named appName.
-func (b *browser) signInTo(clientID, appName, email, password, state string) string {
+// testAppRequest is an authorization request of the test app.
+func testAppRequest(state string) url.Values {
+	return url.Values{"client_id": {appClientID}, "state": {state}}
+}
+
+// signInTo is signIn for the authorization request req (client_id, state
+// and perhaps a PKCE challenge) of the application named appName.
+func (b *browser) signInTo(req url.Values, appName, email, password string) string {
 	b.t.Helper()
-	res, page := b.call(http.MethodGet, authorizeURL(clientID, state), nil)
-	require.Equal(b.t, http.StatusOK, res.StatusCode)
+	authorize := "/authentication/authorizeClientApplication?" + req.Encode()
+	res, page := b.call(http.MethodGet, authorize, nil)
+	require.Equal(b.t, http.StatusOK, res.StatusCode, page)
 	if strings.Contains(page, "Authorize "+appName) {
 		return page // signed in already: the session cookie was sent
 	}
 	require.Contains(b.t, page, `action="/authentication/login"`)
-	res, page = b.call(http.MethodPost, "/authentication/login", url.Values{"csrf": {csrfOf(b.t, page)},
-		"client_id": {clientID}, "state": {state}, "email": {email}, "password": {password}})
+	form := withFields(req, url.Values{"csrf": {csrfOf(b.t, page)}, "email": {email}, "password": {password}})
+	res, page = b.call(http.MethodPost, "/authentication/login", form)
 	require.Equal(b.t, http.StatusSeeOther, res.StatusCode, page)
-	require.Equal(b.t, authorizeURL(clientID, state), res.Header.Get("Location"))
+	require.Equal(b.t, authorize, res.Header.Get("Location"))
 	res, page = b.call(http.MethodGet, res.Header.Get("Location"), nil)
 	require.Equal(b.t, http.StatusOK, res.StatusCode)
 	require.Contains(b.t, page, "Authorize "+appName)
 	return page
 }
 
+// withFields is a copy of req with fields added.
+func withFields(req, fields url.Values) url.Values {
+	out := url.Values{}
+	for _, v := range []url.Values{req, fields} {
+		for k, vs := range v {
+			out[k] = vs
+		}
+	}
+	return out
+}
+
 // decide posts the consent form and returns the redirect's URL.
 func (b *browser) decide(page, state, decision string) *url.URL {
 	b.t.Helper()
-	return b.decideFor(appClientID, page, state, decision)
+	return b.decideFor(testAppRequest(state), page, decision)
 }
 
-// decideFor is decide for the application clientID.
-func (b *browser) decideFor(clientID, page, state, decision string) *url.URL {
+// decideFor is decide for the authorization request req.
+func (b *browser) decideFor(req url.Values, page, decision string) *url.URL {
 	b.t.Helper()
-	res, body := b.call(http.MethodPost, "/authentication/authorizeClientApplication", url.Values{
-		"csrf": {csrfOf(b.t, page)}, "client_id": {clientID}, "state": {state}, "decision": {decision}})
+	res, body := b.call(http.MethodPost, "/authentication/authorizeClientApplication",
+		withFields(req, url.Values{"csrf": {csrfOf(b.t, page)}, "decision": {decision}}))
 	require.Equal(b.t, http.StatusSeeOther, res.StatusCode, body)
 	u, err := url.Parse(res.Header.Get("Location"))
 	require.NoError(b.t, err)
@@ -336,4 +354,76 @@ func TestInvitedUserAcceptsBySigningIn(t *testing.T) {
 	me := w.do(request{method: http.MethodGet, path: "/v2/users/me", token: inactiveToken})
 	require.Equal(t, http.StatusOK, me.Code, "signing in accepted the invitation: %s", me.Body.String())
 	assert.Equal(t, "ian@acme.test", decode(t, me)["email"])
+}
+
+// TestAuthorizationCodePKCE: an authorization request with an S256
+// challenge carries it through the sign-in and consent forms to the code,
+// which the token endpoint then exchanges only with its verifier.
+func TestAuthorizationCodePKCE(t *testing.T) {
+	w, b := newFlowWorld(t)
+	// RFC 7636 appendix B's example.
+	const verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+	req := withFields(testAppRequest("p1"), url.Values{"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"},
+		"code_challenge_method": {"S256"}})
+	page := b.signInTo(req, "Test app", "olivia@acme.test", ownerPass)
+	assert.Contains(t, page, `<input type="hidden" name="code_challenge" value="E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM">`)
+	assert.Contains(t, page, `<input type="hidden" name="code_challenge_method" value="S256">`)
+
+	// A consent form whose challenge was dropped or altered is refused.
+	for _, altered := range []url.Values{testAppRequest("p1"), withFields(req, url.Values{"code_challenge": {parley.S256Challenge("mine")}})} {
+		res, html := b.call(http.MethodPost, "/authentication/authorizeClientApplication",
+			withFields(altered, url.Values{"csrf": {csrfOf(t, page)}, "decision": {"approve"}}))
+		assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+		assert.Empty(t, res.Header.Get("Location"))
+		assert.Contains(t, html, "This form has expired or was altered")
+	}
+
+	code := b.decideFor(req, page, "approve").Query().Get("code")
+	require.NotEmpty(t, code)
+	cases := []struct {
+		name     string
+		verifier string
+		status   int
+		body     map[string]any // the whole answer; nil for tokens
+	}{
+		{"no verifier", "", http.StatusBadRequest, map[string]any{"error": "invalid_grant",
+			"error_description": "the authorization code was issued with a code_challenge: code_verifier is required"}},
+		{"another verifier", verifier[1:] + "x", http.StatusBadRequest, map[string]any{"error": "invalid_grant",
+			"error_description": "the code_verifier does not match the code_challenge"}},
+		{"its verifier", verifier, http.StatusOK, nil},
+	}
+	for _, tc := range cases {
+		grant := codeGrant(code)
+		if tc.verifier != "" {
+			grant.Set("code_verifier", tc.verifier)
+		}
+		status, body := w.tokenRequest(grant)
+		assert.Equal(t, tc.status, status, tc.name)
+		if tc.body != nil {
+			assert.Equal(t, tc.body, body, tc.name)
+			continue
+		}
+		assert.Equal(t, "bearer", body["token_type"], tc.name)
+		assert.Equal(t, http.StatusOK, w.me(body["access_token"].(string)), tc.name)
+	}
+
+	// A verifier sent for a code issued without a challenge is refused.
+	grant := codeGrant(w.issueCode(ownerID))
+	grant.Set("code_verifier", verifier)
+	status, body := w.tokenRequest(grant)
+	assert.Equal(t, http.StatusBadRequest, status)
+	assert.Equal(t, map[string]any{"error": "invalid_grant",
+		"error_description": "the authorization code was issued without a code_challenge: send no code_verifier"}, body)
+
+	// A challenge Parley cannot verify is refused before anyone signs in.
+	for _, bad := range []url.Values{
+		{"code_challenge_method": {"plain"}},
+		{"code_challenge_method": {""}},
+		{"code_challenge": {"too-short"}},
+		{"code_challenge": {""}},
+	} {
+		res, html := b.call(http.MethodGet, "/authentication/authorizeClientApplication?"+withFields(req, bad).Encode(), nil)
+		assert.Equal(t, http.StatusBadRequest, res.StatusCode, bad)
+		assert.Contains(t, html, "This application&#39;s request is malformed:", bad)
+	}
 }

@@ -28,7 +28,7 @@ func (w *world) issueCode(userID int64) string {
 		if err != nil {
 			return err
 		}
-		code, err = parley.IssueAuthCode(tx, app, u, w.clock.Now())
+		code, err = parley.IssueAuthCode(tx, app, u, parley.PKCE{}, w.clock.Now())
 		return err
 	})
 	require.NoError(w.t, err)

@@ -190,3 +190,34 @@ func TestWebhookViewFilter(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, rec.Code)
 	assert.Equal(t, []string{"viewId: Invalid identifier"}, errorSummary(t, rec))
 }
+
+// TestViewFolderCountInMailbox: a view listed among a mailbox's folders
+// counts what `folder=<view>&mailbox=<mailbox>` lists, not what the view
+// selects in every mailbox it names.
+func TestViewFolderCountInMailbox(t *testing.T) {
+	onEachBackend(t, func(t *testing.T, on backend) {
+		w := newListWorldOn(t, on)
+		both := w.createView(ownerToken, fmt.Sprintf(`{"name":"Both","filters":{"status":"all","mailbox":[%d,%d]}}`, supportID, billingID))
+		listed := func(mailbox int, status string) int {
+			path := fmt.Sprintf("/v2/conversations?folder=%d&mailbox=%d", both, mailbox)
+			if status != "" {
+				path += "&status=" + status
+			}
+			rec := w.get(path)
+			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+			return int(decode(t, rec)["page"].(map[string]any)["totalElements"].(float64))
+		}
+		for _, tc := range []struct {
+			mailbox int
+			want    string
+		}{
+			{supportID, "view Both 5/3"},
+			{billingID, "view Both 1/1"},
+		} {
+			folders := folderCounts(t, w.world, ownerToken, tc.mailbox)
+			assert.Equal(t, tc.want, folders[len(folders)-1], "mailbox %d", tc.mailbox)
+			assert.Equal(t, fmt.Sprintf("view Both %d/%d", listed(tc.mailbox, ""), listed(tc.mailbox, "active")), folders[len(folders)-1],
+				"mailbox %d: the count is what the list lists", tc.mailbox)
+		}
+	})
+}

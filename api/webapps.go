@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"crypto/subtle"
 	"net/http"
-	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -29,8 +29,9 @@ type webApp struct {
 	// the page in its sign-in's messages.
 	appName, noun string
 	// stateCookie holds the state of a sign-in under way, which the
-	// callback must be given back: a code sent to someone else's browser
-	// (login CSRF) is refused.
+	// callback must be given back (a code sent to someone else's browser,
+	// login CSRF, is refused), and the PKCE verifier the callback exchanges
+	// the code with (a code stolen on its way back cannot be exchanged).
 	stateCookie string
 	asset       func(name string) (webassets.Asset, bool)
 }
@@ -108,7 +109,8 @@ func (s *Server) webAppAsset(a webApp) handler {
 
 // webAppSignIn handles GET {path}/signin: it sends the browser to the
 // authorization page as the app's application (made on first use), with a
-// fresh state kept in a cookie for the callback to check.
+// fresh state and a PKCE challenge whose verifier is kept in a cookie for
+// the callback.
 func (s *Server) webAppSignIn(a webApp) handler {
 	return func(c *gin.Context) error {
 		err := s.store.View(func(tx parley.Tx) error {
@@ -124,10 +126,12 @@ func (s *Server) webAppSignIn(a webApp) handler {
 		if err != nil {
 			return err
 		}
-		state := parley.NewSecret()
-		s.setCookieOn(c, a.path, a.stateCookie, state, webAppStateMaxAge)
+		state, verifier := parley.NewSecret(), parley.NewSecret()
+		s.setCookieOn(c, a.path, a.stateCookie, state+"."+verifier, webAppStateMaxAge)
 		c.Header("Cache-Control", "no-store")
-		c.Redirect(http.StatusSeeOther, authorizePath+"?"+url.Values{"client_id": {a.clientID}, "state": {state}}.Encode())
+		req := authRequest{ClientID: a.clientID, State: state,
+			CodeChallenge: parley.S256Challenge(verifier), CodeChallengeMethod: parley.PKCEMethodS256}
+		c.Redirect(http.StatusSeeOther, req.authorizeURL())
 		return nil
 	}
 }
@@ -144,7 +148,8 @@ func (s *Server) webAppCallback(a webApp) handler {
 		failed := func(status int, message string) error {
 			return s.page(c, status, handoffPage, pageData{App: a.noun, Home: a.path, Message: message})
 		}
-		want, _ := c.Cookie(a.stateCookie)
+		cookie, _ := c.Cookie(a.stateCookie)
+		want, verifier, _ := strings.Cut(cookie, ".")
 		s.setCookieOn(c, a.path, a.stateCookie, "", -1)
 		c.Header("Referrer-Policy", "no-referrer")
 		if want == "" || subtle.ConstantTimeCompare([]byte(want), []byte(c.Query("state"))) != 1 {
@@ -163,7 +168,7 @@ func (s *Server) webAppCallback(a webApp) handler {
 			if err != nil {
 				return err
 			}
-			issued, err = parley.ExchangeAuthCode(tx, app, c.Query("code"), now)
+			issued, err = parley.ExchangeAuthCode(tx, app, c.Query("code"), verifier, now)
 			return err
 		})
 		if err != nil && parley.KindOf(err) != parley.KindInternal {

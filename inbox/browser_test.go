@@ -85,6 +85,17 @@ func threadsOf(t *testing.T, p *browsertest.Parley, id int64) []thread {
 }
 
 // count is the number of conversations the list answers to a query.
+// savedView is what the test reads of a view from GET /v2/views.
+type savedView struct {
+	ID         int64  `json:"id"`
+	Name       string `json:"name"`
+	Visibility string `json:"visibility"`
+	MailboxID  int64  `json:"mailboxId"`
+	Filters    struct {
+		Mailbox []int64 `json:"mailbox"`
+	} `json:"filters"`
+}
+
 func count(t *testing.T, p *browsertest.Parley, params url.Values) int {
 	t.Helper()
 	var list conversationList
@@ -249,7 +260,25 @@ func TestInbox(t *testing.T) {
 		assert.Equal(t, count(t, p, url.Values{"status": {"all"}, "query": {"refund AND status:closed"}}), after)
 		assert.NotEqual(t, before, after)
 		assert.Equal(t, min(after, 25), browsertest.Evaluate[int](t, ctx, `document.querySelectorAll('#results .result').length`), "the first page of them")
+		assert.Equal(t, "true", browsertest.Evaluate[string](t, ctx, `document.querySelector('#facets [data-facet="status"] button[data-value="closed"]').getAttribute('aria-pressed')`))
 		screenshot(t, ctx, "search", false)
+	})
+
+	t.Run("a facet clicked again takes its condition out", func(t *testing.T) {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#facets [data-facet="status"] button[data-value="closed"]`))))
+		require.NoError(t, browsertest.WaitFor(ctx, `document.getElementById('query').value === 'refund' && document.getElementById('list').dataset.state === 'ready'`))
+		assert.Equal(t, count(t, p, url.Values{"status": {"all"}, "query": {"refund"}}), shownCount(t, ctx))
+		assert.Equal(t, "false", browsertest.Evaluate[string](t, ctx, `document.querySelector('#facets [data-facet="status"] button[data-value="closed"]').getAttribute('aria-pressed')`))
+		// Around an OR, refine's parentheses go too.
+		search(t, ctx, "refund OR shipping")
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#facets [data-facet="status"] button[data-value="closed"]`))))
+		require.NoError(t, browsertest.WaitFor(ctx, `document.getElementById('query').value === '(refund OR shipping) AND status:closed' && document.getElementById('list').dataset.state === 'ready'`))
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#facets [data-facet="status"] button[data-value="closed"]`))))
+		require.NoError(t, browsertest.WaitFor(ctx, `document.getElementById('query').value === 'refund OR shipping' && document.getElementById('list').dataset.state === 'ready'`))
+		// The save-as-view step below saves the refined query.
+		search(t, ctx, "refund")
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#facets [data-facet="status"] button[data-value="closed"]`))))
+		require.NoError(t, browsertest.WaitFor(ctx, `document.getElementById('query').value === 'refund AND status:closed' && document.getElementById('list').dataset.state === 'ready'`))
 	})
 
 	t.Run("a saved view shows in the navigation with its count", func(t *testing.T) {
@@ -268,6 +297,33 @@ func TestInbox(t *testing.T) {
 		assert.Equal(t, count(t, p, url.Values{"status": {"all"}, "query": {"refund AND status:closed"}}), shown.Count)
 	})
 
+	t.Run("a view saved from a mailbox's folder can be shared with the mailbox", func(t *testing.T) {
+		mailbox := browsertest.Evaluate[int64](t, ctx, `Number(document.querySelector('#navigation [data-mailbox]').dataset.mailbox)`)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#navigation [data-mailbox="`+strconv.FormatInt(mailbox, 10)+`"] [data-folder] a`))))
+		require.NoError(t, browsertest.WaitFor(ctx, `new URLSearchParams(location.search).get('mailbox') === '`+strconv.FormatInt(mailbox, 10)+`' && document.getElementById('list').dataset.state === 'ready'`))
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("save-view"))))
+		assert.False(t, browsertest.Evaluate[bool](t, ctx, `document.querySelector('#save-view-form input[value=shared]').closest('label').hidden`))
+		run(t, ctx, `document.querySelector('#save-view-form input[name=name]').value = ''`)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#save-view-form input[value=shared]`))))
+		assert.True(t, browsertest.Evaluate[bool](t, ctx, `document.querySelector('#save-view-form input[name=in-mailbox]').disabled`), "a shared view keeps to its mailbox")
+		require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`#save-view-form input[name=name]`), "Team queue"+kb.Enter)))
+		require.NoError(t, browsertest.WaitFor(ctx, `[...document.querySelectorAll('#navigation [data-view] .name')].some((n) => n.textContent === 'Team queue')`))
+		var views struct {
+			Embedded struct {
+				Views []savedView `json:"views"`
+			} `json:"_embedded"`
+		}
+		p.Get(t, "/v2/views", nil, &views)
+		i := slices.IndexFunc(views.Embedded.Views, func(v savedView) bool { return v.Name == "Team queue" })
+		require.GreaterOrEqual(t, i, 0)
+		saved := views.Embedded.Views[i]
+		assert.Equal(t, "shared", saved.Visibility)
+		assert.Equal(t, mailbox, saved.MailboxID)
+		assert.Equal(t, []int64{mailbox}, saved.Filters.Mailbox)
+		shown := browsertest.Evaluate[int](t, ctx, `Number(document.querySelector('#navigation [data-view="`+strconv.FormatInt(saved.ID, 10)+`"]').dataset.count)`)
+		assert.Equal(t, count(t, p, url.Values{"folder": {strconv.FormatInt(saved.ID, 10)}, "mailbox": {strconv.FormatInt(mailbox, 10)}}), shown)
+	})
+
 	t.Run("j, k and Enter open a conversation from the list", func(t *testing.T) {
 		search(t, ctx, "status:active")
 		ids := browsertest.Evaluate[[]int64](t, ctx, `[...document.querySelectorAll('#results .result')].map((r) => Number(r.dataset.conversation))`)
@@ -276,9 +332,28 @@ func TestInbox(t *testing.T) {
 		require.NoError(t, chromedp.Do(ctx, press("j"), press("j"), press("k"), press("j")))
 		assert.Equal(t, ids[1], browsertest.Evaluate[int64](t, ctx, `Number(document.activeElement.closest('.result').dataset.conversation)`))
 		require.NoError(t, chromedp.Do(ctx, press(kb.Enter)))
-		require.NoError(t, browsertest.WaitFor(ctx, `location.pathname.startsWith('/conversation/`+strconv.FormatInt(ids[1], 10)+`/') && document.body.dataset.conversation === 'ready'`))
+		require.NoError(t, browsertest.WaitFor(ctx, `location.pathname.startsWith('/conversation/`+strconv.FormatInt(ids[1], 10)+`/') && document.body.dataset.conversation === 'ready' && document.body.dataset.state === 'ready'`))
 		require.NoError(t, chromedp.Do(ctx, press("/")))
 		assert.Equal(t, "query", browsertest.Evaluate[string](t, ctx, `document.activeElement.id`))
+	})
+
+	t.Run("j and k move between a conversation's threads", func(t *testing.T) {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(conv.Links.Web.Href)))
+		require.NoError(t, browsertest.WaitFor(ctx, `document.body.dataset.conversation === 'ready' && document.body.dataset.state === 'ready'`))
+		shown := browsertest.Evaluate[[]int64](t, ctx, `[...document.querySelectorAll('#threads [data-thread]')].map((li) => Number(li.dataset.thread))`)
+		require.GreaterOrEqual(t, len(shown), 3)
+		focused := func() int64 {
+			return browsertest.Evaluate[int64](t, ctx, `Number(document.activeElement.closest('[data-thread]')?.dataset.thread ?? 0)`)
+		}
+		require.NoError(t, chromedp.Do(ctx, press("j")))
+		assert.Equal(t, shown[0], focused(), "j starts at the first thread")
+		require.NoError(t, chromedp.Do(ctx, press("j"), press("j"), press("k")))
+		assert.Equal(t, shown[1], focused())
+		require.NoError(t, chromedp.Do(ctx, press("k"), press("k")))
+		assert.Equal(t, shown[0], focused(), "k stops at the first")
+		run(t, ctx, `document.activeElement.blur()`)
+		require.NoError(t, chromedp.Do(ctx, press("k")))
+		assert.Equal(t, shown[len(shown)-1], focused(), "k starts at the last")
 	})
 
 	t.Run("a reply sent from the page reaches the API", func(t *testing.T) {

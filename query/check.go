@@ -342,36 +342,44 @@ func parseNumber(s string) (float64, bool) {
 }
 
 // suggest finds the accepted name closest to name, if it is close enough
-// to be a typo (at most two edits). Ties go to the alphabetically first.
+// to be a typo (at most two edits, a swap of neighbours counting one).
+// Ties go to the alphabetically first.
 func suggest(name string, names []string) string {
 	names = slices.Clone(names)
 	slices.Sort(names)
 	best, bestDist := "", 3
 	for _, n := range names {
-		if d := levenshtein(strings.ToLower(name), strings.ToLower(n)); d < bestDist {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(n)); d < bestDist {
 			best, bestDist = n, d
 		}
 	}
 	return best
 }
 
-func levenshtein(a, b string) int {
+// editDistance is the optimal-string-alignment distance: insertions,
+// deletions, substitutions and swaps of two neighbouring letters each
+// count one, since a swap ("stauts") is as common a typo as a wrong letter.
+func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return d[len(ra)][len(rb)]
 }

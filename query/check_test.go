@@ -175,4 +175,5 @@ func TestSuggest(t *testing.T) {
 	for in, want := range tests {
 		assert.Equal(t, want, suggest(in, names), in)
 	}
+	assert.Equal(t, "status", suggest("stauts", []string{"state", "status"}), "a swap of neighbours is one edit, a closer match than state's two")
 }

@@ -57,6 +57,17 @@ export class ConversationPage {
     return true;
   }
 
+  // move focuses the next (1) or previous (-1) thread, for j and k; from
+  // elsewhere on the page, j starts at the first and k at the last.
+  move(step) {
+    const threads = [...document.querySelectorAll('#threads .thread article')];
+    if (threads.length === 0) return;
+    const at = threads.indexOf(document.activeElement);
+    const next = at < 0 ? (step > 0 ? 0 : threads.length - 1) : Math.min(threads.length - 1, Math.max(0, at + step));
+    threads[next].focus();
+    threads[next].scrollIntoView({ block: 'nearest' });
+  }
+
   missing() {
     clearInterval(this.timer);
     document.getElementById('conversation-body').hidden = true;
@@ -91,7 +102,7 @@ export class ConversationPage {
     const text = t.type === 'lineitem' ? (t.action?.text ?? `Status ${t.status}`) : (t.body ?? '');
     const attachments = t._embedded?.attachments ?? [];
     return el('li', { class: `thread thread-${t.type}`, 'data-thread': t.id, 'data-type': t.type },
-      el('article', { 'aria-label': `${threadLabels[t.type] ?? t.type} by ${author}` },
+      el('article', { tabindex: '-1', 'aria-label': `${threadLabels[t.type] ?? t.type} by ${author}` },
         el('header', {}, el('strong', {}, threadLabels[t.type] ?? t.type), ' · ', author, ' · ', when(t.createdAt)),
         el('div', { class: 'body' }, text),
         attachments.length ? el('ul', { class: 'attachments', 'aria-label': 'Attachments' }, attachments.map((a) => el('li', {},

@@ -60,8 +60,8 @@ function wireKeyboard() {
     if (typing(event.target)) return;
     const act = {
       '/': () => document.getElementById('query').focus(),
-      j: () => list?.move(1),
-      k: () => list?.move(-1),
+      j: () => (list ?? conversation)?.move(1),
+      k: () => (list ?? conversation)?.move(-1),
       r: () => conversation?.compose('reply'),
       n: () => conversation?.compose('note'),
     }[event.key];

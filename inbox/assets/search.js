@@ -47,6 +47,27 @@ export function refine(query, field, value) {
   return /\bOR\b/.test(q) ? `(${q}) AND ${term}` : `${q} AND ${term}`;
 }
 
+// withoutCondition is the query with one condition that refine added taken
+// out again, or null when the query does not hold it as refine writes it.
+export function withoutCondition(query, field, value) {
+  const term = `${field}:${quoted(value)}`;
+  const q = query.trim();
+  if (q === term) return '';
+  if (!q.endsWith(` AND ${term}`)) return null;
+  const rest = q.slice(0, -` AND ${term}`.length);
+  const unwrapped = /^\((.*)\)$/s.exec(rest)?.[1];
+  for (const before of [unwrapped, rest]) {
+    if (before !== undefined && refine(before, field, value) === q) return before;
+  }
+  return null;
+}
+
+// toggle is what a click on a facet does: it adds the facet's condition,
+// or, when the query already ends with it (a second click), takes it out.
+export function toggle(query, field, value) {
+  return withoutCondition(query, field, value) ?? refine(query, field, value);
+}
+
 // queryColumn reads the column an invalid query's message names.
 function queryColumn(message) {
   const m = /at column (\d+)/.exec(message ?? '');
@@ -71,7 +92,22 @@ export class ConversationList {
     pager.querySelector('[data-page=previous]').addEventListener('click', () => this.go({ page: this.state.page - 1 }));
     pager.querySelector('[data-page=next]').addEventListener('click', () => this.go({ page: this.state.page + 1 }));
     const form = document.getElementById('save-view-form');
+    const inMailbox = form.elements['in-mailbox'];
+    // A shared view is shared with its mailbox's users, so it keeps to
+    // that mailbox.
+    form.querySelectorAll('[name=visibility]').forEach((radio) => radio.addEventListener('change', () => {
+      const shared = form.elements.visibility.value === 'shared';
+      inMailbox.disabled = shared;
+      if (shared) inMailbox.checked = true;
+    }));
     document.getElementById('save-view').addEventListener('click', () => {
+      const mailbox = this.state.mailbox;
+      const name = document.querySelector(`#navigation [data-mailbox="${CSS.escape(mailbox)}"] h3`)?.textContent ?? 'this mailbox';
+      form.querySelectorAll('[data-needs-mailbox]').forEach((e) => { e.hidden = !mailbox; });
+      form.querySelectorAll('.mailbox-name').forEach((e) => { e.textContent = name; });
+      form.elements.visibility.value = 'private';
+      inMailbox.checked = true;
+      inMailbox.disabled = false;
       form.hidden = false;
       form.elements.name.value = this.state.query;
       form.elements.name.focus();
@@ -163,7 +199,8 @@ export class ConversationList {
         el('h2', {}, facetTitles[name]),
         el('ul', {}, entries.map(([value, n]) => el('li', {},
           el('button', { type: 'button', 'data-value': value, 'aria-label': `${facetTitles[name]}: ${value}, ${n} conversations`,
-            onclick: () => this.search(refine(this.state.query, facetFields[name], value)) },
+            'aria-pressed': String(withoutCondition(this.state.query, facetFields[name], value) !== null),
+            onclick: () => this.search(toggle(this.state.query, facetFields[name], value)) },
           el('span', { class: 'value' }, value), el('span', { class: 'count' }, String(n)))))));
     });
     aside.replaceChildren(el('h2', { class: 'visually-hidden' }, 'Refine'), ...groups);
@@ -182,9 +219,12 @@ export class ConversationList {
     const error = form.querySelector('.error');
     error.hidden = true;
     const s = this.state;
-    const view = { name: form.elements.name.value.trim(), visibility: 'private', query: s.query,
-      sortField: s.sortField, sortOrder: s.sortOrder };
-    if (s.status && s.status !== 'all') view.filters = { status: s.status };
+    const visibility = s.mailbox ? form.elements.visibility.value : 'private';
+    const view = { name: form.elements.name.value.trim(), visibility, query: s.query,
+      sortField: s.sortField, sortOrder: s.sortOrder, filters: {} };
+    if (s.status && s.status !== 'all') view.filters.status = s.status;
+    if (s.mailbox && (visibility === 'shared' || form.elements['in-mailbox'].checked)) view.filters.mailbox = [Number(s.mailbox)];
+    if (visibility === 'shared') view.mailboxId = Number(s.mailbox);
     try {
       await call('POST', 'v2/views', { body: view });
     } catch (e) {
