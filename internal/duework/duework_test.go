@@ -70,6 +70,7 @@ func TestRunStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	signal := make(chan struct{})
+	second := make(chan struct{})
 	rounds := 0
 	var logged bytes.Buffer
 	done := make(chan struct{})
@@ -81,6 +82,8 @@ func TestRunStopsWithContext(t *testing.T) {
 				switch rounds++; rounds {
 				case 1:
 					return errors.New("relay down")
+				case 2:
+					close(second)
 				case 3:
 					cancel()
 				}
@@ -93,7 +96,8 @@ func TestRunStopsWithContext(t *testing.T) {
 			Log:    slog.New(slog.NewTextHandler(&logged, nil)),
 		}.Run(ctx)
 	}()
-	signal <- struct{}{} // received only once the second round has run and the loop sleeps
+	<-second             // the retry after the failed round is over
+	signal <- struct{}{} // received once the second round has run and the loop sleeps
 	<-done
 	assert.Equal(t, 3, rounds)
 	assert.Equal(t, 1, strings.Count(logged.String(), "mail: failed; will retry"), logged.String())
