@@ -277,6 +277,10 @@ func openData(t *testing.T, addr, from string) *rawSMTP {
 	return c
 }
 
+// rawStep bounds one write or reply of a rawSMTP: generous, as a message
+// of 25 MiB may take it under the race detector.
+const rawStep = time.Minute
+
 // say sends a command (none when "") and reads the reply, which must start
 // with want.
 func (c *rawSMTP) say(cmd, want string) {
@@ -284,6 +288,7 @@ func (c *rawSMTP) say(cmd, want string) {
 	if cmd != "" {
 		c.write(cmd + "\r\n")
 	}
+	require.NoError(c.t, c.conn.SetReadDeadline(time.Now().Add(rawStep)))
 	for {
 		line, err := c.r.ReadString('\n')
 		require.NoError(c.t, err)
@@ -296,6 +301,7 @@ func (c *rawSMTP) say(cmd, want string) {
 
 func (c *rawSMTP) write(s string) {
 	c.t.Helper()
+	require.NoError(c.t, c.conn.SetWriteDeadline(time.Now().Add(rawStep)))
 	_, err := io.WriteString(c.conn, s)
 	require.NoError(c.t, err)
 }
