@@ -169,6 +169,26 @@ func (p *puller) count(kind string, id int64, created bool, err error) {
 	}
 }
 
+// copyUnlessThere copies one record in a write of its own: unless there
+// finds the target already has it, create makes it. The outcome is
+// counted under kind (copied, already there, or refused with its reason).
+func (p *puller) copyUnlessThere(kind string, sourceID int64, there func(tx parley.Tx) (bool, error), create func(tx parley.Tx) error) {
+	created := false
+	_, err := p.db.Update(func(tx parley.Tx) error {
+		created = false // the write may run again
+		had, err := there(tx)
+		if err != nil || had {
+			return err
+		}
+		if err := create(tx); err != nil {
+			return err
+		}
+		created = true
+		return nil
+	})
+	p.count(kind, sourceID, created, err)
+}
+
 // pullMailboxes creates the source's mailboxes (with their system
 // folders) and their custom fields.
 func (p *puller) pullMailboxes() error {
@@ -294,22 +314,13 @@ func (p *puller) pullSavedReplies() error {
 			if err := json.Unmarshal(one, &in); err != nil {
 				return fmt.Errorf("saved reply %d: %w", item.ID, err)
 			}
-			created := false
-			_, err = p.db.Update(func(tx parley.Tx) error {
+			p.copyUnlessThere("saved replies", item.ID, func(tx parley.Tx) (bool, error) {
 				had, err := tx.SavedReplies(p.caller.Company.ID, targetID)
-				if err != nil {
-					return err
-				}
-				for _, r := range had {
-					if r.Name == item.Name {
-						return nil
-					}
-				}
-				_, err = parley.CreateSavedReply(tx, p.caller, targetID, &in, p.opt.Now())
-				created = err == nil
+				return slices.ContainsFunc(had, func(r parley.SavedReply) bool { return r.Name == item.Name }), err
+			}, func(tx parley.Tx) error {
+				_, err := parley.CreateSavedReply(tx, p.caller, targetID, &in, p.opt.Now())
 				return err
 			})
-			p.count("saved replies", item.ID, created, err)
 		}
 	}
 	return nil
@@ -336,19 +347,16 @@ func (p *puller) pullOrganizations() error {
 				p.count("organizations", id.ID, false, err)
 				continue
 			}
-			created := false
-			_, err := p.db.Update(func(tx parley.Tx) error {
-				if in.Name != nil {
-					had, err := tx.OrganizationsByName(p.caller.Company.ID, *in.Name)
-					if err != nil || len(had) > 0 {
-						return err
-					}
+			p.copyUnlessThere("organizations", id.ID, func(tx parley.Tx) (bool, error) {
+				if in.Name == nil {
+					return false, nil // refused by the create, with its reason
 				}
+				had, err := tx.OrganizationsByName(p.caller.Company.ID, *in.Name)
+				return len(had) > 0, err
+			}, func(tx parley.Tx) error {
 				_, err := parley.CreateOrganization(tx, p.caller.Company.ID, &in, p.opt.Now())
-				created = err == nil
 				return err
 			})
-			p.count("organizations", id.ID, created, err)
 		}
 		return nil
 	})
@@ -367,22 +375,13 @@ func (p *puller) pullProperties() error {
 			return fmt.Errorf("the customer properties page: %w", err)
 		}
 		for _, in := range page.Embedded.Properties {
-			created := false
-			_, err := p.db.Update(func(tx parley.Tx) error {
+			p.copyUnlessThere("customer properties", 0, func(tx parley.Tx) (bool, error) {
 				defs, err := tx.PropertyDefs(p.caller.Company.ID)
-				if err != nil {
-					return err
-				}
-				for _, d := range defs {
-					if in.Slug != nil && d.Slug == *in.Slug {
-						return nil
-					}
-				}
-				_, err = parley.DefineProperty(tx, p.caller, &in, p.opt.Now())
-				created = err == nil
+				return slices.ContainsFunc(defs, func(d parley.PropertyDef) bool { return in.Slug != nil && d.Slug == *in.Slug }), err
+			}, func(tx parley.Tx) error {
+				_, err := parley.DefineProperty(tx, p.caller, &in, p.opt.Now())
 				return err
 			})
-			p.count("customer properties", 0, created, err)
 		}
 		return nil
 	})
