@@ -83,6 +83,7 @@ func TestLimits(t *testing.T) {
 		strings.Repeat("(NOT ", MaxDepth/2) + "a" + strings.Repeat(")", MaxDepth/2),
 		strings.Repeat("x ", MaxClauses),
 		"tag:(" + strings.Repeat("x ", MaxClauses) + ")",
+		`body:"` + strings.Repeat("the ", MaxPhraseWords) + `"`,
 	}
 	for _, in := range accepted {
 		_, err := Parse(in)
@@ -95,6 +96,8 @@ func TestLimits(t *testing.T) {
 		{strings.Repeat("(NOT ", MaxDepth/2) + "-a" + strings.Repeat(")", MaxDepth/2), "too deeply nested at column 81"},
 		{"tag:(" + strings.Repeat("x ", MaxClauses+1) + ")", "too many clauses at column 518"},
 		{strings.Repeat("x ", MaxClauses) + "y:[1 TO 2]", "too many clauses at column 513"},
+		{`body:"` + strings.Repeat("the ", MaxPhraseWords+1) + `"`, "phrase too long at column 6"},
+		{`a "` + strings.Repeat("the\t", MaxPhraseWords+1) + `"`, "phrase too long at column 3"},
 	}
 	for _, tt := range rejected {
 		_, err := Parse(tt.in)
