@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	parley "github.com/parley/parley"
 	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/storage"
 )
@@ -184,4 +186,50 @@ func TestImportCountsJunkAsFailed(t *testing.T) {
 	assert.Contains(t, out.String(), "failed: 1\n  line 2: neither a conversation (subject or _embedded.threads), a customer "+
 		"(firstName, lastName or _embedded entries) nor a list page of them (_embedded.conversations or _embedded.customers): {\"garbage\": true}\n")
 	assert.Contains(t, errs.String(), "1 of the export's records failed (listed above)")
+}
+
+// TestImportRefusedRecordCostsOnlyItself: records are written many to a
+// transaction, and a record the domain refuses fails alone. Among five
+// conversations: one in no mailbox and one with no threads are refused;
+// the one with no threads has a twin with threads after it, which is
+// written (the refused one is no earlier copy of it); the last repeats the
+// first and is skipped. Exactly the two good ones are stored.
+func TestImportRefusedRecordCostsOnlyItself(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"init", "--data", dir, "--company", "Initech", "--owner", "bill@initech.test"}, &out, &errs), errs.String())
+	conversation := func(id, mailbox int, subject string, threads int) string {
+		list := make([]string, threads)
+		for i := range list {
+			list[i] = fmt.Sprintf(`{"id":%d,"type":"customer","body":"Hello %d","createdAt":"2025-01-0%dT10:00:00Z","customer":{"email":"ada@example.com"}}`, id*10+i, i, i+1)
+		}
+		return fmt.Sprintf(`{"id":%d,"number":%d,"subject":%q,"type":"email","status":"active","mailboxId":%d,"createdAt":"2025-01-01T10:00:00Z",`+
+			`"primaryCustomer":{"email":"ada@example.com"},"_embedded":{"threads":[%s]}}`, id, id, subject, mailbox, strings.Join(list, ","))
+	}
+	file := filepath.Join(t.TempDir(), "export.jsonl")
+	require.NoError(t, os.WriteFile(file, []byte(strings.Join([]string{
+		conversation(1, 1, "Refund", 2),
+		conversation(2, 9, "Lost", 1),
+		conversation(3, 1, "Twin", 0),
+		conversation(4, 1, "Twin", 1),
+		conversation(5, 1, "Refund", 2),
+	}, "\n")), 0o600))
+	out.Reset()
+	errs.Reset()
+	assert.Equal(t, 1, run(context.Background(), []string{"import", "--data", dir, file}, &out, &errs))
+	assert.Contains(t, out.String(), "conversations: 2 created (3 threads), 1 already there\nfailed: 2\n"+
+		"  conversation 2: Bad request; mailboxId: no mailbox with this id\n"+
+		"  conversation 3: no threads to import\n")
+
+	stored, err := storage.Open(dbPath(dir), storage.Options{})
+	require.NoError(t, err)
+	defer stored.Close()
+	var subjects []string
+	require.NoError(t, stored.Store().View(func(tx parley.Tx) error {
+		return tx.EachConversation(func(c *parley.Conversation) error {
+			subjects = append(subjects, fmt.Sprintf("%d %s %d", c.ID, c.Subject, c.ThreadCount))
+			return nil
+		})
+	}))
+	assert.Equal(t, []string{"1 Refund 2", "4 Twin 1"}, subjects)
 }
