@@ -6,6 +6,7 @@
 import { get, call, every, download, APIError, SignInRequired } from './api.js';
 import { el, personName, when, conversationPath } from './format.js';
 import { pageLink } from './search.js';
+import { conversationDrawn } from './marks.js';
 
 const pollInterval = 4000;
 
@@ -50,9 +51,11 @@ export class ConversationPage {
     }
     const text = JSON.stringify(conv);
     if (text !== this.shown) {
+      const first = this.shown === '';
       this.shown = text;
       this.conv = conv;
       this.draw();
+      if (first) conversationDrawn();
     }
     return true;
   }
