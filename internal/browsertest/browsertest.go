@@ -171,11 +171,17 @@ func WaitFor(ctx context.Context, expression string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		_, err := chromedp.Run(ctx, chromedp.Poll[bool](expression, chromedp.WithPollingTimeout(time.Until(deadline))))
-		if err == nil || !strings.Contains(err.Error(), "Cannot find context") || time.Now().After(deadline) {
+		if err == nil || !navigatedAway(err) || time.Now().After(deadline) {
 			return err
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// navigatedAway tells whether a wait failed because its document went:
+// Chromium says so in two ways, depending on when the navigation lands.
+func navigatedAway(err error) bool {
+	return strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "Inspected target navigated or closed")
 }
 
 // Evaluate runs an expression in the page and decodes its value.
