@@ -159,19 +159,25 @@ func shownCount(t *testing.T, ctx context.Context) int {
 	return browsertest.Evaluate[int](t, ctx, `Number(document.getElementById('list').dataset.count)`)
 }
 
+// start starts Chromium and Parley over the demo data, and opens a tab
+// whose errors are watched.
+func start(t *testing.T) (browser, tab context.Context, p *browsertest.Parley, errs *browsertest.PageErrors) {
+	t.Helper()
+	browser = browsertest.StartBrowser(t)
+	p = browsertest.StartParley(t)
+	tab, cancelTab := chromedp.NewContext(browser)
+	tab, cancel := context.WithTimeout(tab, 4*time.Minute)
+	t.Cleanup(func() { cancel(); cancelTab() })
+	return browser, tab, p, browsertest.WatchErrors(tab)
+}
+
 // TestInbox drives the inbox in headless Chromium over the demo data, as
 // an agent would: sign in, open a conversation's web link, search, refine,
 // save a view, reply, and watch another agent's change arrive. What the
 // page shows must be what the API answers to a direct call. One browser
 // and one sign-in serve the steps, so they run in order.
 func TestInbox(t *testing.T) {
-	browser := browsertest.StartBrowser(t)
-	p := browsertest.StartParley(t)
-	tab, cancelTab := chromedp.NewContext(browser)
-	defer cancelTab()
-	ctx, cancel := context.WithTimeout(tab, 4*time.Minute)
-	defer cancel()
-	errs := browsertest.WatchErrors(ctx)
+	browser, ctx, p, errs := start(t)
 
 	if !t.Run("signs in through the authorization page", func(t *testing.T) { signIn(t, ctx, p, "/inbox") }) {
 		return
@@ -555,13 +561,7 @@ func threadIDs(threads []thread) []int64 {
 // it into another from its page, with the keyboard where an agent would
 // use it, and checks what the page did through the API.
 func TestInboxFieldsAndMerge(t *testing.T) {
-	browser := browsertest.StartBrowser(t)
-	p := browsertest.StartParley(t)
-	tab, cancelTab := chromedp.NewContext(browser)
-	defer cancelTab()
-	ctx, cancel := context.WithTimeout(tab, 4*time.Minute)
-	defer cancel()
-	errs := browsertest.WatchErrors(ctx)
+	_, ctx, p, errs := start(t)
 
 	mailbox, fields := supportMailbox(t, p)
 	var list conversationList
