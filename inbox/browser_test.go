@@ -159,19 +159,25 @@ func shownCount(t *testing.T, ctx context.Context) int {
 	return browsertest.Evaluate[int](t, ctx, `Number(document.getElementById('list').dataset.count)`)
 }
 
+// start starts Chromium and Parley over the demo data, and opens a tab
+// whose errors are watched.
+func start(t *testing.T) (browser, tab context.Context, p *browsertest.Parley, errs *browsertest.PageErrors) {
+	t.Helper()
+	browser = browsertest.StartBrowser(t)
+	p = browsertest.StartParley(t)
+	tab, cancelTab := chromedp.NewContext(browser)
+	tab, cancel := context.WithTimeout(tab, 4*time.Minute)
+	t.Cleanup(func() { cancel(); cancelTab() })
+	return browser, tab, p, browsertest.WatchErrors(tab)
+}
+
 // TestInbox drives the inbox in headless Chromium over the demo data, as
 // an agent would: sign in, open a conversation's web link, search, refine,
 // save a view, reply, and watch another agent's change arrive. What the
 // page shows must be what the API answers to a direct call. One browser
 // and one sign-in serve the steps, so they run in order.
 func TestInbox(t *testing.T) {
-	browser := browsertest.StartBrowser(t)
-	p := browsertest.StartParley(t)
-	tab, cancelTab := chromedp.NewContext(browser)
-	defer cancelTab()
-	ctx, cancel := context.WithTimeout(tab, 4*time.Minute)
-	defer cancel()
-	errs := browsertest.WatchErrors(ctx)
+	browser, ctx, p, errs := start(t)
 
 	if !t.Run("signs in through the authorization page", func(t *testing.T) { signIn(t, ctx, p, "/inbox") }) {
 		return
@@ -482,4 +488,188 @@ func otherCompanyConversation(t *testing.T, p *browsertest.Parley, globexToken s
 	require.NotEmpty(t, list.Embedded.Conversations)
 	c := list.Embedded.Conversations[0]
 	return strconv.FormatInt(c.ID, 10) + "/" + strconv.FormatInt(c.Number, 10)
+}
+
+// fieldDef is what the test reads of a mailbox's custom field.
+type fieldDef struct {
+	ID      int64  `json:"id"`
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Options []struct {
+		ID    int64  `json:"id"`
+		Label string `json:"label"`
+	} `json:"options"`
+}
+
+// fieldValue is a conversation's custom field as the API answers it.
+type fieldValue struct {
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Text  string `json:"text"`
+	Value string `json:"value"`
+}
+
+// supportMailbox is Acme's mailbox with a custom field of every type, and
+// its fields.
+func supportMailbox(t *testing.T, p *browsertest.Parley) (int64, map[string]fieldDef) {
+	t.Helper()
+	var boxes struct {
+		Embedded struct {
+			Mailboxes []struct {
+				ID int64 `json:"id"`
+			} `json:"mailboxes"`
+		} `json:"_embedded"`
+	}
+	p.Get(t, "/v2/mailboxes", nil, &boxes)
+	for _, m := range boxes.Embedded.Mailboxes {
+		var fields struct {
+			Embedded struct {
+				Fields []fieldDef `json:"fields"`
+			} `json:"_embedded"`
+		}
+		p.Get(t, "/v2/mailboxes/"+strconv.FormatInt(m.ID, 10)+"/fields", nil, &fields)
+		byType := map[string]fieldDef{}
+		for _, f := range fields.Embedded.Fields {
+			byType[f.Type] = f
+		}
+		if len(byType) == 5 {
+			return m.ID, byType
+		}
+	}
+	t.Fatal("the demo has no mailbox with a custom field of every type")
+	return 0, nil
+}
+
+func fieldsOf(t *testing.T, p *browsertest.Parley, id int64) []fieldValue {
+	t.Helper()
+	var got struct {
+		CustomFields []fieldValue `json:"customFields"`
+	}
+	p.Get(t, "/v2/conversations/"+strconv.FormatInt(id, 10), nil, &got)
+	return got.CustomFields
+}
+
+func threadIDs(threads []thread) []int64 {
+	var ids []int64
+	for _, th := range threads {
+		ids = append(ids, th.ID)
+	}
+	return ids
+}
+
+// TestInboxFieldsAndMerge edits a conversation's custom fields and merges
+// it into another from its page, with the keyboard where an agent would
+// use it, and checks what the page did through the API.
+func TestInboxFieldsAndMerge(t *testing.T) {
+	_, ctx, p, errs := start(t)
+
+	mailbox, fields := supportMailbox(t, p)
+	var list conversationList
+	p.Get(t, "/v2/conversations", url.Values{"status": {"all"}, "mailbox": {strconv.FormatInt(mailbox, 10)}, "sortField": {"number"}, "sortOrder": {"asc"}}, &list)
+	require.GreaterOrEqual(t, len(list.Embedded.Conversations), 2)
+	conv, other := list.Embedded.Conversations[0], list.Embedded.Conversations[1]
+	page := "/conversation/" + strconv.FormatInt(conv.ID, 10) + "/" + strconv.FormatInt(conv.Number, 10)
+	if !t.Run("signs in on the conversation's page", func(t *testing.T) { signIn(t, ctx, p, page) }) {
+		return
+	}
+	require.NoError(t, browsertest.WaitFor(ctx, `document.body.dataset.conversation === 'ready' && !document.getElementById('fields').hidden`))
+
+	t.Run("every field of the mailbox has a labelled input of its type", func(t *testing.T) {
+		type shownField struct {
+			Label, Tag, Type string
+		}
+		shown := browsertest.Evaluate[[]shownField](t, ctx, `[...document.querySelectorAll('#fields [data-field]')].map((i) =>
+			({ Label: [...i.labels].map((l) => l.textContent).join(), Tag: i.tagName, Type: i.type }))`)
+		assert.ElementsMatch(t, []shownField{
+			{fields["dropdown"].Name, "SELECT", "select-one"}, {fields["singleline"].Name, "INPUT", "text"},
+			{fields["multiline"].Name, "TEXTAREA", "textarea"}, {fields["number"].Name, "INPUT", "text"},
+			{fields["date"].Name, "INPUT", "date"},
+		}, shown)
+	})
+
+	dropdown, number := fields["dropdown"], fields["number"]
+	option := dropdown.Options[len(dropdown.Options)-1]
+	t.Run("a dropdown value set on the page reaches the API", func(t *testing.T) {
+		before := fieldsOf(t, p, conv.ID)
+		run(t, ctx, `(() => { const s = document.querySelector('#fields [data-field="`+strconv.FormatInt(dropdown.ID, 10)+`"]');
+			s.value = '`+strconv.FormatInt(option.ID, 10)+`'; s.dispatchEvent(new Event('change', { bubbles: true })); })()`)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#fields button[type=submit]`))))
+		require.NoError(t, browsertest.WaitFor(ctx, `document.querySelector('#fields .saved').textContent !== ''`),
+			"the page says: %s", browsertest.Evaluate[string](t, ctx, `document.getElementById('fields').innerText`))
+		want := []fieldValue{{ID: dropdown.ID, Name: dropdown.Name, Text: option.Label, Value: strconv.FormatInt(option.ID, 10)}}
+		for _, f := range before { // the other fields keep their values
+			if f.ID != dropdown.ID {
+				want = append(want, f)
+			}
+		}
+		assert.ElementsMatch(t, want, fieldsOf(t, p, conv.ID))
+	})
+
+	t.Run("a bad number shows the API's error next to its field", func(t *testing.T) {
+		before := fieldsOf(t, p, conv.ID)
+		input := `#fields [data-field="` + strconv.FormatInt(number.ID, 10) + `"]`
+		run(t, ctx, `document.querySelector('`+input+`').value = ''`)
+		require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(input), "12 apples"+kb.Enter)))
+		errorOf := `document.getElementById('field-` + strconv.FormatInt(number.ID, 10) + `-error')`
+		require.NoError(t, browsertest.WaitFor(ctx, `!`+errorOf+`.hidden`))
+		assert.Equal(t, "must be a number", browsertest.Evaluate[string](t, ctx, errorOf+`.textContent`), "the API's message")
+		assert.Equal(t, "true", browsertest.Evaluate[string](t, ctx, `document.querySelector('`+input+`').getAttribute('aria-invalid')`))
+		assert.Equal(t, "field-"+strconv.FormatInt(number.ID, 10), browsertest.Evaluate[string](t, ctx, `document.activeElement.id`), "the field is focused")
+		assert.Equal(t, before, fieldsOf(t, p, conv.ID), "nothing was saved")
+
+		run(t, ctx, `document.querySelector('`+input+`').value = ''`)
+		require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(input), "1250.5"+kb.Enter)))
+		require.NoError(t, browsertest.WaitFor(ctx, errorOf+`.hidden && document.querySelector('#fields .saved').textContent !== ''`))
+		assert.Contains(t, fieldsOf(t, p, conv.ID), fieldValue{ID: number.ID, Name: number.Name, Text: "1250.5", Value: "1250.5"})
+	})
+
+	t.Run("a number no conversation has says so", func(t *testing.T) {
+		run(t, ctx, `document.getElementById('merge-target').value = ''`)
+		require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("merge-target"), "999999"+kb.Enter)))
+		require.NoError(t, browsertest.WaitFor(ctx, `!document.getElementById('merge-error').hidden`))
+		assert.Equal(t, "No conversation you can see has the number 999999.", browsertest.Evaluate[string](t, ctx, `document.getElementById('merge-error').textContent`))
+		assert.True(t, browsertest.Evaluate[bool](t, ctx, `document.querySelector('#merge .confirm').hidden`))
+	})
+
+	t.Run("a merge confirmed shows the surviving conversation with the threads of both", func(t *testing.T) {
+		moving, staying := threadIDs(threadsOf(t, p, conv.ID)), threadIDs(threadsOf(t, p, other.ID))
+		require.NotEmpty(t, moving)
+		require.NotEmpty(t, staying)
+		run(t, ctx, `document.getElementById('merge-target').value = ''`)
+		require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("merge-target"), strconv.FormatInt(other.Number, 10)+kb.Enter)))
+		require.NoError(t, browsertest.WaitFor(ctx, `!document.querySelector('#merge .confirm').hidden`),
+			"the page says: %s", browsertest.Evaluate[string](t, ctx, `document.getElementById('merge-error').textContent`))
+		summary := browsertest.Evaluate[string](t, ctx, `document.querySelector('#merge .confirm .summary').textContent`)
+		assert.Contains(t, summary, "into #"+strconv.FormatInt(other.Number, 10)+" “"+other.Subject+"”")
+		assert.Equal(t, "merge", browsertest.Evaluate[string](t, ctx, `document.activeElement.dataset.action`), "the confirmation has the focus")
+		status, _ := p.Fetch(t, "/v2/conversations/"+strconv.FormatInt(conv.ID, 10), nil)
+		require.Equal(t, http.StatusOK, status, "nothing merged before the confirmation")
+
+		require.NoError(t, chromedp.Do(ctx, press(kb.Enter)))
+		err := browsertest.WaitFor(ctx, `location.pathname === '/conversation/`+strconv.FormatInt(other.ID, 10)+`/`+strconv.FormatInt(other.Number, 10)+`' && document.body?.dataset.conversation === 'ready'`)
+		require.NoError(t, err)
+		shown := browsertest.Evaluate[[]int64](t, ctx, `[...document.querySelectorAll('#threads [data-thread]')].map((li) => Number(li.dataset.thread))`)
+		assert.Subset(t, shown, append(append([]int64{}, moving...), staying...), "the threads of both")
+		assert.Contains(t, browsertest.Evaluate[string](t, ctx, `document.getElementById('threads').textContent`), "Merged with #"+strconv.FormatInt(conv.Number, 10))
+
+		assert.Subset(t, threadIDs(threadsOf(t, p, other.ID)), moving, "the surviving conversation holds the merged one's threads")
+		noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		req, err := http.NewRequest(http.MethodGet, p.URL+"/v2/conversations/"+strconv.FormatInt(conv.ID, 10), nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+p.Token)
+		res, err := noRedirect.Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		assert.Equal(t, http.StatusMovedPermanently, res.StatusCode, "the merged conversation moved")
+		assert.Equal(t, p.URL+"/v2/conversations/"+strconv.FormatInt(other.ID, 10), res.Header.Get("Location"))
+	})
+
+	t.Run("the merged conversation's link opens the surviving one", func(t *testing.T) {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(p.URL+page)))
+		require.NoError(t, browsertest.WaitFor(ctx, `document.body.dataset.conversation === 'ready'`))
+		assert.Equal(t, "/conversation/"+strconv.FormatInt(other.ID, 10)+"/"+strconv.FormatInt(other.Number, 10),
+			browsertest.Evaluate[string](t, ctx, `location.pathname`))
+	})
+
+	assert.Empty(t, errs.All(), "the page logged errors")
 }

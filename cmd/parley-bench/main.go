@@ -7,7 +7,11 @@
 // (the peer). It prints one table (and JSON) of hits, p50 and p99 on both,
 // ingest rates, memory, bytes per conversation and time to ready.
 //
-//	parley-bench [-n 100000] [-http 20000] [-repeat 50] [-scan=true] [-pg=true] [-out results.json]
+// With -browser it also measures the agents' inbox in headless Chromium:
+// a search typed in its box until the results are drawn, and the opening
+// of a conversation of 20 threads.
+//
+//	parley-bench [-n 100000] [-http 20000] [-repeat 50] [-scan=true] [-pg=true] [-browser] [-out results.json]
 package main
 
 import (
@@ -64,6 +68,10 @@ type Options struct {
 	// Only, when set, keeps the queries whose names it matches: one short
 	// query run thousands of times gives its profile enough samples.
 	Only *regexp.Regexp
+	// Browser measures the inbox in headless Chromium, each of its
+	// measures BrowserRepeat times.
+	Browser       bool
+	BrowserRepeat int
 }
 
 // The generator's seeds: the embedded run and the run on Parley's
@@ -94,6 +102,8 @@ func main() {
 	flag.BoolVar(&o.PG, "pg", true, "also load the same data into a PostgreSQL server started for the run, and run the queries there")
 	flag.BoolVar(&o.Backend, "pgbackend", true, "with -pg, also run Parley itself on its PostgreSQL backend, loaded with the same data, through the same HTTP API")
 	flag.BoolVar(&o.Reuse, "reuse", false, "with -dir, run on the data an earlier run (same -n) loaded there: no load, so no ingest figures")
+	flag.BoolVar(&o.Browser, "browser", false, "also measure the agents' inbox in headless Chromium: searches typed in its box, and opening a conversation of 20 threads")
+	flag.IntVar(&o.BrowserRepeat, "browserrepeat", 20, "with -browser, runs of each browser measure")
 	only := flag.String("only", "", "run only the queries whose names match this regular expression (to profile one with a large -repeat)")
 	flag.Parse()
 	if *only != "" {
@@ -188,6 +198,8 @@ type Results struct {
 	PostgresSkipped string        `json:"postgresSkipped,omitempty"`
 	Queries         []QueryResult `json:"queries"`
 	Writes          []WriteResult `json:"writes"`
+	// Browser are the inbox's measures in headless Chromium (-browser).
+	Browser []BrowserResult `json:"browser,omitempty"`
 	// PostgresBackend is Parley itself on PostgreSQL (pgstore and pgindex)
 	// loaded with the same data; nil when it did not run.
 	PostgresBackend *BackendLoad `json:"postgresBackend,omitempty"`
@@ -303,6 +315,12 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	fmt.Fprintln(out, "timing writes with and without automatic workflows...")
 	if res.Writes, err = measureWrites(n, w, o.Repeat, now); err != nil {
 		return err
+	}
+	if o.Browser {
+		fmt.Fprintln(out, "measuring the inbox in headless Chromium...")
+		if res.Browser, err = runBrowser(ctx, n, w, o.BrowserRepeat, now, out); err != nil {
+			return err
+		}
 	}
 	if o.Scan {
 		if err := compareWithScan(ctx, n.db, bleveRuns, queries, max(o.Repeat/10, 1), quiet, out); err != nil {

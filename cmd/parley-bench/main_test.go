@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley/parley/internal/headless"
 	"github.com/parley/parley/internal/pgtest/pgserver"
 )
 
@@ -166,4 +167,35 @@ func TestProfileName(t *testing.T) {
 	} {
 		assert.Equal(t, want, profileName(query), query)
 	}
+}
+
+// TestBenchMeasuresTheInbox runs the bench's browser phase at a tiny size:
+// it signs in to the inbox in headless Chromium, types each search and
+// opens the conversations of 20 threads, and reads the page's own
+// measures back. Where Chromium is missing it skips, except under CI.
+func TestBenchMeasuresTheInbox(t *testing.T) {
+	if headless.Chromium() == "" {
+		require.False(t, headless.Required(), "under CI the browser phase must run: Chromium is not installed")
+		t.Skip("Chromium is not installed")
+	}
+	out := filepath.Join(t.TempDir(), "results.json")
+	var table bytes.Buffer
+	err := Run(context.Background(), Options{N: 300, HTTP: 60, Clients: 4, Chats: 30, Repeat: 2, Companies: 2,
+		Browser: true, BrowserRepeat: 2, Out: out}, &table)
+	require.NoError(t, err, table.String())
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var res Results
+	require.NoError(t, json.Unmarshal(data, &res))
+	require.Len(t, res.Browser, len(browserQueries)+1, "each search, and the opening of a conversation")
+	for i, b := range res.Browser {
+		assert.Equal(t, 2, b.Runs, b.Name)
+		assert.Positive(t, b.P50, b.Name)
+		assert.GreaterOrEqual(t, b.P95, b.P50, b.Name)
+		if i < len(browserQueries) {
+			assert.Equal(t, browserQueries[i].query, b.Query)
+		}
+	}
+	assert.Positive(t, res.Browser[0].Hits, "the list answered the one-word search")
+	assert.Contains(t, table.String(), "open a conversation of 20 threads")
 }

@@ -46,6 +46,16 @@ func printTable(out io.Writer, r Results) {
 	for _, wr := range r.Writes {
 		fmt.Fprintf(out, "%-44s %9s %9s %10s %10s %8s %10s\n", wr.Name, "-", "-", round(wr.P50), "-", "-", round(wr.P99))
 	}
+	if len(r.Browser) > 0 {
+		fmt.Fprintf(out, "\nthe inbox in headless Chromium (the page's Performance API measures)\n%-52s %9s %5s %10s %10s\n", "measure", "hits", "runs", "p50", "p95")
+		for _, b := range r.Browser {
+			hits := "-"
+			if b.Query != "" {
+				hits = fmt.Sprint(b.Hits)
+			}
+			fmt.Fprintf(out, "%-52s %9s %5d %10s %10s\n", b.Name, hits, b.Runs, round(b.P50), round(b.P95))
+		}
+	}
 	if r.ReusedFrom != "" {
 		fmt.Fprintf(out, "\ningest: not measured, the data was loaded by the run of %s (-reuse)", r.ReusedFrom)
 	} else {

@@ -3,9 +3,12 @@
 // again every few seconds while it is in sight, so what another agent
 // changes shows without a reload; it draws again only when the answer
 // differs. A hidden tab does not poll: the company's rate limit is shared.
-import { get, call, every, download, APIError, SignInRequired } from './api.js';
+import { get, call, every, download, pageURL, APIError, SignInRequired } from './api.js';
 import { el, personName, when, conversationPath } from './format.js';
 import { pageLink } from './search.js';
+import { conversationDrawn } from './marks.js';
+import { CustomFields } from './fields.js';
+import { MergeForm } from './merge.js';
 
 const pollInterval = 4000;
 
@@ -20,6 +23,8 @@ export class ConversationPage {
     this.shown = '';
     this.form = document.getElementById('actions');
     this.composer = document.getElementById('composer');
+    this.fields = new CustomFields(document.getElementById('fields'));
+    this.merging = new MergeForm(document.getElementById('merge'), () => this.conv);
     this.wire();
   }
 
@@ -29,6 +34,7 @@ export class ConversationPage {
     if (!(await this.load())) return;
     this.fillAssignees(await users);
     this.showCustomer();
+    this.fields.show(this.conv).catch((e) => this.fail(e));
     document.getElementById('subject').focus();
     this.timer = setInterval(() => { if (!document.hidden) this.load().catch(() => {}); }, pollInterval);
   }
@@ -48,11 +54,19 @@ export class ConversationPage {
       }
       throw error;
     }
+    if (String(conv.id) !== String(this.id)) {
+      // The API answered the conversation this one was merged into (its
+      // 301 is followed): the page is that conversation's now.
+      this.id = conv.id;
+      history.replaceState(null, '', pageURL(conversationPath(conv)));
+    }
     const text = JSON.stringify(conv);
     if (text !== this.shown) {
+      const first = this.shown === '';
       this.shown = text;
       this.conv = conv;
       this.draw();
+      if (first) conversationDrawn();
     }
     return true;
   }
@@ -91,6 +105,7 @@ export class ConversationPage {
     if (document.activeElement !== f.status) f.status.value = c.status;
     if (document.activeElement !== f.assignee) f.assignee.value = c.assignee ? String(c.assignee.id) : '';
     if (document.activeElement !== f.tags) f.tags.value = (c.tags ?? []).map((t) => t.tag ?? t.name).join(', ');
+    this.fields.fill(c);
     const threads = [...(c._embedded?.threads ?? [])].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id - b.id);
     document.getElementById('threads').replaceChildren(...threads.map((t) => this.thread(t)));
     document.body.dataset.conversation = 'ready';
@@ -140,6 +155,10 @@ export class ConversationPage {
     this.form.querySelector('[data-action=unsnooze]').addEventListener('click', () => this.act(() =>
       call('DELETE', `v2/conversations/${this.conv.id}/snooze`)));
     this.form.addEventListener('submit', (e) => e.preventDefault());
+    this.fields.form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      if (await this.fields.save(this.conv.id)) await this.load();
+    });
     this.composer.addEventListener('submit', (e) => {
       e.preventDefault();
       this.send();

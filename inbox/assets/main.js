@@ -6,6 +6,7 @@ import { signedIn, signOut, startSignIn, pageURL, SignInRequired } from './api.j
 import { ConversationList, clearQueryFeedback, queryString, readState } from './search.js';
 import { renderNavigation } from './navigation.js';
 import { ConversationPage } from './conversation.js';
+import { searchSent } from './marks.js';
 
 const navigationRefresh = 30000; // a hidden tab skips its turns
 const conversationPath = /\/conversation\/([^/]+)\/[^/]+$/;
@@ -37,6 +38,7 @@ function wireSearch() {
     event.preventDefault();
     const query = document.getElementById('query').value.trim();
     if (list) {
+      searchSent();
       guarded(() => list.search(query));
       return;
     }

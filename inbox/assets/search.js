@@ -5,6 +5,7 @@
 // &mailbox=&folder=), so Back, Forward and bookmarks work.
 import { get, call, APIError, SignInRequired } from './api.js';
 import { el, personName, when, conversationPath } from './format.js';
+import { searchDrawn } from './marks.js';
 
 // facetFields maps the list's facets to the query field each refines.
 const facetFields = { status: 'status', tag: 'tag', assignee: 'assigned', mailbox: 'mailbox' };
@@ -166,6 +167,7 @@ export class ConversationList {
       document.getElementById('facets').replaceChildren();
       document.getElementById('result-count').textContent = '';
       list.dataset.state = 'error';
+      searchDrawn();
       return;
     }
     const conversations = body._embedded?.conversations ?? [];
@@ -179,6 +181,7 @@ export class ConversationList {
     this.renderPager(body.page);
     this.selected = -1;
     list.dataset.state = 'ready';
+    searchDrawn();
   }
 
   showFailure(error) {

@@ -12,8 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -30,6 +28,7 @@ import (
 	"github.com/parley/parley/index/bleveindex"
 	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/indexer"
+	"github.com/parley/parley/internal/headless"
 	"github.com/parley/parley/storage"
 )
 
@@ -37,40 +36,21 @@ import (
 // year before it.
 var DemoNow = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
-// browserRequired: CI (CI=true) installs Chromium (see .ci/run), so there a
-// missing browser is a broken set-up, not a reason to test less; the same
-// rule as internal/pgtest's for PostgreSQL.
-func browserRequired() bool { return os.Getenv("CI") == "true" }
-
 // StartBrowser starts one headless Chromium and returns a context for new
 // tabs. Where Chromium is not installed the test skips, except under CI,
 // where it fails.
 func StartBrowser(t *testing.T) context.Context {
 	t.Helper()
-	var path string
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
+	path := headless.Chromium()
 	if path == "" {
-		if browserRequired() {
+		if headless.Required() {
 			t.Fatal("Chromium is not installed (CI=true requires it): apt-get install -y chromium")
 		}
 		t.Skip("Chromium is not installed; apt-get install -y chromium to run the browser tests")
 	}
-	// The network here is closed and the pages need none but Parley's: the
-	// flags keep Chromium from reaching out for updates, sync and the like.
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1280, 900), chromedp.UserDataDir(t.TempDir()))
-	browser, cancelBrowser := chromedp.NewContext(alloc)
-	t.Cleanup(func() { cancelBrowser(); cancelAlloc() })
-	require.NoError(t, chromedp.Do(browser), "start Chromium")
+	browser, stop, err := headless.Start(path, t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(stop)
 	return browser
 }
 
@@ -191,11 +171,17 @@ func WaitFor(ctx context.Context, expression string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		_, err := chromedp.Run(ctx, chromedp.Poll[bool](expression, chromedp.WithPollingTimeout(time.Until(deadline))))
-		if err == nil || !strings.Contains(err.Error(), "Cannot find context") || time.Now().After(deadline) {
+		if err == nil || !navigatedAway(err) || time.Now().After(deadline) {
 			return err
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// navigatedAway tells whether a wait failed because its document went:
+// Chromium says so in two ways, depending on when the navigation lands.
+func navigatedAway(err error) bool {
+	return strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "Inspected target navigated or closed")
 }
 
 // Evaluate runs an expression in the page and decodes its value.
@@ -212,23 +198,9 @@ func Evaluate[T any](t *testing.T, ctx context.Context, expression string) T {
 // again (body[data-state=ready]) back at path, the token out of the URL.
 func SignIn(t *testing.T, ctx context.Context, p *Parley, path, appName string) {
 	t.Helper()
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(p.URL+path)))
-	require.NoError(t, chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body[data-state="signed-out"]`))))
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.ID("sign-in")),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), fixtures.AcmeOwnerEmail),
-		chromedp.SendKeys(chromedp.ID("password"), fixtures.DemoPassword),
-		chromedp.Click(chromedp.CSS("button[type=submit]")),
-		chromedp.WaitVisible(chromedp.CSS("button[value=approve]")),
-	))
-	consent, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+	consent, err := headless.SignIn(ctx, p.URL+path, fixtures.AcmeOwnerEmail, fixtures.DemoPassword)
 	require.NoError(t, err)
 	require.Contains(t, consent, appName)
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button[value=approve]"))))
-	// The approval goes through the callback and its hand-off page: wait
-	// on the document the browser ends on, not on the one it leaves.
-	require.NoError(t, chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body[data-state="ready"]`))))
 	location, err := chromedp.Run(ctx, chromedp.Location())
 	require.NoError(t, err)
 	require.Equal(t, p.URL+path, location, "the sign-in returns where it started, the token out of the URL")
