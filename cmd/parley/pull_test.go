@@ -104,14 +104,14 @@ func testPull(t *testing.T, at location) {
 	company := fmt.Sprint(account.Company.ID)
 	got, code := pull("--company", company)
 	require.Equal(t, 0, code, got)
-	assert.Contains(t, got, fmt.Sprintf("conversations: %d copied, %d already there\n",
+	assert.Contains(t, got, fmt.Sprintf("conversations: %d copied, 0 updated, %d already there\n",
 		len(want[searches[0]])-first.Copied["conversations"], first.Copied["conversations"]), got)
 	assert.Contains(t, got, "refused: 0\n")
 
 	got, code = pull("--company", company)
 	require.Equal(t, 0, code, got)
-	assert.Regexp(t, `conversations: 0 copied, \d+ already there`, got)
-	assert.Regexp(t, `customers: 0 copied, \d+ already there`, got)
+	assert.Regexp(t, `conversations: 0 copied, 0 updated, \d+ already there`, got)
+	assert.Regexp(t, `customers: 0 copied, 0 updated, \d+ already there`, got)
 	assert.Contains(t, got, "threads: 0 copied")
 	assert.Contains(t, got, "refused: 0\n")
 
