@@ -77,7 +77,7 @@ type puller struct {
 }
 
 // pulledKinds are the kinds of record the id map holds.
-var pulledKinds = []string{"user", "mailbox", "customer", "conversation", "thread", "attachment"}
+var pulledKinds = []string{"user", "team", "mailbox", "field", "saved reply", "webhook", "workflow", "customer", "conversation", "thread", "attachment"}
 
 // sinceMargin is how far before the last pull's start an incremental run
 // asks for changes: the source's clock may run behind the target's, and a
@@ -134,8 +134,8 @@ func Pull(ctx context.Context, src *Client, db parley.Store, opt Options) (*Summ
 	if err != nil {
 		return nil, err
 	}
-	for _, step := range []func() error{p.pullMailboxes, p.pullUsers, p.pullSavedReplies, p.pullOrganizations, p.pullProperties,
-		p.pullCustomers, p.pullConversations} {
+	for _, step := range []func() error{p.pullMailboxes, p.pullUsers, p.pullTeams, p.pullSavedReplies, p.pullOrganizations, p.pullProperties,
+		p.pullWebhooks, p.pullWorkflows, p.pullCustomers, p.pullConversations} {
 		if err := step(); err != nil {
 			return p.sum, err
 		}
@@ -337,18 +337,22 @@ func (p *puller) pullFields(sourceID, targetID int64) error {
 			}
 			created := false
 			_, err := p.db.Update(func(tx parley.Tx) error {
+				created = false
 				m, err := tx.Mailbox(p.caller.Company.ID, targetID)
 				if err != nil {
 					return err
 				}
 				for _, had := range m.Fields {
 					if strings.EqualFold(had.Name, f.Name) {
-						return nil
+						return p.wrote(tx, "field", f.ID, had.ID)
 					}
 				}
-				_, _, err = parley.AddField(tx, p.caller.Company.ID, targetID, req, p.opt.Now())
-				created = err == nil
-				return err
+				_, made, err := parley.AddField(tx, p.caller.Company.ID, targetID, req, p.opt.Now())
+				if err != nil {
+					return err
+				}
+				created = true
+				return p.wrote(tx, "field", f.ID, made.ID)
 			})
 			p.count("fields", f.ID, created, err)
 		}
@@ -384,13 +388,24 @@ func (p *puller) pullSavedReplies() error {
 			if err := json.Unmarshal(one, &in); err != nil {
 				return fmt.Errorf("saved reply %d: %w", item.ID, err)
 			}
-			p.copyUnlessThere("saved replies", item.ID, func(tx parley.Tx) (bool, error) {
+			created := false
+			_, err = p.db.Update(func(tx parley.Tx) error {
+				created = false
 				had, err := tx.SavedReplies(p.caller.Company.ID, targetID)
-				return slices.ContainsFunc(had, func(r parley.SavedReply) bool { return r.Name == item.Name }), err
-			}, func(tx parley.Tx) error {
-				_, err := parley.CreateSavedReply(tx, p.caller, targetID, &in, p.opt.Now())
-				return err
+				if err != nil {
+					return err
+				}
+				if i := slices.IndexFunc(had, func(r parley.SavedReply) bool { return r.Name == item.Name }); i >= 0 {
+					return p.wrote(tx, "saved reply", item.ID, had[i].ID)
+				}
+				made, err := parley.CreateSavedReply(tx, p.caller, targetID, &in, p.opt.Now())
+				if err != nil {
+					return err
+				}
+				created = true
+				return p.wrote(tx, "saved reply", item.ID, made.ID)
 			})
+			p.count("saved replies", item.ID, created, err)
 		}
 	}
 	return nil
