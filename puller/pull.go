@@ -27,14 +27,7 @@ type Options struct {
 	// Progress, when set, is told how many conversation pages are written
 	// out of how many the source holds.
 	Progress func(done, total int)
-	// StopAfterPages, when positive, ends the pull with ErrStopped once
-	// that many conversation pages are written: a pull cut off halfway,
-	// for the tests of a second run.
-	StopAfterPages int
 }
-
-// ErrStopped ends a pull Options.StopAfterPages cut off.
-var ErrStopped = errors.New("puller: stopped after the pages asked for")
 
 // Summary counts what a pull did, by kind of record.
 type Summary struct {
@@ -544,13 +537,18 @@ func (p *puller) updateCustomer(c *importer.Customer, id int64) {
 		}
 		return nil
 	})
+	p.tally("customers", c.ID, changed, err)
+}
+
+// tally notes a record brought up to date, found unchanged, or refused.
+func (p *puller) tally(kind string, sourceID int64, changed bool, err error) {
 	switch {
 	case err != nil:
-		p.sum.refuse("customers", c.ID, importer.Describe(err))
+		p.sum.refuse(kind, sourceID, importer.Describe(err))
 	case changed:
-		p.sum.Updated["customers"]++
+		p.sum.Updated[kind]++
 	default:
-		p.sum.Skipped["customers"]++
+		p.sum.Skipped[kind]++
 	}
 }
 
@@ -641,9 +639,6 @@ func (p *puller) pullConversations() error {
 			if json.Unmarshal(body, &page) == nil {
 				p.opt.Progress(done, page.Page.TotalPages)
 			}
-		}
-		if p.opt.StopAfterPages > 0 && done >= p.opt.StopAfterPages {
-			return ErrStopped
 		}
 		return nil
 	})
@@ -763,14 +758,9 @@ func (p *puller) updateConversation(c *importer.Conversation, id int64) {
 		}
 		return nil
 	})
-	switch {
-	case err != nil:
-		p.sum.refuse("conversations", c.ID, importer.Describe(err))
-	case len(fresh) > 0 || changed:
-		p.sum.Updated["conversations"]++
+	p.tally("conversations", c.ID, changed || len(fresh) > 0, err)
+	if err == nil {
 		p.sum.Copied["threads"] += len(fresh)
-	default:
-		p.sum.Skipped["conversations"]++
 	}
 }
 
