@@ -127,8 +127,8 @@ func Pull(ctx context.Context, src *Client, db parley.Store, opt Options) (*Summ
 	if err != nil {
 		return nil, err
 	}
-	for _, step := range []func() error{p.pullMailboxes, p.pullUsers, p.pullTeams, p.pullSavedReplies, p.pullOrganizations, p.pullProperties,
-		p.pullWebhooks, p.pullWorkflows, p.pullCustomers, p.pullConversations} {
+	for _, step := range []func() error{p.pullMailboxes, p.pullUsers, p.pullTeams, p.pullSavedReplies, p.pullOrganizationProperties,
+		p.pullOrganizations, p.pullProperties, p.pullWebhooks, p.pullWorkflows, p.pullCustomers, p.pullConversations, p.pullTagColors} {
 		if err := step(); err != nil {
 			return p.sum, err
 		}
@@ -443,23 +443,79 @@ func (p *puller) pullOrganizations() error {
 // pullProperties defines the source's customer properties the target
 // lacks (matched by slug), so the customers' values have a home.
 func (p *puller) pullProperties() error {
-	return p.src.Pages(p.ctx, "/v2/customer-properties", func(body []byte) error {
+	return p.pullPropertyDefs("customer properties", "/v2/customer-properties", "customer-properties", (parley.Tx).PropertyDefs,
+		func(tx parley.Tx, in *parley.PropertyDefInput) error {
+			_, err := parley.DefineProperty(tx, p.caller, in, p.opt.Now())
+			return err
+		})
+}
+
+// pullOrganizationProperties defines the source's organization properties
+// the target lacks (matched by slug).
+func (p *puller) pullOrganizationProperties() error {
+	return p.pullPropertyDefs("organization properties", "/v2/organizations/properties", "organization-properties",
+		(parley.Tx).OrganizationPropertyDefs, func(tx parley.Tx, in *parley.PropertyDefInput) error {
+			_, err := parley.DefineOrganizationProperty(tx, p.caller, in, p.opt.Now())
+			return err
+		})
+}
+
+// pullPropertyDefs defines the property definitions of one list (path,
+// embedded under key) that defs lacks, counted under kind.
+func (p *puller) pullPropertyDefs(kind, path, key string, defs func(parley.Tx, int64) ([]parley.PropertyDef, error),
+	define func(parley.Tx, *parley.PropertyDefInput) error) error {
+	return p.src.Pages(p.ctx, path, func(body []byte) error {
+		var page struct {
+			Embedded map[string][]parley.PropertyDefInput `json:"_embedded"`
+		}
+		if err := json.Unmarshal(body, &page); err != nil {
+			return fmt.Errorf("the %s page: %w", kind, err)
+		}
+		for _, in := range page.Embedded[key] {
+			p.copyUnlessThere(kind, 0, func(tx parley.Tx) (bool, error) {
+				had, err := defs(tx, p.caller.Company.ID)
+				return slices.ContainsFunc(had, func(d parley.PropertyDef) bool { return in.Slug != nil && d.Slug == *in.Slug }), err
+			}, func(tx parley.Tx) error { return define(tx, &in) })
+		}
+		return nil
+	})
+}
+
+// pullTagColors gives the tags the conversations brought the colours they
+// have on the source (tags are made by name when a conversation names
+// them; one no conversation names is not copied).
+func (p *puller) pullTagColors() error {
+	return p.src.Pages(p.ctx, "/v2/tags", func(body []byte) error {
 		var page struct {
 			Embedded struct {
-				Properties []parley.PropertyDefInput `json:"customer-properties"`
+				Tags []struct {
+					ID    int64  `json:"id"`
+					Name  string `json:"name"`
+					Color string `json:"color"`
+				} `json:"tags"`
 			} `json:"_embedded"`
 		}
 		if err := json.Unmarshal(body, &page); err != nil {
-			return fmt.Errorf("the customer properties page: %w", err)
+			return fmt.Errorf("the tags page: %w", err)
 		}
-		for _, in := range page.Embedded.Properties {
-			p.copyUnlessThere("customer properties", 0, func(tx parley.Tx) (bool, error) {
-				defs, err := tx.PropertyDefs(p.caller.Company.ID)
-				return slices.ContainsFunc(defs, func(d parley.PropertyDef) bool { return in.Slug != nil && d.Slug == *in.Slug }), err
-			}, func(tx parley.Tx) error {
-				_, err := parley.DefineProperty(tx, p.caller, &in, p.opt.Now())
-				return err
+		for _, tag := range page.Embedded.Tags {
+			changed, unused := false, false
+			_, err := p.db.Update(func(tx parley.Tx) error {
+				changed, unused = false, false
+				had, err := tx.TagByName(p.caller.Company.ID, parley.NormalizeTagName(tag.Name))
+				if parley.IsNotFound(err) {
+					unused = true
+					return nil
+				}
+				if err != nil || tag.Color == "" || strings.EqualFold(had.Color, tag.Color) {
+					return err
+				}
+				changed = true
+				return parley.UpdateTag(tx, p.caller, had.ID, &parley.TagInput{Color: &tag.Color}, p.opt.Now())
 			})
+			if !unused {
+				p.tally("tags", tag.ID, changed, err)
+			}
 		}
 		return nil
 	})

@@ -119,6 +119,8 @@ func testPull(t *testing.T, bin string, at location, r *rand.Rand) {
 	// and the demo has no attachment: a note gets one.
 	a.send(t, http.MethodPost, "/v2/organizations",
 		`{"name":"Wayfarer Maps","website":"https://wayfarer.example","domains":["wayfarer.example"],"description":"Atlases","phones":["+1 555 0100"]}`)
+	a.send(t, http.MethodPost, "/v2/organizations/properties", `{"slug":"tier","name":"Tier","type":"text"}`)
+	a.send(t, http.MethodPut, fmt.Sprintf("/v2/tags/%d", pagedIDs(t, a, "/v2/tags", "tags")[0]), `{"color":"#123456"}`)
 	boxes := pagedIDs(t, a, "/v2/mailboxes", "mailboxes")
 	a.send(t, http.MethodPost, "/v2/webhooks", fmt.Sprintf(
 		`{"url":"https://example.com/hooks/parley","events":["convo.created","convo.tags"],"secret":"s3cret","mailboxIds":[%d]}`, boxes[0]))
@@ -126,7 +128,7 @@ func testPull(t *testing.T, bin string, at location, r *rand.Rand) {
 	a.send(t, http.MethodPost, fmt.Sprintf("/v2/conversations/%d/notes", first[len(first)/2]),
 		`{"text":"The map we talked about","attachments":[{"fileName":"route.txt","mimeType":"text/plain","data":"bm9ydGggYnkgbm9ydGh3ZXN0"}]}`)
 	want := sourceState(t, a)
-	for _, kind := range []string{"users", "organizations", "mailboxes", "fields", "saved replies", "teams", "webhooks", "workflows"} {
+	for _, kind := range []string{"users", "organizations", "mailboxes", "fields", "saved replies", "teams", "webhooks", "workflows", "tags", "organization properties"} {
 		require.NotEmpty(t, want.account[kind], kind)
 	}
 	require.Contains(t, fmt.Sprint(want.threads), "route.txt text/plain north by northwest")
@@ -461,6 +463,24 @@ func accountNames(t *testing.T, r *running) map[string][]string {
 		for _, s := range replies {
 			out["saved replies"] = append(out["saved replies"], m.Name+": "+s.Name+": "+s.Preview)
 		}
+	}
+	var tags struct {
+		Embedded struct {
+			Tags []struct{ Name, Color string } `json:"tags"`
+		} `json:"_embedded"`
+	}
+	require.NoError(t, json.Unmarshal(r.get(t, "/v2/tags"), &tags))
+	for _, tag := range tags.Embedded.Tags {
+		out["tags"] = append(out["tags"], tag.Name+" "+tag.Color)
+	}
+	var props struct {
+		Embedded struct {
+			Properties []struct{ Slug, Name, Type string } `json:"organization-properties"`
+		} `json:"_embedded"`
+	}
+	require.NoError(t, json.Unmarshal(r.get(t, "/v2/organizations/properties"), &props))
+	for _, p := range props.Embedded.Properties {
+		out["organization properties"] = append(out["organization properties"], p.Slug+" "+p.Name+" "+p.Type)
 	}
 	mailboxes := map[int64]string{}
 	for _, m := range list("/v2/mailboxes", "mailboxes") {
