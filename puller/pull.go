@@ -551,9 +551,10 @@ func (p *puller) pullCustomers() error {
 	})
 }
 
-// updateCustomer brings a customer copied before up to date: its fields,
-// and its e-mails, phones, chat handles, social profiles and websites
-// (added, retyped or removed as the source has them).
+// updateCustomer brings a customer copied before up to date: its fields;
+// its e-mails, phones, chat handles, social profiles and websites (added,
+// retyped or removed as the source has them); its address and property
+// values.
 func (p *puller) updateCustomer(c *importer.Customer, id int64) {
 	changed := false
 	_, err := p.db.Update(func(tx parley.Tx) error {
@@ -591,9 +592,61 @@ func (p *puller) updateCustomer(c *importer.Customer, id int64) {
 			}
 			changed = changed || moved
 		}
-		return nil
+		moved, err := syncAddress(tx, companyID, id, had.Address, c, now)
+		if err != nil {
+			return err
+		}
+		changed = changed || moved
+		moved, err = syncProperties(tx, companyID, id, had.Properties, c, now)
+		changed = changed || moved
+		return err
 	})
 	p.tally("customers", c.ID, changed, err)
+}
+
+// syncAddress makes a customer's address the source's (or removes it),
+// and reports whether it changed it.
+func syncAddress(tx parley.Tx, companyID, id int64, had *parley.Address, c *importer.Customer, now time.Time) (bool, error) {
+	a := c.Embedded.Address
+	if a == nil || a.City == "" && a.State == "" && a.PostalCode == "" && a.Country == "" && len(a.Lines) == 0 {
+		if had == nil {
+			return false, nil
+		}
+		return true, parley.RemoveAddress(tx, companyID, id, now)
+	}
+	if had != nil && had.City == a.City && had.State == a.State && had.PostalCode == a.PostalCode && had.Country == a.Country &&
+		slices.Equal(had.Lines, a.Lines) {
+		return false, nil
+	}
+	in := parley.AddressInput{City: &a.City, State: &a.State, PostalCode: &a.PostalCode, Country: &a.Country, Lines: a.Lines}
+	return true, parley.SetAddress(tx, companyID, id, &in, now)
+}
+
+// syncProperties sets a customer's property values to the source's,
+// clearing those the source has none of, and reports whether it changed
+// any.
+func syncProperties(tx parley.Tx, companyID, id int64, had map[string]string, c *importer.Customer, now time.Time) (bool, error) {
+	var ops []parley.PatchOp
+	want := map[string]bool{}
+	for _, prop := range c.Embedded.Properties {
+		if prop.Value == nil {
+			continue
+		}
+		want[prop.Slug] = true
+		if value, ok := had[prop.Slug]; !ok || value != *prop.Value {
+			v, _ := json.Marshal(*prop.Value)
+			ops = append(ops, parley.PatchOp{Op: "replace", Path: "/" + prop.Slug, Value: v})
+		}
+	}
+	for _, slug := range slices.Sorted(maps.Keys(had)) {
+		if !want[slug] {
+			ops = append(ops, parley.PatchOp{Op: "remove", Path: "/" + slug})
+		}
+	}
+	if len(ops) == 0 {
+		return false, nil
+	}
+	return true, parley.PatchProperties(tx, companyID, id, ops, now)
 }
 
 // tally notes a record brought up to date, found unchanged, or refused.

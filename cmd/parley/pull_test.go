@@ -187,6 +187,7 @@ func testPull(t *testing.T, bin string, at location, r *rand.Rand) {
 	copied, there := summaryLine(t, got, "conversations")
 	assert.Equal(t, [3]int{total, 0}, [3]int{copied[0] + there, copied[1]}, got)
 	assert.Positive(t, there, "the killed runs wrote some conversations: %s", got)
+	assert.Contains(t, got, fmt.Sprintf("customers: 0 copied, 0 updated, %d already there\n", len(want.lists["/v2/customers"])))
 	assertCopied(t, without(want, teamWorkflow.name), at, account)
 
 	// Nothing changed since: the next run is incremental and finds nothing.
@@ -206,6 +207,7 @@ func testPull(t *testing.T, bin string, at location, r *rand.Rand) {
 	a.send(t, http.MethodPut, fmt.Sprintf("/v2/conversations/%d/tags", first[1]), `{"tags":["vip"]}`)
 	customers := customerIDs(t, a)
 	a.send(t, http.MethodPatch, fmt.Sprintf("/v2/customers/%d", customers[0]), `[{"op":"replace","path":"/jobTitle","value":"Cartographer"}]`)
+	a.send(t, http.MethodPut, fmt.Sprintf("/v2/customers/%d/address", customers[0]), `{"city":"Lisbon","country":"PT","lines":["Rua Augusta 1"]}`)
 	a.send(t, http.MethodPost, "/v2/customers", `{"firstName":"Nora","lastName":"Late","emails":[{"type":"work","value":"nora@late.example"}]}`)
 	want = sourceState(t, a)
 	got = pull()
@@ -242,7 +244,7 @@ func workflowAssigningTeam(t *testing.T, r *running) (w struct {
 // without leaves a workflow out of a source's state, as the target
 // refused it.
 func without(s pulled, workflow string) pulled {
-	out := pulled{lists: s.lists, threads: s.threads, jobTitles: s.jobTitles, account: map[string][]string{}}
+	out := pulled{lists: s.lists, threads: s.threads, customers: s.customers, account: map[string][]string{}}
 	for kind, names := range s.account {
 		out.account[kind] = names
 	}
@@ -273,7 +275,7 @@ type pulled struct {
 	lists     map[string][]string
 	threads   map[int64][]string
 	account   map[string][]string
-	jobTitles []string
+	customers []string // job titles, and the first customers' addresses and property values
 }
 
 func sourceState(t *testing.T, r *running) pulled {
@@ -287,12 +289,26 @@ func sourceState(t *testing.T, r *running) pulled {
 	for _, body := range r.pages(t, "/v2/customers") {
 		var page struct {
 			Embedded struct {
-				Customers []struct{ JobTitle string } `json:"customers"`
+				Customers []struct {
+					ID       int64
+					JobTitle string
+				} `json:"customers"`
 			} `json:"_embedded"`
 		}
 		require.NoError(t, json.Unmarshal(body, &page))
 		for _, c := range page.Embedded.Customers {
-			s.jobTitles = append(s.jobTitles, c.JobTitle)
+			if len(s.customers) >= 3 { // the source's rate limit counts each read
+				s.customers = append(s.customers, c.JobTitle)
+				continue
+			}
+			var one struct {
+				Embedded struct {
+					Address    any `json:"address"`
+					Properties any `json:"properties"`
+				} `json:"_embedded"`
+			}
+			require.NoError(t, json.Unmarshal(r.get(t, fmt.Sprintf("/v2/customers/%d", c.ID)), &one))
+			s.customers = append(s.customers, fmt.Sprint(c.JobTitle, one.Embedded.Address, one.Embedded.Properties))
 		}
 	}
 	return s
