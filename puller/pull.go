@@ -36,9 +36,10 @@ type Summary struct {
 	// conversations changed since.
 	Since *time.Time
 	// Copied, Updated (there, and changed on the source since) and Skipped
-	// (there, unchanged) count records by kind: users, mailboxes, fields,
-	// saved replies, organizations, customer properties, customers,
-	// conversations, threads, attachments.
+	// (there, unchanged) count records by kind: users, teams, mailboxes,
+	// fields, saved replies, organization properties, organizations,
+	// customer properties, webhooks, workflows, customers, conversations,
+	// threads, tags.
 	Copied, Updated, Skipped map[string]int
 	// Refused are the records the target refused, with why.
 	Refused []Refusal
