@@ -49,8 +49,8 @@ var allowedImports = map[string][]string{
 	"fixtures":         {"", "workflow"}, // demo workflows' conditions go through the checker
 	"webhooks":         {"", "internal/duework"},
 	"importer":         {""},
-	"puller":           {"", "importer"},       // parley pull: a Mailbox API 2.0 source through the importer
-	"transfer":         {"", "index", "query"}, // parley copy: the seam on both sides, searches compared
+	"puller":           {"", "importer", "workflow"}, // parley pull: a Mailbox API 2.0 source through the importer; workflows' conditions go through the checker
+	"transfer":         {"", "index", "query"},       // parley copy: the seam on both sides, searches compared
 	"email":            {"", "internal/conncap", "internal/duework"},
 	"email/smtptest":   {},
 	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver", "pgstore", "index/pgindex", "workflow"},

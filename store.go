@@ -105,6 +105,7 @@ type Tx interface {
 	WebhookStore
 	WorkflowStore
 	SavedViewStore
+	PullStore
 	EventQueue
 	DeliveryQueue
 	MailQueue

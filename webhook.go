@@ -2,6 +2,7 @@ package parley
 
 import (
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/base64"
@@ -270,6 +271,34 @@ func CreateWebhook(tx Tx, caller Caller, in *WebhookInput, policy WebhookPolicy,
 	}
 	d := NewDelivery(w, Event{Kind: EventTest, CompanyID: w.CompanyID, ResourceID: id, At: now}, body, now)
 	return w, tx.PutDelivery(d)
+}
+
+// CopiedWebhookReason is why a webhook copied from another server is
+// disabled.
+const CopiedWebhookReason = "copied from another server, whose API does not show its secret: re-save it (PUT) with the secret to enable it"
+
+// CopyWebhook stores a webhook copied from another server (parley pull):
+// disabled, with no test event, so it calls nothing until an
+// administrator re-saves it with its secret, which the source's API does
+// not show (a random one stands in until then).
+func CopyWebhook(tx Tx, caller Caller, in *WebhookInput, policy WebhookPolicy, now time.Time) (*Webhook, error) {
+	if err := WebhookAccess(caller); err != nil {
+		return nil, err
+	}
+	if in.Secret == nil {
+		secret := rand.Text()[:MaxWebhookSecret/2]
+		in.Secret = &secret
+	}
+	if err := in.Validate(policy); err != nil {
+		return nil, err
+	}
+	if err := checkFilters(tx, caller, in); err != nil {
+		return nil, err
+	}
+	w := &Webhook{CompanyID: caller.Company.ID, State: WebhookDisabled, CreatedAt: now, UpdatedAt: now,
+		DisabledAt: &now, DisabledReason: CopiedWebhookReason}
+	in.apply(w)
+	return w, tx.PutWebhook(w)
 }
 
 // LoadWebhook loads a webhook the caller may manage.

@@ -57,6 +57,28 @@ type Thread struct {
 	To        []string `json:"to"`
 	CC        []string `json:"cc"`
 	BCC       []string `json:"bcc"`
+	// Rating is the customer's satisfaction rating of a reply.
+	Rating   *Rating `json:"rating"`
+	Embedded struct {
+		Attachments []Attachment `json:"attachments"`
+	} `json:"_embedded"`
+}
+
+// Attachment is a thread's attachment as rendered, with its file in Data
+// (Base64), as the attachment data endpoint answers it; one without Data
+// is not imported.
+type Attachment struct {
+	ID       int64  `json:"id"`
+	FileName string `json:"filename"`
+	MimeType string `json:"mimeType"`
+	Data     string `json:"data"`
+}
+
+// Rating is a reply's rating as rendered.
+type Rating struct {
+	Rating    string `json:"rating"`
+	Comments  string `json:"comments"`
+	CreatedAt string `json:"createdAt"`
 }
 
 // Conversation is a rendered conversation with its threads.

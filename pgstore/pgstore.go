@@ -62,7 +62,7 @@ var ReferenceTables = []string{"companies", "credentials", "user_emails", "user_
 var CompanyTables = []string{"users", "teams", "mailboxes", "saved_replies", "customers", "customer_emails", "property_defs",
 	"organizations", "organization_domains", "tags", "tag_names", "conversation_numbers", "conversations", "threads", "ratings",
 	"message_ids", "thread_sources", "attachments", "later", "chats", "chat_timeline", "events", "mail", "webhooks", "deliveries",
-	"workflows", "workflow_runs", "saved_views", "outbox", "rate_windows"}
+	"workflows", "workflow_runs", "saved_views", "outbox", "rate_windows", "pulled_ids", "pulls"}
 
 // AllCompanies marks the statements that read a company table across
 // companies: the queues that background workers drain in time or sequence

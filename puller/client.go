@@ -3,8 +3,10 @@
 // Parley company: it signs in with the OAuth2 client-credentials grant,
 // reads the HAL list pages (https://developer.helpscout.com/mailbox-api/)
 // and writes what they hold through the importer, which keeps ids,
-// numbers and dates where they are free and skips what a previous run
-// already wrote.
+// numbers and dates where they are free. Each record written is noted in
+// the company's map of the source's ids (parley.PullStore) in the same
+// write, so a run cut off anywhere goes on where it stopped, and a run
+// after one that finished asks only for what changed since.
 //
 // The client respects the source's rate limit: a 429 answer is retried
 // after the wait its Retry-After or X-RateLimit-Retry-After header names,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -26,21 +27,20 @@ type Options struct {
 	// Progress, when set, is told how many conversation pages are written
 	// out of how many the source holds.
 	Progress func(done, total int)
-	// StopAfterPages, when positive, ends the pull with ErrStopped once
-	// that many conversation pages are written: a pull cut off halfway,
-	// for the tests of a second run.
-	StopAfterPages int
 }
-
-// ErrStopped ends a pull Options.StopAfterPages cut off.
-var ErrStopped = errors.New("puller: stopped after the pages asked for")
 
 // Summary counts what a pull did, by kind of record.
 type Summary struct {
-	// Copied and Skipped (already in the target) count records by kind:
-	// users, mailboxes, fields, saved replies, organizations, customer
-	// properties, customers, conversations, threads.
-	Copied, Skipped map[string]int
+	// Since is the start of the last pull from the source that ran to its
+	// end, when there was one: this pull asked only for the customers and
+	// conversations changed since.
+	Since *time.Time
+	// Copied, Updated (there, and changed on the source since) and Skipped
+	// (there, unchanged) count records by kind: users, teams, mailboxes,
+	// fields, saved replies, organization properties, organizations,
+	// customer properties, webhooks, workflows, customers, conversations,
+	// threads, tags.
+	Copied, Updated, Skipped map[string]int
 	// Refused are the records the target refused, with why.
 	Refused []Refusal
 }
@@ -56,45 +56,113 @@ func (s *Summary) refuse(kind string, id int64, err error) {
 	s.Refused = append(s.Refused, Refusal{Kind: kind, ID: id, Reason: err.Error()})
 }
 
-// puller is one pull's state: the source, the target and the maps from
-// the source's user and mailbox ids to the target's.
+// puller is one pull's state: the source, the target and the map of the
+// source's ids to the target's, by kind (parley.PulledID).
 type puller struct {
-	ctx       context.Context
-	src       *Client
-	db        parley.Store
-	opt       Options
-	caller    parley.Caller
-	users     map[int64]int64
-	mailboxes map[int64]int64
-	sum       *Summary
+	ctx    context.Context
+	src    *Client
+	source string // the source's base URL, the map's key
+	db     parley.Store
+	opt    Options
+	caller parley.Caller
+	ids    map[string]map[int64]int64
+	since  string // modifiedSince of the lists, or ""
+	sum    *Summary
 }
+
+// pulledKinds are the kinds of record the id map holds.
+var pulledKinds = []string{"user", "team", "mailbox", "field", "saved reply", "webhook", "workflow", "customer", "conversation", "thread", "attachment"}
+
+// sinceMargin is how far before the last pull's start an incremental run
+// asks for changes: the source's clock may run behind the target's, and a
+// record asked for again that has not changed is only counted as there.
+const sinceMargin = 5 * time.Minute
 
 // Pull copies the account the client reads into a company of db: users
 // (invited, without passwords: they sign in after a reset or an
 // invitation), mailboxes with their custom fields, customers, then
-// conversations with their threads, oldest first. Users and mailboxes are
-// matched by e-mail address, customers by e-mail and conversations by
-// mailbox, creation time, subject and customer, so a second run skips
-// what the first wrote and goes on where it stopped. A record the target
-// refuses is counted in the summary and the pull goes on; a source that
-// fails for good ends it.
+// conversations with their threads, attachments and ratings, oldest first.
+//
+// Every record written is noted in the company's map of the source's ids
+// (parley.PulledID) in the write that makes it, so a second run after one
+// cut off anywhere (killed, interrupted) skips what the first wrote and
+// goes on where it stopped, even for records whose ids could not be kept.
+// Records the map does not name are matched as before the map was kept:
+// users and mailboxes by e-mail address, customers by e-mail and
+// conversations by mailbox, creation time, subject and customer.
+//
+// A pull that runs to its end stores its start time: the next one asks the
+// source only for the customers and conversations modified since
+// (modifiedSince), and brings the ones it had copied up to date: new
+// threads, status, tags and custom fields of a conversation; the fields
+// and entries of a customer. A record the target refuses is counted in
+// the summary and the pull goes on; a source that fails for good ends it.
 func Pull(ctx context.Context, src *Client, db parley.Store, opt Options) (*Summary, error) {
 	if opt.Now == nil {
 		opt.Now = parley.SystemClock.Now
 	}
+	start := opt.Now()
 	caller, err := importer.Importer(db, opt.CompanyID)
 	if err != nil {
 		return nil, err
 	}
-	p := &puller{ctx: ctx, src: src, db: db, opt: opt, caller: caller, users: map[int64]int64{}, mailboxes: map[int64]int64{},
-		sum: &Summary{Copied: map[string]int{}, Skipped: map[string]int{}}}
-	for _, step := range []func() error{p.pullMailboxes, p.pullUsers, p.pullSavedReplies, p.pullOrganizations, p.pullProperties,
-		p.pullCustomers, p.pullConversations} {
+	p := &puller{ctx: ctx, src: src, source: strings.TrimRight(src.Base, "/"), db: db, opt: opt, caller: caller,
+		ids: map[string]map[int64]int64{},
+		sum: &Summary{Copied: map[string]int{}, Updated: map[string]int{}, Skipped: map[string]int{}}}
+	err = db.View(func(tx parley.Tx) error {
+		for _, kind := range pulledKinds {
+			if p.ids[kind], err = tx.PulledIDs(caller.Company.ID, p.source, kind); err != nil {
+				return err
+			}
+		}
+		last, err := tx.LastPull(caller.Company.ID, p.source)
+		if err == nil {
+			p.sum.Since = &last.StartedAt
+			p.since = parley.FormatTime(last.StartedAt.Add(-sinceMargin))
+		}
+		if parley.IsNotFound(err) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, step := range []func() error{p.pullMailboxes, p.pullUsers, p.pullTeams, p.pullSavedReplies, p.pullOrganizationProperties,
+		p.pullOrganizations, p.pullProperties, p.pullWebhooks, p.pullWorkflows, p.pullCustomers, p.pullConversations, p.pullTagColors} {
 		if err := step(); err != nil {
 			return p.sum, err
 		}
 	}
-	return p.sum, nil
+	_, err = db.Update(func(tx parley.Tx) error {
+		return tx.PutLastPull(&parley.PullRun{CompanyID: caller.Company.ID, Source: p.source, StartedAt: start})
+	})
+	return p.sum, err
+}
+
+// wrote notes in tx that the source's record of kind sourceID is the
+// target's id (an importer.Wrote).
+func (p *puller) wrote(tx parley.Tx, kind string, sourceID, id int64) error {
+	err := tx.PutPulledID(parley.PulledID{CompanyID: p.caller.Company.ID, Source: p.source, Kind: kind, SourceID: sourceID, ID: id})
+	if err == nil {
+		// Set before the write commits: a write that fails leaves an id
+		// the run does not ask for again (each source record is read
+		// once), and the next run reads the map the store holds.
+		p.ids[kind][sourceID] = id
+	}
+	return err
+}
+
+// withSince adds the lists' modifiedSince to path on an incremental run.
+func (p *puller) withSince(path string) string {
+	if p.since == "" {
+		return path
+	}
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	return path + sep + "modifiedSince=" + url.QueryEscape(p.since)
 }
 
 // sourceUser is a user as the users list renders it.
@@ -132,26 +200,23 @@ func (p *puller) pullUsers() error {
 			if u.Timezone != "" {
 				req.Timezone = &u.Timezone
 			}
-			var id int64
 			created := false
 			_, err := p.db.Update(func(tx parley.Tx) error {
+				created = false
 				if had, err := tx.UserByEmail(u.Email); err == nil {
 					if had.CompanyID != p.caller.Company.ID {
 						return fmt.Errorf("%s is a user of another company", u.Email)
 					}
-					id = had.ID
-					return nil
+					return p.wrote(tx, "user", u.ID, had.ID)
 				}
 				made, err := parley.CreateUser(tx, p.caller, req, p.opt.Now())
-				if err == nil {
-					id, created = made.ID, true
+				if err != nil {
+					return err
 				}
-				return err
+				created = true
+				return p.wrote(tx, "user", u.ID, made.ID)
 			})
 			p.count("users", u.ID, created, err)
-			if err == nil {
-				p.users[u.ID] = id
-			}
 		}
 		return nil
 	})
@@ -206,28 +271,27 @@ func (p *puller) pullMailboxes() error {
 			return fmt.Errorf("the mailboxes page: %w", err)
 		}
 		for _, m := range page.Embedded.Mailboxes {
-			var id int64
 			created := false
 			_, err := p.db.Update(func(tx parley.Tx) error {
+				created = false
 				if had, err := tx.MailboxByEmail(m.Email); err == nil {
 					if had.CompanyID != p.caller.Company.ID {
 						return fmt.Errorf("%s is a mailbox of another company", m.Email)
 					}
-					id = had.ID
-					return nil
+					return p.wrote(tx, "mailbox", m.ID, had.ID)
 				}
 				made, err := parley.CreateMailbox(tx, p.caller.Company.ID, parley.NewMailbox{Name: &m.Name, Email: &m.Email}, p.opt.Now())
-				if err == nil {
-					id, created = made.ID, true
+				if err != nil {
+					return err
 				}
-				return err
+				created = true
+				return p.wrote(tx, "mailbox", m.ID, made.ID)
 			})
 			p.count("mailboxes", m.ID, created, err)
 			if err != nil {
 				continue
 			}
-			p.mailboxes[m.ID] = id
-			if err := p.pullFields(m.ID, id); err != nil {
+			if err := p.pullFields(m.ID, p.ids["mailbox"][m.ID]); err != nil {
 				return err
 			}
 		}
@@ -267,18 +331,22 @@ func (p *puller) pullFields(sourceID, targetID int64) error {
 			}
 			created := false
 			_, err := p.db.Update(func(tx parley.Tx) error {
+				created = false
 				m, err := tx.Mailbox(p.caller.Company.ID, targetID)
 				if err != nil {
 					return err
 				}
 				for _, had := range m.Fields {
 					if strings.EqualFold(had.Name, f.Name) {
-						return nil
+						return p.wrote(tx, "field", f.ID, had.ID)
 					}
 				}
-				_, _, err = parley.AddField(tx, p.caller.Company.ID, targetID, req, p.opt.Now())
-				created = err == nil
-				return err
+				_, made, err := parley.AddField(tx, p.caller.Company.ID, targetID, req, p.opt.Now())
+				if err != nil {
+					return err
+				}
+				created = true
+				return p.wrote(tx, "field", f.ID, made.ID)
 			})
 			p.count("fields", f.ID, created, err)
 		}
@@ -291,8 +359,8 @@ func (p *puller) pullFields(sourceID, targetID int64) error {
 // previews (Help Scout's docs, List Saved Replies): each reply's text
 // comes from its own answer.
 func (p *puller) pullSavedReplies() error {
-	for _, sourceID := range slices.Sorted(maps.Keys(p.mailboxes)) {
-		targetID := p.mailboxes[sourceID]
+	for _, sourceID := range slices.Sorted(maps.Keys(p.ids["mailbox"])) {
+		targetID := p.ids["mailbox"][sourceID]
 		base := fmt.Sprintf("/v2/mailboxes/%d/saved-replies", sourceID)
 		body, err := p.src.Get(p.ctx, base)
 		if err != nil {
@@ -314,13 +382,24 @@ func (p *puller) pullSavedReplies() error {
 			if err := json.Unmarshal(one, &in); err != nil {
 				return fmt.Errorf("saved reply %d: %w", item.ID, err)
 			}
-			p.copyUnlessThere("saved replies", item.ID, func(tx parley.Tx) (bool, error) {
+			created := false
+			_, err = p.db.Update(func(tx parley.Tx) error {
+				created = false
 				had, err := tx.SavedReplies(p.caller.Company.ID, targetID)
-				return slices.ContainsFunc(had, func(r parley.SavedReply) bool { return r.Name == item.Name }), err
-			}, func(tx parley.Tx) error {
-				_, err := parley.CreateSavedReply(tx, p.caller, targetID, &in, p.opt.Now())
-				return err
+				if err != nil {
+					return err
+				}
+				if i := slices.IndexFunc(had, func(r parley.SavedReply) bool { return r.Name == item.Name }); i >= 0 {
+					return p.wrote(tx, "saved reply", item.ID, had[i].ID)
+				}
+				made, err := parley.CreateSavedReply(tx, p.caller, targetID, &in, p.opt.Now())
+				if err != nil {
+					return err
+				}
+				created = true
+				return p.wrote(tx, "saved reply", item.ID, made.ID)
 			})
+			p.count("saved replies", item.ID, created, err)
 		}
 	}
 	return nil
@@ -365,65 +444,299 @@ func (p *puller) pullOrganizations() error {
 // pullProperties defines the source's customer properties the target
 // lacks (matched by slug), so the customers' values have a home.
 func (p *puller) pullProperties() error {
-	return p.src.Pages(p.ctx, "/v2/customer-properties", func(body []byte) error {
+	return p.pullPropertyDefs("customer properties", "/v2/customer-properties", "customer-properties", (parley.Tx).PropertyDefs,
+		func(tx parley.Tx, in *parley.PropertyDefInput) error {
+			_, err := parley.DefineProperty(tx, p.caller, in, p.opt.Now())
+			return err
+		})
+}
+
+// pullOrganizationProperties defines the source's organization properties
+// the target lacks (matched by slug).
+func (p *puller) pullOrganizationProperties() error {
+	return p.pullPropertyDefs("organization properties", "/v2/organizations/properties", "organization-properties",
+		(parley.Tx).OrganizationPropertyDefs, func(tx parley.Tx, in *parley.PropertyDefInput) error {
+			_, err := parley.DefineOrganizationProperty(tx, p.caller, in, p.opt.Now())
+			return err
+		})
+}
+
+// pullPropertyDefs defines the property definitions of one list (path,
+// embedded under key) that defs lacks, counted under kind.
+func (p *puller) pullPropertyDefs(kind, path, key string, defs func(parley.Tx, int64) ([]parley.PropertyDef, error),
+	define func(parley.Tx, *parley.PropertyDefInput) error) error {
+	return p.src.Pages(p.ctx, path, func(body []byte) error {
 		var page struct {
-			Embedded struct {
-				Properties []parley.PropertyDefInput `json:"customer-properties"`
-			} `json:"_embedded"`
+			Embedded map[string][]parley.PropertyDefInput `json:"_embedded"`
 		}
 		if err := json.Unmarshal(body, &page); err != nil {
-			return fmt.Errorf("the customer properties page: %w", err)
+			return fmt.Errorf("the %s page: %w", kind, err)
 		}
-		for _, in := range page.Embedded.Properties {
-			p.copyUnlessThere("customer properties", 0, func(tx parley.Tx) (bool, error) {
-				defs, err := tx.PropertyDefs(p.caller.Company.ID)
-				return slices.ContainsFunc(defs, func(d parley.PropertyDef) bool { return in.Slug != nil && d.Slug == *in.Slug }), err
-			}, func(tx parley.Tx) error {
-				_, err := parley.DefineProperty(tx, p.caller, &in, p.opt.Now())
-				return err
-			})
+		for _, in := range page.Embedded[key] {
+			p.copyUnlessThere(kind, 0, func(tx parley.Tx) (bool, error) {
+				had, err := defs(tx, p.caller.Company.ID)
+				return slices.ContainsFunc(had, func(d parley.PropertyDef) bool { return in.Slug != nil && d.Slug == *in.Slug }), err
+			}, func(tx parley.Tx) error { return define(tx, &in) })
 		}
 		return nil
 	})
 }
 
-// pullCustomers copies the customers with their entries and properties.
+// pullTagColors gives the tags the conversations brought the colours they
+// have on the source (tags are made by name when a conversation names
+// them; one no conversation names is not copied).
+func (p *puller) pullTagColors() error {
+	return p.src.Pages(p.ctx, "/v2/tags", func(body []byte) error {
+		var page struct {
+			Embedded struct {
+				Tags []struct {
+					ID    int64  `json:"id"`
+					Name  string `json:"name"`
+					Color string `json:"color"`
+				} `json:"tags"`
+			} `json:"_embedded"`
+		}
+		if err := json.Unmarshal(body, &page); err != nil {
+			return fmt.Errorf("the tags page: %w", err)
+		}
+		for _, tag := range page.Embedded.Tags {
+			changed, unused := false, false
+			_, err := p.db.Update(func(tx parley.Tx) error {
+				changed, unused = false, false
+				had, err := tx.TagByName(p.caller.Company.ID, parley.NormalizeTagName(tag.Name))
+				if parley.IsNotFound(err) {
+					unused = true
+					return nil
+				}
+				if err != nil || tag.Color == "" || strings.EqualFold(had.Color, tag.Color) {
+					return err
+				}
+				changed = true
+				return parley.UpdateTag(tx, p.caller, had.ID, &parley.TagInput{Color: &tag.Color}, p.opt.Now())
+			})
+			if !unused {
+				p.tally("tags", tag.ID, changed, err)
+			}
+		}
+		return nil
+	})
+}
+
+// pullCustomers copies the customers with their entries and properties,
+// and brings those copied before up to date.
 func (p *puller) pullCustomers() error {
-	return p.src.Pages(p.ctx, "/v2/customers", func(body []byte) error {
+	return p.src.Pages(p.ctx, p.withSince("/v2/customers"), func(body []byte) error {
 		export, err := importer.Read(bytes.NewReader(body))
 		if err != nil {
 			return fmt.Errorf("the customers page: %w", err)
 		}
-		for i := range export.Customers {
+		fresh := &importer.Export{Rejected: export.Rejected}
+		for _, listed := range export.Customers {
 			// The list renders customers without their properties; the
 			// customer's own answer has them.
-			one, err := p.src.Get(p.ctx, "/v2/customers/"+strconv.FormatInt(export.Customers[i].ID, 10))
+			one, err := p.src.Get(p.ctx, "/v2/customers/"+strconv.FormatInt(listed.ID, 10))
 			if err != nil {
 				return err
 			}
 			var whole importer.Customer
 			if err := json.Unmarshal(one, &whole); err != nil {
-				return fmt.Errorf("customer %d: %w", export.Customers[i].ID, err)
+				return fmt.Errorf("customer %d: %w", listed.ID, err)
 			}
-			export.Customers[i] = whole
+			if id, ok := p.ids["customer"][whole.ID]; ok {
+				p.updateCustomer(&whole, id)
+				continue
+			}
+			fresh.Customers = append(fresh.Customers, whole)
 		}
-		return p.load(export)
+		return p.load(fresh)
 	})
 }
 
+// updateCustomer brings a customer copied before up to date: its fields;
+// its e-mails, phones, chat handles, social profiles and websites (added,
+// retyped or removed as the source has them); its address and property
+// values.
+func (p *puller) updateCustomer(c *importer.Customer, id int64) {
+	changed := false
+	_, err := p.db.Update(func(tx parley.Tx) error {
+		changed = false
+		companyID, now := p.caller.Company.ID, p.opt.Now()
+		had, err := tx.Customer(companyID, id)
+		if err != nil {
+			return err
+		}
+		fields := parley.CustomerFields{FirstName: &c.FirstName, LastName: &c.LastName, PhotoURL: &c.PhotoURL, PhotoType: &c.PhotoType,
+			JobTitle: &c.JobTitle, Background: &c.Background, Location: &c.Location, Organization: &c.Organization,
+			Gender: &c.Gender, Age: &c.Age}
+		for _, f := range []**string{&fields.PhotoURL, &fields.PhotoType, &fields.JobTitle, &fields.Background, &fields.Location,
+			&fields.Organization, &fields.Gender, &fields.Age} {
+			if **f == "" {
+				*f = nil // absent: null, as Overwrite Customer takes it
+			}
+		}
+		if had.FirstName != c.FirstName || had.LastName != c.LastName || had.PhotoURL != c.PhotoURL ||
+			(had.PhotoType != c.PhotoType && c.PhotoType != "") || had.JobTitle != c.JobTitle || had.Background != c.Background ||
+			had.Location != c.Location || had.Organization != c.Organization || (had.Gender != c.Gender && c.Gender != "") || had.Age != c.Age {
+			if err := parley.OverwriteCustomer(tx, companyID, id, &fields, now); err != nil {
+				return err
+			}
+			changed = true
+		}
+		for _, k := range parley.EntryKinds {
+			entries, err := tx.Customer(companyID, id)
+			if err != nil {
+				return err
+			}
+			moved, err := syncEntries(tx, companyID, id, k, *entries.Entries(k), sourceEntries(c, k), now)
+			if err != nil {
+				return err
+			}
+			changed = changed || moved
+		}
+		moved, err := syncAddress(tx, companyID, id, had.Address, c, now)
+		if err != nil {
+			return err
+		}
+		changed = changed || moved
+		moved, err = syncProperties(tx, companyID, id, had.Properties, c, now)
+		changed = changed || moved
+		return err
+	})
+	p.tally("customers", c.ID, changed, err)
+}
+
+// syncAddress makes a customer's address the source's (or removes it),
+// and reports whether it changed it.
+func syncAddress(tx parley.Tx, companyID, id int64, had *parley.Address, c *importer.Customer, now time.Time) (bool, error) {
+	a := c.Embedded.Address
+	if a == nil || a.City == "" && a.State == "" && a.PostalCode == "" && a.Country == "" && len(a.Lines) == 0 {
+		if had == nil {
+			return false, nil
+		}
+		return true, parley.RemoveAddress(tx, companyID, id, now)
+	}
+	if had != nil && had.City == a.City && had.State == a.State && had.PostalCode == a.PostalCode && had.Country == a.Country &&
+		slices.Equal(had.Lines, a.Lines) {
+		return false, nil
+	}
+	in := parley.AddressInput{City: &a.City, State: &a.State, PostalCode: &a.PostalCode, Country: &a.Country, Lines: a.Lines}
+	return true, parley.SetAddress(tx, companyID, id, &in, now)
+}
+
+// syncProperties sets a customer's property values to the source's,
+// clearing those the source has none of, and reports whether it changed
+// any.
+func syncProperties(tx parley.Tx, companyID, id int64, had map[string]string, c *importer.Customer, now time.Time) (bool, error) {
+	var ops []parley.PatchOp
+	want := map[string]bool{}
+	for _, prop := range c.Embedded.Properties {
+		if prop.Value == nil {
+			continue
+		}
+		want[prop.Slug] = true
+		if value, ok := had[prop.Slug]; !ok || value != *prop.Value {
+			v, _ := json.Marshal(*prop.Value)
+			ops = append(ops, parley.PatchOp{Op: "replace", Path: "/" + prop.Slug, Value: v})
+		}
+	}
+	for _, slug := range slices.Sorted(maps.Keys(had)) {
+		if !want[slug] {
+			ops = append(ops, parley.PatchOp{Op: "remove", Path: "/" + slug})
+		}
+	}
+	if len(ops) == 0 {
+		return false, nil
+	}
+	return true, parley.PatchProperties(tx, companyID, id, ops, now)
+}
+
+// tally notes a record brought up to date, found unchanged, or refused.
+func (p *puller) tally(kind string, sourceID int64, changed bool, err error) {
+	switch {
+	case err != nil:
+		p.sum.refuse(kind, sourceID, importer.Describe(err))
+	case changed:
+		p.sum.Updated[kind]++
+	default:
+		p.sum.Skipped[kind]++
+	}
+}
+
+// sourceEntries are a source customer's entries of one kind.
+func sourceEntries(c *importer.Customer, k parley.EntryKind) []importer.Entry {
+	switch k.Segment {
+	case parley.EmailEntries.Segment:
+		return c.Embedded.Emails
+	case parley.PhoneEntries.Segment:
+		return c.Embedded.Phones
+	case parley.ChatEntries.Segment:
+		return c.Embedded.Chats
+	case parley.SocialEntries.Segment:
+		return c.Embedded.SocialProfiles
+	}
+	return c.Embedded.Websites
+}
+
+// syncEntries makes a customer's entries of one kind the source's: adds
+// the values it lacks, retypes those whose type changed and removes those
+// the source no longer has. It reports whether it changed any.
+func syncEntries(tx parley.Tx, companyID, id int64, k parley.EntryKind, had []parley.Entry, want []importer.Entry, now time.Time) (bool, error) {
+	changed := false
+	for _, e := range had {
+		i := slices.IndexFunc(want, func(w importer.Entry) bool { return strings.EqualFold(w.Value, e.Value) })
+		switch {
+		case i < 0:
+			if err := parley.RemoveEntry(tx, companyID, id, k, e.ID, now); err != nil {
+				return false, err
+			}
+			changed = true
+		case want[i].Type != "" && want[i].Type != e.Type:
+			if err := parley.ReplaceEntry(tx, companyID, id, k, e.ID, &parley.EntryInput{Type: &want[i].Type, Value: &e.Value}, now); err != nil {
+				return false, err
+			}
+			changed = true
+		}
+	}
+	for _, w := range want {
+		if slices.ContainsFunc(had, func(e parley.Entry) bool { return strings.EqualFold(w.Value, e.Value) }) {
+			continue
+		}
+		in := parley.EntryInput{Value: &w.Value}
+		if w.Type != "" {
+			in.Type = &w.Type
+		}
+		if _, err := parley.AddEntry(tx, companyID, id, k, &in, now); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	return changed, nil
+}
+
 // pullConversations copies the conversations of every status with their
-// threads, oldest first.
+// threads, oldest first, and brings those copied before up to date.
 func (p *puller) pullConversations() error {
 	done := 0
-	return p.src.Pages(p.ctx, "/v2/conversations?status=all&embed=threads&sortField=createdAt&sortOrder=asc", func(body []byte) error {
+	return p.src.Pages(p.ctx, p.withSince("/v2/conversations?status=all&embed=threads&sortField=createdAt&sortOrder=asc"), func(body []byte) error {
 		export, err := importer.Read(bytes.NewReader(body))
 		if err != nil {
 			return fmt.Errorf("the conversations page: %w", err)
 		}
+		fresh := &importer.Export{Rejected: export.Rejected}
 		for i := range export.Conversations {
-			p.mapIDs(&export.Conversations[i])
+			c := &export.Conversations[i]
+			p.mapIDs(c)
+			id, known := p.ids["conversation"][c.ID]
+			if err := p.fetchAttachments(c, known); err != nil {
+				return err
+			}
+			if known {
+				p.updateConversation(c, id)
+				continue
+			}
+			fresh.Conversations = append(fresh.Conversations, *c)
 		}
-		if err := p.load(export); err != nil {
+		if err := p.load(fresh); err != nil {
 			return err
 		}
 		done++
@@ -437,34 +750,152 @@ func (p *puller) pullConversations() error {
 				p.opt.Progress(done, page.Page.TotalPages)
 			}
 		}
-		if p.opt.StopAfterPages > 0 && done >= p.opt.StopAfterPages {
-			return ErrStopped
+		return nil
+	})
+}
+
+// fetchAttachments reads the files of a conversation's attachments the
+// target lacks (of every thread, or of the threads not copied yet when
+// the conversation is), through the attachment data endpoint.
+func (p *puller) fetchAttachments(c *importer.Conversation, known bool) error {
+	for i := range c.Embedded.Threads {
+		t := &c.Embedded.Threads[i]
+		if _, copied := p.ids["thread"][t.ID]; known && copied {
+			continue
+		}
+		for j := range t.Embedded.Attachments {
+			a := &t.Embedded.Attachments[j]
+			body, err := p.src.Get(p.ctx, fmt.Sprintf("/v2/conversations/%d/attachments/%d/data", c.ID, a.ID))
+			if errors.Is(err, ErrRefused) {
+				p.sum.refuse("attachments", a.ID, err)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			var file struct {
+				Data string `json:"data"`
+			}
+			if err := json.Unmarshal(body, &file); err != nil {
+				return fmt.Errorf("attachment %d: %w", a.ID, err)
+			}
+			a.Data = file.Data
+		}
+	}
+	return nil
+}
+
+// updateConversation brings a conversation copied before up to date: the
+// threads added on the source since (with their attachments and ratings),
+// then its status, tags and custom fields.
+func (p *puller) updateConversation(c *importer.Conversation, id int64) {
+	// The new threads are told apart before the write, which notes them
+	// in the map and may run again.
+	var fresh []importer.Thread
+	for _, t := range importer.Importable(c.Embedded.Threads) {
+		if _, copied := p.ids["thread"][t.ID]; !copied {
+			fresh = append(fresh, t)
+		}
+	}
+	changed := false
+	_, err := p.db.Update(func(tx parley.Tx) error {
+		changed = false
+		companyID, now := p.caller.Company.ID, p.opt.Now()
+		users, err := importer.ActiveUsers(tx, companyID)
+		if err != nil {
+			return err
+		}
+		for _, t := range fresh {
+			if err := importer.AddThread(tx, p.caller, id, users, &t, p.wrote, now); err != nil {
+				return fmt.Errorf("thread %d: %w", t.ID, importer.Describe(err))
+			}
+		}
+		had, err := tx.Conversation(companyID, id)
+		if err != nil {
+			return err
+		}
+		status := c.Status
+		if status == "open" {
+			status = string(parley.StatusActive)
+		}
+		if string(had.Status) != status {
+			value, _ := json.Marshal(status)
+			if err := parley.PatchConversation(tx, p.caller, id, []parley.PatchOp{{Op: "replace", Path: "/status", Value: value}}, now); err != nil {
+				return err
+			}
+			changed = true
+		}
+		var hadTags, tags []string
+		for _, tagID := range had.TagIDs {
+			tag, err := tx.Tag(companyID, tagID)
+			if err != nil {
+				return err
+			}
+			hadTags = append(hadTags, parley.NormalizeTagName(tag.Name))
+		}
+		for _, t := range c.Tags {
+			tags = append(tags, parley.NormalizeTagName(t.Tag))
+		}
+		slices.Sort(hadTags)
+		slices.Sort(tags)
+		if !slices.Equal(hadTags, tags) {
+			if err := parley.ReplaceTags(tx, p.caller, id, append([]string{}, tags...), now); err != nil {
+				return err
+			}
+			changed = true
+		}
+		if len(c.CustomFields) == 0 {
+			return nil
+		}
+		fields, err := importer.FieldValues(tx, companyID, c)
+		if err != nil {
+			return err
+		}
+		var hadValues, values []string
+		for _, f := range had.CustomFields {
+			hadValues = append(hadValues, fmt.Sprint(f.ID, "=", f.Value))
+		}
+		for _, f := range fields {
+			values = append(values, fmt.Sprint(*f.ID, "=", *f.Value))
+		}
+		slices.Sort(hadValues)
+		slices.Sort(values)
+		if !slices.Equal(hadValues, values) {
+			if err := parley.ReplaceFields(tx, p.caller, id, fields, now); err != nil {
+				return err
+			}
+			changed = true
 		}
 		return nil
 	})
+	p.tally("conversations", c.ID, changed || len(fresh) > 0, err)
+	if err == nil {
+		p.sum.Copied["threads"] += len(fresh)
+	}
 }
 
 // mapIDs turns a conversation's source mailbox and user ids into the
 // target's; an id the pull did not copy becomes 0 (the importer then
 // refuses the conversation, or authors the thread as the importing owner).
 func (p *puller) mapIDs(c *importer.Conversation) {
-	c.MailboxID = p.mailboxes[c.MailboxID]
+	users := p.ids["user"]
+	c.MailboxID = p.ids["mailbox"][c.MailboxID]
 	if c.Assignee != nil && c.Assignee.Type == "user" {
-		c.Assignee.ID = p.users[c.Assignee.ID]
+		c.Assignee.ID = users[c.Assignee.ID]
 	}
 	if c.CreatedBy.Type == "user" {
-		c.CreatedBy.ID = p.users[c.CreatedBy.ID]
+		c.CreatedBy.ID = users[c.CreatedBy.ID]
 	}
 	for i := range c.Embedded.Threads {
 		if t := &c.Embedded.Threads[i]; t.CreatedBy.Type == "user" {
-			t.CreatedBy.ID = p.users[t.CreatedBy.ID]
+			t.CreatedBy.ID = users[t.CreatedBy.ID]
 		}
 	}
 }
 
 // load writes a page's records through the importer and adds its counts.
 func (p *puller) load(export *importer.Export) error {
-	s, err := importer.Run(p.db, export, importer.Options{CompanyID: p.caller.Company.ID, Now: p.opt.Now})
+	s, err := importer.Run(p.db, export, importer.Options{CompanyID: p.caller.Company.ID, Now: p.opt.Now, Wrote: p.wrote})
 	if err != nil {
 		return err
 	}

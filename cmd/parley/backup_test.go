@@ -40,7 +40,14 @@ func serveDir(t *testing.T, dir string, demo bool, adminToken string) *running {
 // serveAt is serveDir for a data directory or a PostgreSQL database.
 func serveAt(t *testing.T, at location, demo bool, adminToken string) *running {
 	t.Helper()
-	in, err := open(context.Background(), at, demo, fixedClock{}, quietLog(), nil)
+	return serveWith(t, at, demo, adminToken, fixedClock{}, nil)
+}
+
+// serveWith is serveAt on a clock of the test's, its handler wrapped by
+// wrap when that is set.
+func serveWith(t *testing.T, at location, demo bool, adminToken string, clock parley.Clock, wrap func(http.Handler) http.Handler) *running {
+	t.Helper()
+	in, err := open(context.Background(), at, demo, clock, quietLog(), nil)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -49,8 +56,12 @@ func serveAt(t *testing.T, at location, demo bool, adminToken string) *running {
 	if !at.postgres() {
 		engine = in.bleve
 	}
-	srv := httptest.NewServer(api.New(api.Config{DB: in.db, Engine: engine, Syncer: in.syncer, Clock: fixedClock{},
-		Log: quietLog(), AdminToken: adminToken, BaseURL: "https://parley.test"}))
+	var handler http.Handler = api.New(api.Config{DB: in.db, Engine: engine, Syncer: in.syncer, Clock: clock,
+		Log: quietLog(), AdminToken: adminToken, BaseURL: "https://parley.test"})
+	if wrap != nil {
+		handler = wrap(handler)
+	}
+	srv := httptest.NewServer(handler)
 	r := &running{in: in, srv: srv, stopSync: func() { cancel(); <-done }}
 	t.Cleanup(r.stop)
 	r.token = demoToken(t, srv.URL)

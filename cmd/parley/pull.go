@@ -82,16 +82,18 @@ func pullCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 // printPullSummary prints the counts by kind and every refusal with why.
 func printPullSummary(w io.Writer, sum *puller.Summary) {
-	kinds := slices.Sorted(maps.Keys(sum.Copied))
-	for k := range sum.Skipped {
-		if _, ok := sum.Copied[k]; !ok {
-			kinds = append(kinds, k)
+	kinds := map[string]bool{}
+	for _, counts := range []map[string]int{sum.Copied, sum.Updated, sum.Skipped} {
+		for k := range counts {
+			kinds[k] = true
 		}
 	}
-	slices.Sort(kinds)
 	fmt.Fprintln(w)
-	for _, k := range kinds {
-		fmt.Fprintf(w, "%s: %d copied, %d already there\n", k, sum.Copied[k], sum.Skipped[k])
+	if sum.Since != nil {
+		fmt.Fprintf(w, "customers and conversations changed since the last pull (%s):\n", parley.FormatTime(*sum.Since))
+	}
+	for _, k := range slices.Sorted(maps.Keys(kinds)) {
+		fmt.Fprintf(w, "%s: %d copied, %d updated, %d already there\n", k, sum.Copied[k], sum.Updated[k], sum.Skipped[k])
 	}
 	fmt.Fprintf(w, "refused: %d\n", len(sum.Refused))
 	for _, r := range sum.Refused {

@@ -66,6 +66,7 @@ var families = []struct {
 	{"delivery queue", testDeliveryQueue},
 	{"workflows", testWorkflows},
 	{"saved views", testSavedViews},
+	{"pulls", testPulls},
 	{"walks", testWalks},
 	{"copy: credentials", testCopyCredentials},
 	{"copy: kept ids", testKeepIDsPast},
