@@ -10,21 +10,16 @@ import (
 	parley "github.com/parley/parley"
 )
 
-// The index outbox. The indexer reads entries after the last sequence it
-// applied (indexer.Syncer), so entries must become visible in sequence
-// order: an entry committed after a higher one would never be read. A
-// sequence alone does not give that (concurrent writers commit in any
-// order), so a write takes its outbox sequences at the very end, under a
-// transaction-level advisory lock held through its commit: writes that
-// queue index work commit one at a time in sequence order, the rest of
-// their work still concurrent. The lock is released after the commit is
-// visible, so a reader that sees an entry sees every lower one.
-//
-// Several nodes share the outbox the same way (the lock is the
-// database's). Entries are not removed when indexed: every node follows
-// them into its list engine, and the node holding the indexing role moves
-// the shared 'applied' cursor and prunes what is both applied and old
-// (see nodes.go).
+// The index outbox: where a write's touched records go when the store
+// has no indexer (SetIndexer; see search.go), for a syncer to read after
+// the last sequence it applied (indexer.Syncer). `parley` always sets an
+// indexer on PostgreSQL, so it writes no entry here; the outbox keeps the
+// store conformant to the seam's contract that internal/storetest holds
+// both backends to. Entries must become visible in sequence order (an
+// entry committed after a higher one would never be read), which a
+// sequence alone does not give, so a write takes its sequences at the
+// very end, under a transaction-level advisory lock held through its
+// commit.
 
 // outboxLock is the advisory lock that orders the outbox's writers.
 const outboxLock = 0x6f7574626f78 // "outbox"
@@ -38,9 +33,9 @@ FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[]) WITH ORDINALITY 
 ORDER BY u.n RETURNING seq`)
 	sqlOutbox = stmt(`SELECT o.seq, o.company_id, o.kind, o.record_id, o.ref FROM outbox o
 WHERE o.seq > greatest($1, (SELECT c.seq FROM outbox_cursors c WHERE c.name = 'applied')) ORDER BY o.seq LIMIT $2 ` + AllCompanies)
-	sqlFollowOutbox  = stmt(`SELECT o.seq, o.company_id, o.kind, o.record_id, o.ref FROM outbox o WHERE o.seq > $1 ORDER BY o.seq LIMIT $2 ` + AllCompanies)
-	sqlOutboxDepth   = stmt(`SELECT count(*) FROM outbox o WHERE o.seq > (SELECT c.seq FROM outbox_cursors c WHERE c.name = 'applied') ` + AllCompanies)
-	sqlLastOutboxSeq = stmt(`SELECT CASE WHEN s.is_called THEN s.last_value ELSE 0 END FROM outbox_seq s`)
+	sqlOutboxDepth      = stmt(`SELECT count(*) FROM outbox o WHERE o.seq > (SELECT c.seq FROM outbox_cursors c WHERE c.name = 'applied') ` + AllCompanies)
+	sqlSetOutboxApplied = stmt(`UPDATE outbox_cursors c SET seq = $1 WHERE c.name = 'applied' AND c.seq < $1`)
+	sqlLastOutboxSeq    = stmt(`SELECT CASE WHEN s.is_called THEN s.last_value ELSE 0 END FROM outbox_seq s`)
 )
 
 // queue appends an outbox entry, written when the transaction commits. The
@@ -76,18 +71,10 @@ func (t *Tx) flushOutbox() error {
 	return nil
 }
 
-// Outbox returns up to max entries after sequence after that the search
-// tables do not hold yet (acknowledged ones are left for the other nodes
-// to follow, but are not pending), oldest first, of every company.
+// Outbox returns up to max entries after sequence after that are not
+// acknowledged, oldest first, of every company.
 func (db *DB) Outbox(after uint64, max int) ([]parley.OutboxEntry, error) {
 	return db.outbox(sqlOutbox, after, max)
-}
-
-// FollowOutbox returns up to max entries after sequence after, oldest
-// first, whether the search tables hold them or not: what a node's own
-// list engine follows. Entries pruned are gone (see OutboxCursors).
-func (db *DB) FollowOutbox(after uint64, max int) ([]parley.OutboxEntry, error) {
-	return db.outbox(sqlFollowOutbox, after, max)
 }
 
 func (db *DB) outbox(sql string, after uint64, max int) ([]parley.OutboxEntry, error) {
@@ -109,15 +96,17 @@ func (db *DB) outbox(sql string, after uint64, max int) ([]parley.OutboxEntry, e
 	return out, nil
 }
 
-// AckOutbox marks entries as held by the search tables. They are applied
-// in sequence order, so the highest acknowledges every entry below it; the
-// entries stay for the other nodes to follow (see nodes.go).
+// AckOutbox marks entries as applied. They are applied in sequence order,
+// so the highest acknowledges every entry below it.
 func (db *DB) AckOutbox(entries []parley.OutboxEntry) error {
 	var highest uint64
 	for _, e := range entries {
 		highest = max(highest, e.Seq)
 	}
-	return db.SetOutboxApplied(context.Background(), highest)
+	if _, err := db.pool.Exec(context.Background(), sqlSetOutboxApplied, int64(highest)); err != nil {
+		return fmt.Errorf("pgstore: outbox applied: %w", err)
+	}
+	return nil
 }
 
 // OutboxDepth counts the entries the search tables do not hold yet.

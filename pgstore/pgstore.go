@@ -98,6 +98,9 @@ type Options struct {
 // DB is Parley's record store on PostgreSQL.
 type DB struct {
 	pool *pgxpool.Pool
+	// indexer writes the search rows of each write's touched records on
+	// its transaction (see search.go); SetIndexer sets it.
+	indexer Indexer
 	// onCommit is told the highest outbox sequence of each committed write.
 	onCommit func(seq uint64)
 	// onTx is told the duration of each View and Update (metrics).
@@ -196,12 +199,10 @@ func withProvider(cfg *pgx.ConnConfig, fn func(*goose.Provider) error) error {
 	return fn(p)
 }
 
-// Close releases the indexing role, if held, and closes the connection
-// pool.
+// Close closes the connection pool.
 func (db *DB) Close() error {
-	err := db.closeNode()
 	db.pool.Close()
-	return err
+	return nil
 }
 
 // OnCommit registers the function told the outbox sequence of each write

@@ -48,7 +48,7 @@ func open(t *testing.T) (*DB, string) {
 var transactionControl = regexp.MustCompile(`^(?i)(begin|commit|rollback)\b`)
 
 // allCompanies are the statements allowed to read across companies.
-var allCompanies = []string{sqlDueLater, sqlClaimPendingEvents, sqlNextLater, sqlOutbox, sqlFollowOutbox, sqlOutboxDepth, sqlPruneOutbox, sqlPendingEvents, sqlDueDeliveries, sqlDueMail, sqlNextMail}
+var allCompanies = []string{sqlDueLater, sqlClaimPendingEvents, sqlNextLater, sqlOutbox, sqlOutboxDepth, sqlPendingEvents, sqlDueDeliveries, sqlDueMail, sqlNextMail}
 
 // TestStatementsKeepToACompany walks every statement the package may run:
 // each that touches a company table filters it by company_id (or sets it,

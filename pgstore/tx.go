@@ -107,7 +107,7 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) erro
 		return nil, err
 	}
 	if t.writable {
-		if err := t.flushOutbox(); err != nil {
+		if err := t.index(db); err != nil {
 			return nil, err
 		}
 		if err := t.announce(); err != nil {
