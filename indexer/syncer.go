@@ -45,8 +45,8 @@ type Syncer struct {
 
 	mu      sync.Mutex
 	applied uint64 // every outbox entry up to this sequence is searchable
-	changed  chan struct{}
-	pending  sync.WaitGroup // batches applied but not yet acknowledged
+	changed chan struct{}
+	pending sync.WaitGroup // batches applied but not yet acknowledged
 
 	onBatch atomic.Pointer[func(kind index.Kind, docs int, took time.Duration)] // metrics, see OnBatch
 }
