@@ -10,9 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	parley "github.com/parley/parley"
 	"github.com/parley/parley/index/pgindex"
-	"github.com/parley/parley/indexer"
+	"github.com/parley/parley/pgsearch"
 	"github.com/parley/parley/pgstore"
 )
 
@@ -41,26 +40,11 @@ func openPGNode(ctx context.Context, url string, log *slog.Logger) (*pgNode, err
 	if n.search, err = pgindex.Open(ctx, url, pgindex.Options{}); err != nil {
 		return nil, errors.Join(err, n.close())
 	}
-	db.SetIndexer(indexInWrite)
+	db.SetIndexer(pgsearch.Write)
 	if n.base, n.stop, err = serve(db, n.search, nil, log); err != nil {
 		return nil, errors.Join(err, n.close())
 	}
 	return n, nil
-}
-
-// indexInWrite writes the search rows of the records a write touched on
-// the write's transaction, as cmd/parley's does.
-func indexInWrite(ctx context.Context, tx *pgstore.Tx, conn pgx.Tx, touched []parley.OutboxEntry) error {
-	batches, err := indexer.Batches(tx, touched)
-	if err != nil {
-		return err
-	}
-	for _, b := range batches {
-		if err := pgindex.Write(ctx, conn, b); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func (n *pgNode) close() error {

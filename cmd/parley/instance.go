@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/fixtures"
@@ -19,6 +17,7 @@ import (
 	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/index/pgindex"
 	"github.com/parley/parley/indexer"
+	"github.com/parley/parley/pgsearch"
 	"github.com/parley/parley/pgstore"
 	"github.com/parley/parley/storage"
 	"github.com/parley/parley/workflow"
@@ -47,7 +46,7 @@ var (
 // syncer. Embedded, search routes each request to the list engine or to
 // Bleve, which the syncer feeds from the outbox. On PostgreSQL, search is
 // pgindex alone, whose rows each write writes in its own transaction
-// (indexInWrite): there is no list engine and no syncer, and a node holds
+// (pgsearch.Write): there is no list engine and no syncer, and a node holds
 // nothing per company.
 type instance struct {
 	at     location
@@ -120,7 +119,7 @@ func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *
 			in.close()
 			return nil, err
 		}
-		db.(*pgstore.DB).SetIndexer(indexInWrite)
+		db.(*pgstore.DB).SetIndexer(pgsearch.Write)
 	}
 	if demo {
 		if err := loadDemoIfEmpty(db.Store(), clock); err != nil {
@@ -226,23 +225,6 @@ func rebuildSearchTables(ctx context.Context, pg *pgstore.DB, progress func(done
 		}
 		if progress != nil {
 			progress(end, len(refs))
-		}
-	}
-	return nil
-}
-
-// indexInWrite is the PostgreSQL store's indexer (pgstore.Indexer): it
-// builds the documents of the records a write touched, reading through
-// the write's own transaction, and writes their rows on it, so they
-// commit with the records.
-func indexInWrite(ctx context.Context, tx *pgstore.Tx, conn pgx.Tx, touched []parley.OutboxEntry) error {
-	batches, err := indexer.Batches(tx, touched)
-	if err != nil {
-		return fmt.Errorf("build the search documents: %w", err)
-	}
-	for _, b := range batches {
-		if err := pgindex.Write(ctx, conn, b); err != nil {
-			return err
 		}
 	}
 	return nil

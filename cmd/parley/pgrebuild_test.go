@@ -16,6 +16,7 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/internal/pgtest"
+	"github.com/parley/parley/pgsearch"
 	"github.com/parley/parley/pgstore"
 	"github.com/parley/parley/query"
 )
@@ -85,7 +86,7 @@ func TestUpgradeRebuildsTheSearchTables(t *testing.T) {
 	writer, err := pgstore.Open(ctx, database, pgstore.Options{})
 	require.NoError(t, err)
 	defer writer.Close()
-	writer.SetIndexer(indexInWrite) // as another node's store writes
+	writer.SetIndexer(pgsearch.Write) // as another node's store writes
 	var first int64
 	require.NoError(t, writer.Store().View(func(tx parley.Tx) error {
 		return tx.EachConversationID(func(id int64) {
