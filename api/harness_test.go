@@ -26,8 +26,6 @@ import (
 	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/internal/golden"
-	"github.com/parley/parley/pgsearch"
-	"github.com/parley/parley/pgstore"
 	"github.com/parley/parley/storage"
 	"github.com/parley/parley/workflow"
 )
@@ -136,14 +134,13 @@ func startWorld(t *testing.T, on backend, tracer pgx.QueryTracer, opts ...func(*
 	// every request.
 	var engine index.Engine
 	var syncer *indexer.Syncer
-	if pg, ok := db.(*pgstore.DB); ok {
-		pg.SetIndexer(pgsearch.Write)
+	if bolt == nil {
 		engine = full
 		close(done)
 	} else {
 		engine = index.Router{Full: full, Fast: lists.New()}
-		syncer = indexer.NewSyncer(db, engine, log)
-		db.OnCommit(syncer.Notify)
+		syncer = indexer.NewSyncer(bolt, engine, log)
+		bolt.OnCommit(syncer.Notify)
 		go func() { syncer.Run(ctx); close(done) }()
 	}
 	w := &world{t: t, db: db, embedded: bolt, store: db.Store(), engine: engine, syncer: syncer, clock: &testClock{now: epoch}, logs: logs}

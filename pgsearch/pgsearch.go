@@ -3,7 +3,8 @@
 // (pgstore.Indexer), which writes the search rows of the records a write
 // touched on the write's own transaction, so they commit with the
 // records. Every process that writes a PostgreSQL store whose searches
-// pgindex answers (`parley`, its bench, the API's tests) sets it.
+// pgindex answers (`parley`, its bench, the API's tests) opens the store
+// with it (pgstore.Options.Indexer).
 package pgsearch
 
 import (

@@ -35,7 +35,7 @@ var (
 // announcements are what a committed write tells every node (see channel).
 func (t *Tx) announcements() []string {
 	var out []string
-	for _, e := range t.outbox {
+	for _, e := range t.touched {
 		if e.Kind == parley.OutboxChat {
 			out = append(out, "chat:"+e.Ref)
 		}

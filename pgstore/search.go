@@ -9,40 +9,40 @@ import (
 )
 
 // Search rows in the record's own transaction. The search tables (package
-// pgindex) live in the store's database, so a write need not queue its
-// index work for a process to apply later: before it commits, the
-// indexer set by SetIndexer builds the documents of the records the write
+// pgindex) live in the store's database, so a write does not queue its
+// index work for a process to apply later: before it commits, the store's
+// indexer (Options.Indexer) builds the documents of the records the write
 // touched, reading through the write's own parley.Tx (so it sees what the
 // write changed), and writes their rows on the same PostgreSQL
 // transaction. The rows commit with the records or not at all; a read on
 // any node that sees the write sees its rows; a write waits for no other
-// node, and no node keeps a position in a queue.
-//
-// Without an indexer (tests of the store alone), the entries go to the
-// outbox table instead, in sequence order (see outbox.go).
+// node, and no node keeps a position in a queue. There is no index
+// outbox: Update returns 0 as the sequence of every write.
 
 // Indexer writes, on conn, the search rows of the records touched names;
 // tx is the same transaction as the domain sees it, to build documents
 // with.
 type Indexer func(ctx context.Context, tx *Tx, conn pgx.Tx, touched []parley.OutboxEntry) error
 
-// SetIndexer sets the function every write's touched records go to
-// before it commits. Set it before serving.
-func (db *DB) SetIndexer(fn Indexer) { db.indexer = fn }
+// touch records that the write changed a record's search document.
+func (t *Tx) touch(kind parley.OutboxKind, company, id int64) {
+	t.touched = append(t.touched, parley.OutboxEntry{Kind: kind, Company: company, ID: id})
+}
 
-// index hands the records the write touched to the indexer, or queues
-// them in the outbox without one.
+// touchRef records it for a record with a string id.
+func (t *Tx) touchRef(kind parley.OutboxKind, company int64, ref string) {
+	t.touched = append(t.touched, parley.OutboxEntry{Kind: kind, Company: company, Ref: ref})
+}
+
+// index hands the records the write touched to the store's indexer.
 func (t *Tx) index(db *DB) error {
-	if len(t.outbox) == 0 {
+	if len(t.touched) == 0 || db.indexer == nil {
 		return nil
-	}
-	if db.indexer == nil {
-		return t.flushOutbox()
 	}
 	if t.failed != nil {
 		return t.failed
 	}
-	return causeOf(t, db.indexer(t.ctx, t, t.tx, t.outbox))
+	return causeOf(t, db.indexer(t.ctx, t, t.tx, t.touched))
 }
 
 // Reindex writes afresh the search rows of the records entries name, in
@@ -52,8 +52,14 @@ func (t *Tx) index(db *DB) error {
 // rows left are those of the records as last committed.
 func (db *DB) Reindex(ctx context.Context, entries []parley.OutboxEntry) error {
 	_, err := db.Update(ctx, func(t *Tx) error {
-		t.outbox = append(t.outbox, entries...)
+		t.touched = append(t.touched, entries...)
 		return nil
 	})
 	return err
 }
+
+// OutboxDepth is 0: no write leaves index work behind (see above).
+func (db *DB) OutboxDepth() (int, error) { return 0, nil }
+
+// LastOutboxSeq is 0: writes take no outbox sequence (see above).
+func (db *DB) LastOutboxSeq() (uint64, error) { return 0, nil }

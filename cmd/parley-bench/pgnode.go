@@ -32,7 +32,7 @@ func openPGNode(ctx context.Context, url string, log *slog.Logger) (*pgNode, err
 	if _, err := pgstore.Migrate(ctx, url); err != nil {
 		return nil, err
 	}
-	db, err := pgstore.Open(ctx, url, pgstore.Options{})
+	db, err := pgstore.Open(ctx, url, pgstore.Options{Indexer: pgsearch.Write})
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,6 @@ func openPGNode(ctx context.Context, url string, log *slog.Logger) (*pgNode, err
 	if n.search, err = pgindex.Open(ctx, url, pgindex.Options{}); err != nil {
 		return nil, errors.Join(err, n.close())
 	}
-	db.SetIndexer(pgsearch.Write)
 	if n.base, n.stop, err = serve(db, n.search, nil, log); err != nil {
 		return nil, errors.Join(err, n.close())
 	}

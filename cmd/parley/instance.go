@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/fixtures"
@@ -24,15 +26,14 @@ import (
 )
 
 // database is what an instance runs on, whichever the backend: the
-// domain's store, the index outbox the syncer drains (embedded), the signals the
-// workers sleep on, the figures the API reports, and the commit hooks.
+// domain's store, the signals the workers sleep on, the figures the API
+// reports, and the commit hooks. The embedded one also has the index
+// outbox its syncer drains (storage.DB).
 type database interface {
 	api.Database
-	indexer.Source
 	parley.LaterSource
 	parley.WebhookSource
 	parley.MailSource
-	OnCommit(f func(seq uint64))
 	SetBeforeCommit(fn parley.BeforeCommit)
 	Close() error
 }
@@ -77,16 +78,28 @@ func indexPath(dir string) string { return filepath.Join(dir, "index") }
 // next start need not decode every stored conversation.
 func listsPath(dir string) string { return filepath.Join(dir, "lists.snapshot") }
 
-// openStore opens the records of at alone, without an index: the embedded
-// database file (creating the directory), or the PostgreSQL database,
-// refused when its schema is older than this binary.
+// openStore opens the records of at without a search engine: the
+// embedded database file (creating the directory), whose writes queue
+// their index work in its outbox, or the PostgreSQL database, refused
+// when its schema is older than this binary, whose writes write their
+// search rows (pgsearch.Write), so its search tables are migrated too.
 func openStore(ctx context.Context, at location) (database, error) {
 	if at.postgres() {
-		db, err := pgstore.Open(ctx, at.url, pgstore.Options{})
+		db, err := pgstore.Open(ctx, at.url, pgstore.Options{Indexer: pgsearch.Write})
 		if errors.Is(err, pgstore.ErrSchemaOutdated) {
 			return nil, fmt.Errorf("%w; apply it with `parley migrate --database URL`, then start again", err)
 		}
-		return db, err
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := pgx.ParseConfig(at.url)
+		if err == nil {
+			_, err = pgindex.Migrate(ctx, cfg)
+		}
+		if err != nil {
+			return nil, errors.Join(err, db.Close())
+		}
+		return db, nil
 	}
 	if err := os.MkdirAll(at.dir, 0o700); err != nil {
 		return nil, err
@@ -113,13 +126,10 @@ func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *
 	}
 	in := &instance{at: at, db: db, workflows: &workflow.Engine{Clock: clock}}
 	if at.postgres() {
-		// The search tables are migrated and written from the first
-		// write on, the demo load's included.
 		if err := in.openPostgresEngines(ctx); err != nil {
 			in.close()
 			return nil, err
 		}
-		db.(*pgstore.DB).SetIndexer(pgsearch.Write)
 	}
 	if demo {
 		if err := loadDemoIfEmpty(db.Store(), clock); err != nil {
@@ -152,8 +162,8 @@ func (in *instance) openEmbedded(ctx context.Context, log *slog.Logger, progress
 		return err
 	}
 	router := index.Router{Full: in.full, Fast: in.fast}
-	in.search, in.syncer = router, indexer.NewSyncer(in.db, router, log)
-	in.db.OnCommit(in.syncer.Notify) // a write wakes the syncer
+	in.search, in.syncer = router, indexer.NewSyncer(in.bolt, router, log)
+	in.bolt.OnCommit(in.syncer.Notify) // a write wakes the syncer
 	if !fresh {
 		return in.syncer.Drain(ctx)
 	}

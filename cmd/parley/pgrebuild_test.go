@@ -83,10 +83,9 @@ func TestUpgradeRebuildsTheSearchTables(t *testing.T) {
 
 	// A write during the rebuild, to the first conversation, which the
 	// first rebuild batch holds by the time progress is reported.
-	writer, err := pgstore.Open(ctx, database, pgstore.Options{})
+	writer, err := pgstore.Open(ctx, database, pgstore.Options{Indexer: pgsearch.Write}) // as another node's store writes
 	require.NoError(t, err)
 	defer writer.Close()
-	writer.SetIndexer(pgsearch.Write) // as another node's store writes
 	var first int64
 	require.NoError(t, writer.Store().View(func(tx parley.Tx) error {
 		return tx.EachConversationID(func(id int64) {

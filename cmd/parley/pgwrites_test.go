@@ -112,10 +112,9 @@ func TestAWriteDoesNotWaitForAnotherNode(t *testing.T) {
 	ctx := context.Background()
 	database, _ := migratedDemo(t)
 	stall := &stallCommit{armed: make(chan struct{}), stalled: make(chan struct{}), released: make(chan struct{})}
-	a, err := pgstore.Open(ctx, database, pgstore.Options{Tracer: stall})
+	a, err := pgstore.Open(ctx, database, pgstore.Options{Tracer: stall, Indexer: pgsearch.Write}) // as openStore does
 	require.NoError(t, err)
 	defer a.Close()
-	a.SetIndexer(pgsearch.Write) // as open sets it
 	b, err := open(ctx, location{url: database}, false, fixedClock{}, quietLog(), nil)
 	require.NoError(t, err)
 	defer b.close()
