@@ -51,3 +51,32 @@ func TestReplicatedReadsItsWrites(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before+1, r.PrimaryReads.Load(), "the primary answers when the replica is behind")
 }
+
+// TestReplicatedReadsAnotherNodesWrites: documents written by another
+// node (another engine on the primary, as each node writes its own
+// writes' rows) are found at once through this node's replicated reads:
+// a read waits for the replica to replay what the primary holds when the
+// read starts, whichever node wrote it.
+func TestReplicatedReadsAnotherNodesWrites(t *testing.T) {
+	ctx := context.Background()
+	primaryURL, replicaURL := pgtest.Replicated(t)
+	other, err := Open(ctx, primaryURL, Options{})
+	require.NoError(t, err)
+	defer other.Close()
+	primary, err := Open(ctx, primaryURL, Options{})
+	require.NoError(t, err)
+	r, err := OpenReplicated(ctx, primary, replicaURL)
+	require.NoError(t, err)
+	defer r.Close()
+	const pairs = 200
+	for i := range pairs {
+		word := fmt.Sprintf("word%03d", i)
+		require.NoError(t, other.Apply(ctx, index.Batch{Kind: index.Customers, Company: 1,
+			Upserts: []index.Document{doc(fmt.Sprint(i+1), 1, nil, map[string][]string{"firstName": {word}}, float64(i+1))}}, nil))
+		res, err := r.Search(ctx, index.Request{Kind: index.Customers, Company: 1, Query: query.Match{Field: "firstName", Text: word},
+			Sort: []index.Sort{{Field: "id"}}, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, index.Result{IDs: []string{fmt.Sprint(i + 1)}, Total: 1}, res, "pair %d", i)
+	}
+	assert.Greater(t, r.ReplicaReads.Load(), int64(pairs/2), "the replica answers most reads")
+}
