@@ -44,7 +44,7 @@ func serveAt(t *testing.T, at location, demo bool, adminToken string) *running {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { in.syncer.Run(ctx); close(done) }()
+	go func() { in.runSyncer(ctx); close(done) }() // as serve runs it: none on PostgreSQL
 	var engine index.Engine = in.search
 	if !at.postgres() {
 		engine = in.bleve
