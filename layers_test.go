@@ -32,8 +32,11 @@ var allowedImports = map[string][]string{
 	"index/pgindex":      {"index", "query"},
 	"internal/pgtest":    {"internal/pgtest/pgserver"},
 	// Test support: the table of engines tests hold to the oracle.
-	"index/enginetest":   {"index", "index/bleveindex", "index/pgindex", "indexer", "internal/pgtest", "storage"},
-	"index/lists":        {"", "index", "query"}, // filled through a projection passed in (indexer.Documents)
+	"index/enginetest": {"index", "index/bleveindex", "index/pgindex", "indexer", "internal/pgtest", "storage"},
+	"index/lists":      {"", "index", "query"}, // filled through a projection passed in (indexer.Documents)
+	// The PostgreSQL store's indexer: a write's documents (indexer) into
+	// pgindex's tables, on the write's transaction.
+	"pgsearch":           {"", "index/pgindex", "indexer", "pgstore"},
 	"filters":            {"", "query"},
 	"reports":            {"", "filters", "index", "query"},
 	"workflow":           {"", "filters", "index", "index/scan", "indexer", "internal/duework", "query"},
@@ -53,10 +56,10 @@ var allowedImports = map[string][]string{
 	"transfer":         {"", "index", "query"},       // parley copy: the seam on both sides, searches compared
 	"email":            {"", "internal/conncap", "internal/duework"},
 	"email/smtptest":   {},
-	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver", "pgstore", "index/pgindex", "workflow"},
+	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver", "pgstore", "index/pgindex", "pgsearch", "workflow"},
 	// Chooses the backend: bbolt and Bleve embedded, or pgstore and pgindex.
 	"cmd/parley": {"", "api", "internal/gcpolicy", "fixtures", "index", "index/bleveindex", "index/lists", "index/pgindex", "indexer",
-		"pgstore", "storage", "query", "reports", "webhooks", "importer", "email", "workflow", "transfer", "puller"},
+		"pgsearch", "pgstore", "storage", "query", "reports", "webhooks", "importer", "email", "workflow", "transfer", "puller"},
 	// Starts PostgreSQL servers for the tests (through pgtest) and the bench's peer.
 	"internal/pgtest/pgserver": {},
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/pgindex"
-	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/internal/pgtest"
+	"github.com/parley/parley/pgsearch"
 	"github.com/parley/parley/pgstore"
 )
 
@@ -43,10 +43,8 @@ func suiteBackend() backend {
 // worldDB is what a world needs of either backend's database.
 type worldDB interface {
 	api.Database
-	indexer.Source
 	parley.WebhookSource
 	parley.MailSource
-	OnCommit(f func(seq uint64))
 	SetBeforeCommit(fn parley.BeforeCommit)
 	Close() error
 }
@@ -70,7 +68,7 @@ func openPostgres(t *testing.T, tracer pgx.QueryTracer) (worldDB, index.Engine) 
 	url := pgtest.Database(t)
 	_, err := pgstore.Migrate(ctx, url)
 	require.NoError(t, err)
-	db, err := pgstore.Open(ctx, url, pgstore.Options{Tracer: tracer})
+	db, err := pgstore.Open(ctx, url, pgstore.Options{Tracer: tracer, Indexer: pgsearch.Write})
 	require.NoError(t, err)
 	engine, err := pgindex.Open(ctx, url, pgindex.Options{})
 	require.NoError(t, err)

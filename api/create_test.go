@@ -187,6 +187,9 @@ func TestImportedConversationRecordsNoEvents(t *testing.T) {
 // until searchable. The syncer the server waits on here never runs, so a
 // create that waits runs out its write wait and says so in the log.
 func TestImportedConversationIsAnsweredAtCommit(t *testing.T) {
+	if suiteBackend() == postgres {
+		t.Skip("on PostgreSQL a write writes its search rows before it commits: no write waits for the index")
+	}
 	w := newWorld(t, func(cfg *api.Config) {
 		cfg.Syncer = indexer.NewSyncer(cfg.DB.(indexer.Source), scan.New(), cfg.Log)
 		cfg.WriteWait = 20 * time.Millisecond

@@ -83,7 +83,7 @@ type world struct {
 	// embedded is the bbolt database, nil on PostgreSQL (see bolt).
 	embedded *storage.DB
 	engine   index.Engine
-	syncer   *indexer.Syncer
+	syncer   *indexer.Syncer // nil on PostgreSQL, whose writes index themselves
 	// workflows runs automatic workflows in writes and fires wake-ups.
 	workflows *workflow.Engine
 	server    *api.Server
@@ -124,15 +124,25 @@ func startWorld(t *testing.T, on backend, tracer pgx.QueryTracer, opts ...func(*
 		full, err = bleveindex.Open(filepath.Join(dir, "index"))
 		require.NoError(t, err)
 	}
-	// As in production: lists go to the list engine, the rest to the full engine.
-	engine := index.Router{Full: full, Fast: lists.New()}
 	logs := &bytes.Buffer{}
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
-	syncer := indexer.NewSyncer(db, engine, log)
-	db.OnCommit(syncer.Notify) // as cmd/parley wires it
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { syncer.Run(ctx); close(done) }()
+	// As in production (cmd/parley): embedded, lists go to the list
+	// engine, the rest to Bleve, which the syncer feeds from the outbox;
+	// on PostgreSQL, each write writes its search rows and pgindex answers
+	// every request.
+	var engine index.Engine
+	var syncer *indexer.Syncer
+	if bolt == nil {
+		engine = full
+		close(done)
+	} else {
+		engine = index.Router{Full: full, Fast: lists.New()}
+		syncer = indexer.NewSyncer(bolt, engine, log)
+		bolt.OnCommit(syncer.Notify)
+		go func() { syncer.Run(ctx); close(done) }()
+	}
 	w := &world{t: t, db: db, embedded: bolt, store: db.Store(), engine: engine, syncer: syncer, clock: &testClock{now: epoch}, logs: logs}
 	// As in production (cmd/parley): automatic workflows run in writes.
 	w.workflows = &workflow.Engine{Clock: w.clock}
@@ -380,4 +390,16 @@ func apiError(t *testing.T, rec *httptest.ResponseRecorder) string {
 		return fmt.Sprintf("%d %s: %s", rec.Code, e["code"], e["message"])
 	}
 	return fmt.Sprintf("%d %s: %s (%s)", rec.Code, e["code"], body["message"], e["message"])
+}
+
+// indexed waits until the write that returned seq is searchable, and
+// durable: the embedded syncer applied it; on PostgreSQL the write wrote
+// its search rows before it committed.
+func (w *world) indexed(seq uint64) {
+	w.t.Helper()
+	if w.syncer == nil {
+		return
+	}
+	require.True(w.t, w.syncer.Wait(context.Background(), seq, time.Minute))
+	w.syncer.Settle()
 }

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -51,7 +50,7 @@ func (w *world) wake() int {
 	report, err := w.workflows.Wake(w.store, w.clock.Now())
 	require.NoError(w.t, err)
 	require.Empty(w.t, report.Failed)
-	w.syncer.Wait(context.Background(), report.Seq, 5*time.Second)
+	w.indexed(report.Seq)
 	return report.Woken
 }
 

@@ -1,11 +1,9 @@
 package api_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,7 +41,7 @@ func TestListPageStatements(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	require.True(t, w.syncer.Wait(context.Background(), seq, 10*time.Second))
+	w.indexed(seq)
 
 	for _, tc := range []struct {
 		name, path, list string

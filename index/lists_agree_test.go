@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley/parley/index"
+	"github.com/parley/parley/index/enginetest"
 	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/query"
@@ -35,22 +36,35 @@ func listEngines(t *testing.T, e *engines) map[string]*lists.Engine {
 	return map[string]*lists.Engine{"loaded": loaded, "applied": applied, "restored": restored}
 }
 
-// TestListAggregatesAgree holds the list engine's report rows to the
-// oracle: the random aggregates TestAggregatesAgree draws, and facets over
+// reportEngines are the engines that answer the report kinds' requests:
+// the list engine, filled every way it is filled (embedded nodes), and
+// pgindex (PostgreSQL nodes, which hold no list engine).
+func reportEngines(t *testing.T, e *engines, lists map[string]*lists.Engine) map[string]enginetest.Engine {
+	out := map[string]enginetest.Engine{}
+	for name, l := range lists {
+		out[name+" list engine"] = l
+	}
+	out["postgres"] = e.open(t, "postgres").(enginetest.Engine)
+	return out
+}
+
+// TestListAggregatesAgree holds the list engine's report rows, and
+// pgindex's tables, to the oracle: the random aggregates TestAggregatesAgree draws, and facets over
 // the same filters and fields, on every report kind. The engine must take
 // every request whose filter reads no text.
 func TestListAggregatesAgree(t *testing.T) {
 	e := loadEngines(t)
-	engines := listEngines(t, e)
+	lists := listEngines(t, e)
+	engines := reportEngines(t, e, lists)
 	g := newQueryGen(t, e.db)
 	ctx := context.Background()
 	supported, nonEmpty := 0, 0
 	for i := 0; i < *randomCount/4; i++ {
 		r := randomAggregate(t, g, e, i)
 		facets := reportFacetRequest(g, r)
-		if !engines["loaded"].AggregateSupported(r) {
+		if !lists["loaded"].AggregateSupported(r) {
 			assert.True(t, needsFull(r.Filter), "the list engine refused %+v", r)
-			assert.False(t, engines["loaded"].FacetsSupported(facets))
+			assert.False(t, lists["loaded"].FacetsSupported(facets))
 			continue
 		}
 		supported++
@@ -59,16 +73,16 @@ func TestListAggregatesAgree(t *testing.T) {
 		if len(want.Groups) > 0 {
 			nonEmpty++
 		}
-		require.True(t, engines["loaded"].FacetsSupported(facets), "%+v", facets)
+		require.True(t, lists["loaded"].FacetsSupported(facets), "%+v", facets)
 		wantFacets, err := e.oracle.(index.Faceter).Facets(ctx, facets)
 		require.NoError(t, err)
 		for name, engine := range engines {
 			got, err := engine.Aggregate(ctx, r)
 			require.NoError(t, err)
-			require.Equal(t, roundSums(want), roundSums(got), "%s list engine, aggregate %+v", name, r)
+			require.Equal(t, roundSums(want), roundSums(got), "%s, aggregate %+v", name, r)
 			gotFacets, err := engine.Facets(ctx, facets)
 			require.NoError(t, err)
-			require.Equal(t, wantFacets, gotFacets, "%s list engine, facets %+v", name, facets)
+			require.Equal(t, wantFacets, gotFacets, "%s, facets %+v", name, facets)
 		}
 	}
 	assert.Greater(t, supported, *randomCount/8, "the list engine should take most aggregates")
@@ -122,13 +136,14 @@ func needsFull(n query.Node) bool {
 	return false
 }
 
-// TestListTextlessSearchAgrees holds the list engine's searches on the
-// textless kinds, which it answers alone (index.Router), to the oracle:
+// TestListTextlessSearchAgrees holds the searches on the textless kinds
+// of the engines that answer them (the list engine embedded, through
+// index.Router; pgindex on PostgreSQL) to the oracle:
 // random filters over each kind's fields, every sortable field either way
 // or none, pages and counts, filled every way the engine is filled.
 func TestListTextlessSearchAgrees(t *testing.T) {
 	e := loadEngines(t)
-	engines := listEngines(t, e)
+	engines := reportEngines(t, e, listEngines(t, e))
 	g := newQueryGen(t, e.db)
 	ctx := context.Background()
 	for _, kind := range index.Kinds {
@@ -159,7 +174,7 @@ func TestListTextlessSearchAgrees(t *testing.T) {
 				for name, engine := range engines {
 					got, err := engine.Search(ctx, r)
 					require.NoError(t, err)
-					require.Equal(t, want, got, "%s list engine, %+v", name, r)
+					require.Equal(t, want, got, "%s, %+v", name, r)
 				}
 			}
 			assert.Greater(t, hits, *randomCount/16, "too few generated filters match anything")

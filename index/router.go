@@ -48,8 +48,7 @@ func (r Router) Search(ctx context.Context, req Request) (Result, error) {
 }
 
 // Texts is a full engine given only the batches of kinds with text, as a
-// Router gives it: a syncer writing a Router's full engine directly (a
-// node following a shared outbox, indexer.Follow) writes it through Texts.
+// Router gives it.
 type Texts struct{ Engine }
 
 // Apply applies a batch of a kind with text; a textless one is durable

@@ -43,19 +43,10 @@ type Syncer struct {
 	log    *slog.Logger
 	wake   chan struct{}
 
-	// follow, when set, makes this syncer one node's of several sharing
-	// the outbox (see follow.go).
-	follow *Follow
-	pruned time.Time // following: when this node last pruned the outbox
-
 	mu      sync.Mutex
 	applied uint64 // every outbox entry up to this sequence is searchable
-	// searched is, when following, the shared cursor of the search
-	// tables: every entry up to it is in them.
-	searched uint64
-	loaded   bool // following: the engine was loaded from the store
-	changed  chan struct{}
-	pending  sync.WaitGroup // batches applied but not yet acknowledged
+	changed chan struct{}
+	pending sync.WaitGroup // batches applied but not yet acknowledged
 
 	onBatch atomic.Pointer[func(kind index.Kind, docs int, took time.Duration)] // metrics, see OnBatch
 }
@@ -83,11 +74,7 @@ func (s *Syncer) Notify(uint64) {
 // Run drains the outbox whenever notified, until ctx ends. A failing batch
 // is retried after a pause: the outbox keeps it.
 func (s *Syncer) Run(ctx context.Context) {
-	every := time.Second
-	if s.follow != nil {
-		every = followPoll
-	}
-	tick := time.NewTicker(every)
+	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
 		if err := s.Drain(ctx); err != nil && ctx.Err() == nil {
@@ -105,9 +92,6 @@ func (s *Syncer) Run(ctx context.Context) {
 // Drain applies every pending outbox entry to the engine. Entries already
 // applied (searchable, awaiting durability) are not read again.
 func (s *Syncer) Drain(ctx context.Context) error {
-	if s.follow != nil {
-		return s.drainShared(ctx)
-	}
 	for {
 		last, err := s.db.LastOutboxSeq()
 		if err != nil {
@@ -168,25 +152,15 @@ func (s *Syncer) Settle() { s.pending.Wait() }
 // callback of each. A rebuild fills an empty engine, so it sends no
 // deletions.
 func (s *Syncer) apply(ctx context.Context, engine index.Engine, entries []parley.OutboxEntry, rebuild bool, ack func(batches int) func(error)) error {
-	seen := map[parley.OutboxEntry]bool{}
-	batches := batches{}
+	var todo []index.Batch
 	err := s.db.Store().View(func(tx parley.Tx) error {
-		for _, e := range entries {
-			e.Seq = 0
-			if seen[e] {
-				continue
-			}
-			seen[e] = true
-			if err := batches.collect(tx, e); err != nil {
-				return err
-			}
-		}
-		return nil
+		var err error
+		todo, err = build(tx, entries, rebuild)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("indexer: build documents: %w", err)
 	}
-	todo := batches.inOrder(rebuild)
 	var durable func(error)
 	if ack != nil {
 		durable = ack(len(todo))
@@ -209,6 +183,34 @@ func (s *Syncer) apply(ctx context.Context, engine index.Engine, entries []parle
 		}
 	}
 	return nil
+}
+
+// Batches builds, reading through tx, what the records the entries name
+// change in the index: their documents, or their deletion when a record
+// is gone or not searchable, one batch per kind and company (see
+// collect), in kind order then by company. A store that keeps its search
+// rows in its own database calls it in the write that touched the
+// records, before it commits (cmd/parley wires pgstore and pgindex so).
+func Batches(tx parley.Tx, entries []parley.OutboxEntry) ([]index.Batch, error) {
+	return build(tx, entries, false)
+}
+
+// build is Batches, without deletions for a rebuild (which fills an empty
+// engine).
+func build(tx parley.Tx, entries []parley.OutboxEntry, rebuild bool) ([]index.Batch, error) {
+	seen := map[parley.OutboxEntry]bool{}
+	batches := batches{}
+	for _, e := range entries {
+		e.Seq = 0
+		if seen[e] {
+			continue
+		}
+		seen[e] = true
+		if err := batches.collect(tx, e); err != nil {
+			return nil, err
+		}
+	}
+	return batches.inOrder(rebuild), nil
 }
 
 // once wraps a batch's durability callback so that only its first call
@@ -357,14 +359,12 @@ func (s *Syncer) wakeWaiters() {
 
 // Wait blocks until the outbox entry seq is applied, ctx ends, or timeout
 // passes. It reports whether the write became searchable in time; a write
-// that did not is committed all the same and will be indexed. A node
-// following a shared outbox waits for both its own engine and the search
-// tables.
+// that did not is committed all the same and will be indexed.
 func (s *Syncer) Wait(ctx context.Context, seq uint64, timeout time.Duration) bool {
 	if seq == 0 {
 		return true
 	}
-	return s.waitUntil(ctx, timeout, func() bool { return s.applied >= seq && (s.follow == nil || s.searched >= seq) })
+	return s.waitUntil(ctx, timeout, func() bool { return s.applied >= seq })
 }
 
 // waitUntil blocks until done (called with s.mu held) holds, ctx ends, or
@@ -391,17 +391,9 @@ func (s *Syncer) waitUntil(ctx context.Context, timeout time.Duration, done func
 
 // Rebuild indexes every searchable record of storage into an empty engine,
 // reporting progress, and returns once the engine holds it durably. The
-// outbox is drained after. A syncer following a shared outbox rebuilds the
-// search tables (see rebuildShared); its own engine is loaded from the
-// store by that drain.
+// outbox is drained after.
 func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) error {
-	var err error
-	if s.follow != nil {
-		err = s.rebuildShared(ctx, progress)
-	} else {
-		err = s.rebuildInto(ctx, s.engine, progress)
-	}
-	if err != nil {
+	if err := s.rebuildInto(ctx, s.engine, progress); err != nil {
 		return err
 	}
 	return s.Drain(ctx)
@@ -412,13 +404,9 @@ func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) er
 func (s *Syncer) rebuildInto(ctx context.Context, engine index.Engine, progress func(done, total int)) error {
 	var refs []parley.OutboxEntry
 	err := s.db.Store().View(func(tx parley.Tx) error {
-		if err := tx.EachConversationID(func(id int64) { refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxConversation, ID: id}) }); err != nil {
-			return err
-		}
-		if err := tx.EachCustomerID(func(id int64) { refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxCustomer, ID: id}) }); err != nil {
-			return err
-		}
-		return tx.EachChatID(func(id string) { refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxChat, Ref: id}) })
+		var err error
+		refs, err = Records(tx)
+		return err
 	})
 	if err != nil {
 		return err
@@ -451,6 +439,21 @@ func (s *Syncer) rebuildInto(ctx context.Context, engine index.Engine, progress 
 		return fmt.Errorf("indexer: rebuild not persisted: %w", firstErr)
 	}
 	return nil
+}
+
+// Records names every record that may have documents (conversations,
+// customers, chats), without their companies, as entries a rebuild hands
+// to Batches.
+func Records(tx parley.Tx) ([]parley.OutboxEntry, error) {
+	var refs []parley.OutboxEntry
+	if err := tx.EachConversationID(func(id int64) { refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxConversation, ID: id}) }); err != nil {
+		return nil, err
+	}
+	if err := tx.EachCustomerID(func(id int64) { refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxCustomer, ID: id}) }); err != nil {
+		return nil, err
+	}
+	err := tx.EachChatID(func(id string) { refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxChat, Ref: id}) })
+	return refs, err
 }
 
 // Applied is the highest outbox sequence in the engine, for readiness checks.

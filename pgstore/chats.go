@@ -39,7 +39,7 @@ func (t *Tx) PutChat(c *parley.Chat) error {
 	if err := t.put(sqlPutChat, c, c.CompanyID, keyText(c.ID)); err != nil {
 		return err
 	}
-	t.queueRef(parley.OutboxChat, c.CompanyID, c.ID)
+	t.touchRef(parley.OutboxChat, c.CompanyID, c.ID)
 	return nil
 }
 

@@ -108,10 +108,10 @@ func (t *Tx) PutConversation(c *parley.Conversation) error {
 		return err
 	}
 	if old != nil && (old.CustomerID != c.CustomerID || c.State == parley.StateDeleted) {
-		t.queue(parley.OutboxCustomer, old.CompanyID, old.CustomerID)
+		t.touch(parley.OutboxCustomer, old.CompanyID, old.CustomerID)
 	}
 	if old == nil || old.CustomerID != c.CustomerID || old.MailboxID != c.MailboxID {
-		t.queue(parley.OutboxCustomer, c.CompanyID, c.CustomerID)
+		t.touch(parley.OutboxCustomer, c.CompanyID, c.CustomerID)
 	}
 	tagIDs := c.TagIDs
 	if tagIDs == nil {
@@ -121,7 +121,7 @@ func (t *Tx) PutConversation(c *parley.Conversation) error {
 		c.State == parley.StateDeleted, openAssignee(c), tagIDs); err != nil {
 		return err
 	}
-	t.queue(parley.OutboxConversation, c.CompanyID, c.ID)
+	t.touch(parley.OutboxConversation, c.CompanyID, c.ID)
 	return nil
 }
 

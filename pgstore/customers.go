@@ -126,10 +126,10 @@ func (t *Tx) PutCustomer(c *parley.Customer) error {
 	}
 	if old != nil && (old.Name() != c.Name() || !sameEmails(old.Emails, c.Emails)) {
 		for _, id := range t.CustomerConversationIDs(c.ID) {
-			t.queue(parley.OutboxConversation, c.CompanyID, id)
+			t.touch(parley.OutboxConversation, c.CompanyID, id)
 		}
 	}
-	t.queue(parley.OutboxCustomer, c.CompanyID, c.ID)
+	t.touch(parley.OutboxCustomer, c.CompanyID, c.ID)
 	return nil
 }
 
@@ -175,7 +175,7 @@ func (t *Tx) DeleteCustomer(c *parley.Customer) error {
 	if err := t.disown(ownedCustomer, c.ID); err != nil {
 		return err
 	}
-	t.queue(parley.OutboxCustomer, c.CompanyID, c.ID)
+	t.touch(parley.OutboxCustomer, c.CompanyID, c.ID)
 	return nil
 }
 

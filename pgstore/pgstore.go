@@ -7,8 +7,9 @@
 // Each record family has its table, keyed by company first so Citus can
 // distribute it by company (see the migrations), with the record as JSON
 // beside the typed columns that lookups, unique keys and orderings need.
-// Every write commits the record, its secondary keys and its index-outbox
-// entries in one SERIALIZABLE transaction, retried when PostgreSQL reports
+// Every write commits the record, its secondary keys and its search rows
+// (written by the indexer it is opened with, see search.go) in one
+// SERIALIZABLE transaction, retried when PostgreSQL reports
 // a serialization failure or a deadlock: the seam lets Update run its
 // function more than once. The schema is created by versioned migrations
 // (goose, embedded SQL) that `parley migrate` applies (Migrate); Open
@@ -50,10 +51,8 @@ const migrationLock = 0x70617273746f7265 // "parstore"
 // and the keys a request or a background job starts from before it knows
 // the company: credentials by hash or client id, sign-in e-mails, V1 key
 // hashes, public widget ids, mailbox addresses, and the owners of ids that a few reads of the
-// seam name without their company; and the outbox's shared cursors, which
-// belong to no company. Every other table is in CompanyTables.
-var ReferenceTables = []string{"companies", "credentials", "user_emails", "user_v1_keys", "widgets", "mailbox_emails", "owners", "chat_owners",
-	"outbox_cursors"}
+// seam name without their company. Every other table is in CompanyTables.
+var ReferenceTables = []string{"companies", "credentials", "user_emails", "user_v1_keys", "widgets", "mailbox_emails", "owners", "chat_owners"}
 
 // CompanyTables are the tables keyed by company_id first, distributed by
 // company under Citus (create_distributed_table(table, 'company_id')):
@@ -62,12 +61,11 @@ var ReferenceTables = []string{"companies", "credentials", "user_emails", "user_
 var CompanyTables = []string{"users", "teams", "mailboxes", "saved_replies", "customers", "customer_emails", "property_defs",
 	"organizations", "organization_domains", "tags", "tag_names", "conversation_numbers", "conversations", "threads", "ratings",
 	"message_ids", "thread_sources", "attachments", "later", "chats", "chat_timeline", "events", "mail", "webhooks", "deliveries",
-	"workflows", "workflow_runs", "saved_views", "outbox", "rate_windows", "pulled_ids", "pulls"}
+	"workflows", "workflow_runs", "saved_views", "rate_windows", "pulled_ids", "pulls"}
 
 // AllCompanies marks the statements that read a company table across
 // companies: the queues that background workers drain in time or sequence
-// order (the index outbox, wake-ups, domain events, webhook deliveries,
-// outgoing e-mail). Under Citus they are multi-shard queries, run by a
+// order (wake-ups, domain events, webhook deliveries, outgoing e-mail). Under Citus they are multi-shard queries, run by a
 // worker, never by a request. Today one process drains each queue; when
 // several nodes share a database, each will take its batch with SELECT
 // ... FOR UPDATE SKIP LOCKED in the write transaction that records the
@@ -93,13 +91,18 @@ type Options struct {
 	// Tracer, when set, sees every statement (tests check that each is
 	// registered and keeps to a company). Migrations run apart from it.
 	Tracer pgx.QueryTracer
+	// Indexer writes the search rows of each write's touched records in
+	// its transaction (see search.go); without one, the store keeps no
+	// search rows (tests of the store alone).
+	Indexer Indexer
 }
 
 // DB is Parley's record store on PostgreSQL.
 type DB struct {
 	pool *pgxpool.Pool
-	// onCommit is told the highest outbox sequence of each committed write.
-	onCommit func(seq uint64)
+	// indexer writes the search rows of each write's touched records on
+	// its transaction (see search.go): Options.Indexer.
+	indexer Indexer
 	// onTx is told the duration of each View and Update (metrics).
 	onTx atomic.Pointer[func(write bool, took time.Duration)]
 	// later, webhooks and mail are signalled after a commit that stored a
@@ -138,7 +141,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
-	return &DB{pool: pool, later: make(chan struct{}, 1), webhooks: make(chan struct{}, 1), mail: make(chan struct{}, 1)}, nil
+	return &DB{pool: pool, indexer: opts.Indexer, later: make(chan struct{}, 1), webhooks: make(chan struct{}, 1), mail: make(chan struct{}, 1)}, nil
 }
 
 // Migrate applies the store schema's pending migrations to the database at
@@ -196,17 +199,11 @@ func withProvider(cfg *pgx.ConnConfig, fn func(*goose.Provider) error) error {
 	return fn(p)
 }
 
-// Close releases the indexing role, if held, and closes the connection
-// pool.
+// Close closes the connection pool.
 func (db *DB) Close() error {
-	err := db.closeNode()
 	db.pool.Close()
-	return err
+	return nil
 }
-
-// OnCommit registers the function told the outbox sequence of each write
-// that queued index work. Set it before serving.
-func (db *DB) OnCommit(f func(seq uint64)) { db.onCommit = f }
 
 // OnTx registers the function told how long each View and Update took
 // (for metrics). It may be set while the database is in use.

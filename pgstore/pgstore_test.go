@@ -24,12 +24,18 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // kept to one company.
 func open(t *testing.T) (*DB, string) {
 	t.Helper()
+	return openIndexed(t, nil)
+}
+
+// openIndexed is open with an indexer (Options.Indexer).
+func openIndexed(t *testing.T, indexer Indexer) (*DB, string) {
+	t.Helper()
 	ctx := context.Background()
 	url := pgtest.Database(t)
 	_, err := Migrate(ctx, url)
 	require.NoError(t, err)
 	rec := &pgtest.Recorder{}
-	db, err := Open(ctx, url, Options{Tracer: rec})
+	db, err := Open(ctx, url, Options{Tracer: rec, Indexer: indexer})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		db.Close()
@@ -48,7 +54,7 @@ func open(t *testing.T) (*DB, string) {
 var transactionControl = regexp.MustCompile(`^(?i)(begin|commit|rollback)\b`)
 
 // allCompanies are the statements allowed to read across companies.
-var allCompanies = []string{sqlDueLater, sqlClaimPendingEvents, sqlNextLater, sqlOutbox, sqlFollowOutbox, sqlOutboxDepth, sqlPruneOutbox, sqlPendingEvents, sqlDueDeliveries, sqlDueMail, sqlNextMail}
+var allCompanies = []string{sqlDueLater, sqlClaimPendingEvents, sqlNextLater, sqlPendingEvents, sqlDueDeliveries, sqlDueMail, sqlNextMail}
 
 // TestStatementsKeepToACompany walks every statement the package may run:
 // each that touches a company table filters it by company_id (or sets it,

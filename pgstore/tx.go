@@ -49,8 +49,9 @@ func (db *DB) View(ctx context.Context, fn func(*Tx) error) error {
 	return err
 }
 
-// Update runs fn in a SERIALIZABLE transaction, committed when fn returns
-// nil, and returns the highest outbox sequence it queued (0 if none). fn
+// Update runs fn in a SERIALIZABLE transaction, then the store's indexer
+// on the records it touched (see search.go), committed when both return
+// nil; it returns 0, the sequence of a store without an outbox. fn
 // runs again when PostgreSQL reports a serialization failure or a
 // deadlock, so it must touch only the transaction.
 func (db *DB) Update(ctx context.Context, fn func(*Tx) error) (uint64, error) {
@@ -73,7 +74,7 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) error) (
 		t, err := db.attempt(ctx, opts, fn)
 		if err == nil {
 			db.committed(t)
-			return t.outboxSeq, nil
+			return 0, nil
 		}
 		if !retryable(err) || attempt == maxAttempts || ctx.Err() != nil {
 			return 0, err
@@ -107,7 +108,7 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) erro
 		return nil, err
 	}
 	if t.writable {
-		if err := t.flushOutbox(); err != nil {
+		if err := t.index(db); err != nil {
 			return nil, err
 		}
 		if err := t.announce(); err != nil {
@@ -139,9 +140,6 @@ func (db *DB) committed(t *Tx) {
 	if t.mailWork {
 		signal(db.mail)
 	}
-	if t.outboxSeq != 0 && db.onCommit != nil {
-		db.onCommit(t.outboxSeq)
-	}
 }
 
 // retryable reports a serialization failure or a deadlock: the
@@ -164,10 +162,9 @@ type Tx struct {
 	// owners caches the companies of ids this transaction looked up or
 	// wrote (see owners.go).
 	owners map[owner]int64
-	// outbox holds the entries queued so far, written at commit (see
-	// outbox.go); outboxSeq is the highest sequence they got.
-	outbox    []parley.OutboxEntry
-	outboxSeq uint64
+	// touched lists the records whose search documents the write changed,
+	// for the indexer before the commit (see search.go).
+	touched []parley.OutboxEntry
 	// laterChanged, webhookWork and mailWork record what the transaction
 	// stored, for the signals after its commit.
 	laterChanged, webhookWork, mailWork bool

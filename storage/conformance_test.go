@@ -17,6 +17,6 @@ func TestConformance(t *testing.T) {
 		db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
 		require.NoError(t, err)
 		t.Cleanup(func() { db.Close() })
-		return db
+		return storetest.Outboxed{Source: db}
 	})
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // Side is one end of a copy: its records and its search engine, as the
-// API sees it (a Router: its plain lists go to the list engine, the rest
-// to the full one; on PostgreSQL, wrapped to catch up with other nodes).
+// API sees it (embedded, a Router: its plain lists go to the list engine,
+// the rest to Bleve; on PostgreSQL, pgindex).
 type Side struct {
 	Store  parley.Store
 	Search index.Engine

@@ -10,25 +10,21 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/parley/parley/index"
-	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/index/pgindex"
-	"github.com/parley/parley/indexer"
+	"github.com/parley/parley/pgsearch"
 	"github.com/parley/parley/pgstore"
 )
 
 // pgNode is Parley on its PostgreSQL backend, wired as `parley serve
-// --database` wires it (cmd/parley/instance.go's openPostgresEngines):
-// the records in pgstore, the search tables of pgindex in the same
-// database, the list engine in front, the syncer draining the outbox, and
-// the API on a loopback port.
+// --database` wires it (cmd/parley/instance.go's open): the records in
+// pgstore, each write writing its search rows (pgindex, in the same
+// database) in its own transaction, every search answered by pgindex,
+// and the API on a loopback port. It holds no list engine and no syncer.
 type pgNode struct {
-	db       *pgstore.DB
-	search   *pgindex.Engine
-	syncer   *indexer.Syncer
-	base     string
-	stop     func()
-	stopSync func()
+	db     *pgstore.DB
+	search *pgindex.Engine
+	base   string
+	stop   func()
 }
 
 // openPGNode migrates the empty database at url and serves it.
@@ -36,26 +32,15 @@ func openPGNode(ctx context.Context, url string, log *slog.Logger) (*pgNode, err
 	if _, err := pgstore.Migrate(ctx, url); err != nil {
 		return nil, err
 	}
-	db, err := pgstore.Open(ctx, url, pgstore.Options{})
+	db, err := pgstore.Open(ctx, url, pgstore.Options{Indexer: pgsearch.Write})
 	if err != nil {
 		return nil, err
 	}
-	n := &pgNode{db: db, stop: func() {}, stopSync: func() {}}
+	n := &pgNode{db: db, stop: func() {}}
 	if n.search, err = pgindex.Open(ctx, url, pgindex.Options{}); err != nil {
 		return nil, errors.Join(err, n.close())
 	}
-	fast := lists.New()
-	if err := fast.Load(db.Store(), lists.Projection{List: indexer.ListFields, Conversation: indexer.Documents, Chat: indexer.ChatDocument}); err != nil {
-		return nil, errors.Join(err, n.close())
-	}
-	router := index.Router{Full: n.search, Fast: fast}
-	n.syncer = indexer.NewSyncer(db, router, log)
-	db.OnCommit(n.syncer.Notify)
-	syncCtx, stop := context.WithCancel(context.Background())
-	synced := make(chan struct{})
-	go func() { n.syncer.Run(syncCtx); close(synced) }()
-	n.stopSync = func() { stop(); <-synced; n.syncer.Settle() }
-	if n.base, n.stop, err = serve(db, router, n.syncer, log); err != nil {
+	if n.base, n.stop, err = serve(db, n.search, nil, log); err != nil {
 		return nil, errors.Join(err, n.close())
 	}
 	return n, nil
@@ -63,7 +48,6 @@ func openPGNode(ctx context.Context, url string, log *slog.Logger) (*pgNode, err
 
 func (n *pgNode) close() error {
 	n.stop()
-	n.stopSync()
 	var err error
 	if n.search != nil {
 		err = n.search.Close()
@@ -106,12 +90,11 @@ func runOnPostgresBackend(ctx context.Context, pg *peer, o Options, results []Qu
 		return nil, fmt.Errorf("Parley on PostgreSQL: %w", err)
 	}
 	defer n.close()
-	w, rates, err := loadGenerated(ctx, n.db, n.syncer.Applied, n.base, o, now, " into Parley on PostgreSQL", out)
+	w, rates, err := loadGenerated(ctx, n.db, indexedInWrite, n.base, o, now, " into Parley on PostgreSQL", out)
 	if err != nil {
 		return nil, err
 	}
 	load := &BackendLoad{HTTPPerSecond: rates.http, InternalPerSecond: rates.internal}
-	n.syncer.Settle()
 	if err := n.search.Analyze(ctx); err != nil { // as parley import does after a bulk load
 		return nil, err
 	}
@@ -141,6 +124,11 @@ func runOnPostgresBackend(ctx context.Context, pg *peer, o Options, results []Qu
 	}
 	return load, nil
 }
+
+// indexedInWrite is the position of a node whose writes index themselves:
+// it holds every committed write, so no outbox entry waits for it (its
+// outbox stays empty, LastOutboxSeq 0).
+func indexedInWrite() uint64 { return 0 }
 
 // searchBytes is the size of the search tables (pgindex.Tables, with
 // their indexes and TOAST) in the database at url, per conversation.

@@ -40,24 +40,25 @@ func serveDir(t *testing.T, dir string, demo bool, adminToken string) *running {
 // serveAt is serveDir for a data directory or a PostgreSQL database.
 func serveAt(t *testing.T, at location, demo bool, adminToken string) *running {
 	t.Helper()
-	return serveWith(t, at, demo, adminToken, fixedClock{}, nil)
+	return serveWith(t, at, demo, adminToken, fixedClock{}, nil, nil)
 }
 
 // serveWith is serveAt on a clock of the test's, its handler wrapped by
-// wrap when that is set.
-func serveWith(t *testing.T, at location, demo bool, adminToken string, clock parley.Clock, wrap func(http.Handler) http.Handler) *running {
+// wrap when that is set, with limits as the companies' calls per minute
+// by plan when set.
+func serveWith(t *testing.T, at location, demo bool, adminToken string, clock parley.Clock, wrap func(http.Handler) http.Handler, limits map[parley.Plan]int) *running {
 	t.Helper()
 	in, err := open(context.Background(), at, demo, clock, quietLog(), nil)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { in.syncer.Run(ctx); close(done) }()
+	go func() { in.runSyncer(ctx); close(done) }() // as serve runs it: none on PostgreSQL
 	var engine index.Engine = in.search
 	if !at.postgres() {
 		engine = in.bleve
 	}
 	var handler http.Handler = api.New(api.Config{DB: in.db, Engine: engine, Syncer: in.syncer, Clock: clock,
-		Log: quietLog(), AdminToken: adminToken, BaseURL: "https://parley.test"})
+		Log: quietLog(), AdminToken: adminToken, BaseURL: "https://parley.test", RateLimits: limits})
 	if wrap != nil {
 		handler = wrap(handler)
 	}

@@ -479,7 +479,7 @@ func compareIndexWithStorage(t *testing.T, data string) {
 	require.NoError(t, err)
 	defer in.close()
 	oracle := scan.New()
-	require.NoError(t, indexer.NewSyncer(in.db, oracle, quietLog()).Rebuild(context.Background(), nil))
+	require.NoError(t, indexer.NewSyncer(in.bolt, oracle, quietLog()).Rebuild(context.Background(), nil))
 	for _, text := range []string{`subject:crash`, `subject:crash AND NOT body:acknowledged`, `type:email`} {
 		syntax, err := query.Parse(text)
 		require.NoError(t, err)

@@ -82,7 +82,7 @@ func load(ctx context.Context, inst *instance, export *importer.Export, company 
 	if err != nil {
 		return sum, err
 	}
-	if err := inst.syncer.Drain(ctx); err != nil {
+	if err := inst.drain(ctx); err != nil {
 		return sum, fmt.Errorf("index the imported records: %w", err)
 	}
 	return sum, inst.compact(ctx)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
 	"github.com/parley/parley/fixtures"
@@ -17,21 +19,21 @@ import (
 	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/index/pgindex"
 	"github.com/parley/parley/indexer"
+	"github.com/parley/parley/pgsearch"
 	"github.com/parley/parley/pgstore"
 	"github.com/parley/parley/storage"
 	"github.com/parley/parley/workflow"
 )
 
 // database is what an instance runs on, whichever the backend: the
-// domain's store, the index outbox the syncer drains, the signals the
-// workers sleep on, the figures the API reports, and the commit hooks.
+// domain's store, the signals the workers sleep on, the figures the API
+// reports, and the commit hooks. The embedded one also has the index
+// outbox its syncer drains (storage.DB).
 type database interface {
 	api.Database
-	indexer.Source
 	parley.LaterSource
 	parley.WebhookSource
 	parley.MailSource
-	OnCommit(f func(seq uint64))
 	SetBeforeCommit(fn parley.BeforeCommit)
 	Close() error
 }
@@ -41,17 +43,19 @@ var (
 	_ database = (*pgstore.DB)(nil)
 )
 
-// instance is an opened backend: storage, engines and syncer. search
-// routes each request to the list engine or to the full engine (Bleve
-// embedded, pgindex on PostgreSQL); on PostgreSQL it first catches the
-// node up with what other nodes wrote (indexer.Following).
+// instance is an opened backend: storage, engines and, embedded, the
+// syncer. Embedded, search routes each request to the list engine or to
+// Bleve, which the syncer feeds from the outbox. On PostgreSQL, search is
+// pgindex alone, whose rows each write writes in its own transaction
+// (pgsearch.Write): there is no list engine and no syncer, and a node holds
+// nothing per company.
 type instance struct {
 	at     location
 	db     database
 	full   index.Engine
 	fast   *lists.Engine
 	search index.Engine
-	syncer *indexer.Syncer
+	syncer *indexer.Syncer // nil on PostgreSQL
 	// workflows runs automatic workflows in writes and fires their
 	// wake-ups (the scheduler).
 	workflows *workflow.Engine
@@ -74,16 +78,28 @@ func indexPath(dir string) string { return filepath.Join(dir, "index") }
 // next start need not decode every stored conversation.
 func listsPath(dir string) string { return filepath.Join(dir, "lists.snapshot") }
 
-// openStore opens the records of at alone, without an index: the embedded
-// database file (creating the directory), or the PostgreSQL database,
-// refused when its schema is older than this binary.
+// openStore opens the records of at without a search engine: the
+// embedded database file (creating the directory), whose writes queue
+// their index work in its outbox, or the PostgreSQL database, refused
+// when its schema is older than this binary, whose writes write their
+// search rows (pgsearch.Write), so its search tables are migrated too.
 func openStore(ctx context.Context, at location) (database, error) {
 	if at.postgres() {
-		db, err := pgstore.Open(ctx, at.url, pgstore.Options{})
+		db, err := pgstore.Open(ctx, at.url, pgstore.Options{Indexer: pgsearch.Write})
 		if errors.Is(err, pgstore.ErrSchemaOutdated) {
 			return nil, fmt.Errorf("%w; apply it with `parley migrate --database URL`, then start again", err)
 		}
-		return db, err
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := pgx.ParseConfig(at.url)
+		if err == nil {
+			_, err = pgindex.Migrate(ctx, cfg)
+		}
+		if err != nil {
+			return nil, errors.Join(err, db.Close())
+		}
+		return db, nil
 	}
 	if err := os.MkdirAll(at.dir, 0o700); err != nil {
 		return nil, err
@@ -92,10 +108,10 @@ func openStore(ctx context.Context, at location) (database, error) {
 }
 
 // open opens the backend at at; with demo set, an empty database first
-// receives the demo data. Pending outbox entries (left by a crash) are
-// applied before it returns, and a fresh embedded index, or PostgreSQL
-// search tables built with another mapping version, are rebuilt,
-// reporting to progress when it is not nil.
+// receives the demo data. Embedded, pending outbox entries (left by a
+// crash) are applied before it returns; a fresh embedded index, or
+// PostgreSQL search tables built with another mapping version, are
+// rebuilt, reporting to progress when it is not nil.
 func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *slog.Logger, progress func(done, total int)) (*instance, error) {
 	db, err := openStore(ctx, at)
 	if err != nil {
@@ -108,54 +124,27 @@ func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *
 			log.Warn("teams renumbered: team and user ids now share one id space", "teams", moved)
 		}
 	}
+	in := &instance{at: at, db: db, workflows: &workflow.Engine{Clock: clock}}
+	if at.postgres() {
+		if err := in.openPostgresEngines(ctx); err != nil {
+			in.close()
+			return nil, err
+		}
+	}
 	if demo {
 		if err := loadDemoIfEmpty(db.Store(), clock); err != nil {
-			db.Close()
+			in.close()
 			return nil, err
 		}
 	}
 	// Automatic workflows run in every write's transaction from here on
 	// (after the demo load, which is recorded as it was generated).
-	in := &instance{at: at, db: db, workflows: &workflow.Engine{Clock: clock}}
 	db.SetBeforeCommit(in.workflows.BeforeCommit)
-	var fresh bool
 	if at.postgres() {
-		err = in.openPostgresEngines(ctx)
-	} else {
-		fresh, err = in.openEmbeddedEngines(log)
-	}
-	if err != nil {
-		in.close()
-		return nil, err
-	}
-	router := index.Router{Full: in.full, Fast: in.fast}
-	if pg, ok := db.(*pgstore.DB); ok {
-		// The search tables are written through in.full: with a read
-		// replica, its writes and those other nodes apply move the
-		// position this node's reads wait for.
-		follow := indexer.Follow{Shared: pg, Search: index.Texts{Engine: in.full},
-			Reload: func() error { return in.fast.Load(db.Store(), listProjection) }}
-		if in.replicated != nil {
-			follow.Indexed = in.replicated.MarkWritten
-		}
-		in.syncer = indexer.NewFollower(db, in.fast, follow, log)
-		in.search = indexer.Following{Router: router, Syncer: in.syncer, Wait: catchUpWait}
-	} else {
-		in.search, in.syncer = router, indexer.NewSyncer(db, router, log)
-	}
-	db.OnCommit(in.syncer.Notify) // a write wakes the syncer
-	if in.pgSearch != nil {
+		in.search = in.full
 		err = in.bringSearchTablesUp(ctx, log, progress)
-	} else if fresh {
-		log.Info("building the search index from storage", "mappingVersion", index.MappingVersion)
-		if err = in.syncer.Rebuild(ctx, progress); err == nil {
-			err = in.compact(ctx)
-		}
-		if err == nil {
-			err = in.bleve.MarkBuilt()
-		}
 	} else {
-		err = in.syncer.Drain(ctx)
+		err = in.openEmbedded(ctx, log, progress)
 	}
 	if err != nil {
 		in.close()
@@ -164,40 +153,91 @@ func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *
 	return in, nil
 }
 
-// bringSearchTablesUp rebuilds the search tables from the store when they
-// were built with another mapping version (an upgrade changed what
-// documents hold), else drains the outbox into them. Several nodes may
-// start together on one database: the rebuild lock lets one check and
-// rebuild while the others wait, and find the tables current after it.
-// The tables are marked built last, so a node that dies mid-rebuild
-// leaves them stale for the next one to rebuild.
-func (in *instance) bringSearchTablesUp(ctx context.Context, log *slog.Logger, progress func(done, total int)) error {
-	unlock, err := in.pgSearch.LockRebuild(ctx)
+// openEmbedded opens the embedded engines and the syncer between them and
+// storage, then applies what the outbox holds, or builds a fresh Bleve
+// index from storage.
+func (in *instance) openEmbedded(ctx context.Context, log *slog.Logger, progress func(done, total int)) error {
+	fresh, err := in.openEmbeddedEngines(log)
 	if err != nil {
 		return err
 	}
-	stale, err := in.pgSearch.Stale(ctx)
-	if err != nil || !stale {
-		// Current tables: the lock goes at once, so nodes starting
-		// together fill their list engines side by side.
-		unlock()
-		if err != nil {
-			return err
-		}
+	router := index.Router{Full: in.full, Fast: in.fast}
+	in.search, in.syncer = router, indexer.NewSyncer(in.bolt, router, log)
+	in.bolt.OnCommit(in.syncer.Notify) // a write wakes the syncer
+	if !fresh {
 		return in.syncer.Drain(ctx)
 	}
-	defer unlock()
-	log.Info("rebuilding the search tables from the store", "mappingVersion", index.MappingVersion)
-	if err := in.pgSearch.Truncate(ctx); err != nil {
-		return err
-	}
+	log.Info("building the search index from storage", "mappingVersion", index.MappingVersion)
 	if err := in.syncer.Rebuild(ctx, progress); err != nil {
 		return err
 	}
 	if err := in.compact(ctx); err != nil {
 		return err
 	}
+	return in.bleve.MarkBuilt()
+}
+
+// bringSearchTablesUp rebuilds the search tables from the store when they
+// were built with another mapping version (an upgrade changed what
+// documents hold); otherwise they hold every committed write already.
+// Several nodes may start together on one database: the rebuild lock lets
+// one check and rebuild while the others wait, and find the tables
+// current after it. The tables are marked built last, so a node that dies
+// mid-rebuild leaves them stale for the next one to rebuild.
+func (in *instance) bringSearchTablesUp(ctx context.Context, log *slog.Logger, progress func(done, total int)) error {
+	unlock, err := in.pgSearch.LockRebuild(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	stale, err := in.pgSearch.Stale(ctx)
+	if err != nil || !stale {
+		return err
+	}
+	log.Info("rebuilding the search tables from the store", "mappingVersion", index.MappingVersion)
+	if err := in.pgSearch.Truncate(ctx); err != nil {
+		return err
+	}
+	if err := rebuildSearchTables(ctx, in.db.(*pgstore.DB), progress); err != nil {
+		return err
+	}
+	if err := in.compact(ctx); err != nil {
+		return err
+	}
 	return in.pgSearch.MarkBuilt(ctx)
+}
+
+// reindexBatch is how many records one write of a rebuild of the search
+// tables reindexes: enough to amortise a transaction, few enough that a
+// write of the same records committing meanwhile (which makes the batch
+// run again) costs little.
+const reindexBatch = 500
+
+// rebuildSearchTables writes the search rows of every record of the
+// store, reindexBatch records per write (pgstore.DB.Reindex), reporting
+// progress. Writes committing meanwhile write their own rows; a batch
+// that read a record before such a write conflicts with it and runs
+// again, so no row is left older than its record.
+func rebuildSearchTables(ctx context.Context, pg *pgstore.DB, progress func(done, total int)) error {
+	var refs []parley.OutboxEntry
+	err := pg.Store().View(func(tx parley.Tx) error {
+		var err error
+		refs, err = indexer.Records(tx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for start := 0; start < len(refs); start += reindexBatch {
+		end := min(start+reindexBatch, len(refs))
+		if err := pg.Reindex(ctx, refs[start:end]); err != nil {
+			return fmt.Errorf("reindex records %d to %d of %d: %w", start+1, end, len(refs), err)
+		}
+		if progress != nil {
+			progress(end, len(refs))
+		}
+	}
+	return nil
 }
 
 // listProjection fills the list engine with the documents the syncer
@@ -239,22 +279,17 @@ func (in *instance) openEmbeddedEngines(log *slog.Logger) (fresh bool, err error
 	return in.bleve.Fresh(), nil
 }
 
-// openPostgresEngines opens pgindex on the store's database and an empty
-// list engine, which the syncer's first drain fills from the store. The
-// search tables live in the same database as the records and the outbox
-// that feeds them, so they are never behind by more than the outbox:
-// draining it brings them up to date, unless an upgrade changed what
-// documents hold (bringSearchTablesUp).
+// openPostgresEngines opens pgindex on the store's database (migrating
+// its tables), and its replicated reads with --read-database.
 func (in *instance) openPostgresEngines(ctx context.Context) error {
 	engine, err := pgindex.Open(ctx, in.at.url, pgindex.Options{})
 	if err != nil {
 		return err
 	}
-	in.pgSearch, in.full, in.fast = engine, engine, lists.New()
+	in.pgSearch, in.full = engine, engine
 	if in.at.readURL != "" {
 		replicated, err := pgindex.OpenReplicated(ctx, engine, in.at.readURL)
 		if err != nil {
-			engine.Close()
 			return err
 		}
 		in.full, in.replicated = replicated, replicated
@@ -262,17 +297,14 @@ func (in *instance) openPostgresEngines(ctx context.Context) error {
 	return nil
 }
 
-// catchUpWait bounds how long a read on PostgreSQL waits for its node to
-// follow the writes other nodes committed before it; past it the read
-// answers from what the node holds.
-const catchUpWait = 2 * time.Second
-
 // compact waits until everything applied is durable, then readies the
 // full engine for queries after a bulk load (a rebuild, an import): Bleve
 // merges the many small segments it left, PostgreSQL refreshes the
 // planner's statistics of the search tables.
 func (in *instance) compact(ctx context.Context) error {
-	in.syncer.Settle()
+	if in.syncer != nil {
+		in.syncer.Settle()
+	}
 	var err error
 	if in.bleve != nil {
 		err = in.bleve.Compact(ctx)
@@ -283,6 +315,23 @@ func (in *instance) compact(ctx context.Context) error {
 		return fmt.Errorf("compact the search index: %w", err)
 	}
 	return nil
+}
+
+// drain applies what the outbox holds (embedded); on PostgreSQL every
+// write indexed itself.
+func (in *instance) drain(ctx context.Context) error {
+	if in.syncer == nil {
+		return nil
+	}
+	return in.syncer.Drain(ctx)
+}
+
+// runSyncer runs the syncer until ctx ends (embedded); on PostgreSQL
+// there is none, and it returns at once.
+func (in *instance) runSyncer(ctx context.Context) {
+	if in.syncer != nil {
+		in.syncer.Run(ctx)
+	}
 }
 
 func loadDemoIfEmpty(store parley.Store, clock parley.Clock) error {
@@ -341,8 +390,7 @@ func (in *instance) close() error {
 	}
 	var err error
 	// Callers have stopped the syncer (serve stops it before closing), so
-	// the rows hold everything applied and the outbox everything not. On
-	// PostgreSQL the rows are loaded from the store at each start.
+	// the rows hold everything applied and the outbox everything not.
 	if in.fast != nil && in.bolt != nil {
 		err = in.fast.SaveFor(in.bolt, dbPath(in.at.dir), listsPath(in.at.dir))
 	}
@@ -353,6 +401,8 @@ func (in *instance) close() error {
 	}
 	if in.full != nil {
 		err = errors.Join(err, in.full.Close())
+	} else if in.pgSearch != nil {
+		err = errors.Join(err, in.pgSearch.Close())
 	}
 	return errors.Join(err, in.db.Close())
 }

@@ -19,8 +19,7 @@ func (in *instance) rateCounter() parley.RateCounter {
 }
 
 // listen, on PostgreSQL, hears what other nodes on the database commit
-// until ctx ends: their outbox entries (the syncer follows them), work for
-// the workers, and chat changes, passed to chatChanged (the visitors'
+// until ctx ends: work for the workers, and chat changes, passed to chatChanged (the visitors'
 // long-polls). It returns at once embedded, where one process is all.
 func (in *instance) listen(ctx context.Context, log *slog.Logger, chatChanged func(chatID string)) (done <-chan struct{}) {
 	finished := make(chan struct{})

@@ -26,7 +26,7 @@ import (
 
 // twoNodes migrates a new database and serves it from two nodes, A with
 // the demo data and B started once A has loaded it; each has its own
-// process state (list engine, caches, workers) as separate processes do.
+// process state (caches, workers) as separate processes do.
 // It returns their base URLs and the demo's token.
 func twoNodes(t *testing.T, extra ...string) (a, b, token string) {
 	t.Helper()
@@ -48,9 +48,9 @@ func twoNodes(t *testing.T, extra ...string) (a, b, token string) {
 }
 
 // TestTwoNodesReadEachOthersWrites: a conversation created on one node is
-// found at once on the other, by a search (the search tables) and by a
-// plain list (the other node's own list engine), both ways, round after
-// round; a change made on one is seen by the other's lists too.
+// found at once on the other, by a search and by a plain list (both the
+// search tables), both ways, round after round; a change made on one is
+// seen by the other's lists too.
 func TestTwoNodesReadEachOthersWrites(t *testing.T) {
 	a, b, token := twoNodes(t)
 	ctx := context.Background()
@@ -202,8 +202,8 @@ func TestTwoNodesWakeAChatLongPoll(t *testing.T) {
 // TestKillANodeUnderLoad runs two `parley serve` processes on one
 // database with 16 writers spread over both, kills A with SIGKILL in the
 // middle, and checks on B that every write either node acknowledged is
-// there and found by a search, and that B kept taking writes (indexing
-// them whichever node held the indexing role before).
+// there and found by a search, and that B kept taking writes (each write
+// indexes itself, so no node's death leaves writes unindexed).
 func TestKillANodeUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills real servers")

@@ -68,7 +68,7 @@ func pullCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return errors.Join(fmt.Errorf("%w (what is written stays; run the pull again to go on)", err), inst.close())
 	}
-	if err := inst.syncer.Drain(ctx); err != nil {
+	if err := inst.drain(ctx); err != nil {
 		return errors.Join(fmt.Errorf("index the pulled records: %w", err), inst.close())
 	}
 	if err := errors.Join(inst.compact(ctx), inst.close()); err != nil {

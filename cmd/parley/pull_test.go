@@ -114,7 +114,10 @@ func testPull(t *testing.T, bin string, at location, r *rand.Rand) {
 	clock := &movableClock{}
 	clock.set(fixedClock{}.Now())
 	kill := &killSwitch{}
-	a := serveWith(t, location{dir: t.TempDir()}, true, "", clock, kill.wrap)
+	// The source's clock stands still, so its per-minute budget never
+	// refills: give it room for every run, however far the killed ones got.
+	limits := map[parley.Plan]int{parley.PlanStandard: 100_000, parley.PlanPlus: 100_000, parley.PlanPro: 100_000}
+	a := serveWith(t, location{dir: t.TempDir()}, true, "", clock, kill.wrap, limits)
 	// The demo's organizations are names only: one with its details too;
 	// and the demo has no attachment: a note gets one.
 	a.send(t, http.MethodPost, "/v2/organizations",

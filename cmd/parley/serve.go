@@ -112,7 +112,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 
 	syncCtx, stopSync := context.WithCancel(context.Background())
 	synced, woken := make(chan struct{}), make(chan struct{})
-	go func() { in.syncer.Run(syncCtx); close(synced) }()
+	go func() { in.runSyncer(syncCtx); close(synced) }()
 	go func() {
 		(&workflow.Scheduler{Source: in.db, Clock: parley.SystemClock, Engine: in.workflows, Log: log}).Run(syncCtx)
 		close(woken)

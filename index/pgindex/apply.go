@@ -16,72 +16,83 @@ import (
 )
 
 // Apply replaces the upserted documents and removes the deleted ones in
-// one transaction: per company, one DELETE and one INSERT on the kind's
-// table. The batch is durable once committed, so durable hears of it
-// before Apply returns.
+// one transaction of its own (see Write). The batch is durable once
+// committed, so durable hears of it before Apply returns.
 func (e *Engine) Apply(ctx context.Context, batch index.Batch, durable func(error)) error {
-	kind := batch.Kind
-	l, ok := layouts[kind]
-	if !ok {
-		return fmt.Errorf("pgindex: apply: unknown kind %q", kind)
-	}
-	err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
-		byCompany := map[int64][]string{}
-		if batch.Company == 0 {
-			owned, err := owners(ctx, tx, l, batch.Deletes)
-			if err != nil {
-				return err
-			}
-			byCompany = owned
-		} else if len(batch.Deletes) > 0 {
-			byCompany[batch.Company] = append([]string{}, batch.Deletes...)
-		}
-		deleted := map[string]bool{}
-		for _, id := range batch.Deletes {
-			deleted[id] = true
-		}
-		docs := map[int64]map[string]index.Document{}
-		for _, d := range batch.Upserts {
-			byCompany[d.Company] = append(byCompany[d.Company], d.ID)
-			if deleted[d.ID] {
-				continue // a batch's deletes win over its upserts, as in the other engines
-			}
-			if docs[d.Company] == nil {
-				docs[d.Company] = map[string]index.Document{}
-			}
-			docs[d.Company][d.ID] = d // the last of one id wins
-		}
-		companies := make([]int64, 0, len(byCompany))
-		for c := range byCompany {
-			companies = append(companies, c)
-		}
-		slices.Sort(companies) // one order for every writer, against deadlocks
-		b := &pgx.Batch{}
-		for _, company := range companies {
-			ids := byCompany[company]
-			slices.Sort(ids)
-			ids = slices.Compact(ids)
-			b.Queue("DELETE FROM "+l.table+" x WHERE x.company_id = $1 AND x.doc_id = ANY($2)", company, ids)
-			if len(docs[company]) > 0 {
-				sql, args, err := l.insert(company, docs[company])
-				if err != nil {
-					return err
-				}
-				b.Queue(sql, args...)
-			}
-		}
-		if b.Len() == 0 {
-			return nil
-		}
-		return tx.SendBatch(ctx, b).Close()
-	})
+	err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error { return Write(ctx, tx, batch) })
 	if err != nil {
-		return fmt.Errorf("pgindex: apply %s batch: %w", kind, err)
+		return err
 	}
 	if durable != nil {
 		durable(nil)
 	}
 	return nil
+}
+
+// Write replaces the upserted documents and removes the deleted ones on
+// tx: per company, one DELETE and one INSERT on the kind's table. A store
+// writing in the same database calls it on the transaction of the write
+// that changed the records, so the rows commit (or not) with them.
+func Write(ctx context.Context, tx pgx.Tx, batch index.Batch) error {
+	if err := write(ctx, tx, batch); err != nil {
+		return fmt.Errorf("pgindex: apply %s batch: %w", batch.Kind, err)
+	}
+	return nil
+}
+
+func write(ctx context.Context, tx pgx.Tx, batch index.Batch) error {
+	l, ok := layouts[batch.Kind]
+	if !ok {
+		return fmt.Errorf("unknown kind %q", batch.Kind)
+	}
+	byCompany := map[int64][]string{}
+	if batch.Company == 0 {
+		owned, err := owners(ctx, tx, l, batch.Deletes)
+		if err != nil {
+			return err
+		}
+		byCompany = owned
+	} else if len(batch.Deletes) > 0 {
+		byCompany[batch.Company] = append([]string{}, batch.Deletes...)
+	}
+	deleted := map[string]bool{}
+	for _, id := range batch.Deletes {
+		deleted[id] = true
+	}
+	docs := map[int64]map[string]index.Document{}
+	for _, d := range batch.Upserts {
+		byCompany[d.Company] = append(byCompany[d.Company], d.ID)
+		if deleted[d.ID] {
+			continue // a batch's deletes win over its upserts, as in the other engines
+		}
+		if docs[d.Company] == nil {
+			docs[d.Company] = map[string]index.Document{}
+		}
+		docs[d.Company][d.ID] = d // the last of one id wins
+	}
+	companies := make([]int64, 0, len(byCompany))
+	for c := range byCompany {
+		companies = append(companies, c)
+	}
+	slices.Sort(companies) // one order for every writer, against deadlocks
+	b := &pgx.Batch{}
+	for _, company := range companies {
+		ids := byCompany[company]
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		b.Queue("DELETE FROM "+l.table+" x WHERE x.company_id = $1 AND x.doc_id = ANY($2)", company, ids)
+		if len(docs[company]) > 0 {
+			sql, args, err := l.insert(company, docs[company])
+			if err != nil {
+				return err
+			}
+			b.Queue(sql, args...)
+		}
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	return tx.SendBatch(ctx, b).Close()
 }
 
 // owners finds the company of each document to delete in a batch whose

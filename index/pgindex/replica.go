@@ -14,13 +14,13 @@ import (
 
 // Replicated is the engine with its reads (searches, facets, suggestions)
 // sent to a streaming replica of the database, while keeping
-// read-your-writes: every batch is applied on the primary, which then
-// tells the position its write-ahead log reached; a read waits, for at
-// most Wait, until the replica has replayed up to the last such position,
-// and else reads the primary. The mark is this node's, not a request's:
-// a read waits for every batch this node applied before it, which covers
-// the request's own write (the API waits until that is applied) and keeps
-// the node's reads from going back in time.
+// read-your-writes: a read first asks the primary the position its
+// write-ahead log reached (one statement, reading no table), then waits,
+// for at most Wait, until the replica has replayed up to it, and else
+// reads the primary. Search rows are written in the transaction of the
+// write that changed the records, on any node (pgstore.Indexer), so the
+// primary's position covers every write committed before the read,
+// whichever node made it.
 type Replicated struct {
 	*Engine // the primary's: every write, and the reads the replica is too far behind for
 	replica *Engine
@@ -99,8 +99,7 @@ func (r *Replicated) Apply(ctx context.Context, b index.Batch, durable func(erro
 }
 
 // MarkWritten raises the position reads wait for to the primary's
-// current one: another node applied search-table writes this node's
-// callers may read next.
+// current one.
 func (r *Replicated) MarkWritten(ctx context.Context) error {
 	var at int64
 	if err := r.Engine.pool.QueryRow(ctx, sqlWritten).Scan(&at); err != nil {
@@ -117,8 +116,13 @@ func raise(v *atomic.Uint64, at uint64) {
 }
 
 // reader is the engine a read goes to: the replica once it replayed
-// everything applied so far, polled for at most Wait; else the primary.
+// everything committed on the primary before the read, polled for at
+// most Wait; else the primary.
 func (r *Replicated) reader(ctx context.Context) *Engine {
+	if err := r.MarkWritten(ctx); err != nil {
+		r.PrimaryReads.Add(1)
+		return r.Engine
+	}
 	target := r.written.Load()
 	deadline := time.Now().Add(r.Wait)
 	pause := time.Millisecond

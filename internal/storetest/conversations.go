@@ -68,16 +68,12 @@ func testConversations(t *testing.T, b Backend) {
 	notFound(t, b, "another company's Message-ID", func(tx parley.Tx) error { _, err := tx.ConversationByMessageID(2, "m1@example.com"); return err })
 }
 
-// testConversationOutbox: each write queues the conversation's document,
-// after its customer's when the conversation is new, moves to another
-// customer or mailbox, or is deleted (the customer's document holds its
-// mailboxes), and Update returns the last sequence.
+// testConversationOutbox: each write touches the conversation, after its
+// customer when the conversation is new, moves to another customer or
+// mailbox, or is deleted (the customer's document holds its mailboxes).
 func testConversationOutbox(t *testing.T, b Backend) {
 	c := newConversation(1, 7, 2)
-	seq := put(t, b, func(tx parley.Tx) error { return tx.PutConversation(c) })
-	last, err := b.LastOutboxSeq()
-	require.NoError(t, err)
-	assert.Equal(t, last, seq)
+	put(t, b, func(tx parley.Tx) error { return tx.PutConversation(c) })
 	assert.Equal(t, []parley.OutboxEntry{entry(parley.OutboxCustomer, 1, 7), entry(parley.OutboxConversation, 1, c.ID)}, drain(t, b), "new")
 
 	c.Subject = "Edited"

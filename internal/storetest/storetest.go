@@ -3,8 +3,9 @@
 // store and PostgreSQL) and must behave alike, family by family: ids
 // assigned on Put, records read back whole, another company's records not
 // found, unique keys in conflict, listings in their documented order,
-// secondary keys that follow renames and deletes, the index-outbox entries
-// each write queues, and the sequence Update returns. It is test support:
+// secondary keys that follow renames and deletes, the records each write
+// touches (which the indexer builds documents for), and, for a store with
+// an index outbox, its sequences. It is test support:
 // only tests import it.
 package storetest
 
@@ -18,9 +19,39 @@ import (
 	"github.com/parley/parley/indexer"
 )
 
-// Backend is a store under test with its index outbox: what the indexer
-// needs of a backend.
-type Backend = indexer.Source
+// Backend is a store under test, with the records its committed writes
+// touched: those whose search documents the write changed, which the
+// indexer builds documents for (queued in an index outbox by the embedded
+// store, handed to the indexer in the write by the PostgreSQL one).
+type Backend interface {
+	Store() parley.Store
+	// Touched returns the records touched by the writes committed since
+	// the last call, in order, without sequences.
+	Touched() ([]parley.OutboxEntry, error)
+}
+
+// Outboxed is a store whose writes queue the records they touched in an
+// index outbox (storage.DB): Touched drains it. The suite also holds its
+// outbox to its sequences (testTransactions).
+type Outboxed struct{ indexer.Source }
+
+// Touched returns the outbox's entries, without their sequences, and
+// acknowledges them.
+func (o Outboxed) Touched() ([]parley.OutboxEntry, error) {
+	entries, err := o.Outbox(0, 1000)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.AckOutbox(entries); err != nil {
+		return nil, err
+	}
+	var out []parley.OutboxEntry
+	for _, e := range entries {
+		e.Seq = 0
+		out = append(out, e)
+	}
+	return out, nil
+}
 
 // Run runs the suite; open returns a new, empty backend for each test,
 // closed when the test ends.
@@ -134,20 +165,13 @@ func put(t *testing.T, b Backend, puts ...func(tx parley.Tx) error) uint64 {
 	})
 }
 
-// drain returns the pending outbox entries in order, without their
-// sequences, and acknowledges them, so the next drain sees only later
-// writes'.
+// drain returns the records the writes committed since the last drain
+// touched (see Backend.Touched).
 func drain(t *testing.T, b Backend) []parley.OutboxEntry {
 	t.Helper()
-	entries, err := b.Outbox(0, 1000)
+	touched, err := b.Touched()
 	require.NoError(t, err)
-	require.NoError(t, b.AckOutbox(entries))
-	var out []parley.OutboxEntry
-	for _, e := range entries {
-		e.Seq = 0
-		out = append(out, e)
-	}
-	return out
+	return touched
 }
 
 func entry(kind parley.OutboxKind, company, id int64) parley.OutboxEntry {
