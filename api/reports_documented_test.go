@@ -39,3 +39,45 @@ func testHappinessDeltasCountEachRating(t *testing.T, on backend) {
 		assert.Equal(t, want, pick(decode(t, rec)["deltas"].(map[string]any), "greatCount", "okayCount", "notGoodCount"), path)
 	}
 }
+
+func TestConversationsTopsChangeOfShare(t *testing.T) {
+	onEachBackend(t, testConversationsTopsChangeOfShare)
+}
+
+// testConversationsTopsChangeOfShare: a top tag's or customer's
+// deltaPercent is its share now minus its share before, in percentage
+// points. The day before, Alice writes (tagged vip) and Bob writes: vip
+// and Alice have 50% each. Today Alice writes again (vip), Carol and Dave
+// write: vip and Alice have 1/3, a change of -50/3 points; Carol goes
+// from 0% to 1/3, +100/3.
+func testConversationsTopsChangeOfShare(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
+	w.create(convJSON(map[string]any{"customer": customer("alice@example.com"), "tags": []string{"vip"}}))
+	w.create(convJSON(map[string]any{"customer": customer("bob@example.com")}))
+	w.clock.advance(24 * time.Hour)
+	w.create(convJSON(map[string]any{"customer": customer("alice@example.com"), "tags": []string{"vip"}}))
+	w.create(convJSON(map[string]any{"customer": customer("carol@example.com")}))
+	w.create(convJSON(map[string]any{"customer": customer("dave@example.com")}))
+
+	day := reportQuery("start", epoch.Add(24*time.Hour).Format(time.RFC3339), "end", epoch.Add(48*time.Hour).Format(time.RFC3339),
+		"previousStart", epoch.Format(time.RFC3339), "previousEnd", epoch.Add(24*time.Hour).Format(time.RFC3339))
+	rec := w.get("/v2/reports/conversations?" + day)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	body := decode(t, rec)
+	changes := func(breakdown string) map[string]float64 {
+		out := map[string]float64{}
+		for _, item := range field(t, body, breakdown, "top").([]any) {
+			it := item.(map[string]any)
+			out[it["name"].(string)] = it["deltaPercent"].(float64)
+		}
+		return out
+	}
+	vip := changes("tags")
+	require.Len(t, vip, 1)
+	assert.InDelta(t, -50.0/3, vip["vip"], 1e-9)
+	customers := changes("customers")
+	require.Len(t, customers, 3)
+	assert.InDelta(t, -50.0/3, customers["alice@example.com"], 1e-9)
+	assert.InDelta(t, 100.0/3, customers["carol@example.com"], 1e-9)
+	assert.InDelta(t, 100.0/3, customers["dave@example.com"], 1e-9)
+}

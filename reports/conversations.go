@@ -79,8 +79,9 @@ type Top struct {
 	Top   []TopItem `json:"top"`
 }
 
-// TopItem is one value: its conversations now and before, and their share
-// of the total conversations (exact; null over none).
+// TopItem is one value: its conversations now and before, their share of
+// the total conversations (exact; null over none) and the change of that
+// share in percentage points (null when either share is).
 type TopItem struct {
 	ID              int64    `json:"id"`
 	Name            string   `json:"name"`
@@ -88,6 +89,7 @@ type TopItem struct {
 	PreviousCount   int      `json:"previousCount"`
 	Percent         *float64 `json:"percent"`
 	PreviousPercent *float64 `json:"previousPercent"`
+	DeltaPercent    *float64 `json:"deltaPercent"`
 }
 
 // TopSize is how many values a Top lists.
@@ -191,6 +193,10 @@ func top(items []TopItem, total, previousTotal int) Top {
 			break
 		}
 		it.Percent, it.PreviousPercent = share(it.Count, total), share(it.PreviousCount, previousTotal)
+		if it.Percent != nil && it.PreviousPercent != nil {
+			change := *it.Percent - *it.PreviousPercent
+			it.DeltaPercent = &change
+		}
 		out.Top = append(out.Top, it)
 	}
 	return out
