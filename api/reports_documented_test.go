@@ -81,3 +81,57 @@ func testConversationsTopsChangeOfShare(t *testing.T, on backend) {
 	assert.InDelta(t, 100.0/3, customers["carol@example.com"], 1e-9)
 	assert.InDelta(t, 100.0/3, customers["dave@example.com"], 1e-9)
 }
+
+func TestProductivityDistributionsOfHandleAndRepliesToResolve(t *testing.T) {
+	onEachBackend(t, testProductivityDistributionsOfHandleAndRepliesToResolve)
+}
+
+// testProductivityDistributionsOfHandleAndRepliesToResolve: the
+// productivity report's handle time distribution counts the replies that
+// have a handle time; each replies-to-resolve range carries the average
+// resolution time of its conversations. 12:00 Alice writes and a draft
+// answer is saved; 12:06 it is scheduled, 12:10 sent, and Alice's
+// conversation closed: one reply, handle time 600 s (under 15 min),
+// resolved in 600 s. 12:10 Bob writes and is answered at once, 12:40
+// answered again and closed: two replies, resolved in 1800 s. 12:40 Carol
+// writes and is answered at once, 13:40 again and closed: two replies,
+// resolved in 3600 s. One reply: Alice, 600 s; two: (1800 + 3600) / 2 =
+// 2700 s; the other ranges have none.
+func testProductivityDistributionsOfHandleAndRepliesToResolve(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
+	alice := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
+	path := fmt.Sprintf("/v2/conversations/%d", alice)
+	draft := resourceID(t, w.must("POST", path+"/reply", map[string]any{"text": "Answer", "draft": true}, http.StatusCreated))
+	w.clock.advance(6 * time.Minute)
+	w.send("PUT", fmt.Sprintf("%s/threads/%d/schedule", path, draft), `{"scheduledFor":"2026-11-21T14:00:00Z"}`, http.StatusNoContent)
+	w.clock.advance(4 * time.Minute)
+	w.send("PATCH", fmt.Sprintf("%s/threads/%d/schedule", path, draft), `{"op":"replace","path":"/state","value":"published"}`, http.StatusNoContent)
+	w.send("PATCH", path, `{"op":"replace","path":"/status","value":"closed"}`, http.StatusNoContent)
+	for _, email := range []string{"bob@example.com", "carol@example.com"} {
+		id := w.create(convJSON(map[string]any{"customer": customer(email)}))
+		w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", id), `{"text":"Answer"}`, http.StatusCreated)
+		if email == "bob@example.com" {
+			w.clock.advance(30 * time.Minute)
+		} else {
+			w.clock.advance(time.Hour)
+		}
+		w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", id), `{"text":"Answer","status":"closed"}`, http.StatusCreated)
+	}
+
+	rec := w.get("/v2/reports/productivity?" + reportQuery("start", epoch.Format(time.RFC3339), "end", epoch.Add(24*time.Hour).Format(time.RFC3339)))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	body := decode(t, rec)
+	handle := body["handleTime"].(map[string]any)
+	assert.Equal(t, float64(1), handle["count"])
+	first := handle["ranges"].([]any)[0].(map[string]any)
+	assert.Equal(t, []any{float64(1), float64(1), float64(100)}, []any{first["id"], first["count"], first["percent"]})
+
+	var times []any
+	for _, r := range field(t, body, "repliesToResolve", "ranges").([]any) {
+		times = append(times, r.(map[string]any)["resolutionTime"])
+	}
+	require.Len(t, times, 5)
+	assert.InDelta(t, 600, times[0], 0.01)
+	assert.InDelta(t, 2700, times[1], 0.01)
+	assert.Equal(t, []any{nil, nil, nil}, times[2:])
+}
