@@ -246,6 +246,8 @@ type drillRowView struct {
 	Tags          []drillTagView          `json:"tags"`
 	AssignedID    *int64                  `json:"assignedid"`
 	AssignedName  *string                 `json:"assignedName"`
+	// WaitingSince is the conversation's customerWaitingSince time.
+	WaitingSince string `json:"waitingSince"`
 }
 
 // drillTagView is a tag of a drill-down's conversation.
@@ -260,7 +262,8 @@ func (r *renderer) drillRow(conv *parley.Conversation) (drillRowView, error) {
 	row := drillRowView{ID: conv.ID, Number: conv.Number, Type: conv.Type, MailboxID: conv.MailboxID,
 		Attachments: conv.HasAttachments, Subject: conv.Subject, Status: conv.Status, ThreadCount: conv.ThreadCount,
 		Preview: conv.Preview, CustomerIDs: []int64{},
-		CreatedAt: parley.FormatTime(conv.CreatedAt), ModifiedAt: parley.FormatTime(conv.ModifiedAt), Tags: []drillTagView{}}
+		CreatedAt: parley.FormatTime(conv.CreatedAt), ModifiedAt: parley.FormatTime(conv.ModifiedAt), Tags: []drillTagView{},
+		WaitingSince: waitingSince(conv, r.s.now()).Time}
 	for _, id := range conv.TagIDs {
 		t, err := r.tags.get(id)
 		if err != nil {

@@ -135,3 +135,29 @@ func testProductivityDistributionsOfHandleAndRepliesToResolve(t *testing.T, on b
 	assert.InDelta(t, 2700, times[1], 0.01)
 	assert.Equal(t, []any{nil, nil, nil}, times[2:])
 }
+
+func TestUserDrillDownWaitingSince(t *testing.T) { onEachBackend(t, testUserDrillDownWaitingSince) }
+
+// testUserDrillDownWaitingSince: a drill-down row's waitingSince is the
+// conversation's customerWaitingSince time. 12:00 Alice and Bob write;
+// 12:20 the owner answers both; 12:50 Alice writes again: Alice has waited
+// since 12:50, and Bob's conversation was last acted on by a user at 12:20.
+func testUserDrillDownWaitingSince(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
+	alice := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
+	bob := w.create(convJSON(map[string]any{"customer": customer("bob@example.com")}))
+	w.clock.advance(20 * time.Minute)
+	for _, id := range []int64{alice, bob} {
+		w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", id), `{"text":"Answer"}`, http.StatusCreated)
+	}
+	w.clock.advance(30 * time.Minute)
+	w.send("POST", fmt.Sprintf("/v2/conversations/%d/customer", alice), `{"customer":{"email":"alice@example.com"},"text":"more"}`, http.StatusCreated)
+
+	rec := w.get(fmt.Sprintf("/v2/reports/user/drilldown?%s&user=%d",
+		reportQuery("start", epoch.Format(time.RFC3339), "end", epoch.Add(24*time.Hour).Format(time.RFC3339)), ownerID))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	rows := drillRows(t, decode(t, rec))
+	require.Len(t, rows, 2)
+	assert.Equal(t, "2026-11-21T12:50:00Z", rows[alice]["waitingSince"])
+	assert.Equal(t, "2026-11-21T12:20:00Z", rows[bob]["waitingSince"])
+}
