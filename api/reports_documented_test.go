@@ -161,3 +161,37 @@ func testUserDrillDownWaitingSince(t *testing.T, on backend) {
 	assert.Equal(t, "2026-11-21T12:50:00Z", rows[alice]["waitingSince"])
 	assert.Equal(t, "2026-11-21T12:20:00Z", rows[bob]["waitingSince"])
 }
+
+func TestConversationHistoryAverageHandleTime(t *testing.T) {
+	onEachBackend(t, testConversationHistoryAverageHandleTime)
+}
+
+// testConversationHistoryAverageHandleTime: a history row's avgHandleTime
+// averages the handle times of the user's replies to it in the period,
+// over those that have one. 12:00 Alice writes and a draft answer is
+// saved; 12:06 it is scheduled, 12:10 sent (600 s), and Alice is answered
+// again at once (no handle time): 600 s. 12:10 Bob is answered at once:
+// null.
+func testConversationHistoryAverageHandleTime(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
+	alice := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
+	path := fmt.Sprintf("/v2/conversations/%d", alice)
+	draft := resourceID(t, w.must("POST", path+"/reply", map[string]any{"text": "Answer", "draft": true}, http.StatusCreated))
+	w.clock.advance(6 * time.Minute)
+	w.send("PUT", fmt.Sprintf("%s/threads/%d/schedule", path, draft), `{"scheduledFor":"2026-11-21T14:00:00Z"}`, http.StatusNoContent)
+	w.clock.advance(4 * time.Minute)
+	w.send("PATCH", fmt.Sprintf("%s/threads/%d/schedule", path, draft), `{"op":"replace","path":"/state","value":"published"}`, http.StatusNoContent)
+	w.send("POST", path+"/reply", `{"text":"And more"}`, http.StatusCreated)
+	bob := w.create(convJSON(map[string]any{"customer": customer("bob@example.com")}))
+	w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", bob), `{"text":"Answer"}`, http.StatusCreated)
+
+	rec := w.get(fmt.Sprintf("/v2/reports/user/conversation-history?%s&user=%d",
+		reportQuery("start", epoch.Format(time.RFC3339), "end", epoch.Add(24*time.Hour).Format(time.RFC3339)), ownerID))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	handle := map[float64]any{}
+	for _, r := range decode(t, rec)["results"].([]any) {
+		row := r.(map[string]any)
+		handle[row["id"].(float64)] = row["avgHandleTime"]
+	}
+	assert.Equal(t, map[float64]any{float64(alice): float64(600), float64(bob): nil}, handle)
+}
