@@ -195,3 +195,61 @@ func testConversationHistoryAverageHandleTime(t *testing.T, on backend) {
 	}
 	assert.Equal(t, map[float64]any{float64(alice): float64(600), float64(bob): nil}, handle)
 }
+
+// sendDraft answers a conversation with a draft saved now and sent after
+// handle: its handle time.
+func sendDraft(t *testing.T, w *world, conv int64, handle time.Duration) {
+	t.Helper()
+	path := fmt.Sprintf("/v2/conversations/%d", conv)
+	draft := resourceID(t, w.must("POST", path+"/reply", map[string]any{"text": "Answer", "draft": true}, http.StatusCreated))
+	w.clock.advance(handle / 2)
+	w.send("PUT", fmt.Sprintf("%s/threads/%d/schedule", path, draft),
+		fmt.Sprintf(`{"scheduledFor":%q}`, w.clock.Now().Add(time.Hour).Format(time.RFC3339)), http.StatusNoContent)
+	w.clock.advance(handle - handle/2)
+	w.send("PATCH", fmt.Sprintf("%s/threads/%d/schedule", path, draft), `{"op":"replace","path":"/state","value":"published"}`, http.StatusNoContent)
+}
+
+// rateLatestReply rates the newest thread of a conversation, its reply.
+func rateLatestReply(w *world, conv int64, rating string) {
+	reply := w.conv(conv)["_embedded"].(map[string]any)["threads"].([]any)[0].(map[string]any)
+	w.send("PUT", fmt.Sprintf("/v2/conversations/%d/threads/%v/rating", conv, reply["id"]), fmt.Sprintf(`{"rating":%q}`, rating), http.StatusNoContent)
+}
+
+func TestCompanyUserRowsAsDocumented(t *testing.T) { onEachBackend(t, testCompanyUserRowsAsDocumented) }
+
+// testCompanyUserRowsAsDocumented: a company report's user row carries the
+// user's figures of both periods flat. The day before, the owner answers
+// Alice with a draft held 600 s, and Alice rates it great. Today the owner
+// answers Bob at once (Bob rates it not good) and Carol with a draft held
+// 300 s; Adam answers Dave at once. Owner: 2 replies, 2 customers, score
+// 0% - 100% = -100, handle time 300 s (the one reply that has one); before
+// 1, 1, 100, 600 s. Adam: 1, 1, no rating, no handle time; before nothing.
+func testCompanyUserRowsAsDocumented(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
+	alice := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
+	sendDraft(t, w, alice, 10*time.Minute)
+	rateLatestReply(w, alice, "great")
+	w.clock.advance(24 * time.Hour)
+	bob := w.create(convJSON(map[string]any{"customer": customer("bob@example.com")}))
+	w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", bob), `{"text":"Answer"}`, http.StatusCreated)
+	rateLatestReply(w, bob, "not-good")
+	sendDraft(t, w, w.create(convJSON(map[string]any{"customer": customer("carol@example.com")})), 5*time.Minute)
+	dave := w.create(convJSON(map[string]any{"customer": customer("dave@example.com")}))
+	w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", dave), fmt.Sprintf(`{"text":"Answer","user":%d}`, adminID), http.StatusCreated)
+
+	rec := w.get("/v2/reports/company?" + reportQuery("start", epoch.Add(24*time.Hour).Format(time.RFC3339), "end", epoch.Add(48*time.Hour).Format(time.RFC3339),
+		"previousStart", epoch.Format(time.RFC3339), "previousEnd", epoch.Add(24*time.Hour).Format(time.RFC3339)))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	flat := []string{"user", "replies", "customersHelped", "happinessScore", "handleTime",
+		"previousReplies", "previousCustomersHelped", "previousHappinessScore", "previousHandleTime"}
+	var rows []map[string]any
+	for _, u := range decode(t, rec)["users"].([]any) {
+		rows = append(rows, pick(u.(map[string]any), flat...))
+	}
+	assert.Equal(t, []map[string]any{
+		{"user": fmt.Sprint(ownerID), "replies": float64(2), "customersHelped": float64(2), "happinessScore": float64(-100), "handleTime": float64(300),
+			"previousReplies": float64(1), "previousCustomersHelped": float64(1), "previousHappinessScore": float64(100), "previousHandleTime": float64(600)},
+		{"user": fmt.Sprint(adminID), "replies": float64(1), "customersHelped": float64(1), "happinessScore": nil, "handleTime": nil,
+			"previousReplies": float64(0), "previousCustomersHelped": float64(0), "previousHappinessScore": nil, "previousHandleTime": nil},
+	}, rows)
+}
