@@ -253,3 +253,34 @@ func testCompanyUserRowsAsDocumented(t *testing.T, on backend) {
 			"previousReplies": float64(0), "previousCustomersHelped": float64(0), "previousHappinessScore": nil, "previousHandleTime": nil},
 	}, rows)
 }
+
+func TestProductivityCountSeriesUnderTheDocsNames(t *testing.T) {
+	onEachBackend(t, testProductivityCountSeriesUnderTheDocsNames)
+}
+
+// testProductivityCountSeriesUnderTheDocsNames: the replies sent and
+// resolved series answer each step under both names, {start, count} and
+// the docs' {date, replies} or {date, resolved}. The first day Alice is
+// answered and her conversation closed, and Bob is answered; the second
+// day Bob is answered again: replies 2 then 1, resolved 1 then 0.
+func testProductivityCountSeriesUnderTheDocsNames(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
+	alice := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
+	bob := w.create(convJSON(map[string]any{"customer": customer("bob@example.com")}))
+	w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", alice), `{"text":"Answer","status":"closed"}`, http.StatusCreated)
+	w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", bob), `{"text":"Answer"}`, http.StatusCreated)
+	w.clock.advance(24 * time.Hour)
+	w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", bob), `{"text":"More"}`, http.StatusCreated)
+
+	days := reportQuery("start", epoch.Format(time.RFC3339), "end", epoch.Add(48*time.Hour).Format(time.RFC3339), "viewBy", "day")
+	first, second := epoch.Format(time.RFC3339), epoch.Add(24*time.Hour).Format(time.RFC3339)
+	for path, name := range map[string]string{"/v2/reports/productivity/replies-sent": "replies", "/v2/reports/productivity/resolved": "resolved"} {
+		rec := w.get(path + "?" + days)
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		counts := map[string][]float64{"replies": {2, 1}, "resolved": {1, 0}}[name]
+		assert.Equal(t, map[string]any{"current": []any{
+			map[string]any{"start": first, "count": counts[0], "date": first, name: counts[0]},
+			map[string]any{"start": second, "count": counts[1], "date": second, name: counts[1]},
+		}}, decode(t, rec), path)
+	}
+}

@@ -344,12 +344,46 @@ func ResolutionTimes(ctx context.Context, e Engine, r Request, viewBy string) (*
 		func(p Period) query.Node { return ResolvedFilter(p, r.Filter) })
 }
 
+// RepliesSentPoint is one step of the replies sent series, under Parley's
+// names (start, count) and those of Help Scout's docs (date, replies).
+type RepliesSentPoint struct {
+	Point
+	RepliesPoint
+}
+
+// ResolvedSeriesPoint is one step of the resolved series, under Parley's
+// names (start, count) and those of Help Scout's docs (date, resolved).
+type ResolvedSeriesPoint struct {
+	Point
+	ResolvedPoint
+}
+
+// BothNamesSeries is a count series whose points carry both names.
+type BothNamesSeries[P any] struct {
+	Current  []P `json:"current"`
+	Previous []P `json:"previous,omitempty"`
+}
+
 // RepliesSent counts the replies sent per step.
-func RepliesSent(ctx context.Context, e Engine, r Request, viewBy string) (*Series, error) {
-	return countSeries(ctx, e, r, viewBy, index.Messages, "createdAt", func(p Period) query.Node { return ReplyFilter(p, r.Filter) })
+func RepliesSent(ctx context.Context, e Engine, r Request, viewBy string) (*BothNamesSeries[RepliesSentPoint], error) {
+	series, err := countSeries(ctx, e, r, viewBy, index.Messages, "createdAt", func(p Period) query.Node { return ReplyFilter(p, r.Filter) })
+	if err != nil {
+		return nil, err
+	}
+	point := func(p Point) RepliesSentPoint {
+		return RepliesSentPoint{p, RepliesPoint{Date: p.Start, Replies: p.Count}}
+	}
+	return &BothNamesSeries[RepliesSentPoint]{Current: relabel(series.Current, point), Previous: relabel(series.Previous, point)}, nil
 }
 
 // ResolvedSeries counts the conversations resolved per step.
-func ResolvedSeries(ctx context.Context, e Engine, r Request, viewBy string) (*Series, error) {
-	return countSeries(ctx, e, r, viewBy, index.Conversations, "resolvedAt", func(p Period) query.Node { return ResolvedFilter(p, r.Filter) })
+func ResolvedSeries(ctx context.Context, e Engine, r Request, viewBy string) (*BothNamesSeries[ResolvedSeriesPoint], error) {
+	series, err := countSeries(ctx, e, r, viewBy, index.Conversations, "resolvedAt", func(p Period) query.Node { return ResolvedFilter(p, r.Filter) })
+	if err != nil {
+		return nil, err
+	}
+	point := func(p Point) ResolvedSeriesPoint {
+		return ResolvedSeriesPoint{p, ResolvedPoint{Date: p.Start, Resolved: p.Count}}
+	}
+	return &BothNamesSeries[ResolvedSeriesPoint]{Current: relabel(series.Current, point), Previous: relabel(series.Previous, point)}, nil
 }
