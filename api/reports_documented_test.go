@@ -284,3 +284,70 @@ func testProductivityCountSeriesUnderTheDocsNames(t *testing.T, on backend) {
 		}}, decode(t, rec), path)
 	}
 }
+
+func TestConversationsTopSavedRepliesAndWorkflows(t *testing.T) {
+	onEachBackend(t, testConversationsTopSavedRepliesAndWorkflows)
+}
+
+// testConversationsTopSavedRepliesAndWorkflows: the conversations report's
+// replies and workflows tops count the conversations worked on that have a
+// thread written from the saved reply, or that the workflow ran on. The
+// day before, Alice and Bob write; Alice is answered with "Thanks" and
+// "Follow up" runs on Bob: 1 of 2 each. Today Carol, Dave and Erin write;
+// Carol and Dave are answered with "Thanks", Erin with "Sorry", and
+// "Follow up" runs on Erin. Thanks: 2 of 3 (before 1 of 2: +50/3
+// points); Sorry: 1 of 3 (before none); Follow up: 1 of 3 (before 1 of 2:
+// -50/3 points).
+func testConversationsTopSavedRepliesAndWorkflows(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
+	savedReply := func(name string) int64 {
+		return resourceID(t, w.must("POST", fmt.Sprintf("/v2/mailboxes/%d/saved-replies", supportID), map[string]any{"name": name, "text": name + "!"}, http.StatusCreated))
+	}
+	thanks, sorry := savedReply("Thanks"), savedReply("Sorry")
+	followUp := resourceID(t, w.must("POST", "/v2/workflows", map[string]any{"mailboxId": supportID, "name": "Follow up", "type": "manual",
+		"conditions": []string{}, "actions": []any{map[string]any{"type": "note", "text": "Followed up"}}}, http.StatusCreated))
+	answer := func(conv, reply int64) {
+		w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", conv), fmt.Sprintf(`{"text":"Answer","savedReplyId":%d}`, reply), http.StatusCreated)
+	}
+	run := func(conv int64) {
+		w.send("POST", fmt.Sprintf("/v2/workflows/%d/run", followUp), fmt.Sprintf(`{"conversationIds":[%d]}`, conv), http.StatusNoContent)
+	}
+	write := func(email string) int64 { return w.create(convJSON(map[string]any{"customer": customer(email)})) }
+	answer(write("alice@example.com"), thanks)
+	run(write("bob@example.com"))
+	w.clock.advance(24 * time.Hour)
+	answer(write("carol@example.com"), thanks)
+	answer(write("dave@example.com"), thanks)
+	erin := write("erin@example.com")
+	answer(erin, sorry)
+	run(erin)
+
+	rec := w.get("/v2/reports/conversations?" + reportQuery("start", epoch.Add(24*time.Hour).Format(time.RFC3339), "end", epoch.Add(48*time.Hour).Format(time.RFC3339),
+		"previousStart", epoch.Format(time.RFC3339), "previousEnd", epoch.Add(24*time.Hour).Format(time.RFC3339)))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	body := decode(t, rec)
+	type item struct {
+		name                         string
+		count, previousCount         float64
+		percent, previous, deltaPerc float64
+		mailbox                      any
+	}
+	items := func(breakdown string) (float64, []item) {
+		var out []item
+		for _, i := range field(t, body, breakdown, "top").([]any) {
+			it := i.(map[string]any)
+			out = append(out, item{it["name"].(string), it["count"].(float64), it["previousCount"].(float64),
+				it["percent"].(float64), it["previousPercent"].(float64), it["deltaPercent"].(float64), it["mailboxId"]})
+		}
+		return field(t, body, breakdown, "count").(float64), out
+	}
+	percent := func(part, whole float64) float64 { return part / whole * 100 } // as the report divides, at run time
+	count, replies := items("replies")
+	assert.Equal(t, float64(2), count)
+	require.Len(t, replies, 2)
+	assert.Equal(t, item{"Thanks", 2, 1, percent(2, 3), 50, percent(2, 3) - 50, float64(supportID)}, replies[0])
+	assert.Equal(t, item{"Sorry", 1, 0, percent(1, 3), 0, percent(1, 3), float64(supportID)}, replies[1])
+	count, workflows := items("workflows")
+	assert.Equal(t, float64(1), count)
+	assert.Equal(t, []item{{"Follow up", 1, 1, percent(1, 3), 50, percent(1, 3) - 50, nil}}, workflows)
+}

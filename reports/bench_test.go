@@ -314,7 +314,8 @@ func BenchmarkReports(b *testing.B) {
 	for id := int64(0); id < 10; id++ {
 		tags = append(tags, parley.Tag{ID: id + 1, Name: fmt.Sprint("tag", id), Slug: fmt.Sprint("tag", id)})
 	}
-	names := func(ids []int64) (map[int64]string, error) { return map[int64]string{}, nil }
+	none := func(ids []int64) (map[int64]reports.TopName, error) { return map[int64]reports.TopName{}, nil }
+	names := reports.TopNames{Customers: none, SavedReplies: none, Workflows: none}
 	user := reports.Subject{ID: 1, Type: parley.PartyUser, Members: []int64{1}}
 	team := reports.Subject{ID: 11, Type: parley.PartyTeam, Members: []int64{1, 2, 3, 4}}
 	ctx := context.Background()

@@ -13,12 +13,20 @@ import (
 	"github.com/parley/parley/storage"
 )
 
-func customerNames(ids []int64) (map[int64]string, error) {
-	out := map[int64]string{}
-	for _, id := range ids {
-		out[id] = "customer"
+// topNames names every customer "customer", every saved reply "reply" (of
+// mailbox 1) and every workflow "workflow".
+var topNames = reports.TopNames{Customers: namedAll("customer", nil), SavedReplies: namedAll("reply", &mailboxOne), Workflows: namedAll("workflow", nil)}
+
+var mailboxOne = int64(1)
+
+func namedAll(name string, mailbox *int64) func([]int64) (map[int64]reports.TopName, error) {
+	return func(ids []int64) (map[int64]reports.TopName, error) {
+		out := map[int64]reports.TopName{}
+		for _, id := range ids {
+			out[id] = reports.TopName{Name: name, MailboxID: mailbox}
+		}
+		return out, nil
 	}
-	return out, nil
 }
 
 // byHand is what the conversations reports count, recomputed from the
@@ -90,9 +98,9 @@ func demoConversationsReportsAgreeWithTheRecords(t *testing.T, d *demo) {
 	ctx := context.Background()
 	counted := 0
 	for _, r := range demoRequests(t, d) {
-		want, err := reports.Conversations(ctx, d.oracle, r, nil, customerNames)
+		want, err := reports.Conversations(ctx, d.oracle, r, nil, topNames)
 		require.NoError(t, err)
-		got, err := reports.Conversations(ctx, d.engine, r, nil, customerNames)
+		got, err := reports.Conversations(ctx, d.engine, r, nil, topNames)
 		require.NoError(t, err)
 		assert.Equal(t, want, got)
 
@@ -158,7 +166,7 @@ func demoConversationsOnTheDemoData(t *testing.T, d *demo) {
 		tags, err = tx.Tags(1)
 		return err
 	}))
-	rep, err := reports.Conversations(context.Background(), d.engine, r, tags, customerNames)
+	rep, err := reports.Conversations(context.Background(), d.engine, r, tags, topNames)
 	require.NoError(t, err)
 	goldenReport(t, "conversations_demo", rep)
 	series, err := reports.NewConversations(context.Background(), d.engine, r, "week")
