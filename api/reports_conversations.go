@@ -43,6 +43,13 @@ func (s *Server) conversationsReport(c *gin.Context) error {
 	if err == nil {
 		tags, err = s.companyTags(r.Company)
 	}
+	var mailboxes []parley.Mailbox
+	if err == nil {
+		err = s.store.View(func(tx parley.Tx) (err error) {
+			mailboxes, err = tx.Mailboxes(r.Company)
+			return err
+		})
+	}
 	var rep *reports.ConversationsReport
 	if err == nil {
 		rep, err = reports.Conversations(c.Request.Context(), e, r, tags, reports.TopNames{
@@ -67,7 +74,7 @@ func (s *Server) conversationsReport(c *gin.Context) error {
 				}
 				return reports.TopName{Name: wf.Name}, nil
 			}),
-		})
+		}, mailboxes)
 	}
 	if err != nil {
 		return err

@@ -351,3 +351,49 @@ func testConversationsTopSavedRepliesAndWorkflows(t *testing.T, on backend) {
 	assert.Equal(t, float64(1), count)
 	assert.Equal(t, []item{{"Follow up", 1, 1, percent(1, 3), 50, percent(1, 3) - 50, nil}}, workflows)
 }
+
+func TestConversationsCustomFields(t *testing.T) { onEachBackend(t, testConversationsCustomFields) }
+
+// testConversationsCustomFields: the conversations report summarizes each
+// dropdown custom field over the conversations worked on in its mailbox:
+// per option, the conversations with it and their share of that total;
+// how many have a value, and the unanswered share now, before and its
+// change in points. Support's Priority (Low, High): the day before, Alice
+// writes with Low, Bob and Bea without: 3, 1 answered, 200/3% unanswered.
+// Today Carol writes with Low, Dave with High, Erin and Frank without: 4,
+// Low 1 (25%), High 1 (25%), 2 answered, 50% unanswered, a change of
+// 50 - 200/3 points. Billing defines no field.
+func testConversationsCustomFields(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
+	priority := w.fields["Priority"]
+	low, high := priority.Options[0].ID, priority.Options[1].ID
+	write := func(email string, option int64) {
+		body := map[string]any{"customer": customer(email)}
+		if option != 0 {
+			body["fields"] = []any{map[string]any{"id": priority.ID, "value": fmt.Sprint(option)}}
+		}
+		w.create(convJSON(body))
+	}
+	write("alice@example.com", low)
+	write("bob@example.com", 0)
+	write("bea@example.com", 0)
+	w.clock.advance(24 * time.Hour)
+	write("carol@example.com", low)
+	write("dave@example.com", high)
+	write("erin@example.com", 0)
+	write("frank@example.com", 0)
+
+	rec := w.get("/v2/reports/conversations?" + reportQuery("start", epoch.Add(24*time.Hour).Format(time.RFC3339), "end", epoch.Add(48*time.Hour).Format(time.RFC3339),
+		"previousStart", epoch.Format(time.RFC3339), "previousEnd", epoch.Add(24*time.Hour).Format(time.RFC3339)))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	percent := func(part, whole float64) float64 { return part / whole * 100 } // as the report divides, at run time
+	assert.Equal(t, map[string]any{"count": float64(1), "fields": []any{map[string]any{
+		"id": float64(priority.ID), "name": "Priority", "mailboxId": float64(supportID),
+		"values": []any{
+			map[string]any{"id": float64(low), "name": "Low", "count": float64(1), "percent": float64(25)},
+			map[string]any{"id": float64(high), "name": "High", "count": float64(1), "percent": float64(25)},
+		},
+		"summary": map[string]any{"total": float64(4), "totalAnswered": float64(2), "previousTotal": float64(3), "previousTotalAnswered": float64(1),
+			"unansweredPercent": float64(50), "unansweredPreviousPercent": percent(2, 3), "unansweredDelta": 50 - percent(2, 3)},
+	}}}, decode(t, rec)["customFields"])
+}

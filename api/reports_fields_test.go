@@ -156,24 +156,26 @@ var documentedFields = map[string]map[string][]string{
 		"previous[]": {"date", "customers"},
 	},
 	"/v2/reports/company/drilldown?range=replies&rangeId=1": drillPageFields,
-	// The example also carries customFields (each dropdown custom field's
-	// values over the conversations, with an answered/unanswered
-	// summary), which Parley does not compute yet: left out until it does.
 	"/v2/reports/conversations": {
 		"": {"filterTags", "busiestDay", "busyTimeStart", "busyTimeEnd", "current", "previous", "deltas",
-			"tags", "customers", "replies", "workflows"},
-		"busiestDay":      {"day", "hour", "count"},
-		"current":         conversationsRangeFields,
-		"previous":        conversationsRangeFields,
-		"deltas":          {"newConversations", "totalConversations", "customers", "conversationsCreated", "conversationsPerDay"},
-		"tags":            {"count", "top"},
-		"tags.top[]":      {"id", "count", "previousCount", "percent", "previousPercent", "deltaPercent"},
-		"customers":       {"count", "top"},
-		"customers.top[]": {"count", "deltaPercent", "id", "name", "percent", "previousCount", "previousPercent"},
-		"replies":         {"count", "top"},
-		"replies.top[]":   {"name", "id", "mailboxId", "count", "previousCount", "percent", "previousPercent", "deltaPercent"},
-		"workflows":       {"count", "top"},
-		"workflows.top[]": {"name", "id", "count", "previousCount", "percent", "previousPercent", "deltaPercent"},
+			"tags", "customers", "replies", "workflows", "customFields"},
+		"busiestDay":                     {"day", "hour", "count"},
+		"current":                        conversationsRangeFields,
+		"previous":                       conversationsRangeFields,
+		"deltas":                         {"newConversations", "totalConversations", "customers", "conversationsCreated", "conversationsPerDay"},
+		"tags":                           {"count", "top"},
+		"tags.top[]":                     {"id", "count", "previousCount", "percent", "previousPercent", "deltaPercent"},
+		"customers":                      {"count", "top"},
+		"customers.top[]":                {"count", "deltaPercent", "id", "name", "percent", "previousCount", "previousPercent"},
+		"replies":                        {"count", "top"},
+		"replies.top[]":                  {"name", "id", "mailboxId", "count", "previousCount", "percent", "previousPercent", "deltaPercent"},
+		"workflows":                      {"count", "top"},
+		"workflows.top[]":                {"name", "id", "count", "previousCount", "percent", "previousPercent", "deltaPercent"},
+		"customFields":                   {"count", "fields"},
+		"customFields.fields[]":          {"id", "name", "mailboxId", "values", "summary"},
+		"customFields.fields[].values[]": {"name", "id", "count", "percent"},
+		"customFields.fields[].summary": {"total", "totalAnswered", "previousTotal", "previousTotalAnswered", "unansweredDelta",
+			"unansweredPreviousPercent", "unansweredPercent"},
 	},
 	"/v2/reports/conversations/busy-times": {
 		"[]": {"day", "hour", "count"},
@@ -331,8 +333,9 @@ func TestReportsHaveTheDocumentedFields(t *testing.T) {
 
 // testReportsHaveTheDocumentedFields asks every report of documentedFields,
 // over answerDay with a previous period (and a tag for filterTags, a saved
-// reply, a workflow run and a phone call for the tops and the phone
-// report's users), and checks each documented name is in its answer.
+// reply, a workflow run, a dropdown custom field's value and a phone call
+// for the tops, custom fields and the phone report's users), and checks
+// each documented name is in its answer.
 func testReportsHaveTheDocumentedFields(t *testing.T, on backend) {
 	w := newWorldOn(t, on)
 	w.clock.advance(24 * time.Hour)
@@ -344,6 +347,9 @@ func testReportsHaveTheDocumentedFields(t *testing.T, on backend) {
 		"conditions": []string{}, "actions": []any{map[string]any{"type": "note", "text": "Followed up"}}}, http.StatusCreated))
 	w.send("POST", fmt.Sprintf("/v2/workflows/%d/run", workflow), fmt.Sprintf(`{"conversationIds":[%d]}`, a), http.StatusNoContent)
 	w.create(convJSON(map[string]any{"type": "phone", "customer": customer("carol@example.com"), "threads": []any{thread("phone", "Called")}}))
+	priority := w.fields["Priority"]
+	w.create(convJSON(map[string]any{"customer": customer("dave@example.com"),
+		"fields": []any{map[string]any{"id": priority.ID, "value": fmt.Sprint(priority.Options[0].ID)}}}))
 	day := reportQuery("start", epoch.Add(24*time.Hour).Format(time.RFC3339), "end", epoch.Add(48*time.Hour).Format(time.RFC3339),
 		"previousStart", epoch.Format(time.RFC3339), "previousEnd", epoch.Add(24*time.Hour).Format(time.RFC3339))
 	paths := make([]string, 0, len(documentedFields))

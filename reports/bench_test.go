@@ -334,7 +334,9 @@ func BenchmarkReports(b *testing.B) {
 			}
 			return errOf(reports.ConversationList(ctx, e, q, f, 0, 25))
 		}},
-		{"conversations", func(q reports.Request, _ string) error { return errOf(reports.Conversations(ctx, e, q, tags, names)) }},
+		{"conversations", func(q reports.Request, _ string) error {
+			return errOf(reports.Conversations(ctx, e, q, tags, names, nil))
+		}},
 		{"conversations/busy-times", func(q reports.Request, _ string) error { return errOf(reports.BusyTimes(ctx, e, q)) }},
 		{"conversations/new", func(q reports.Request, v string) error { return errOf(reports.NewConversations(ctx, e, q, v)) }},
 		{"conversations/received-messages", func(q reports.Request, v string) error { return errOf(reports.ReceivedMessages(ctx, e, q, v)) }},

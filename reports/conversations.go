@@ -125,6 +125,7 @@ type ConversationsReport struct {
 	Customers     Top                   `json:"customers"`
 	Replies       Top                   `json:"replies"`
 	Workflows     Top                   `json:"workflows"`
+	CustomFields  CustomFieldsStats     `json:"customFields"`
 }
 
 // conversationsPeriod is one period's figures and breakdowns: the
@@ -137,8 +138,9 @@ type conversationsPeriod struct {
 }
 
 // Conversations computes the conversations overall report. tags are the
-// company's tags; names names the other tops' values.
-func Conversations(ctx context.Context, e Engine, r Request, tags []parley.Tag, names TopNames) (*ConversationsReport, error) {
+// company's tags; names names the other tops' values; mailboxes are the
+// company's, whose dropdown custom fields it summarizes.
+func Conversations(ctx context.Context, e Engine, r Request, tags []parley.Tag, names TopNames, mailboxes []parley.Mailbox) (*ConversationsReport, error) {
 	cur, err := conversationsFigures(ctx, e, r, r.Current)
 	if err != nil {
 		return nil, err
@@ -188,6 +190,9 @@ func Conversations(ctx context.Context, e Engine, r Request, tags []parley.Tag, 
 		if *t.out, err = namedTop(t.cur, t.prev, cur.figures.TotalConversations, prev.figures.TotalConversations, t.names); err != nil {
 			return nil, err
 		}
+	}
+	if rep.CustomFields, err = customFields(ctx, e, r, mailboxes); err != nil {
+		return nil, err
 	}
 	return rep, nil
 }
