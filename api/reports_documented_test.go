@@ -90,7 +90,7 @@ func TestProductivityDistributionsOfHandleAndRepliesToResolve(t *testing.T) {
 // productivity report's handle time distribution counts the replies that
 // have a handle time; each replies-to-resolve range carries the average
 // resolution time of its conversations. 12:00 Alice writes and a draft
-// answer is saved; 12:06 it is scheduled, 12:10 sent, and Alice's
+// answer is saved; 12:05 it is scheduled, 12:10 sent, and Alice's
 // conversation closed: one reply, handle time 600 s (under 15 min),
 // resolved in 600 s. 12:10 Bob writes and is answered at once, 12:40
 // answered again and closed: two replies, resolved in 1800 s. 12:40 Carol
@@ -101,11 +101,7 @@ func testProductivityDistributionsOfHandleAndRepliesToResolve(t *testing.T, on b
 	w := newWorldOn(t, on)
 	alice := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
 	path := fmt.Sprintf("/v2/conversations/%d", alice)
-	draft := resourceID(t, w.must("POST", path+"/reply", map[string]any{"text": "Answer", "draft": true}, http.StatusCreated))
-	w.clock.advance(6 * time.Minute)
-	w.send("PUT", fmt.Sprintf("%s/threads/%d/schedule", path, draft), `{"scheduledFor":"2026-11-21T14:00:00Z"}`, http.StatusNoContent)
-	w.clock.advance(4 * time.Minute)
-	w.send("PATCH", fmt.Sprintf("%s/threads/%d/schedule", path, draft), `{"op":"replace","path":"/state","value":"published"}`, http.StatusNoContent)
+	sendDraft(t, w, alice, 10*time.Minute)
 	w.send("PATCH", path, `{"op":"replace","path":"/status","value":"closed"}`, http.StatusNoContent)
 	for _, email := range []string{"bob@example.com", "carol@example.com"} {
 		id := w.create(convJSON(map[string]any{"customer": customer(email)}))
@@ -169,18 +165,14 @@ func TestConversationHistoryAverageHandleTime(t *testing.T) {
 // testConversationHistoryAverageHandleTime: a history row's avgHandleTime
 // averages the handle times of the user's replies to it in the period,
 // over those that have one. 12:00 Alice writes and a draft answer is
-// saved; 12:06 it is scheduled, 12:10 sent (600 s), and Alice is answered
+// saved; 12:05 it is scheduled, 12:10 sent (600 s), and Alice is answered
 // again at once (no handle time): 600 s. 12:10 Bob is answered at once:
 // null.
 func testConversationHistoryAverageHandleTime(t *testing.T, on backend) {
 	w := newWorldOn(t, on)
 	alice := w.create(convJSON(map[string]any{"customer": customer("alice@example.com")}))
 	path := fmt.Sprintf("/v2/conversations/%d", alice)
-	draft := resourceID(t, w.must("POST", path+"/reply", map[string]any{"text": "Answer", "draft": true}, http.StatusCreated))
-	w.clock.advance(6 * time.Minute)
-	w.send("PUT", fmt.Sprintf("%s/threads/%d/schedule", path, draft), `{"scheduledFor":"2026-11-21T14:00:00Z"}`, http.StatusNoContent)
-	w.clock.advance(4 * time.Minute)
-	w.send("PATCH", fmt.Sprintf("%s/threads/%d/schedule", path, draft), `{"op":"replace","path":"/state","value":"published"}`, http.StatusNoContent)
+	sendDraft(t, w, alice, 10*time.Minute)
 	w.send("POST", path+"/reply", `{"text":"And more"}`, http.StatusCreated)
 	bob := w.create(convJSON(map[string]any{"customer": customer("bob@example.com")}))
 	w.send("POST", fmt.Sprintf("/v2/conversations/%d/reply", bob), `{"text":"Answer"}`, http.StatusCreated)
