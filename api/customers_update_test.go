@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	parley "github.com/parley/parley"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -204,4 +205,45 @@ func TestCustomerChangesReachConversations(t *testing.T) {
 	assert.Equal(t, []int64{conv}, search("zachary"), "the conversation's document holds the new name")
 	assert.Equal(t, []int64{conv}, search("email:zach@example.org"), "and the new e-mail")
 	assert.Empty(t, search("zed"), "the old name is gone")
+}
+
+func TestOverwriteCustomerKeepsItsEntries(t *testing.T) {
+	onEachBackend(t, testOverwriteCustomerKeepsItsEntries)
+}
+
+// testOverwriteCustomerKeepsItsEntries: PUT /v2/customers/{id} replaces the
+// customer's own fields and leaves its entries (e-mails, phones, chats,
+// social profiles, websites, address) as they were, whatever the body
+// says of them (nothing, or empty lists); every entry list and the
+// address read the same before and after, on both backends. There is no
+// PUT under /v3.
+func testOverwriteCustomerKeepsItsEntries(t *testing.T, on backend) {
+	w := newWorldOn(t, on)
+	definePlanProperties(w)
+	id := w.newCustomer(fullCustomer())
+	path := fmt.Sprintf("/v2/customers/%d", id)
+	entries := func() map[string]any {
+		t.Helper()
+		out := map[string]any{"embedded": w.readCustomer(id)["_embedded"]}
+		for _, k := range parley.EntryKinds {
+			rec := w.get(path + "/" + k.Segment)
+			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+			out[k.Segment] = decode(t, rec)
+		}
+		rec := w.get(path + "/address")
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		out["address"] = decode(t, rec)
+		return out
+	}
+	before := entries()
+	require.Len(t, field(t, before, "emails", "_embedded", "emails"), 2)
+	for _, body := range []map[string]any{{"firstName": "Vern"}, {"firstName": "Vern", "lastName": "Bear", "jobTitle": "CTO"},
+		{"firstName": "Vern", "emails": []any{}, "phones": nil, "address": nil}, {}} {
+		w.clock.advance(time.Minute)
+		w.must(http.MethodPut, path, body, http.StatusNoContent)
+		after := entries()
+		assert.Equal(t, before, after, "PUT %v", body)
+	}
+	assert.Equal(t, "", w.readCustomer(id)["firstName"], "the last PUT, naming no field, emptied the customer's own fields")
+	assert.NotEqual(t, http.StatusNoContent, w.call(ownerToken, http.MethodPut, fmt.Sprintf("/v3/customers/%d", id), map[string]any{"firstName": "Vern"}).Code)
 }

@@ -43,25 +43,65 @@ func (s *Server) conversationsReport(c *gin.Context) error {
 	if err == nil {
 		tags, err = s.companyTags(r.Company)
 	}
+	var mailboxes []parley.Mailbox
+	if err == nil {
+		err = s.store.View(func(tx parley.Tx) (err error) {
+			mailboxes, err = tx.Mailboxes(r.Company)
+			return err
+		})
+	}
 	var rep *reports.ConversationsReport
 	if err == nil {
-		rep, err = reports.Conversations(c.Request.Context(), e, r, tags, func(ids []int64) (map[int64]string, error) {
-			names := map[int64]string{}
-			return names, s.store.View(func(tx parley.Tx) error {
-				for _, id := range ids {
-					if cu, err := tx.Customer(r.Company, id); err == nil {
-						names[id] = customerName(cu)
-					}
+		rep, err = reports.Conversations(c.Request.Context(), e, r, tags, reports.TopNames{
+			Customers: s.topNames(r.Company, func(tx parley.Tx, id int64) (reports.TopName, error) {
+				cu, err := tx.Customer(r.Company, id)
+				if err != nil {
+					return reports.TopName{}, err
 				}
-				return nil
-			})
-		})
+				return reports.TopName{Name: customerName(cu)}, nil
+			}),
+			SavedReplies: s.topNames(r.Company, func(tx parley.Tx, id int64) (reports.TopName, error) {
+				reply, err := findSavedReply(tx, r.Company, id)
+				if err != nil {
+					return reports.TopName{}, err
+				}
+				return reports.TopName{Name: reply.Name, MailboxID: &reply.MailboxID}, nil
+			}),
+			Workflows: s.topNames(r.Company, func(tx parley.Tx, id int64) (reports.TopName, error) {
+				wf, err := tx.Workflow(r.Company, id)
+				if err != nil {
+					return reports.TopName{}, err
+				}
+				return reports.TopName{Name: wf.Name}, nil
+			}),
+		}, mailboxes)
 	}
 	if err != nil {
 		return err
 	}
 	render(c, http.StatusOK, rep)
 	return nil
+}
+
+// topNames names the values of a conversations report's top by id, in one
+// read; a value deleted since keeps no name.
+func (s *Server) topNames(company int64, lookup func(tx parley.Tx, id int64) (reports.TopName, error)) func([]int64) (map[int64]reports.TopName, error) {
+	return func(ids []int64) (map[int64]reports.TopName, error) {
+		names := map[int64]reports.TopName{}
+		return names, s.store.View(func(tx parley.Tx) error {
+			for _, id := range ids {
+				name, err := lookup(tx, id)
+				if parley.IsNotFound(err) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				names[id] = name
+			}
+			return nil
+		})
+	}
 }
 
 // seriesOf handles a report over time (`viewBy`): GET
@@ -136,7 +176,7 @@ func (s *Server) drillTarget(company int64, field string, id int64) (parley.Tag,
 				tag = *t
 			}
 		case "replyid":
-			err = savedReplyExists(tx, company, id)
+			_, err = findSavedReply(tx, company, id)
 		case "workflowid":
 			_, err = tx.Workflow(company, id)
 		case "customerid":
@@ -153,18 +193,18 @@ func (s *Server) drillTarget(company int64, field string, id int64) (parley.Tag,
 // drillTargets names what a fields drill-down's `fieldid` is, by `field`.
 var drillTargets = map[string]string{"tagid": "tag", "replyid": "saved reply", "workflowid": "workflow", "customerid": "customer"}
 
-// savedReplyExists finds a saved reply in any mailbox of the company.
-func savedReplyExists(tx parley.Tx, company, id int64) error {
+// findSavedReply finds a saved reply in any mailbox of the company.
+func findSavedReply(tx parley.Tx, company, id int64) (*parley.SavedReply, error) {
 	mailboxes, err := tx.Mailboxes(company)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, m := range mailboxes {
-		if _, err := tx.SavedReply(company, m.ID, id); !parley.IsNotFound(err) {
-			return err
+		if reply, err := tx.SavedReply(company, m.ID, id); !parley.IsNotFound(err) {
+			return reply, err
 		}
 	}
-	return parley.NotFound("saved reply")
+	return nil, parley.NotFound("saved reply")
 }
 
 // drillDown answers a page of the conversations a filter selects, as
@@ -246,6 +286,8 @@ type drillRowView struct {
 	Tags          []drillTagView          `json:"tags"`
 	AssignedID    *int64                  `json:"assignedid"`
 	AssignedName  *string                 `json:"assignedName"`
+	// WaitingSince is the conversation's customerWaitingSince time.
+	WaitingSince string `json:"waitingSince"`
 }
 
 // drillTagView is a tag of a drill-down's conversation.
@@ -260,7 +302,8 @@ func (r *renderer) drillRow(conv *parley.Conversation) (drillRowView, error) {
 	row := drillRowView{ID: conv.ID, Number: conv.Number, Type: conv.Type, MailboxID: conv.MailboxID,
 		Attachments: conv.HasAttachments, Subject: conv.Subject, Status: conv.Status, ThreadCount: conv.ThreadCount,
 		Preview: conv.Preview, CustomerIDs: []int64{},
-		CreatedAt: parley.FormatTime(conv.CreatedAt), ModifiedAt: parley.FormatTime(conv.ModifiedAt), Tags: []drillTagView{}}
+		CreatedAt: parley.FormatTime(conv.CreatedAt), ModifiedAt: parley.FormatTime(conv.ModifiedAt), Tags: []drillTagView{},
+		WaitingSince: waitingSince(conv, r.s.now()).Time}
 	for _, id := range conv.TagIDs {
 		t, err := r.tags.get(id)
 		if err != nil {

@@ -49,8 +49,8 @@ func testProductivityReports(t *testing.T, on backend) {
 		"first-response-time": []any{map[string]any{"date": day(1), "time": float64(2400)}},
 		"response-time":       []any{map[string]any{"date": day(1), "time": float64(1800)}},
 		"resolution-time":     []any{map[string]any{"date": day(1), "time": float64(3000)}},
-		"replies-sent":        []any{map[string]any{"start": day(1), "count": float64(3)}},
-		"resolved":            []any{map[string]any{"start": day(1), "count": float64(2)}},
+		"replies-sent":        []any{map[string]any{"start": day(1), "count": float64(3), "date": day(1), "replies": float64(3)}},
+		"resolved":            []any{map[string]any{"start": day(1), "count": float64(2), "date": day(1), "resolved": float64(2)}},
 	} {
 		rec := w.get("/v2/reports/productivity/" + path + "?" + reportQuery("start", day(1), "end", day(2)))
 		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())

@@ -173,6 +173,7 @@ type historyRowView struct {
 	Customers         []historyPersonRef `json:"customers"`
 	RepliesSent       int                `json:"repliesSent"`
 	ResponseTime      *float64           `json:"responseTime"`
+	AvgHandleTime     *float64           `json:"avgHandleTime"`
 	FirstResponseTime *float64           `json:"firstResponseTime"`
 	ResolveTime       *float64           `json:"resolveTime"`
 }
@@ -215,7 +216,7 @@ func (s *Server) userConversationHistory(c *gin.Context) error {
 				return err
 			}
 			view := historyRowView{ID: row.ID, Number: row.Number, Status: conv.Status, Customers: []historyPersonRef{}, RepliesSent: row.RepliesSent,
-				ResponseTime: row.ResponseTime, FirstResponseTime: row.FirstResponseTime, ResolveTime: row.ResolveTime}
+				ResponseTime: row.ResponseTime, AvgHandleTime: row.AvgHandleTime, FirstResponseTime: row.FirstResponseTime, ResolveTime: row.ResolveTime}
 			if conv.CustomerID != 0 {
 				cu, err := rr.customers.get(conv.CustomerID)
 				if err != nil {

@@ -124,10 +124,11 @@ var Catalog = map[Kind][]Field{
 		{Name: "responseSeconds", Type: NumberField},
 		{Name: "responseOfficeSeconds", Type: NumberField},
 		{Name: "handleSeconds", Type: NumberField}, // the average of its replies'
-		// What the fields drill-down selects by: the saved replies its
+		// What the fields drill-down selects by and the conversations
+		// report's replies and workflows tops count: the saved replies its
 		// threads were written from, the workflows that ran on it.
-		{Name: "savedReplyId", Type: NumberField, Key: true},
-		{Name: "workflowId", Type: NumberField, Key: true},
+		{Name: "savedReplyId", Type: NumberField, Key: true, Valued: true},
+		{Name: "workflowId", Type: NumberField, Key: true, Valued: true},
 	},
 	// Messages are published user replies (with their rating) and customer
 	// messages: what replies sent, customers helped, received messages and
@@ -251,7 +252,7 @@ func TextlessKinds() []Kind {
 
 // MappingVersion changes whenever the catalog or the documents change, so
 // an engine built with another version is rebuilt from storage.
-const MappingVersion = "19"
+const MappingVersion = "20"
 
 // PresentField is a field every document has: the names of its non-empty
 // fields, for `field:*` queries.

@@ -314,7 +314,8 @@ func BenchmarkReports(b *testing.B) {
 	for id := int64(0); id < 10; id++ {
 		tags = append(tags, parley.Tag{ID: id + 1, Name: fmt.Sprint("tag", id), Slug: fmt.Sprint("tag", id)})
 	}
-	names := func(ids []int64) (map[int64]string, error) { return map[int64]string{}, nil }
+	none := func(ids []int64) (map[int64]reports.TopName, error) { return map[int64]reports.TopName{}, nil }
+	names := reports.TopNames{Customers: none, SavedReplies: none, Workflows: none}
 	user := reports.Subject{ID: 1, Type: parley.PartyUser, Members: []int64{1}}
 	team := reports.Subject{ID: 11, Type: parley.PartyTeam, Members: []int64{1, 2, 3, 4}}
 	ctx := context.Background()
@@ -333,7 +334,9 @@ func BenchmarkReports(b *testing.B) {
 			}
 			return errOf(reports.ConversationList(ctx, e, q, f, 0, 25))
 		}},
-		{"conversations", func(q reports.Request, _ string) error { return errOf(reports.Conversations(ctx, e, q, tags, names)) }},
+		{"conversations", func(q reports.Request, _ string) error {
+			return errOf(reports.Conversations(ctx, e, q, tags, names, nil))
+		}},
 		{"conversations/busy-times", func(q reports.Request, _ string) error { return errOf(reports.BusyTimes(ctx, e, q)) }},
 		{"conversations/new", func(q reports.Request, v string) error { return errOf(reports.NewConversations(ctx, e, q, v)) }},
 		{"conversations/received-messages", func(q reports.Request, v string) error { return errOf(reports.ReceivedMessages(ctx, e, q, v)) }},

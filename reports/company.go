@@ -41,21 +41,50 @@ type CompanyDeltas struct {
 	HappinessScore       *float64 `json:"happinessScore"`
 }
 
-// CompanyUserFigures are one user's figures of a period.
+// CompanyUserFigures are one user's figures of a period. HandleTime is
+// the average handle time of the user's replies that have one, in seconds
+// (null without any).
 type CompanyUserFigures struct {
 	Replies         int      `json:"replies"`
 	CustomersHelped int      `json:"customersHelped"`
 	Resolved        int      `json:"resolved"`
 	RepliesPerDay   float64  `json:"repliesPerDay"`
 	HappinessScore  *float64 `json:"happinessScore"`
+	HandleTime      *float64 `json:"handleTime"`
 }
 
-// CompanyUser is one user's row.
+// CompanyUser is one user's row. Beside Current and Previous it carries
+// what Help Scout's docs show flat in a row: the user's id as a string
+// (User), the current period's replies, customers helped, happiness score
+// and handle time, and the previous period's, prefixed Previous (null
+// without a previous period).
 type CompanyUser struct {
 	ID       int64               `json:"id"`
 	Name     string              `json:"name"`
 	Current  CompanyUserFigures  `json:"current"`
 	Previous *CompanyUserFigures `json:"previous,omitempty"`
+
+	User                    string   `json:"user"`
+	Replies                 int      `json:"replies"`
+	CustomersHelped         int      `json:"customersHelped"`
+	HappinessScore          *float64 `json:"happinessScore"`
+	HandleTime              *float64 `json:"handleTime"`
+	PreviousReplies         *int     `json:"previousReplies"`
+	PreviousCustomersHelped *int     `json:"previousCustomersHelped"`
+	PreviousHappinessScore  *float64 `json:"previousHappinessScore"`
+	PreviousHandleTime      *float64 `json:"previousHandleTime"`
+}
+
+// newCompanyUser is a user's row of the figures of both periods (then nil
+// without a previous period).
+func newCompanyUser(id int64, name string, now CompanyUserFigures, then *CompanyUserFigures) CompanyUser {
+	row := CompanyUser{ID: id, Name: name, Current: now, Previous: then, User: strconv.FormatInt(id, 10),
+		Replies: now.Replies, CustomersHelped: now.CustomersHelped, HappinessScore: now.HappinessScore, HandleTime: now.HandleTime}
+	if then != nil {
+		row.PreviousReplies, row.PreviousCustomersHelped = &then.Replies, &then.CustomersHelped
+		row.PreviousHappinessScore, row.PreviousHandleTime = then.HappinessScore, then.HandleTime
+	}
+	return row
 }
 
 // CompanyReport is the company overall report.
@@ -99,7 +128,7 @@ func Company(ctx context.Context, e Engine, r Request, users []parley.User, tags
 		before = prev.users
 	}
 	eachUserRow(users, cur.users, before, prev != nil, func(id int64, name string, now CompanyUserFigures, then *CompanyUserFigures) {
-		rep.Users = append(rep.Users, CompanyUser{ID: id, Name: name, Current: now, Previous: then})
+		rep.Users = append(rep.Users, newCompanyUser(id, name, now, then))
 	})
 	return rep, nil
 }
@@ -125,9 +154,9 @@ func companyFigures(ctx context.Context, e Engine, r Request, p Period) (*compan
 	if err != nil {
 		return nil, err
 	}
-	// Each user's replies and distinct customers, in one walk.
+	// Each user's replies, distinct customers and handle times, in one walk.
 	byUser, err := e.Aggregate(ctx, index.AggregateRequest{Kind: index.Messages, Company: r.Company, Filter: ReplyFilter(p, r.Filter),
-		GroupBy: []string{"userId"}, Distinct: []string{"customerId"}})
+		GroupBy: []string{"userId"}, Distinct: []string{"customerId"}, Sums: []string{"handleSeconds"}})
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}
@@ -174,7 +203,7 @@ func companyFigures(ctx context.Context, e Engine, r Request, p Period) (*compan
 		}
 		out.users[id] = CompanyUserFigures{Replies: mine[key].Count, CustomersHelped: mine[key].Distinct["customerId"],
 			Resolved: resolved.Values["users"][key], RepliesPerDay: float64(mine[key].Count) / days,
-			HappinessScore: happinessScore(ratings[key], total(ratings[key]))}
+			HappinessScore: happinessScore(ratings[key], total(ratings[key])), HandleTime: meanOfSum(mine[key].Sums["handleSeconds"])}
 	}
 	return out, nil
 }

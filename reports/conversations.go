@@ -79,8 +79,9 @@ type Top struct {
 	Top   []TopItem `json:"top"`
 }
 
-// TopItem is one value: its conversations now and before, and their share
-// of the total conversations (exact; null over none).
+// TopItem is one value: its conversations now and before, their share of
+// the total conversations (exact; null over none) and the change of that
+// share in percentage points (null when either share is).
 type TopItem struct {
 	ID              int64    `json:"id"`
 	Name            string   `json:"name"`
@@ -88,6 +89,24 @@ type TopItem struct {
 	PreviousCount   int      `json:"previousCount"`
 	Percent         *float64 `json:"percent"`
 	PreviousPercent *float64 `json:"previousPercent"`
+	DeltaPercent    *float64 `json:"deltaPercent"`
+	// MailboxID is a saved reply's mailbox (saved replies only).
+	MailboxID *int64 `json:"mailboxId,omitempty"`
+}
+
+// TopName names a value of a Top: a customer, a saved reply (with its
+// mailbox) or a workflow.
+type TopName struct {
+	Name      string
+	MailboxID *int64
+}
+
+// TopNames names the values of the conversations report's tops by id;
+// an id a lookup leaves out (deleted since) keeps an empty name.
+type TopNames struct {
+	Customers    func(ids []int64) (map[int64]TopName, error)
+	SavedReplies func(ids []int64) (map[int64]TopName, error)
+	Workflows    func(ids []int64) (map[int64]TopName, error)
 }
 
 // TopSize is how many values a Top lists.
@@ -104,18 +123,24 @@ type ConversationsReport struct {
 	Deltas        *ConversationsDeltas  `json:"deltas,omitempty"`
 	Tags          Top                   `json:"tags"`
 	Customers     Top                   `json:"customers"`
+	Replies       Top                   `json:"replies"`
+	Workflows     Top                   `json:"workflows"`
+	CustomFields  CustomFieldsStats     `json:"customFields"`
 }
 
-// conversationsPeriod is one period's figures and breakdowns.
+// conversationsPeriod is one period's figures and breakdowns: the
+// conversations worked on per tag (by name), customer, saved reply their
+// threads were written from and workflow that ran on them (by id).
 type conversationsPeriod struct {
-	figures   ConversationsFigures
-	tags      map[string]int // by tag name
-	customers map[int64]int
+	figures                       ConversationsFigures
+	tags                          map[string]int
+	customers, replies, workflows map[int64]int
 }
 
 // Conversations computes the conversations overall report. tags are the
-// company's tags; customerNames names customers by id.
-func Conversations(ctx context.Context, e Engine, r Request, tags []parley.Tag, customerNames func([]int64) (map[int64]string, error)) (*ConversationsReport, error) {
+// company's tags; names names the other tops' values; mailboxes are the
+// company's, whose dropdown custom fields it summarizes.
+func Conversations(ctx context.Context, e Engine, r Request, tags []parley.Tag, names TopNames, mailboxes []parley.Mailbox) (*ConversationsReport, error) {
 	cur, err := conversationsFigures(ctx, e, r, r.Current)
 	if err != nil {
 		return nil, err
@@ -153,23 +178,45 @@ func Conversations(ctx context.Context, e Engine, r Request, tags []parley.Tag, 
 	}
 	rep.Tags = top(tagItems, cur.figures.TotalConversations, prev.figures.TotalConversations)
 
-	var customerItems []TopItem
-	for id, n := range cur.customers {
-		customerItems = append(customerItems, TopItem{ID: id, Count: n, PreviousCount: prev.customers[id]})
+	for _, t := range []struct {
+		out       *Top
+		cur, prev map[int64]int
+		names     func([]int64) (map[int64]TopName, error)
+	}{
+		{&rep.Customers, cur.customers, prev.customers, names.Customers},
+		{&rep.Replies, cur.replies, prev.replies, names.SavedReplies},
+		{&rep.Workflows, cur.workflows, prev.workflows, names.Workflows},
+	} {
+		if *t.out, err = namedTop(t.cur, t.prev, cur.figures.TotalConversations, prev.figures.TotalConversations, t.names); err != nil {
+			return nil, err
+		}
 	}
-	rep.Customers = top(customerItems, cur.figures.TotalConversations, prev.figures.TotalConversations)
-	var ids []int64
-	for _, it := range rep.Customers.Top {
-		ids = append(ids, it.ID)
-	}
-	names, err := customerNames(ids)
-	if err != nil {
+	if rep.CustomFields, err = customFields(ctx, e, r, mailboxes); err != nil {
 		return nil, err
 	}
-	for i := range rep.Customers.Top {
-		rep.Customers.Top[i].Name = names[rep.Customers.Top[i].ID]
-	}
 	return rep, nil
+}
+
+// namedTop is the Top of values by id, named by names.
+func namedTop(cur, prev map[int64]int, total, previousTotal int, names func([]int64) (map[int64]TopName, error)) (Top, error) {
+	var items []TopItem
+	for id, n := range cur {
+		items = append(items, TopItem{ID: id, Count: n, PreviousCount: prev[id]})
+	}
+	out := top(items, total, previousTotal)
+	var ids []int64
+	for _, it := range out.Top {
+		ids = append(ids, it.ID)
+	}
+	named, err := names(ids)
+	if err != nil {
+		return out, err
+	}
+	for i := range out.Top {
+		n := named[out.Top[i].ID]
+		out.Top[i].Name, out.Top[i].MailboxID = n.Name, n.MailboxID
+	}
+	return out, nil
 }
 
 // top keeps the TopSize items with the most conversations (ties by id,
@@ -191,6 +238,10 @@ func top(items []TopItem, total, previousTotal int) Top {
 			break
 		}
 		it.Percent, it.PreviousPercent = share(it.Count, total), share(it.PreviousCount, previousTotal)
+		if it.Percent != nil && it.PreviousPercent != nil {
+			change := *it.Percent - *it.PreviousPercent
+			it.DeltaPercent = &change
+		}
 		out.Top = append(out.Top, it)
 	}
 	return out
@@ -198,7 +249,7 @@ func top(items []TopItem, total, previousTotal int) Top {
 
 func conversationsFigures(ctx context.Context, e Engine, r Request, p Period) (*conversationsPeriod, error) {
 	total, err := facets(ctx, e, index.FacetRequest{Kind: index.Conversations, Company: r.Company, Filter: TotalFilter(p, r.Filter),
-		Values: map[string]string{"tags": "tag", "customers": "primaryCustomerId"}})
+		Values: map[string]string{"tags": "tag", "customers": "primaryCustomerId", "replies": "savedReplyId", "workflows": "workflowId"}})
 	if err != nil {
 		return nil, err
 	}
@@ -206,13 +257,19 @@ func conversationsFigures(ctx context.Context, e Engine, r Request, p Period) (*
 	if err != nil {
 		return nil, err
 	}
-	out := &conversationsPeriod{tags: total.Values["tags"], customers: map[int64]int{}}
-	for key, n := range total.Values["customers"] {
-		id, err := strconv.ParseInt(key, 10, 64)
-		if err != nil {
-			return nil, err
+	out := &conversationsPeriod{tags: total.Values["tags"]}
+	for _, by := range []struct {
+		facet string
+		out   *map[int64]int
+	}{{"customers", &out.customers}, {"replies", &out.replies}, {"workflows", &out.workflows}} {
+		*by.out = map[int64]int{}
+		for key, n := range total.Values[by.facet] {
+			id, err := strconv.ParseInt(key, 10, 64)
+			if err != nil {
+				return nil, err
+			}
+			(*by.out)[id] = n
 		}
-		out.customers[id] = n
 	}
 	out.figures = ConversationsFigures{StartDate: Date(p.Start), EndDate: Date(p.End),
 		TotalConversations: total.Total, NewConversations: created.Total,

@@ -13,12 +13,20 @@ import (
 	"github.com/parley/parley/storage"
 )
 
-func customerNames(ids []int64) (map[int64]string, error) {
-	out := map[int64]string{}
-	for _, id := range ids {
-		out[id] = "customer"
+// topNames names every customer "customer", every saved reply "reply" (of
+// mailbox 1) and every workflow "workflow".
+var topNames = reports.TopNames{Customers: namedAll("customer", nil), SavedReplies: namedAll("reply", &mailboxOne), Workflows: namedAll("workflow", nil)}
+
+var mailboxOne = int64(1)
+
+func namedAll(name string, mailbox *int64) func([]int64) (map[int64]reports.TopName, error) {
+	return func(ids []int64) (map[int64]reports.TopName, error) {
+		out := map[int64]reports.TopName{}
+		for _, id := range ids {
+			out[id] = reports.TopName{Name: name, MailboxID: mailbox}
+		}
+		return out, nil
 	}
-	return out, nil
 }
 
 // byHand is what the conversations reports count, recomputed from the
@@ -89,10 +97,11 @@ func countByHand(t *testing.T, db *storage.DB, r reports.Request) byHand {
 func demoConversationsReportsAgreeWithTheRecords(t *testing.T, d *demo) {
 	ctx := context.Background()
 	counted := 0
+	mailboxes := demoMailboxes(t, d)
 	for _, r := range demoRequests(t, d) {
-		want, err := reports.Conversations(ctx, d.oracle, r, nil, customerNames)
+		want, err := reports.Conversations(ctx, d.oracle, r, nil, topNames, mailboxes)
 		require.NoError(t, err)
-		got, err := reports.Conversations(ctx, d.engine, r, nil, customerNames)
+		got, err := reports.Conversations(ctx, d.engine, r, nil, topNames, mailboxes)
 		require.NoError(t, err)
 		assert.Equal(t, want, got)
 
@@ -151,6 +160,17 @@ func demoConversationsReportsAgreeWithTheRecords(t *testing.T, d *demo) {
 	assert.Greater(t, counted, 1000, "the demo's conversations are counted")
 }
 
+// demoMailboxes are the demo company's mailboxes, with their custom fields.
+func demoMailboxes(t *testing.T, d *demo) []parley.Mailbox {
+	t.Helper()
+	var out []parley.Mailbox
+	require.NoError(t, d.db.View(func(tx *storage.Tx) (err error) {
+		out, err = tx.Mailboxes(1)
+		return err
+	}))
+	return out
+}
+
 func demoConversationsOnTheDemoData(t *testing.T, d *demo) {
 	r := demoRequests(t, d)[0]
 	var tags []parley.Tag
@@ -158,7 +178,7 @@ func demoConversationsOnTheDemoData(t *testing.T, d *demo) {
 		tags, err = tx.Tags(1)
 		return err
 	}))
-	rep, err := reports.Conversations(context.Background(), d.engine, r, tags, customerNames)
+	rep, err := reports.Conversations(context.Background(), d.engine, r, tags, topNames, demoMailboxes(t, d))
 	require.NoError(t, err)
 	goldenReport(t, "conversations_demo", rep)
 	series, err := reports.NewConversations(context.Background(), d.engine, r, "week")

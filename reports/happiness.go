@@ -34,6 +34,9 @@ type HappinessFigures struct {
 // change from or to an empty figure is null.
 type HappinessDeltas struct {
 	RatingsCount   float64  `json:"ratingsCount"`
+	GreatCount     float64  `json:"greatCount"`
+	OkayCount      float64  `json:"okayCount"`
+	NotGoodCount   float64  `json:"notGoodCount"`
 	Great          *float64 `json:"great"`
 	Okay           *float64 `json:"okay"`
 	NotGood        *float64 `json:"notGood"`
@@ -94,6 +97,9 @@ func happiness(ctx context.Context, e Engine, r Request, by query.Node) (*Happin
 		rep.Previous = prev
 		rep.Deltas = &HappinessDeltas{
 			RatingsCount:   Delta(float64(cur.RatingsCount), float64(prev.RatingsCount)),
+			GreatCount:     Delta(float64(cur.GreatCount), float64(prev.GreatCount)),
+			OkayCount:      Delta(float64(cur.OkayCount), float64(prev.OkayCount)),
+			NotGoodCount:   Delta(float64(cur.NotGoodCount), float64(prev.NotGoodCount)),
 			Great:          deltaOf(cur.Great, prev.Great),
 			Okay:           deltaOf(cur.Okay, prev.Okay),
 			NotGood:        deltaOf(cur.NotGood, prev.NotGood),

@@ -2,6 +2,8 @@ package reports
 
 import (
 	"context"
+	"fmt"
+	"sort"
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
@@ -78,7 +80,24 @@ type ProductivityReport struct {
 	ResponseTime      Shares               `json:"responseTime"`
 	FirstResponseTime Shares               `json:"firstResponseTime"`
 	ResolutionTime    Shares               `json:"resolutionTime"`
-	RepliesToResolve  Shares               `json:"repliesToResolve"`
+	RepliesToResolve  RepliesShares        `json:"repliesToResolve"`
+	HandleTime        Shares               `json:"handleTime"`
+}
+
+// RepliesShares is the replies to resolve distribution with, for each
+// range, the average resolution time of the current period's conversations
+// in it.
+type RepliesShares struct {
+	Count         int                 `json:"count"`
+	PreviousCount int                 `json:"previousCount"`
+	Ranges        []RepliesRangeShare `json:"ranges"`
+}
+
+// RepliesRangeShare is one range of RepliesShares: ResolutionTime is the
+// exact average, in seconds, null over none.
+type RepliesRangeShare struct {
+	RangeShare
+	ResolutionTime *float64 `json:"resolutionTime"`
 }
 
 // FirstResponseFilter selects the conversations first responded to in a
@@ -136,11 +155,42 @@ func Productivity(ctx context.Context, e Engine, r Request, tags []parley.Tag) (
 			HandleTime:                  deltaOf(cur.HandleTime, prev.HandleTime),
 		}
 	}
+	var replies Shares
 	for name, out := range map[string]*Shares{"responseTime": &rep.ResponseTime, "firstResponseTime": &rep.FirstResponseTime,
-		"resolutionTime": &rep.ResolutionTime, "repliesToResolve": &rep.RepliesToResolve} {
+		"resolutionTime": &rep.ResolutionTime, "repliesToResolve": &replies, "handleTime": &rep.HandleTime} {
 		*out = shares(cur.dist[name], cur.distCount[name], prev.dist[name], prev.distCount[name])
 	}
+	times, err := resolutionTimeByReplies(ctx, e, r, r.Current)
+	if err != nil {
+		return nil, err
+	}
+	rep.RepliesToResolve = RepliesShares{Count: replies.Count, PreviousCount: replies.PreviousCount, Ranges: []RepliesRangeShare{}}
+	for i, rs := range replies.Ranges {
+		rep.RepliesToResolve.Ranges = append(rep.RepliesToResolve.Ranges, RepliesRangeShare{RangeShare: rs, ResolutionTime: meanOfSum(times[i])})
+	}
 	return rep, nil
+}
+
+// resolutionTimeByReplies sums the resolution times of the conversations
+// resolved in a period per range of their replies (repliesBounds).
+func resolutionTimeByReplies(ctx context.Context, e Engine, r Request, p Period) ([]index.Sum, error) {
+	resolution := timeField("resolutionSeconds", r.Filter.OfficeHours)
+	res, err := e.Aggregate(ctx, index.AggregateRequest{Kind: index.Conversations, Company: r.Company, Filter: ResolvedFilter(p, r.Filter),
+		GroupBy: []string{"replies"}, Sums: []string{resolution}})
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
+	out := make([]index.Sum, len(repliesBounds)+1)
+	for _, g := range res.Groups {
+		replies, err := index.ParseValueKey(g.Key[0])
+		if err != nil {
+			return nil, fmt.Errorf("reports: replies value %q is not a number", g.Key[0])
+		}
+		i := sort.Search(len(repliesBounds), func(i int) bool { return repliesBounds[i] > replies }) // the bounds at or below
+		out[i].Count += g.Sums[resolution].Count
+		out[i].Total += g.Sums[resolution].Total
+	}
+	return out, nil
 }
 
 func shares(cur []int, count int, prev []int, previousCount int) Shares {
@@ -294,12 +344,46 @@ func ResolutionTimes(ctx context.Context, e Engine, r Request, viewBy string) (*
 		func(p Period) query.Node { return ResolvedFilter(p, r.Filter) })
 }
 
+// RepliesSentPoint is one step of the replies sent series, under Parley's
+// names (start, count) and those of Help Scout's docs (date, replies).
+type RepliesSentPoint struct {
+	Point
+	RepliesPoint
+}
+
+// ResolvedSeriesPoint is one step of the resolved series, under Parley's
+// names (start, count) and those of Help Scout's docs (date, resolved).
+type ResolvedSeriesPoint struct {
+	Point
+	ResolvedPoint
+}
+
+// BothNamesSeries is a count series whose points carry both names.
+type BothNamesSeries[P any] struct {
+	Current  []P `json:"current"`
+	Previous []P `json:"previous,omitempty"`
+}
+
 // RepliesSent counts the replies sent per step.
-func RepliesSent(ctx context.Context, e Engine, r Request, viewBy string) (*Series, error) {
-	return countSeries(ctx, e, r, viewBy, index.Messages, "createdAt", func(p Period) query.Node { return ReplyFilter(p, r.Filter) })
+func RepliesSent(ctx context.Context, e Engine, r Request, viewBy string) (*BothNamesSeries[RepliesSentPoint], error) {
+	series, err := countSeries(ctx, e, r, viewBy, index.Messages, "createdAt", func(p Period) query.Node { return ReplyFilter(p, r.Filter) })
+	if err != nil {
+		return nil, err
+	}
+	point := func(p Point) RepliesSentPoint {
+		return RepliesSentPoint{p, RepliesPoint{Date: p.Start, Replies: p.Count}}
+	}
+	return &BothNamesSeries[RepliesSentPoint]{Current: relabel(series.Current, point), Previous: relabel(series.Previous, point)}, nil
 }
 
 // ResolvedSeries counts the conversations resolved per step.
-func ResolvedSeries(ctx context.Context, e Engine, r Request, viewBy string) (*Series, error) {
-	return countSeries(ctx, e, r, viewBy, index.Conversations, "resolvedAt", func(p Period) query.Node { return ResolvedFilter(p, r.Filter) })
+func ResolvedSeries(ctx context.Context, e Engine, r Request, viewBy string) (*BothNamesSeries[ResolvedSeriesPoint], error) {
+	series, err := countSeries(ctx, e, r, viewBy, index.Conversations, "resolvedAt", func(p Period) query.Node { return ResolvedFilter(p, r.Filter) })
+	if err != nil {
+		return nil, err
+	}
+	point := func(p Point) ResolvedSeriesPoint {
+		return ResolvedSeriesPoint{p, ResolvedPoint{Date: p.Start, Resolved: p.Count}}
+	}
+	return &BothNamesSeries[ResolvedSeriesPoint]{Current: relabel(series.Current, point), Previous: relabel(series.Previous, point)}, nil
 }

@@ -12,14 +12,16 @@ import (
 
 // UserConversation is one conversation the subject replied to in the
 // current period, with its figures: the subject's replies in the period
-// and their average response time, and the conversation's first response
-// and resolution times (seconds; null when it has none). Status and
-// customers are the record's: the caller loads the page it shows.
+// and their average response time and average handle time (of those that
+// have one), and the conversation's first response and resolution times
+// (seconds; null when it has none). Status and customers are the
+// record's: the caller loads the page it shows.
 type UserConversation struct {
 	ID                int64    `json:"id"`
 	Number            int64    `json:"number"`
 	RepliesSent       int      `json:"repliesSent"`
 	ResponseTime      *float64 `json:"responseTime"`
+	AvgHandleTime     *float64 `json:"avgHandleTime"`
 	FirstResponseTime *float64 `json:"firstResponseTime"`
 	ResolveTime       *float64 `json:"resolveTime"`
 	createdAt         float64
@@ -142,10 +144,35 @@ func ConversationHistory(ctx context.Context, e Engine, r Request, s Subject, st
 		}
 		return n
 	})
-	for _, c := range pageOf(all, offset, limit) {
+	page := pageOf(all, offset, limit)
+	if len(page) > 0 {
+		handles, err := handleTimesByConversation(ctx, e, r, s)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, c := range page {
+			c.AvgHandleTime = meanOfSum(handles[index.ValueKey(float64(c.ID))])
+		}
+	}
+	for _, c := range page {
 		rows = append(rows, *c)
 	}
 	return rows, len(all), nil
+}
+
+// handleTimesByConversation sums the handle times of the subject's replies
+// sent in the current period, by conversation id (as a value key).
+func handleTimesByConversation(ctx context.Context, e Engine, r Request, s Subject) (map[string]index.Sum, error) {
+	res, err := e.Aggregate(ctx, index.AggregateRequest{Kind: index.Messages, Company: r.Company,
+		Filter: and(ReplyFilter(r.Current, r.Filter), s.by("userId")), GroupBy: []string{"conversationId"}, Sums: []string{"handleSeconds"}})
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
+	out := map[string]index.Sum{}
+	for _, g := range res.Groups {
+		out[g.Key[0]] = g.Sums["handleSeconds"]
+	}
+	return out, nil
 }
 
 // UserDrillDown is a page of the conversations behind the user report:
