@@ -31,7 +31,7 @@ func (s *Server) listConversations(c *gin.Context) error {
 	sortField := p.enum("sortField", parley.DefaultSortField, parley.ConversationSortFields)
 	sortOrder := p.enum("sortOrder", parley.DefaultSortOrder, parley.SortOrders)
 	pg := page{size: ConversationPageSize, number: p.page()}
-	mailboxes := &lazyMailboxes{s: s, company: who.Company.ID}
+	mailboxes := &lazyMailboxes{s: s, ctx: c.Request.Context(), company: who.Company.ID}
 	custom := customFieldFilters(p, mailboxes.get, mailboxIDs)
 	facets := readFacets(p)
 	if err := cmp.Or(mailboxes.err, p.err()); err != nil {
@@ -93,7 +93,7 @@ func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, emb
 		return nil, err
 	}
 	var items []*conversationView
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		// One read for the page (those deleted between the search and this
 		// read are left out), one for its users, one for its customers.
 		convs, err := tx.ConversationsByIDs(who.Company.ID, index.ParseIDs(res.IDs))
@@ -148,7 +148,7 @@ func (s *Server) getConversation(c *gin.Context) error {
 		return err
 	}
 	var body *conversationView
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		conv, err := parley.LoadConversation(tx, who, id, s.now())
 		if err != nil {
 			return err

@@ -87,7 +87,7 @@ func (s *Server) getCustomer(c *gin.Context) error {
 		return err
 	}
 	var body *customerResource
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		cu, err := tx.Customer(who.Company.ID, id)
 		if err != nil {
 			return err
@@ -106,7 +106,7 @@ func (s *Server) getCustomer(c *gin.Context) error {
 // any deleted since the search.
 func (s *Server) customerItems(c *gin.Context, companyID int64, ids []int64) ([]*customerResource, error) {
 	var items []*customerResource
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		// One read for the page, one for its conversation counts.
 		customers, err := tx.CustomersByIDs(companyID, ids)
 		if err != nil {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -55,7 +56,7 @@ func (s *Server) listCustomersV3(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	key, err := s.cursorKey()
+	key, err := s.cursorKey(c.Request.Context())
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func (s *Server) listCustomersV3(c *gin.Context) error {
 	var last *parley.Customer
 	items, err := s.customerItems(c, who.Company.ID, ids)
 	if err == nil && more && len(ids) > 0 {
-		err = s.store.View(func(tx parley.Tx) (err error) {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 			last, err = tx.Customer(who.Company.ID, ids[len(ids)-1])
 			return err
 		})
@@ -162,13 +163,13 @@ func cursorMAC(key, binding, payload []byte) []byte {
 
 // cursorKey loads the key that signs cursors, making it on first use. It
 // lives in storage so cursors survive restarts.
-func (s *Server) cursorKey() ([]byte, error) {
+func (s *Server) cursorKey(ctx context.Context) ([]byte, error) {
 	var key []byte
-	err := s.store.View(func(tx parley.Tx) error { key = tx.CursorKey(); return nil })
+	err := s.store.View(ctx, func(tx parley.Tx) error { key = tx.CursorKey(); return nil })
 	if err != nil || key != nil {
 		return key, err
 	}
-	_, err = s.store.Update(func(tx parley.Tx) (err error) {
+	_, err = s.store.Update(ctx, func(tx parley.Tx) (err error) {
 		key, err = tx.MakeCursorKey()
 		return err
 	})

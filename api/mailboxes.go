@@ -54,7 +54,7 @@ func (s *Server) loadMailbox(c *gin.Context) (*parley.Mailbox, error) {
 		return nil, err
 	}
 	var m *parley.Mailbox
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		m, err = tx.Mailbox(who.Company.ID, id)
 		return err
 	})
@@ -109,7 +109,7 @@ func (s *Server) listMailboxFolders(c *gin.Context) error {
 	who := caller(c)
 	var views []parley.SavedView
 	var mailboxes []parley.Mailbox
-	err = s.store.View(func(tx parley.Tx) (err error) {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 		if views, err = parley.SavedViewsOf(tx, who, m.ID); err == nil && len(views) > 0 {
 			mailboxes, err = tx.Mailboxes(who.Company.ID)
 		}
@@ -185,7 +185,7 @@ func (s *Server) getTag(c *gin.Context) error {
 	}
 	var t *parley.Tag
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) (err error) {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 			t, err = tx.Tag(caller(c).Company.ID, id)
 			return err
 		})

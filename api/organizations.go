@@ -32,7 +32,7 @@ func (s *Server) listOrganizations(c *gin.Context) error {
 		return err
 	}
 	var orgs []parley.Organization
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		all, err := tx.Organizations(who.Company.ID)
 		for _, o := range all {
 			if needle == "" || organizationMatches(&o, needle) {
@@ -110,7 +110,7 @@ func (s *Server) getOrganization(c *gin.Context) error {
 	}
 	var body *organizationView
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) error {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 			o, err := tx.Organization(who.Company.ID, id)
 			if err != nil {
 				return err
@@ -190,7 +190,7 @@ func (s *Server) organizationCustomers(c *gin.Context) ([]int64, error) {
 		return nil, err
 	}
 	var ids []int64
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		o, err := tx.Organization(caller(c).Company.ID, id)
 		if err == nil {
 			ids = tx.OrganizationCustomerIDs(o.ID)

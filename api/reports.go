@@ -87,7 +87,7 @@ func (s *Server) reportRequest(c *gin.Context, p *params) (reports.Request, erro
 	if err := p.err(); err != nil {
 		return r, err
 	}
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		if viewID != nil {
 			if err := s.reportView(tx, who, *viewID, &r.Filter); err != nil {
 				return err
@@ -165,7 +165,7 @@ func (s *Server) phoneReport(c *gin.Context) error {
 	}
 	var users []parley.User
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) (err error) {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 			users, err = tx.Users(caller(c).Company.ID)
 			return err
 		})
@@ -212,7 +212,7 @@ func (s *Server) chatDrillDown(c *gin.Context) error {
 	}
 	pg.total = res.Total
 	var items []*chatView
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		for _, id := range res.IDs {
 			chat, err := tx.Chat(r.Company, id)
 			if parley.IsNotFound(err) {

@@ -41,13 +41,13 @@ func (s *Server) conversationsReport(c *gin.Context) error {
 	r, e, err := s.reportWith(c, readParams(c, conversationViewParams...))
 	var tags []parley.Tag
 	if err == nil {
-		tags, err = s.companyTags(r.Company)
+		tags, err = s.companyTags(c.Request.Context(), r.Company)
 	}
 	var rep *reports.ConversationsReport
 	if err == nil {
 		rep, err = reports.Conversations(c.Request.Context(), e, r, tags, func(ids []int64) (map[int64]string, error) {
 			names := map[int64]string{}
-			return names, s.store.View(func(tx parley.Tx) error {
+			return names, s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 				for _, id := range ids {
 					if cu, err := tx.Customer(r.Company, id); err == nil {
 						names[id] = customerName(cu)
@@ -113,7 +113,7 @@ func (s *Server) fieldsDrillDown(c *gin.Context) error {
 		}
 	}
 	return s.drillDown(c, p, func(r reports.Request) (query.Node, error) {
-		tag, err := s.drillTarget(r.Company, field, *id)
+		tag, err := s.drillTarget(c.Request.Context(), r.Company, field, *id)
 		if err != nil {
 			return nil, err
 		}
@@ -125,9 +125,9 @@ func (s *Server) fieldsDrillDown(c *gin.Context) error {
 // saved reply, a workflow or a customer of the company, as `field` says
 // (another id is `Invalid identifier`, as an unknown tag of a report
 // filter); it answers the tag of tagid.
-func (s *Server) drillTarget(company int64, field string, id int64) (parley.Tag, error) {
+func (s *Server) drillTarget(ctx context.Context, company int64, field string, id int64) (parley.Tag, error) {
 	var tag parley.Tag
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(ctx, func(tx parley.Tx) error {
 		var err error
 		switch field {
 		case "tagid":
@@ -195,7 +195,7 @@ func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Reques
 // drillPage renders a drill-down page of conversations, loading only them.
 func (s *Server) drillPage(c *gin.Context, company int64, ids []int64, pg reportPage) error {
 	rows := []drillRowView{}
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		rr := newRenderer(s, c, tx)
 		for _, id := range ids {
 			conv, err := tx.Conversation(company, id)

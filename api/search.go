@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"slices"
@@ -128,6 +129,7 @@ func customFieldFilters(p *params, mailboxes func() []parley.Mailbox, mailboxIDs
 // for the caller to return.
 type lazyMailboxes struct {
 	s       *Server
+	ctx     context.Context
 	company int64
 	read    bool
 	boxes   []parley.Mailbox
@@ -137,15 +139,15 @@ type lazyMailboxes struct {
 func (l *lazyMailboxes) get() []parley.Mailbox {
 	if !l.read {
 		l.read = true
-		l.boxes, l.err = l.s.companyMailboxes(l.company)
+		l.boxes, l.err = l.s.companyMailboxes(l.ctx, l.company)
 	}
 	return l.boxes
 }
 
 // companyMailboxes loads the caller's company's mailboxes.
-func (s *Server) companyMailboxes(companyID int64) ([]parley.Mailbox, error) {
+func (s *Server) companyMailboxes(ctx context.Context, companyID int64) ([]parley.Mailbox, error) {
 	var boxes []parley.Mailbox
-	err := s.store.View(func(tx parley.Tx) (err error) {
+	err := s.store.View(ctx, func(tx parley.Tx) (err error) {
 		boxes, err = tx.Mailboxes(companyID)
 		return err
 	})

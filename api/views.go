@@ -79,7 +79,7 @@ func (s *Server) getSavedView(c *gin.Context) error {
 	}
 	var v *parley.SavedView
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) (err error) {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 			v, err = parley.LoadSavedView(tx, caller(c), id)
 			return err
 		})
@@ -142,7 +142,7 @@ func (s *Server) folderSavedView(c *gin.Context, folderIDs []int64) (*parley.Sav
 		return nil, nil
 	}
 	var v *parley.SavedView
-	err := s.store.View(func(tx parley.Tx) (err error) {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 		v, err = parley.LoadSavedView(tx, caller(c), folderIDs[0])
 		return err
 	})

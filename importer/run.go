@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,7 +56,7 @@ func Run(db parley.Store, e *Export, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	users := map[int64]bool{}
-	err = db.View(func(tx parley.Tx) error {
+	err = db.View(context.Background(), func(tx parley.Tx) error {
 		all, err := tx.Users(caller.Company.ID)
 		for _, u := range all {
 			users[u.ID] = u.Active
@@ -120,7 +121,7 @@ func Run(db parley.Store, e *Export, opt Options) (*Summary, error) {
 // the database's only company.
 func Importer(db parley.Store, companyID int64) (parley.Caller, error) {
 	var who parley.Caller
-	err := db.View(func(tx parley.Tx) error {
+	err := db.View(context.Background(), func(tx parley.Tx) error {
 		if companyID == 0 {
 			all, err := tx.Companies()
 			if err != nil {
@@ -159,7 +160,7 @@ func conversationKey(mailboxID int64, createdAt, subject, email string) string {
 
 func existingConversations(db parley.Store, companyID int64) (map[string]bool, error) {
 	seen := map[string]bool{}
-	err := db.View(func(tx parley.Tx) error {
+	err := db.View(context.Background(), func(tx parley.Tx) error {
 		return tx.EachConversation(func(c *parley.Conversation) error {
 			if c.CompanyID != companyID || c.State == parley.StateDeleted {
 				return nil
@@ -209,7 +210,7 @@ func importCustomer(db parley.Store, companyID int64, c *Customer, now time.Time
 		return false, Describe(err)
 	}
 	created := false
-	_, err := db.Update(func(tx parley.Tx) error {
+	_, err := db.Update(context.Background(), func(tx parley.Tx) error {
 		created = false
 		for _, e := range c.Embedded.Emails {
 			if _, err := tx.CustomerByEmail(companyID, e.Value); err == nil {
@@ -287,7 +288,7 @@ func importConversation(db parley.Store, caller parley.Caller, users map[int64]b
 		body["assignTo"] = c.Assignee.ID
 	}
 	var n int
-	_, err := db.Update(func(tx parley.Tx) error {
+	_, err := db.Update(context.Background(), func(tx parley.Tx) error {
 		fields, err := mapFields(tx, caller.Company.ID, c)
 		if err != nil {
 			return err

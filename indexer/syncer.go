@@ -170,7 +170,7 @@ func (s *Syncer) Settle() { s.pending.Wait() }
 func (s *Syncer) apply(ctx context.Context, engine index.Engine, entries []parley.OutboxEntry, rebuild bool, ack func(batches int) func(error)) error {
 	seen := map[parley.OutboxEntry]bool{}
 	batches := batches{}
-	err := s.db.Store().View(func(tx parley.Tx) error {
+	err := s.db.Store().View(ctx, func(tx parley.Tx) error {
 		for _, e := range entries {
 			e.Seq = 0
 			if seen[e] {
@@ -411,7 +411,7 @@ func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) er
 // empty, and returns once it holds them durably.
 func (s *Syncer) rebuildInto(ctx context.Context, engine index.Engine, progress func(done, total int)) error {
 	var refs []parley.OutboxEntry
-	err := s.db.Store().View(func(tx parley.Tx) error {
+	err := s.db.Store().View(ctx, func(tx parley.Tx) error {
 		if err := tx.EachConversationID(func(id int64) { refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxConversation, ID: id}) }); err != nil {
 			return err
 		}

@@ -29,7 +29,7 @@ func TestCommitHooks(t *testing.T) {
 	db.OnTx(func(write bool, _ time.Duration) { observed = append(observed, write) })
 
 	event := parley.Event{Kind: "customer.created", CompanyID: 1, ResourceID: "1", At: at}
-	seq, err := db.StoreContext(ctx).Update(func(tx parley.Tx) error {
+	seq, err := db.Store().Update(ctx, func(tx parley.Tx) error {
 		if err := tx.PutCustomer(&parley.Customer{CompanyID: 1, FirstName: "Ann"}); err != nil {
 			return err
 		}
@@ -60,7 +60,7 @@ func TestCommitHooks(t *testing.T) {
 	assert.Equal(t, []bool{true, false, true}, observed, "each transaction is observed")
 
 	db.SetBeforeCommit(func(parley.Tx, []parley.Event) error { return parley.NotFound("refused") })
-	_, err = db.StoreContext(ctx).Update(func(tx parley.Tx) error {
+	_, err = db.Store().Update(ctx, func(tx parley.Tx) error {
 		if err := tx.PutTag(&parley.Tag{CompanyID: 1, Name: "dropped"}); err != nil {
 			return err
 		}

@@ -134,7 +134,7 @@ func (p *puller) pullUsers() error {
 			}
 			var id int64
 			created := false
-			_, err := p.db.Update(func(tx parley.Tx) error {
+			_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
 				if had, err := tx.UserByEmail(u.Email); err == nil {
 					if had.CompanyID != p.caller.Company.ID {
 						return fmt.Errorf("%s is a user of another company", u.Email)
@@ -174,7 +174,7 @@ func (p *puller) count(kind string, id int64, created bool, err error) {
 // counted under kind (copied, already there, or refused with its reason).
 func (p *puller) copyUnlessThere(kind string, sourceID int64, there func(tx parley.Tx) (bool, error), create func(tx parley.Tx) error) {
 	created := false
-	_, err := p.db.Update(func(tx parley.Tx) error {
+	_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
 		created = false // the write may run again
 		had, err := there(tx)
 		if err != nil || had {
@@ -208,7 +208,7 @@ func (p *puller) pullMailboxes() error {
 		for _, m := range page.Embedded.Mailboxes {
 			var id int64
 			created := false
-			_, err := p.db.Update(func(tx parley.Tx) error {
+			_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
 				if had, err := tx.MailboxByEmail(m.Email); err == nil {
 					if had.CompanyID != p.caller.Company.ID {
 						return fmt.Errorf("%s is a mailbox of another company", m.Email)
@@ -266,7 +266,7 @@ func (p *puller) pullFields(sourceID, targetID int64) error {
 				req.Options = append(req.Options, o.Label)
 			}
 			created := false
-			_, err := p.db.Update(func(tx parley.Tx) error {
+			_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
 				m, err := tx.Mailbox(p.caller.Company.ID, targetID)
 				if err != nil {
 					return err
@@ -532,7 +532,7 @@ func NewCompany(ctx context.Context, src *Client, db parley.Store, name string, 
 		req.Mailbox = boxes.Embedded.Mailboxes[0]
 	}
 	var account *parley.NewAccount
-	_, err = db.Update(func(tx parley.Tx) (err error) {
+	_, err = db.Update(ctx, func(tx parley.Tx) (err error) {
 		account, err = parley.CreateCompany(tx, req, hash, now)
 		return err
 	})

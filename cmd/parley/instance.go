@@ -287,7 +287,7 @@ func (in *instance) compact(ctx context.Context) error {
 
 func loadDemoIfEmpty(store parley.Store, clock parley.Clock) error {
 	empty := false
-	err := store.View(func(tx parley.Tx) error {
+	err := store.View(context.Background(), func(tx parley.Tx) error {
 		companies, err := tx.Companies()
 		empty = len(companies) == 0
 		return err
