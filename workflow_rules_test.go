@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/search"
 	"github.com/parley/parley/workflow"
 )
 
@@ -97,12 +98,12 @@ func TestSavedViewDefinitions(t *testing.T) {
 	plain := w.plainUser(t)
 	var view *parley.SavedView
 	require.NoError(t, w.write(func(tx parley.Tx) (err error) {
-		view, err = parley.CreateSavedView(tx, w.caller, &parley.SavedViewInput{Name: parley.Ptr("Refunds"), Query: parley.Ptr("subject:refund")}, workflow.CheckQuery, ruleNow)
+		view, err = parley.CreateSavedView(tx, w.caller, &parley.SavedViewInput{Name: parley.Ptr("Refunds"), Query: parley.Ptr("subject:refund")}, search.CheckQuery, ruleNow)
 		return err
 	}))
 	update := func(caller parley.Caller, in parley.SavedViewInput) error {
 		return w.write(func(tx parley.Tx) error {
-			return parley.UpdateSavedView(tx, caller, view.ID, &in, workflow.CheckQuery, ruleNow)
+			return parley.UpdateSavedView(tx, caller, view.ID, &in, search.CheckQuery, ruleNow)
 		})
 	}
 	refused := []struct {

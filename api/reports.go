@@ -11,7 +11,7 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/reports"
-	"github.com/parley/parley/workflow"
+	"github.com/parley/parley/search"
 )
 
 var (
@@ -115,11 +115,7 @@ func (s *Server) reportView(tx parley.Tx, who parley.Caller, id int64, f *report
 	if err != nil {
 		return err
 	}
-	mailboxes, err := tx.Mailboxes(who.Company.ID)
-	if err != nil {
-		return err
-	}
-	f.View, err = workflow.ViewNode(v, mailboxes, s.now())
+	f.View, err = search.SavedViewNode(tx, v, s.now())
 	return err
 }
 
