@@ -2,6 +2,7 @@ package parley_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"image"
 	"image/color"
@@ -66,7 +67,7 @@ func TestAttachments(t *testing.T) {
 		attachment("eicar.com", "application/octet-stream", []byte(`X5O!P%@AP[4\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*`)))
 	require.NoError(t, err)
 	require.Len(t, ids, 2)
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		a, data, err := parley.ReadAttachment(tx, w.caller, id, ids[0], ruleNow)
 		require.NoError(t, err)
 		assert.Equal(t, []any{"shot.png", "image/png", 3, 2, parley.AttachmentOK}, []any{a.FileName, a.MimeType, a.Width, a.Height, a.State})

@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 func (w *world) customerRecord(t *testing.T) *parley.Customer {
 	t.Helper()
 	var c *parley.Customer
-	require.NoError(t, w.st.View(func(tx parley.Tx) (err error) {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) (err error) {
 		c, err = tx.Customer(w.caller.Company.ID, w.customer)
 		return err
 	}))

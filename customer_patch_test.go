@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -71,7 +72,7 @@ func TestDeleteCustomer(t *testing.T) {
 	}
 	later := ruleNow.Add(time.Hour)
 	require.NoError(t, w.write(func(tx parley.Tx) error { return parley.DeleteCustomer(tx, company, w.customer, later) }))
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		_, err := tx.Customer(company, w.customer)
 		assert.True(t, parley.IsNotFound(err), "the customer is gone")
 		for _, id := range convs {

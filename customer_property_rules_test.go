@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -58,7 +59,7 @@ func TestCustomerProperties(t *testing.T) {
 	// it refuses.
 	c := &parley.Customer{Properties: map[string]string{"seats": "3"}}
 	var defs []parley.PropertyDef
-	require.NoError(t, w.st.View(func(tx parley.Tx) (err error) {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) (err error) {
 		defs, err = tx.PropertyDefs(company)
 		return err
 	}))

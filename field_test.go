@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"strconv"
 	"testing"
 
@@ -107,7 +108,7 @@ func TestDeleteConversation(t *testing.T) {
 		return parley.SnoozeConversation(tx, w.caller, id, &parley.SnoozeRequest{SnoozedUntil: parley.Ptr(ruleNow.AddDate(0, 0, 1).Format(parley.TimeLayout))}, ruleNow)
 	}))
 	require.NoError(t, w.write(func(tx parley.Tx) error { return parley.DeleteConversation(tx, w.caller, id, ruleNow) }))
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		c, err := tx.Conversation(w.caller.Company.ID, id)
 		require.NoError(t, err)
 		assert.Equal(t, parley.StateDeleted, c.State)

@@ -8,9 +8,9 @@ import (
 
 // allowedImports lists, for each package of the module, the module
 // packages it may import (docs/architecture.md: cmd -> api -> reports ->
-// index -> query, and api, reports, index, storage -> domain; filters,
-// the typed list filters' query builder, serves api and reports; the
-// indexer writes to index and reads storage through the domain's seam, as
+// index -> query, and api, reports, index, storage -> domain; search, the
+// one door for every read of a list, serves api, reports and workflow and
+// reads index and query; the indexer writes to index and reads storage through the domain's seam, as
 // do the workers: webhooks, email, importer, fixtures; dashboard and inbox
 // are the web pages' files, which api serves). Only cmd imports a concrete
 // engine or storage backend.
@@ -37,10 +37,10 @@ var allowedImports = map[string][]string{
 	// The PostgreSQL store's indexer: a write's documents (indexer) into
 	// pgindex's tables, on the write's transaction.
 	"pgsearch":           {"", "index/pgindex", "indexer", "pgstore"},
-	"filters":            {"", "query"},
-	"reports":            {"", "filters", "index", "query"},
-	"workflow":           {"", "filters", "index", "index/scan", "indexer", "internal/duework", "query"},
-	"api":                {"", "dashboard", "filters", "inbox", "index", "indexer", "internal/conncap", "internal/webassets", "query", "reports", "workflow"},
+	"search":             {"", "index", "query"},
+	"reports":            {"", "index", "query", "search"},
+	"workflow":           {"", "index", "index/scan", "indexer", "internal/duework", "query", "search"},
+	"api":                {"", "dashboard", "inbox", "index", "indexer", "internal/conncap", "internal/webassets", "query", "reports", "search", "workflow"},
 	"dashboard":          {"internal/webassets"}, // static files only; the api package serves them
 	"inbox":              {"internal/webassets"}, // likewise
 	"internal/webassets": {},
@@ -49,7 +49,7 @@ var allowedImports = map[string][]string{
 	"internal/browsertest": {"", "api", "fixtures", "index", "index/bleveindex", "index/lists", "indexer", "storage"},
 	// The workers and loaders see storage through the domain's seam (their
 	// tests run on bbolt).
-	"fixtures":         {"", "workflow"}, // demo workflows' conditions go through the checker
+	"fixtures":         {"", "search", "workflow"}, // demo views' queries and workflows' conditions go through the checkers
 	"webhooks":         {"", "internal/duework"},
 	"importer":         {""},
 	"puller":           {"", "importer", "workflow"}, // parley pull: a Mailbox API 2.0 source through the importer; workflows' conditions go through the checker

@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,7 +23,7 @@ func TestThreadSourceAndBounce(t *testing.T) {
 		}
 		return tx.PutThreadSource(reply.ID, []byte("Subject: Sent\r\n\r\nSent\r\n"))
 	}))
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		raw, err := parley.ReadThreadSource(tx, w.caller, id, reply.ID, ruleNow)
 		require.NoError(t, err)
 		assert.Equal(t, "Subject: Sent\r\n\r\nSent\r\n", string(raw))

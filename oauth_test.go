@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ func (w *world) commitRefusal(fn func(tx parley.Tx) error) error {
 
 func (w *world) authenticated(t *testing.T, token string, at time.Time) error {
 	t.Helper()
-	return w.st.View(func(tx parley.Tx) error {
+	return w.st.View(context.Background(), func(tx parley.Tx) error {
 		_, err := parley.Authenticate(tx, parley.HashToken(token), at)
 		return err
 	})
@@ -108,7 +109,7 @@ func TestSignIn(t *testing.T) {
 		session, err = parley.SignIn(tx, invited, ruleNow)
 		return err
 	}))
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		u, err := parley.SessionUser(tx, session, ruleNow)
 		require.NoError(t, err)
 		assert.Equal(t, invited.ID, u.ID)

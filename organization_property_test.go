@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -37,7 +38,7 @@ func TestOrganizationProperties(t *testing.T) {
 	}
 	values := func() map[string]string {
 		var o *parley.Organization
-		require.NoError(t, w.st.View(func(tx parley.Tx) (err error) {
+		require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) (err error) {
 			o, err = tx.Organization(company, org.ID)
 			return err
 		}))

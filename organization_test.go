@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,7 @@ func TestOrganizationLifecycle(t *testing.T) {
 	// name, a new organization; by an empty name, none.
 	customer := func() *parley.Customer {
 		var c *parley.Customer
-		require.NoError(t, w.st.View(func(tx parley.Tx) (err error) {
+		require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) (err error) {
 			c, err = tx.Customer(company, w.customer)
 			return err
 		}))
@@ -95,7 +96,7 @@ func TestOrganizationLifecycle(t *testing.T) {
 	require.NoError(t, w.write(func(tx parley.Tx) error {
 		return parley.ReplaceOrganization(tx, company, org.ID, &parley.OrganizationInput{Name: parley.Ptr("Initech Corp")}, later)
 	}))
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		o, err := tx.Organization(company, org.ID)
 		require.NoError(t, err)
 		assert.Equal(t, "Initech Corp", o.Name)

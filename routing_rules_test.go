@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,7 +47,7 @@ func TestConfigureRouting(t *testing.T) {
 	require.NoError(t, configure(w.caller, parley.RoutingInput{State: enabled, AssignmentLimit: limit, AssignmentMethod: rr, UserIDs: []int64{owner}}))
 	routing := func() *parley.Routing {
 		var m *parley.Mailbox
-		require.NoError(t, w.st.View(func(tx parley.Tx) (err error) {
+		require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) (err error) {
 			m, err = tx.Mailbox(w.caller.Company.ID, w.mailbox)
 			return err
 		}))

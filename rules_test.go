@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -37,7 +38,7 @@ func newWorld(t *testing.T) *world {
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	w := &world{db: db, st: db.Store()}
-	_, err = w.st.Update(func(tx parley.Tx) error {
+	_, err = w.st.Update(context.Background(), func(tx parley.Tx) error {
 		co := &parley.Company{Name: "Acme", Plan: parley.PlanPro, APIEnabled: true, PaymentOK: true}
 		if err := tx.PutCompany(co); err != nil {
 			return err
@@ -81,7 +82,7 @@ func (w *world) create(t *testing.T, n int, threadType, status string) (int64, e
 	in := &parley.NewConversation{Subject: parley.Ptr("Help"), Type: parley.Ptr("email"), MailboxID: parley.Ptr(w.mailbox),
 		Status: parley.Ptr(status), Customer: &parley.CustomerInput{ID: parley.Ptr(w.customer)}, Threads: threads}
 	var id int64
-	_, err := w.st.Update(func(tx parley.Tx) error {
+	_, err := w.st.Update(context.Background(), func(tx parley.Tx) error {
 		if err := in.Validate(); err != nil {
 			return err
 		}
@@ -108,7 +109,7 @@ func (w *world) add(id int64, kind parley.ThreadType, r *parley.ThreadRequest, a
 	if r.Text == nil {
 		r.Text = parley.Ptr("more")
 	}
-	_, err := w.st.Update(func(tx parley.Tx) error {
+	_, err := w.st.Update(context.Background(), func(tx parley.Tx) error {
 		_, err := parley.AddThread(tx, w.caller, id, kind, r, parley.EICARScanner{}, at)
 		return err
 	})
@@ -120,7 +121,7 @@ func (w *world) patch(id int64, ops string) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.st.Update(func(tx parley.Tx) error {
+	_, err = w.st.Update(context.Background(), func(tx parley.Tx) error {
 		return parley.PatchConversation(tx, w.caller, id, parsed, ruleNow)
 	})
 	return err
@@ -130,7 +131,7 @@ func (w *world) load(t *testing.T, id int64) (*parley.Conversation, []parley.Thr
 	t.Helper()
 	var c *parley.Conversation
 	var threads []parley.Thread
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		var err error
 		if c, err = tx.Conversation(w.caller.Company.ID, id); err != nil {
 			return err
@@ -385,7 +386,7 @@ func TestThreadPatchPaths(t *testing.T) {
 			_, threads := w.load(t, id)
 			ops, err := parley.ParsePatch([]byte(tc.ops))
 			require.NoError(t, err)
-			_, err = w.st.Update(func(tx parley.Tx) error {
+			_, err = w.st.Update(context.Background(), func(tx parley.Tx) error {
 				return parley.PatchThread(tx, w.caller, id, threads[0].ID, ops, ruleNow)
 			})
 			assert.Equal(t, tc.want, code(t, err))

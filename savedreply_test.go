@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -56,7 +57,7 @@ func TestSavedReplies(t *testing.T) {
 
 	list := func(includeChat bool) []string {
 		var names []string
-		require.NoError(t, w.st.View(func(tx parley.Tx) error {
+		require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 			all, err := parley.SavedRepliesOf(tx, w.caller, w.mailbox, includeChat)
 			for _, r := range all {
 				names = append(names, r.Name)
@@ -72,7 +73,7 @@ func TestSavedReplies(t *testing.T) {
 	require.NoError(t, w.write(func(tx parley.Tx) error {
 		return parley.UpdateSavedReply(tx, w.caller, w.mailbox, email.ID, &parley.SavedReplyInput{Name: parley.Ptr("Refunds"), ChatText: parley.Ptr("5 days")}, later)
 	}))
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		r, err := parley.LoadSavedReply(tx, w.caller, w.mailbox, email.ID)
 		require.NoError(t, err)
 		assert.Equal(t, []string{"Refunds", "", "5 days"}, []string{r.Name, r.Text, r.ChatText}, "PUT replaces both texts")

@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func TestWakeFailed(t *testing.T) {
 			wf := &parley.Workflow{CompanyID: w.caller.Company.ID, MailboxID: w.mailbox, Name: "Follow up", Type: parley.WorkflowAutomatic,
 				Status: parley.WorkflowActive, Conditions: []string{"status:pending"}, Actions: []parley.WorkflowAction{{Type: parley.ActionNote, Text: "x"}}}
 			item := tc.item(convID, 0)
-			_, err := w.st.Update(func(tx parley.Tx) error {
+			_, err := w.st.Update(context.Background(), func(tx parley.Tx) error {
 				if err := tx.PutWorkflow(wf); err != nil {
 					return err
 				}
@@ -63,7 +64,7 @@ func TestWakeFailed(t *testing.T) {
 
 			var left parley.LaterItem
 			var dropped, taken bool
-			_, err = w.st.Update(func(tx parley.Tx) (err error) {
+			_, err = w.st.Update(context.Background(), func(tx parley.Tx) (err error) {
 				left, dropped, taken, err = parley.WakeFailed(tx, item, tc.cause, ruleNow)
 				return err
 			})
@@ -71,7 +72,7 @@ func TestWakeFailed(t *testing.T) {
 			assert.Equal(t, tc.taken, taken, "taken")
 			assert.Equal(t, tc.dropped, dropped, "dropped")
 			var pending []parley.LaterItem
-			require.NoError(t, w.st.View(func(tx parley.Tx) (err error) {
+			require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) (err error) {
 				pending, err = tx.DueLater(ruleNow.AddDate(1, 0, 0))
 				return err
 			}))

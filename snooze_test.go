@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 func (w *world) laterItems(t *testing.T, by time.Time) []parley.LaterItem {
 	t.Helper()
 	var items []parley.LaterItem
-	require.NoError(t, w.st.View(func(tx parley.Tx) (err error) {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) (err error) {
 		items, err = tx.DueLater(by)
 		return err
 	}))

@@ -1,6 +1,7 @@
 package parley
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -13,7 +14,7 @@ import (
 // The contract every backend keeps:
 //   - Transactions are a function argument: Store.View and Store.Update run
 //     a function with a Tx and commit (Update) when it returns nil, roll back
-//     when it returns an error.
+//     when it returns an error or when their context is done.
 //   - Every lookup scopes by company where the record has one, and a record
 //     of another company, or none, answers a NotFound *Error: the caller
 //     cannot tell them apart.
@@ -26,16 +27,19 @@ import (
 // of them. Domain rules take a Tx (or, for the event helpers, the one family
 // they use).
 
-// Store runs transactions.
+// Store runs transactions. Each runs with the context it is given (a
+// request's, a worker's loop's): once ctx is done a transaction does not
+// start, a backend that can stops its statements, and a write does not
+// commit; the error then wraps ctx.Err().
 type Store interface {
 	// View runs fn in a read-only transaction.
-	View(fn func(Tx) error) error
+	View(ctx context.Context, fn func(Tx) error) error
 	// Update runs fn in a read-write transaction, committed when fn
 	// returns nil. fn may run more than once (writes are batched) and must
 	// touch only the transaction. seq is the highest outbox sequence the
 	// write queued (0 if none), which a caller waits on to read its own
 	// write from the search index.
-	Update(fn func(Tx) error) (seq uint64, err error)
+	Update(ctx context.Context, fn func(Tx) error) (seq uint64, err error)
 }
 
 // BeforeCommit is work that runs at the end of every write that recorded

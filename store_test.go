@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -33,20 +34,20 @@ func TestCommitHooks(t *testing.T) {
 		}
 		return tx.PutTag(&parley.Tag{CompanyID: company, Name: "from-hook"})
 	})
-	_, err := w.st.Update(func(tx parley.Tx) error {
+	_, err := w.st.Update(context.Background(), func(tx parley.Tx) error {
 		writeTx = tx
 		return tx.PutEvent(event)
 	})
 	require.NoError(t, err)
 	assert.Equal(t, [][]parley.Event{{event}}, seen, "once, with the write's events only")
 	assert.True(t, sameTx, "the hook runs on the transaction the write saw")
-	assert.NoError(t, w.st.View(func(tx parley.Tx) error {
+	assert.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		_, err := tx.TagByName(company, "from-hook")
 		return err
 	}), "the hook's write committed with the write")
 
 	seen = nil
-	_, err = w.st.Update(func(tx parley.Tx) error {
+	_, err = w.st.Update(context.Background(), func(tx parley.Tx) error {
 		return tx.PutTag(&parley.Tag{CompanyID: company, Name: "no-events"})
 	})
 	require.NoError(t, err)
@@ -54,19 +55,19 @@ func TestCommitHooks(t *testing.T) {
 
 	refused := errors.New("refused")
 	db.SetBeforeCommit(func(parley.Tx, []parley.Event) error { return refused })
-	_, err = w.st.Update(func(tx parley.Tx) error {
+	_, err = w.st.Update(context.Background(), func(tx parley.Tx) error {
 		if err := tx.PutTag(&parley.Tag{CompanyID: company, Name: "dropped"}); err != nil {
 			return err
 		}
 		return tx.PutEvent(event)
 	})
 	assert.ErrorIs(t, err, refused)
-	assert.True(t, parley.IsNotFound(w.st.View(func(tx parley.Tx) error {
+	assert.True(t, parley.IsNotFound(w.st.View(context.Background(), func(tx parley.Tx) error {
 		_, err := tx.TagByName(company, "dropped")
 		return err
 	})), "the hook's error aborts the whole write")
 
 	db.SetBeforeCommit(nil)
-	_, err = w.st.Update(func(tx parley.Tx) error { return tx.PutEvent(event) })
+	_, err = w.st.Update(context.Background(), func(tx parley.Tx) error { return tx.PutEvent(event) })
 	assert.NoError(t, err, "no hook set: the write commits")
 }

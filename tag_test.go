@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 
 // write runs fn as the world's owner in one write of its store.
 func (w *world) write(fn func(tx parley.Tx) error) error {
-	_, err := w.st.Update(fn)
+	_, err := w.st.Update(context.Background(), fn)
 	return err
 }
 
@@ -29,7 +30,7 @@ func (w *world) plainUser(t *testing.T) parley.Caller {
 func (w *world) events(t *testing.T) []string {
 	t.Helper()
 	var kinds []string
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		events, err := tx.PendingEvents(10000)
 		for _, e := range events {
 			kinds = append(kinds, e.Event.Kind)
@@ -43,7 +44,7 @@ func (w *world) tagNames(t *testing.T, convID int64) []string {
 	t.Helper()
 	c, _ := w.load(t, convID)
 	var names []string
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		for _, id := range c.TagIDs {
 			tag, err := tx.Tag(c.CompanyID, id)
 			if err != nil {
@@ -93,7 +94,7 @@ func TestUpdateTag(t *testing.T) {
 		return parley.ReplaceTags(tx, w.caller, id, []string{"refund", "vip"}, ruleNow)
 	}))
 	var refund, vip int64
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		r, err := tx.TagByName(w.caller.Company.ID, "refund")
 		if err != nil {
 			return err
@@ -132,7 +133,7 @@ func TestUpdateTag(t *testing.T) {
 	}
 	require.NoError(t, update(w.caller, refund, parley.TagInput{Name: parley.Ptr(" Refunds "), Color: parley.Ptr("#AA00ff")}))
 	assert.ElementsMatch(t, []string{"refunds", "vip"}, w.tagNames(t, id), "the conversation carries the new name")
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		tag, err := tx.Tag(w.caller.Company.ID, refund)
 		require.NoError(t, err)
 		assert.Equal(t, []string{"refunds", "refunds", "#aa00ff"}, []string{tag.Name, tag.Slug, tag.Color})
@@ -147,7 +148,7 @@ func TestDeleteTag(t *testing.T) {
 		return parley.ReplaceTags(tx, w.caller, id, []string{"refund", "vip"}, ruleNow)
 	}))
 	var refund int64
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		r, err := tx.TagByName(w.caller.Company.ID, "refund")
 		refund = r.ID
 		return err
@@ -161,7 +162,7 @@ func TestDeleteTag(t *testing.T) {
 	assert.Equal(t, []string{"vip"}, w.tagNames(t, id), "the tag left the conversation")
 	c, _ := w.load(t, id)
 	assert.Equal(t, later, c.ModifiedAt, "the conversation changed")
-	assert.True(t, parley.IsNotFound(w.st.View(func(tx parley.Tx) error {
+	assert.True(t, parley.IsNotFound(w.st.View(context.Background(), func(tx parley.Tx) error {
 		_, err := tx.Tag(w.caller.Company.ID, refund)
 		return err
 	})))

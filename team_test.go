@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func TestCreateTeam(t *testing.T) {
 			}
 			require.NoError(t, err)
 			var stored *parley.Team
-			require.NoError(t, w.st.View(func(tx parley.Tx) (err error) {
+			require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) (err error) {
 				stored, err = tx.Team(w.caller.Company.ID, made.ID)
 				return err
 			}))

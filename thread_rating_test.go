@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,7 @@ func TestRatings(t *testing.T) {
 	later := ruleNow.Add(time.Hour)
 	require.NoError(t, rate(reply.ID, parley.RatingInput{Rating: parley.Ptr("great")}, later))
 	plain := w.plainUser(t)
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		c, th, err := parley.LoadRating(tx, w.caller, rating.ID)
 		require.NoError(t, err)
 		assert.Equal(t, []any{id, reply.ID, "great", "", later}, []any{c.ID, th.ID, th.Rating.Rating, th.Rating.Comments, th.Rating.CreatedAt},

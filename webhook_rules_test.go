@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"strconv"
 	"testing"
 
@@ -71,7 +72,7 @@ func TestWebhookRules(t *testing.T) {
 	require.NoError(t, update(w.caller, with(func(in *parley.WebhookInput) { in.State = parley.Ptr("disabled") })))
 	load := func() *parley.Webhook {
 		var got *parley.Webhook
-		require.NoError(t, w.st.View(func(tx parley.Tx) (err error) {
+		require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) (err error) {
 			got, err = parley.LoadWebhook(tx, w.caller, hook.ID)
 			return err
 		}))
@@ -85,7 +86,7 @@ func TestWebhookRules(t *testing.T) {
 
 	// EventMailbox scopes conversation events to their mailbox; events
 	// about account-wide records are not scoped.
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		box, scoped, err := parley.EventMailbox(tx, parley.Event{Kind: parley.EventConvoCreated, CompanyID: w.caller.Company.ID, ResourceID: strconv.FormatInt(convID, 10)})
 		require.NoError(t, err)
 		assert.Equal(t, []any{w.mailbox, true}, []any{box, scoped})

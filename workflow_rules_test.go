@@ -1,6 +1,7 @@
 package parley_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/search"
 	"github.com/parley/parley/workflow"
 )
 
@@ -61,7 +63,7 @@ func TestWorkflowDefinitions(t *testing.T) {
 	}), later))
 	load := func() *parley.Workflow {
 		var got *parley.Workflow
-		require.NoError(t, w.st.View(func(tx parley.Tx) (err error) {
+		require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) (err error) {
 			got, err = parley.LoadWorkflow(tx, w.caller, wf.ID)
 			return err
 		}))
@@ -84,7 +86,7 @@ func TestWorkflowDefinitions(t *testing.T) {
 	assert.Equal(t, parley.WorkflowActive, load().Status)
 
 	require.NoError(t, w.write(func(tx parley.Tx) error { return parley.DeleteWorkflow(tx, w.caller, wf.ID) }))
-	assert.True(t, parley.IsNotFound(w.st.View(func(tx parley.Tx) error {
+	assert.True(t, parley.IsNotFound(w.st.View(context.Background(), func(tx parley.Tx) error {
 		_, err := parley.LoadWorkflow(tx, w.caller, wf.ID)
 		return err
 	})))
@@ -96,12 +98,12 @@ func TestSavedViewDefinitions(t *testing.T) {
 	plain := w.plainUser(t)
 	var view *parley.SavedView
 	require.NoError(t, w.write(func(tx parley.Tx) (err error) {
-		view, err = parley.CreateSavedView(tx, w.caller, &parley.SavedViewInput{Name: parley.Ptr("Refunds"), Query: parley.Ptr("subject:refund")}, workflow.CheckQuery, ruleNow)
+		view, err = parley.CreateSavedView(tx, w.caller, &parley.SavedViewInput{Name: parley.Ptr("Refunds"), Query: parley.Ptr("subject:refund")}, search.CheckQuery, ruleNow)
 		return err
 	}))
 	update := func(caller parley.Caller, in parley.SavedViewInput) error {
 		return w.write(func(tx parley.Tx) error {
-			return parley.UpdateSavedView(tx, caller, view.ID, &in, workflow.CheckQuery, ruleNow)
+			return parley.UpdateSavedView(tx, caller, view.ID, &in, search.CheckQuery, ruleNow)
 		})
 	}
 	refused := []struct {
@@ -125,7 +127,7 @@ func TestSavedViewDefinitions(t *testing.T) {
 		})
 	}
 	require.NoError(t, update(w.caller, parley.SavedViewInput{Name: parley.Ptr("Shared refunds"), Visibility: parley.Ptr(parley.ViewShared), MailboxID: parley.Ptr(w.mailbox), Query: parley.Ptr("tag:refund")}))
-	require.NoError(t, w.st.View(func(tx parley.Tx) error {
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		v, err := parley.LoadSavedView(tx, w.caller, view.ID)
 		require.NoError(t, err)
 		assert.Equal(t, []any{"Shared refunds", parley.ViewShared, w.mailbox, "tag:refund"}, []any{v.Name, v.Visibility, v.MailboxID, v.Query})

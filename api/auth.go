@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"mime"
@@ -150,7 +151,7 @@ func (s *Server) allowedClient(c *gin.Context, clientID, secret string) (*parley
 		return nil, parley.OAuthError(parley.KindTooManyRequests, parley.OAuthTemporarilyUnavailable,
 			"too many failed client authentications from this address; retry after "+strconv.Itoa(d.retryAfterSeconds())+" seconds")
 	}
-	app, err := s.authenticateClient(clientID, secret)
+	app, err := s.authenticateClient(c.Request.Context(), clientID, secret)
 	if err != nil {
 		if parley.KindOf(err) == parley.KindInternal {
 			s.limits.refund(failKey, 1, now)
@@ -168,9 +169,9 @@ func (s *Server) allowedClient(c *gin.Context, clientID, secret string) (*parley
 // authenticateClient checks an application's credentials (bcrypt, outside
 // any write transaction so slow hashing never holds the write lock). An
 // unknown, revoked or wrongly authenticated client is 401 invalid_client.
-func (s *Server) authenticateClient(clientID, secret string) (*parley.App, error) {
+func (s *Server) authenticateClient(ctx context.Context, clientID, secret string) (*parley.App, error) {
 	var app *parley.App
-	err := s.store.View(func(tx parley.Tx) (err error) {
+	err := s.store.View(ctx, func(tx parley.Tx) (err error) {
 		app, err = tx.App(clientID)
 		return err
 	})
@@ -199,7 +200,7 @@ func (s *Server) authenticate(c *gin.Context) error {
 		return parley.Unauthorized("a bearer token is required")
 	}
 	var who parley.Caller
-	err := s.store.View(func(tx parley.Tx) (err error) {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 		who, err = parley.Authenticate(tx, parley.HashToken(strings.TrimSpace(token)), s.now())
 		return err
 	})

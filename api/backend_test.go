@@ -61,8 +61,9 @@ func onEachBackend(t *testing.T, test func(t *testing.T, on backend)) {
 
 // openPostgres migrates a database of the test's own and opens the store
 // and the search engine on it, as `parley migrate` and `parley serve
-// --database` do. tracer, when not nil, sees every statement of the store.
-func openPostgres(t *testing.T, tracer pgx.QueryTracer) (worldDB, index.Engine) {
+// --database` do, and returns them with the database's URL. tracer, when
+// not nil, sees every statement of the store.
+func openPostgres(t *testing.T, tracer pgx.QueryTracer) (worldDB, index.Engine, string) {
 	t.Helper()
 	ctx := context.Background()
 	url := pgtest.Database(t)
@@ -72,5 +73,5 @@ func openPostgres(t *testing.T, tracer pgx.QueryTracer) (worldDB, index.Engine) 
 	require.NoError(t, err)
 	engine, err := pgindex.Open(ctx, url, pgindex.Options{})
 	require.NoError(t, err)
-	return db, engine
+	return db, engine, url
 }

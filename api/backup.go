@@ -36,7 +36,7 @@ func (s *Server) backup(c *gin.Context) error {
 			return parley.Forbidden(parley.CodeAccessDenied, "only owners and administrators may download a backup")
 		}
 		var companies int
-		err := s.store.View(func(tx parley.Tx) error {
+		err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 			all, err := tx.Companies()
 			companies = len(all)
 			return err

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -200,7 +201,7 @@ func TestChatClosingMessageWhenUnanswered(t *testing.T) {
 func TestChatErrors(t *testing.T) {
 	w := newWorld(t)
 	// A chat-capable user without a last name.
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		u := &parley.User{CompanyID: acmeID, FirstName: "Mono", Email: "mono@acme.test", Role: parley.RoleAdmin, Active: true, CanChat: true}
 		if err := tx.PutUser(u); err != nil {
 			return err

@@ -25,7 +25,7 @@ func (s *Server) chatEnv() parley.ChatEnv {
 // chatResponse writes the Chat after a chat write or read.
 func (s *Server) chatResponse(c *gin.Context, chatID string) error {
 	var body *chatView
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		chat, err := parley.ReadChat(tx, caller(c), chatID)
 		if err != nil {
 			return err

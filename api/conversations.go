@@ -1,16 +1,13 @@
 package api
 
 import (
-	"cmp"
 	"net/http"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/filters"
-	"github.com/parley/parley/index"
-	"github.com/parley/parley/query"
+	"github.com/parley/parley/search"
 )
 
 var (
@@ -18,50 +15,32 @@ var (
 		"modifiedSince", "number", "sortField", "sortOrder", "page", "query", "customFieldsByIds", "facets"}
 )
 
-// listConversations handles GET /v2/conversations. A `folder` that names a
-// saved view lists the view: its query and filters ANDed with the
-// request's, in its sort unless the request gives one, and without the
-// list's default status (the view keeps its own).
+// listConversations handles GET /v2/conversations (search.ListConversations:
+// a `folder` that names a saved view lists the view).
 func (s *Server) listConversations(c *gin.Context) error {
-	who := caller(c)
 	p := readParams(c, conversationListParams...)
 	embed := embedThreads(p)
-	mailboxIDs := p.ids("mailbox")
-	cf := conversationFilter(p, mailboxIDs)
-	sortField := p.enum("sortField", parley.DefaultSortField, parley.ConversationSortFields)
-	sortOrder := p.enum("sortOrder", parley.DefaultSortOrder, parley.SortOrders)
+	f, status := conversationFilter(p)
+	r := search.Conversations{Caller: caller(c), Filter: f, Status: status,
+		SortField: p.enum("sortField", "", parley.ConversationSortFields), SortOrder: p.enum("sortOrder", "", parley.SortOrders)}
 	pg := page{size: ConversationPageSize, number: p.page()}
-	mailboxes := &lazyMailboxes{s: s, company: who.Company.ID}
-	custom := customFieldFilters(p, mailboxes.get, mailboxIDs)
-	facets := readFacets(p)
-	if err := cmp.Or(mailboxes.err, p.err()); err != nil {
+	r.Offset, r.Limit = pg.offset(), pg.size
+	r.CustomFields, r.Facets = p.list("customFieldsByIds"), p.list("facets")
+	r.Problems = p.problems
+	var err error
+	if r.Query, err = queryText(c); err != nil {
 		return err
 	}
-	nodes := custom
-	selection, err := s.listSavedView(c, p, &cf, &sortField, &sortOrder, mailboxes.get)
+	found, err := search.ListConversations(c.Request.Context(), s.searchDeps(), r)
 	if err != nil {
 		return err
 	}
-	if selection != nil {
-		nodes = append(nodes, selection)
-	}
-	filter := filters.Conversations(cf.VisibleTo(who))
-	if len(nodes) > 0 {
-		filter = query.And{Nodes: append([]query.Node{filter}, nodes...)}
-	}
-	search, err := s.parseQuery(c, index.ConversationSchemaLoading(mailboxes.get))
-	if err = cmp.Or(mailboxes.err, err); err != nil {
+	items, err := s.conversationItems(c, found, &pg, embed)
+	if err != nil {
 		return err
 	}
-	items, err := s.conversationPage(c, index.Request{Filter: filter, Query: search,
-		Sort: []index.Sort{{Field: index.SortFields[index.Conversations][sortField], Desc: sortOrder == "desc"}}}, &pg, embed)
 	body := pageBody(s, c, "conversations", items, pg)
-	if err == nil && facets != nil {
-		body.Facets, err = s.conversationFacets(c, facets, filter, search)
-	}
-	if err != nil {
-		return err
-	}
+	body.Facets = found.Facets
 	render(c, http.StatusOK, body)
 	return nil
 }
@@ -79,24 +58,14 @@ func embedThreads(p *params) bool {
 	return embed
 }
 
-// conversationPage runs a conversation search for one page of the
-// caller's company and renders the hits; it sets the page's total.
-func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, embed bool) ([]*conversationView, error) {
-	who := caller(c)
-	r.Kind, r.Company, r.Offset, r.Limit = index.Conversations, who.Company.ID, pg.offset(), pg.size
-	res, err := s.cfg.Engine.Search(c.Request.Context(), r)
-	if err != nil {
-		return nil, err
-	}
-	pg.total = res.Total
-	if pg.suggestions, err = s.suggest(c, r, res.Total); err != nil {
-		return nil, err
-	}
+// conversationItems renders a page of conversations a search found (those
+// deleted since are left out), and sets the page's total and suggestions.
+func (s *Server) conversationItems(c *gin.Context, found *search.Page, pg *page, embed bool) ([]*conversationView, error) {
+	pg.total, pg.suggestions = found.Total, found.Suggestions
 	var items []*conversationView
-	err = s.store.View(func(tx parley.Tx) error {
-		// One read for the page (those deleted between the search and this
-		// read are left out), one for its users, one for its customers.
-		convs, err := tx.ConversationsByIDs(who.Company.ID, index.ParseIDs(res.IDs))
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
+		// One read for the page, one for its users, one for its customers.
+		convs, err := tx.ConversationsByIDs(caller(c).Company.ID, found.IDs)
 		if err != nil {
 			return err
 		}
@@ -116,13 +85,11 @@ func (s *Server) conversationPage(c *gin.Context, r index.Request, pg *page, emb
 	return items, err
 }
 
-// conversationFilter reads the list parameters into a filter (mailboxIDs
-// were read already: the custom-field filters need them too).
-func conversationFilter(p *params, mailboxIDs []int64) parley.ConversationFilter {
-	f := parley.ConversationFilter{MailboxIDs: mailboxIDs}
-	if selected, all := parley.StatusFilter(p.enum("status", "active", parley.ListStatuses)); !all {
-		f.Statuses = selected
-	}
+// conversationFilter reads the list's typed criteria, and its `status`
+// ("" when not given).
+func conversationFilter(p *params) (parley.ConversationFilter, string) {
+	f := parley.ConversationFilter{MailboxIDs: p.ids("mailbox")}
+	status := p.enum("status", "", parley.ListStatuses)
 	if id := p.id("folder"); id != nil {
 		f.FolderIDs = []int64{*id}
 	}
@@ -132,7 +99,7 @@ func conversationFilter(p *params, mailboxIDs []int64) parley.ConversationFilter
 	f.AssigneeID = p.id("assigned_to")
 	f.ModifiedSince = p.time("modifiedSince")
 	f.Number = p.number("number")
-	return f
+	return f, status
 }
 
 // getConversation handles GET /v2/conversations/{conversationId}.
@@ -148,7 +115,7 @@ func (s *Server) getConversation(c *gin.Context) error {
 		return err
 	}
 	var body *conversationView
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		conv, err := parley.LoadConversation(tx, who, id, s.now())
 		if err != nil {
 			return err

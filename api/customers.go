@@ -6,8 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/filters"
-	"github.com/parley/parley/index"
+	"github.com/parley/parley/search"
 )
 
 var (
@@ -15,44 +14,33 @@ var (
 	customerSortFields = []string{"createdAt", "firstName", "lastName", "modifiedAt"}
 )
 
-// listCustomers handles GET /v2/customers: 50 a page, served by the index.
+// listCustomers handles GET /v2/customers: 50 a page, served by the index
+// (search.ListCustomers).
 func (s *Server) listCustomers(c *gin.Context) error {
 	who := caller(c)
 	p := readParams(c, customerListParams...)
-	f := parley.CustomerFilter{MailboxID: p.id("mailbox")}.VisibleTo(who)
-	readCustomerFilter(p, &f, "modifiedSince")
-	sortField := p.enum("sortField", "createdAt", customerSortFields)
-	desc := p.enum("sortOrder", "desc", parley.SortOrders) == "desc"
+	r := search.Customers{Company: who.Company.ID, Filter: parley.CustomerFilter{MailboxID: p.id("mailbox")}.VisibleTo(who), Suggest: true}
+	readCustomerFilter(p, &r.Filter, "modifiedSince")
+	r.SortField = p.enum("sortField", "createdAt", customerSortFields)
+	r.Desc = p.enum("sortOrder", "desc", parley.SortOrders) == "desc"
 	pg := page{size: DefaultPageSize, number: p.page()}
-	facets := readCustomerFacets(p)
-	if err := p.err(); err != nil {
+	r.Offset, r.Limit = pg.offset(), pg.size
+	r.Facets, r.Problems = p.list("facets"), p.problems
+	var err error
+	if r.Query, err = queryText(c); err != nil {
 		return err
 	}
-	search, err := s.parseQuery(c, index.CustomerSchema)
+	found, err := search.ListCustomers(c.Request.Context(), s.searchDeps(), r)
 	if err != nil {
 		return err
 	}
-	r := index.Request{
-		Kind: index.Customers, Company: who.Company.ID, Filter: filters.Customers(f), Query: search,
-		Sort:   []index.Sort{{Field: index.SortFields[index.Customers][sortField], Desc: desc}},
-		Offset: pg.offset(), Limit: pg.size,
-	}
-	res, err := s.cfg.Engine.Search(c.Request.Context(), r)
-	if err == nil {
-		pg.suggestions, err = s.suggest(c, r, res.Total)
-	}
+	pg.total, pg.suggestions = found.Total, found.Suggestions
+	items, err := s.customerItems(c, who.Company.ID, found.IDs)
 	if err != nil {
 		return err
 	}
-	pg.total = res.Total
-	items, err := s.customerItems(c, who.Company.ID, index.ParseIDs(res.IDs))
 	body := pageBody(s, c, "customers", items, pg)
-	if err == nil && facets != nil {
-		body.Facets, err = s.customerFacets(c, facets, f, search)
-	}
-	if err != nil {
-		return err
-	}
+	body.Facets = found.Facets
 	render(c, http.StatusOK, body)
 	return nil
 }
@@ -87,7 +75,7 @@ func (s *Server) getCustomer(c *gin.Context) error {
 		return err
 	}
 	var body *customerResource
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		cu, err := tx.Customer(who.Company.ID, id)
 		if err != nil {
 			return err
@@ -106,7 +94,7 @@ func (s *Server) getCustomer(c *gin.Context) error {
 // any deleted since the search.
 func (s *Server) customerItems(c *gin.Context, companyID int64, ids []int64) ([]*customerResource, error) {
 	var items []*customerResource
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		// One read for the page, one for its conversation counts.
 		customers, err := tx.CustomersByIDs(companyID, ids)
 		if err != nil {

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -125,7 +126,7 @@ func entryValues(t *testing.T, cu map[string]any, name string) []string {
 func (w *world) addConversations(customerID int64, n int) {
 	w.t.Helper()
 	now := w.clock.Now()
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		for i := 0; i < n; i++ {
 			c := &parley.Conversation{CompanyID: acmeID, Type: parley.TypeEmail, MailboxID: supportID, Status: parley.StatusActive,
 				State: parley.StatePublished, Subject: fmt.Sprintf("Bulk %d", i), CreatedAt: now, ModifiedAt: now, CustomerID: customerID,

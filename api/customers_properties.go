@@ -22,7 +22,7 @@ func (s *Server) listPropertyDefs(c *gin.Context, rel, self string, defs func(pa
 		return err
 	}
 	var list []parley.PropertyDef
-	err := s.store.View(func(tx parley.Tx) (err error) {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 		list, err = defs(tx, caller(c).Company.ID)
 		return err
 	})
@@ -60,7 +60,7 @@ func (s *Server) createCustomerProperty(c *gin.Context) error {
 // numeric reference that is no slug is read as the definition's id.
 func (s *Server) getCustomerProperty(c *gin.Context) error {
 	var found *parley.PropertyDef
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		defs, err := tx.PropertyDefs(caller(c).Company.ID)
 		if err == nil {
 			found, err = parley.FindPropertyDef(defs, c.Param("slug"))

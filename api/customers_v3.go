@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -16,9 +17,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/filters"
-	"github.com/parley/parley/index"
-	"github.com/parley/parley/query"
+	"github.com/parley/parley/search"
 )
 
 // customerFilterParams are the filters of GET /v3/customers; a cursor is
@@ -28,13 +27,6 @@ var customerFilterParams = []string{"email", "createdSince", "modifiedSince", "f
 // cursorVersion is the first byte of every cursor; a cursor of another
 // version is refused as stale.
 const cursorVersion = 1
-
-// position is where a page of the v3 list starts: after the customer with
-// this creation time (Unix ms) and id, newest first.
-type position struct {
-	createdAt int64
-	id        int64
-}
 
 // listCustomersV3 handles GET /v3/customers: newest first (id breaks
 // ties), 50 a page, paged by an opaque cursor in `_links.next`.
@@ -47,15 +39,15 @@ func (s *Server) listCustomersV3(c *gin.Context) error {
 		f.Email = &email
 	}
 	readCustomerFilter(p, &f, "createdSince", "modifiedSince")
-	nodes := []query.Node{filters.Customers(f)}
 	if err := p.err(); err != nil {
 		return err
 	}
-	search, err := s.parseQuery(c, index.CustomerSchema)
-	if err != nil {
+	r := search.Customers{Company: who.Company.ID, Filter: f, SortField: "createdAt", Desc: true, Limit: DefaultPageSize + 1}
+	var err error
+	if r.Query, err = queryText(c); err != nil {
 		return err
 	}
-	key, err := s.cursorKey()
+	key, err := s.cursorKey(c.Request.Context())
 	if err != nil {
 		return err
 	}
@@ -66,22 +58,19 @@ func (s *Server) listCustomersV3(c *gin.Context) error {
 			return parley.Invalid("query", "cursor", parley.CodeRejectedRequest,
 				"the cursor is not valid for this list: it was altered, is stale, or was made for other filters; start again without cursor", raw)
 		}
-		nodes = append(nodes, after.before())
+		r.After = &after
 	}
-	res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{
-		Kind: index.Customers, Company: who.Company.ID, Filter: query.And{Nodes: nodes}, Query: search,
-		Sort: []index.Sort{{Field: "createdAt", Desc: true}}, Limit: DefaultPageSize + 1,
-	})
+	found, err := search.ListCustomers(c.Request.Context(), s.searchDeps(), r)
 	if err != nil {
 		return err
 	}
-	ids := index.ParseIDs(res.IDs)
+	ids := found.IDs
 	more := len(ids) > DefaultPageSize
 	ids = ids[:min(len(ids), DefaultPageSize)]
 	var last *parley.Customer
 	items, err := s.customerItems(c, who.Company.ID, ids)
 	if err == nil && more && len(ids) > 0 {
-		err = s.store.View(func(tx parley.Tx) (err error) {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 			last, err = tx.Customer(who.Company.ID, ids[len(ids)-1])
 			return err
 		})
@@ -92,24 +81,11 @@ func (s *Server) listCustomersV3(c *gin.Context) error {
 	body := newList("customers", s.baseURL(c)+c.Request.URL.RequestURI(), items)
 	if last != nil {
 		q := c.Request.URL.Query()
-		q.Set("cursor", makeCursor(key, binding, position{last.CreatedAt.UnixMilli(), last.ID}))
+		q.Set("cursor", makeCursor(key, binding, search.Position{CreatedAt: last.CreatedAt.UnixMilli(), ID: last.ID}))
 		body.Links.Next = linkTo(s.baseURL(c) + c.Request.URL.Path + "?" + q.Encode())
 	}
 	render(c, http.StatusOK, body)
 	return nil
-}
-
-// before matches the customers after p in the list order: created earlier,
-// or at the same time with a smaller id.
-func (p position) before() query.Node {
-	t, id := float64(p.createdAt), float64(p.id)
-	return query.Or{Nodes: []query.Node{
-		query.NumberRange{Field: "createdAt", Max: &t},
-		query.And{Nodes: []query.Node{
-			query.Equal("createdAt", t),
-			query.NumberRange{Field: "id", Max: &id},
-		}},
-	}}
 }
 
 // cursorBinding is what a cursor is signed for: the company and the
@@ -127,28 +103,28 @@ func cursorBinding(companyID int64, q url.Values) []byte {
 
 // makeCursor encodes a position: version, creation time, id, and an
 // HMAC-SHA256 (truncated to 16 bytes) over them and the binding.
-func makeCursor(key, binding []byte, p position) string {
+func makeCursor(key, binding []byte, p search.Position) string {
 	payload := make([]byte, 17)
 	payload[0] = cursorVersion
-	binary.BigEndian.PutUint64(payload[1:], uint64(p.createdAt))
-	binary.BigEndian.PutUint64(payload[9:], uint64(p.id))
+	binary.BigEndian.PutUint64(payload[1:], uint64(p.CreatedAt))
+	binary.BigEndian.PutUint64(payload[9:], uint64(p.ID))
 	return base64.RawURLEncoding.EncodeToString(append(payload, cursorMAC(key, binding, payload)...))
 }
 
 // readCursor checks and decodes a cursor; ok is false for anything not
 // made by makeCursor with the same key and binding.
-func readCursor(key, binding []byte, s string) (position, bool) {
+func readCursor(key, binding []byte, s string) (search.Position, bool) {
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(raw) != 33 || raw[0] != cursorVersion {
-		return position{}, false
+		return search.Position{}, false
 	}
 	payload, mac := raw[:17], raw[17:]
 	if !hmac.Equal(mac, cursorMAC(key, binding, payload)) {
-		return position{}, false
+		return search.Position{}, false
 	}
-	p := position{createdAt: int64(binary.BigEndian.Uint64(payload[1:])), id: int64(binary.BigEndian.Uint64(payload[9:]))}
-	if p.id <= 0 || p.createdAt > math.MaxInt64/2 {
-		return position{}, false
+	p := search.Position{CreatedAt: int64(binary.BigEndian.Uint64(payload[1:])), ID: int64(binary.BigEndian.Uint64(payload[9:]))}
+	if p.ID <= 0 || p.CreatedAt > math.MaxInt64/2 {
+		return search.Position{}, false
 	}
 	return p, true
 }
@@ -162,13 +138,13 @@ func cursorMAC(key, binding, payload []byte) []byte {
 
 // cursorKey loads the key that signs cursors, making it on first use. It
 // lives in storage so cursors survive restarts.
-func (s *Server) cursorKey() ([]byte, error) {
+func (s *Server) cursorKey(ctx context.Context) ([]byte, error) {
 	var key []byte
-	err := s.store.View(func(tx parley.Tx) error { key = tx.CursorKey(); return nil })
+	err := s.store.View(ctx, func(tx parley.Tx) error { key = tx.CursorKey(); return nil })
 	if err != nil || key != nil {
 		return key, err
 	}
-	_, err = s.store.Update(func(tx parley.Tx) (err error) {
+	_, err = s.store.Update(ctx, func(tx parley.Tx) (err error) {
 		key, err = tx.MakeCursorKey()
 		return err
 	})

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -58,7 +59,7 @@ func TestListCustomersV3Filters(t *testing.T) {
 // seedCustomers stores n customers of Acme directly, three per creation
 // second (so the id breaks ties), and waits until they are searchable.
 func seedCustomers(t *testing.T, w *world, n int) {
-	seq, err := w.store.Update(func(tx parley.Tx) error {
+	seq, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		for i := 0; i < n; i++ {
 			at := epoch.Add(-time.Duration(i/3) * time.Second)
 			c := &parley.Customer{CompanyID: acmeID, FirstName: fmt.Sprintf("Seed%03d", i), CreatedAt: at, UpdatedAt: at,

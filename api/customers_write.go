@@ -168,7 +168,7 @@ func (s *Server) listEntries(c *gin.Context) error {
 	}
 	var list []parley.Entry
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) error {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 			cu, err := tx.Customer(caller(c).Company.ID, id)
 			if err == nil {
 				list = *cu.Entries(k)
@@ -201,7 +201,7 @@ func (s *Server) getAddress(c *gin.Context) error {
 	id, err := pathID(c, "customerId")
 	var body addressView
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) error {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 			cu, err := tx.Customer(caller(c).Company.ID, id)
 			if err == nil && cu.Address == nil {
 				err = parley.NotFound("address")

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -148,7 +149,7 @@ func TestDashboardSignIn(t *testing.T) {
 func authCode(t *testing.T, w *world, code string) *parley.AuthCode {
 	t.Helper()
 	var rec *parley.AuthCode
-	require.NoError(t, w.store.View(func(tx parley.Tx) (err error) {
+	require.NoError(t, w.store.View(context.Background(), func(tx parley.Tx) (err error) {
 		rec, err = tx.AuthCode(parley.HashToken(code))
 		return err
 	}))
@@ -158,7 +159,7 @@ func authCode(t *testing.T, w *world, code string) *parley.AuthCode {
 func dashboardApp(t *testing.T, w *world) *parley.App {
 	t.Helper()
 	var app *parley.App
-	require.NoError(t, w.store.View(func(tx parley.Tx) (err error) {
+	require.NoError(t, w.store.View(context.Background(), func(tx parley.Tx) (err error) {
 		app, err = tx.App(parley.DashboardClientID)
 		return err
 	}))
@@ -173,7 +174,7 @@ func TestDashboardSignInRevoked(t *testing.T) {
 	app := dashboardApp(t, w)
 	revoked := w.clock.Now()
 	app.RevokedAt = &revoked
-	_, err := w.store.Update(func(tx parley.Tx) error { return tx.PutApp(app) })
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error { return tx.PutApp(app) })
 	require.NoError(t, err)
 	res, page := b.call(http.MethodGet, "/authentication/authorizeClientApplication?"+req.Encode(), nil)
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode)

@@ -23,7 +23,7 @@ func (s *Server) threadSource(c *gin.Context) error {
 		return err
 	}
 	var raw []byte
-	err = s.store.View(func(tx parley.Tx) (err error) {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 		raw, err = parley.ReadThreadSource(tx, caller(c), convID, threadID, s.now())
 		return err
 	})

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -42,7 +43,7 @@ func liveHeap() uint64 {
 // done.
 func (w *mailWorld) indexed(id int64) {
 	w.t.Helper()
-	seq, err := w.store.Update(func(tx parley.Tx) error {
+	seq, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		c, err := tx.Conversation(acmeID, id)
 		if err != nil {
 			return err
@@ -200,7 +201,7 @@ func TestEmailMessageCaps(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.refused)
 		})
 	}
-	require.NoError(t, w.store.View(func(tx parley.Tx) error {
+	require.NoError(t, w.store.View(context.Background(), func(tx parley.Tx) error {
 		for id := int64(1); id <= int64(stored)+1; id++ {
 			_, err := tx.Conversation(acmeID, id)
 			assert.Equal(t, id <= int64(stored), err == nil, "conversation %d", id)
@@ -392,7 +393,7 @@ func TestEmailReplyCCBounded(t *testing.T) {
 	// An e-mail queued by a version that kept no cc with it takes the
 	// conversation's when it is built, bounded all the same.
 	w.postThread("/v2/conversations/1/reply", reply(map[string]any{"text": "Queued long ago."}))
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		log, err := tx.ConversationMail(1)
 		if err != nil {
 			return err
@@ -427,7 +428,7 @@ func (w *mailWorld) autoReplies() map[string]int {
 func (w *mailWorld) enableAutoReplies() {
 	w.t.Helper()
 	owner := parley.Caller{Company: &parley.Company{ID: acmeID}, User: &parley.User{ID: ownerID, CompanyID: acmeID, Role: parley.RoleOwner}}
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		for _, id := range []int64{supportID, billingID} {
 			if _, err := parley.SetAutoReply(tx, owner, id, parley.AutoReply{Enabled: true, Subject: "Got it", Text: "Thanks."}, w.clock.Now()); err != nil {
 				return err

@@ -246,7 +246,7 @@ func TestEmailDraftConversationSendsWhenPublished(t *testing.T) {
 func TestEmailAutoReply(t *testing.T) {
 	w := newMailWorld(t)
 	owner := parley.Caller{Company: &parley.Company{ID: acmeID}, User: &parley.User{ID: ownerID, CompanyID: acmeID, Role: parley.RoleOwner}}
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		_, err := parley.SetAutoReply(tx, owner, supportID, parley.AutoReply{Enabled: true, Subject: "Got it",
 			Text: "Thanks for writing.\nWe answer within a day."}, w.clock.Now())
 		return err
@@ -293,7 +293,7 @@ func TestEmailBounce(t *testing.T) {
 	require.Equal(t, 1, w.deliver())
 	assert.Equal(t, 0, w.deliver())
 	assert.Equal(t, "bounced", threadState(t, w.conv(id), hard))
-	require.NoError(t, w.store.View(func(tx parley.Tx) error {
+	require.NoError(t, w.store.View(context.Background(), func(tx parley.Tx) error {
 		log, err := tx.ConversationMail(id)
 		require.NoError(t, err)
 		require.Len(t, log, 2)
@@ -430,7 +430,7 @@ Content-Type: text/html; charset=utf-8
 	// kept once.
 	require.NoError(t, mailIn(t, addr, "kim@example.com", []string{"support@acme.test"}, first))
 	assert.Len(t, field(t, w.conv(id), "_embedded", "threads").([]any), 4)
-	require.NoError(t, w.store.View(func(tx parley.Tx) error {
+	require.NoError(t, w.store.View(context.Background(), func(tx parley.Tx) error {
 		_, err := tx.Conversation(acmeID, 3)
 		assert.True(t, parley.IsNotFound(err))
 		return nil
@@ -471,7 +471,7 @@ func TestEmailListenerLimits(t *testing.T) {
 	require.NoError(t, c.Reset())
 	require.NoError(t, c.Mail("kim@example.com", nil))
 	// None of it was stored.
-	require.NoError(t, w.store.View(func(tx parley.Tx) error {
+	require.NoError(t, w.store.View(context.Background(), func(tx parley.Tx) error {
 		_, err := tx.Conversation(acmeID, 1)
 		assert.True(t, parley.IsNotFound(err))
 		return nil
@@ -511,7 +511,7 @@ func TestEmailNotifications(t *testing.T) {
 
 	// Preferences: Uma turns customer replies off; imports tell nobody.
 	uma := parley.Caller{Company: &parley.Company{ID: acmeID}, User: &parley.User{ID: agentID, CompanyID: acmeID, Role: parley.RoleUser}}
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		_, err := parley.SetNotifyPrefs(tx, uma, agentID, parley.NotifyPrefs{Assigned: true, Mentioned: true}, w.clock.Now())
 		return err
 	})
@@ -519,7 +519,7 @@ func TestEmailNotifications(t *testing.T) {
 	w.postThread(path+"/customer", reply(map[string]any{"customer": customer("alice@example.com"), "text": "Hello?"}))
 	w.postThread(path+"/notes", reply(map[string]any{"text": "@uma imported", "imported": true}))
 	assert.Empty(t, notices())
-	_, err = w.store.Update(func(tx parley.Tx) error {
+	_, err = w.store.Update(context.Background(), func(tx parley.Tx) error {
 		_, err := parley.SetNotifyPrefs(tx, uma, adminID, parley.NotifyPrefs{}, w.clock.Now())
 		return err
 	})
@@ -579,7 +579,7 @@ func TestEmailBounceNotification(t *testing.T) {
 	c := w.conv(id)
 	assert.Equal(t, "bounced", threadState(t, c, answer))
 	assert.Len(t, field(t, c, "_embedded", "threads").([]any), 2, "the bounce is no thread")
-	require.NoError(t, w.store.View(func(tx parley.Tx) error {
+	require.NoError(t, w.store.View(context.Background(), func(tx parley.Tx) error {
 		log, err := tx.ConversationMail(id)
 		require.NoError(t, err)
 		require.Len(t, log, 1)
@@ -590,7 +590,7 @@ func TestEmailBounceNotification(t *testing.T) {
 
 	// A bounce of no message of Parley's is dropped.
 	require.NoError(t, mailIn(t, addr, "", []string{"support@acme.test"}, dsn("someone-else@example.com")))
-	require.NoError(t, w.store.View(func(tx parley.Tx) error {
+	require.NoError(t, w.store.View(context.Background(), func(tx parley.Tx) error {
 		_, err := tx.Conversation(acmeID, id+1)
 		assert.True(t, parley.IsNotFound(err))
 		return nil
@@ -601,7 +601,7 @@ func TestEmailInAutoReply(t *testing.T) {
 	w := newMailWorld(t)
 	addr := w.listen(0)
 	owner := parley.Caller{Company: &parley.Company{ID: acmeID}, User: &parley.User{ID: ownerID, CompanyID: acmeID, Role: parley.RoleOwner}}
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		_, err := parley.SetAutoReply(tx, owner, supportID, parley.AutoReply{Enabled: true, Subject: "Got it", Text: "Thanks."}, w.clock.Now())
 		return err
 	})

@@ -80,8 +80,10 @@ type world struct {
 	t     *testing.T
 	db    worldDB
 	store parley.Store
-	// embedded is the bbolt database, nil on PostgreSQL (see bolt).
+	// embedded is the bbolt database, nil on PostgreSQL (see bolt);
+	// pgURL is the PostgreSQL database's URL, empty on bbolt.
 	embedded *storage.DB
+	pgURL    string
 	engine   index.Engine
 	syncer   *indexer.Syncer // nil on PostgreSQL, whose writes index themselves
 	// workflows runs automatic workflows in writes and fires wake-ups.
@@ -113,8 +115,9 @@ func startWorld(t *testing.T, on backend, tracer pgx.QueryTracer, opts ...func(*
 	var db worldDB
 	var full index.Engine
 	var bolt *storage.DB
+	var pgURL string
 	if on == postgres {
-		db, full = openPostgres(t, tracer)
+		db, full, pgURL = openPostgres(t, tracer)
 	} else {
 		dir := t.TempDir()
 		var err error
@@ -143,7 +146,7 @@ func startWorld(t *testing.T, on backend, tracer pgx.QueryTracer, opts ...func(*
 		bolt.OnCommit(syncer.Notify)
 		go func() { syncer.Run(ctx); close(done) }()
 	}
-	w := &world{t: t, db: db, embedded: bolt, store: db.Store(), engine: engine, syncer: syncer, clock: &testClock{now: epoch}, logs: logs}
+	w := &world{t: t, db: db, embedded: bolt, pgURL: pgURL, store: db.Store(), engine: engine, syncer: syncer, clock: &testClock{now: epoch}, logs: logs}
 	// As in production (cmd/parley): automatic workflows run in writes.
 	w.workflows = &workflow.Engine{Clock: w.clock}
 	db.SetBeforeCommit(w.workflows.BeforeCommit)
@@ -204,7 +207,7 @@ func (w *world) seed() {
 	now := w.clock.Now()
 	secret, err := bcrypt.GenerateFromPassword([]byte(appSecret), bcrypt.MinCost)
 	require.NoError(w.t, err)
-	_, err = w.store.Update(func(tx parley.Tx) error {
+	_, err = w.store.Update(context.Background(), func(tx parley.Tx) error {
 		for _, c := range []*parley.Company{
 			{Name: "Acme", Plan: parley.PlanPro, APIEnabled: true, PaymentOK: true, CreatedAt: now},
 			{Name: "Globex", Plan: parley.PlanStandard, APIEnabled: true, PaymentOK: true, CreatedAt: now},

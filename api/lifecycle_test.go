@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -47,7 +48,7 @@ func (w *world) found(id int64, q string) bool {
 // wake runs the scheduler once at the test clock's time.
 func (w *world) wake() int {
 	w.t.Helper()
-	report, err := w.workflows.Wake(w.store, w.clock.Now())
+	report, err := w.workflows.Wake(context.Background(), w.store, w.clock.Now())
 	require.NoError(w.t, err)
 	require.Empty(w.t, report.Failed)
 	w.indexed(report.Seq)
@@ -56,7 +57,7 @@ func (w *world) wake() int {
 
 // company changes the seeded company's settings.
 func (w *world) company(id int64, change func(*parley.Company)) {
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		c, err := tx.Company(id)
 		if err != nil {
 			return err
@@ -135,7 +136,7 @@ func TestThreadTransitions(t *testing.T) {
 	assert.Equal(t, "Hello again", c["preview"])
 
 	// A reply without a status follows the inbox setting.
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		m, err := tx.Mailbox(acmeID, supportID)
 		if err != nil {
 			return err

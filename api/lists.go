@@ -16,7 +16,7 @@ func listRecords[T, V any](s *Server, c *gin.Context, p *params, name string,
 		return err
 	}
 	var records []T
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		all, err := load(tx, caller(c).Company.ID)
 		for i := range all {
 			if keep == nil || keep(&all[i]) {

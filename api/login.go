@@ -89,7 +89,7 @@ func (s *Server) setCookieOn(c *gin.Context, path, name, value string, maxAge in
 // trusted). A failed read is logged and treated alike.
 func (s *Server) flowApp(c *gin.Context, clientID string) *parley.App {
 	var app *parley.App
-	err := s.store.View(func(tx parley.Tx) (err error) {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 		app, err = tx.App(clientID)
 		return err
 	})
@@ -111,7 +111,7 @@ func (s *Server) flowApp(c *gin.Context, clientID string) *parley.App {
 // alike, as in flowApp.
 func (s *Server) consentFor(c *gin.Context, app *parley.App, u *parley.User) *parley.Consent {
 	var consent *parley.Consent
-	err := s.store.View(func(tx parley.Tx) (err error) {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 		consent, err = parley.ConsentFor(tx, app, u)
 		return err
 	})
@@ -137,7 +137,7 @@ func (s *Server) sessionUser(c *gin.Context) (*parley.User, string) {
 		return nil, ""
 	}
 	var u *parley.User
-	if s.store.View(func(tx parley.Tx) (err error) {
+	if s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 		u, err = parley.SessionUser(tx, token, s.now())
 		return err
 	}) != nil {
@@ -218,7 +218,7 @@ func (s *Server) login(c *gin.Context) error {
 		return s.loginForm(c, http.StatusTooManyRequests, req, "Too many attempts. Wait a minute and try again.")
 	}
 	var u *parley.User
-	err := s.store.View(func(tx parley.Tx) (err error) {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 		u, err = tx.UserByEmail(email)
 		return err
 	})

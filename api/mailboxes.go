@@ -6,9 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/filters"
-	"github.com/parley/parley/index"
-	"github.com/parley/parley/query"
+	"github.com/parley/parley/search"
 )
 
 // mailboxView is a mailbox; the admin API adds its company and widgets.
@@ -54,7 +52,7 @@ func (s *Server) loadMailbox(c *gin.Context) (*parley.Mailbox, error) {
 		return nil, err
 	}
 	var m *parley.Mailbox
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		m, err = tx.Mailbox(who.Company.ID, id)
 		return err
 	})
@@ -106,15 +104,7 @@ func (s *Server) listMailboxFolders(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	who := caller(c)
-	var views []parley.SavedView
-	var mailboxes []parley.Mailbox
-	err = s.store.View(func(tx parley.Tx) (err error) {
-		if views, err = parley.SavedViewsOf(tx, who, m.ID); err == nil && len(views) > 0 {
-			mailboxes, err = tx.Mailboxes(who.Company.ID)
-		}
-		return err
-	})
+	folders, err := search.Folders(c.Request.Context(), s.searchDeps(), caller(c), m)
 	if err != nil {
 		return err
 	}
@@ -127,46 +117,13 @@ func (s *Server) listMailboxFolders(c *gin.Context) error {
 		UpdatedAt   string            `json:"updatedAt"`
 		UserID      int64             `json:"userId"`
 	}
-	counted := func(f folderView, selection query.Node) (folderView, error) {
-		var err error
-		if f.TotalCount, err = s.countConversations(c, selection); err == nil {
-			f.ActiveCount, err = s.countConversations(c, selection, query.Keyword{Field: "status", Value: string(parley.StatusActive)})
-		}
-		return f, err
-	}
-	items := make([]folderView, 0, len(m.Folders)+len(views))
-	for _, f := range m.Folders {
-		item, err := counted(folderView{ID: f.ID, Name: f.Name, Type: f.Type, UserID: f.UserID, UpdatedAt: parley.FormatTime(f.UpdatedAt)},
-			query.EqualID("folderId", f.ID))
-		if err != nil {
-			return err
-		}
-		items = append(items, item)
-	}
-	for i := range views {
-		v := &views[i]
-		selection, err := s.savedViewSelection(c, v, mailboxes)
-		if err != nil {
-			return err
-		}
-		inMailbox := query.And{Nodes: []query.Node{selection, query.EqualID("mailboxId", m.ID)}}
-		item, err := counted(folderView{ID: v.ID, Name: v.Name, Type: parley.FolderView, UserID: v.OwnerID,
-			UpdatedAt: parley.FormatTime(v.ModifiedAt)}, inMailbox)
-		if err != nil {
-			return err
-		}
-		items = append(items, item)
+	items := make([]folderView, 0, len(folders))
+	for _, f := range folders {
+		items = append(items, folderView{ID: f.ID, Name: f.Name, Type: f.Type, UserID: f.UserID, UpdatedAt: parley.FormatTime(f.UpdatedAt),
+			TotalCount: f.Total, ActiveCount: f.Active})
 	}
 	renderPage(s, c, "folders", items, page{size: DefaultPageSize, number: 1, total: len(items)})
 	return nil
-}
-
-// countConversations counts the caller's company's conversations every
-// node selects, from the index alone.
-func (s *Server) countConversations(c *gin.Context, nodes ...query.Node) (int, error) {
-	res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{Kind: index.Conversations, Company: caller(c).Company.ID,
-		Filter: query.And{Nodes: nodes}})
-	return res.Total, err
 }
 
 // listTags handles GET /v2/tags, 50 a page, with each tag's conversation count.
@@ -185,7 +142,7 @@ func (s *Server) getTag(c *gin.Context) error {
 	}
 	var t *parley.Tag
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) (err error) {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 			t, err = tx.Tag(caller(c).Company.ID, id)
 			return err
 		})
@@ -224,11 +181,9 @@ func newTagView(t *parley.Tag) *tagView {
 // tagResource renders a tag with the count of conversations that carry it
 // in the mailboxes the caller sees.
 func (s *Server) tagResource(c *gin.Context, t *parley.Tag) (*tagView, error) {
-	who := caller(c)
-	res, err := s.cfg.Engine.Search(c.Request.Context(), index.Request{Kind: index.Conversations, Company: who.Company.ID,
-		Filter: filters.Conversations(parley.ConversationFilter{Tags: []string{t.Name}}.VisibleTo(who))})
+	n, err := search.CountConversations(c.Request.Context(), s.searchDeps(), caller(c), parley.ConversationFilter{Tags: []string{t.Name}})
 	v := newTagView(t)
-	v.TicketCount = &res.Total
+	v.TicketCount = &n
 	return v, err
 }
 

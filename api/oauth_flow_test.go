@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -37,7 +38,7 @@ func newFlowWorld(t *testing.T) (*world, *browser) {
 	w := newWorld(t)
 	hash, err := bcrypt.GenerateFromPassword([]byte(ownerPass), bcrypt.MinCost)
 	require.NoError(t, err)
-	_, err = w.store.Update(func(tx parley.Tx) error {
+	_, err = w.store.Update(context.Background(), func(tx parley.Tx) error {
 		app, err := tx.App(appClientID)
 		if err != nil {
 			return err
@@ -306,7 +307,7 @@ func TestLoginPage(t *testing.T) {
 // page. The whole page is golden, its CSRF token aside.
 func TestConsentPageNamesTheMaker(t *testing.T) {
 	w, b := newFlowWorld(t)
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		for _, app := range []*parley.App{
 			{ClientID: "globex-crm", CompanyID: globexID, UserID: globexOwnerID, Name: "Globex CRM", RedirectURI: flowRedirect, CreatedAt: epoch},
 			{ClientID: "orphan", CompanyID: 99, UserID: 1, Name: "Orphan", RedirectURI: flowRedirect, CreatedAt: epoch},
@@ -340,7 +341,7 @@ func TestInvitedUserAcceptsBySigningIn(t *testing.T) {
 	w, b := newFlowWorld(t)
 	hash, err := bcrypt.GenerateFromPassword([]byte("invited-pass"), bcrypt.MinCost)
 	require.NoError(t, err)
-	_, err = w.store.Update(func(tx parley.Tx) error {
+	_, err = w.store.Update(context.Background(), func(tx parley.Tx) error {
 		u, err := tx.User(acmeID, inactiveID)
 		if err != nil {
 			return err

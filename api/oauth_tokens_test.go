@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -18,7 +19,7 @@ import (
 func (w *world) issueCode(userID int64) string {
 	w.t.Helper()
 	var code string
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		app, err := tx.App(appClientID)
 		if err != nil {
 			return err
@@ -172,7 +173,7 @@ func TestTokenEndpointInputs(t *testing.T) {
 
 func TestV1Exchange(t *testing.T) {
 	w := newWorld(t)
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		u, err := tx.User(acmeID, ownerID)
 		if err != nil {
 			return err
@@ -238,7 +239,7 @@ func TestTokensStopWorking(t *testing.T) {
 	access, _ := w.tokenPair()
 	require.Equal(t, http.StatusOK, w.me(cc))
 	update := func(fn func(tx parley.Tx) error) {
-		_, err := w.store.Update(fn)
+		_, err := w.store.Update(context.Background(), fn)
 		require.NoError(t, err)
 	}
 	update(func(tx parley.Tx) error {

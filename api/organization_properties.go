@@ -37,7 +37,7 @@ func (s *Server) createOrganizationProperty(c *gin.Context) error {
 // getOrganizationProperty handles GET /v2/organizations/properties/{slug}.
 func (s *Server) getOrganizationProperty(c *gin.Context) error {
 	var d *parley.PropertyDef
-	err := s.store.View(func(tx parley.Tx) (err error) {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 		d, err = parley.FindOrganizationPropertyDef(tx, caller(c).Company.ID, c.Param("slug"))
 		return err
 	})

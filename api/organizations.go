@@ -8,8 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/filters"
-	"github.com/parley/parley/index"
+	"github.com/parley/parley/search"
 )
 
 var (
@@ -32,7 +31,7 @@ func (s *Server) listOrganizations(c *gin.Context) error {
 		return err
 	}
 	var orgs []parley.Organization
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		all, err := tx.Organizations(who.Company.ID)
 		for _, o := range all {
 			if needle == "" || organizationMatches(&o, needle) {
@@ -110,7 +109,7 @@ func (s *Server) getOrganization(c *gin.Context) error {
 	}
 	var body *organizationView
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) error {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 			o, err := tx.Organization(who.Company.ID, id)
 			if err != nil {
 				return err
@@ -190,7 +189,7 @@ func (s *Server) organizationCustomers(c *gin.Context) ([]int64, error) {
 		return nil, err
 	}
 	var ids []int64
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		o, err := tx.Organization(caller(c).Company.ID, id)
 		if err == nil {
 			ids = tx.OrganizationCustomerIDs(o.ID)
@@ -225,19 +224,22 @@ func (s *Server) listOrganizationCustomers(c *gin.Context) error {
 // 25 a page, newest first, every status; served by the index on the
 // organization's customers.
 func (s *Server) listOrganizationConversations(c *gin.Context) error {
-	who := caller(c)
 	p := readParams(c, "page")
 	pg := page{size: ConversationPageSize, number: p.page()}
 	ids, err := s.organizationCustomers(c)
 	if err == nil {
 		err = p.err()
 	}
-	if err != nil {
-		return err
+	var found *search.Page
+	if err == nil {
+		found, err = search.ListConversations(c.Request.Context(), s.searchDeps(), search.Conversations{Caller: caller(c),
+			Filter: parley.ConversationFilter{CustomerIDs: &ids}, Status: "all", SortField: "createdAt", SortOrder: "desc",
+			Offset: pg.offset(), Limit: pg.size})
 	}
-	filter := filters.Conversations(parley.ConversationFilter{CustomerIDs: &ids}.VisibleTo(who))
-	items, err := s.conversationPage(c, index.Request{Filter: filter,
-		Sort: []index.Sort{{Field: "createdAt", Desc: true}}}, &pg, false)
+	var items []*conversationView
+	if err == nil {
+		items, err = s.conversationItems(c, found, &pg, false)
+	}
 	if err != nil {
 		return err
 	}

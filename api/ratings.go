@@ -17,7 +17,7 @@ func (s *Server) getRating(c *gin.Context) error {
 	}
 	var body *ratingResource
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) error {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 			conv, t, err := parley.LoadRating(tx, caller(c), id)
 			if err == nil {
 				body, err = newRenderer(s, c, tx).rating(conv, t)

@@ -11,7 +11,7 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/reports"
-	"github.com/parley/parley/workflow"
+	"github.com/parley/parley/search"
 )
 
 var (
@@ -87,7 +87,7 @@ func (s *Server) reportRequest(c *gin.Context, p *params) (reports.Request, erro
 	if err := p.err(); err != nil {
 		return r, err
 	}
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		if viewID != nil {
 			if err := s.reportView(tx, who, *viewID, &r.Filter); err != nil {
 				return err
@@ -115,11 +115,7 @@ func (s *Server) reportView(tx parley.Tx, who parley.Caller, id int64, f *report
 	if err != nil {
 		return err
 	}
-	mailboxes, err := tx.Mailboxes(who.Company.ID)
-	if err != nil {
-		return err
-	}
-	f.View, err = workflow.ViewNode(v, mailboxes, s.now())
+	f.View, err = search.SavedViewNode(tx, v, s.now())
 	return err
 }
 
@@ -165,7 +161,7 @@ func (s *Server) phoneReport(c *gin.Context) error {
 	}
 	var users []parley.User
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) (err error) {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 			users, err = tx.Users(caller(c).Company.ID)
 			return err
 		})
@@ -212,7 +208,7 @@ func (s *Server) chatDrillDown(c *gin.Context) error {
 	}
 	pg.total = res.Total
 	var items []*chatView
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		for _, id := range res.IDs {
 			chat, err := tx.Chat(r.Company, id)
 			if parley.IsNotFound(err) {

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -22,7 +23,7 @@ const lightToken = "acme-light-token"
 func (w *world) addLightUser() {
 	w.t.Helper()
 	now := w.clock.Now()
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		u := &parley.User{CompanyID: acmeID, FirstName: "Lena", LastName: "Light", Email: "lena@acme.test", Role: parley.RoleLightUser,
 			Timezone: "UTC", Active: true, MailboxIDs: []int64{supportID}, CreatedAt: now, UpdatedAt: now}
 		if err := tx.PutUser(u); err != nil {
@@ -38,7 +39,7 @@ func (w *world) addLightUser() {
 func (w *world) addBillingField() parley.FieldDef {
 	w.t.Helper()
 	var field parley.FieldDef
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		m, err := tx.Mailbox(acmeID, billingID)
 		if err != nil {
 			return err
@@ -131,7 +132,7 @@ func testReportsKeepToCallersMailboxes(t *testing.T, on backend) {
 	// Both days' conversations carry the tag vip: the fields drill-down by
 	// that tag lists the caller's share of them.
 	var vip *parley.Tag
-	require.NoError(t, w.store.View(func(tx parley.Tx) (err error) {
+	require.NoError(t, w.store.View(context.Background(), func(tx parley.Tx) (err error) {
 		vip, err = tx.TagByName(acmeID, "vip")
 		return err
 	}))

@@ -19,14 +19,14 @@ func (s *Server) companyReport(c *gin.Context) error {
 	r, e, err := s.reportWith(c, readParams(c, conversationReportParams...))
 	var users []parley.User
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) (err error) {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 			users, err = tx.Users(r.Company)
 			return err
 		})
 	}
 	var tags []parley.Tag
 	if err == nil {
-		tags, err = s.companyTags(r.Company)
+		tags, err = s.companyTags(c.Request.Context(), r.Company)
 	}
 	var rep *reports.CompanyReport
 	if err == nil {

@@ -41,11 +41,11 @@ func (s *Server) conversationsReport(c *gin.Context) error {
 	r, e, err := s.reportWith(c, readParams(c, conversationViewParams...))
 	var tags []parley.Tag
 	if err == nil {
-		tags, err = s.companyTags(r.Company)
+		tags, err = s.companyTags(c.Request.Context(), r.Company)
 	}
 	var mailboxes []parley.Mailbox
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) (err error) {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 			mailboxes, err = tx.Mailboxes(r.Company)
 			return err
 		})
@@ -53,21 +53,21 @@ func (s *Server) conversationsReport(c *gin.Context) error {
 	var rep *reports.ConversationsReport
 	if err == nil {
 		rep, err = reports.Conversations(c.Request.Context(), e, r, tags, reports.TopNames{
-			Customers: s.topNames(r.Company, func(tx parley.Tx, id int64) (reports.TopName, error) {
+			Customers: s.topNames(c.Request.Context(), r.Company, func(tx parley.Tx, id int64) (reports.TopName, error) {
 				cu, err := tx.Customer(r.Company, id)
 				if err != nil {
 					return reports.TopName{}, err
 				}
 				return reports.TopName{Name: customerName(cu)}, nil
 			}),
-			SavedReplies: s.topNames(r.Company, func(tx parley.Tx, id int64) (reports.TopName, error) {
+			SavedReplies: s.topNames(c.Request.Context(), r.Company, func(tx parley.Tx, id int64) (reports.TopName, error) {
 				reply, err := findSavedReply(tx, r.Company, id)
 				if err != nil {
 					return reports.TopName{}, err
 				}
 				return reports.TopName{Name: reply.Name, MailboxID: &reply.MailboxID}, nil
 			}),
-			Workflows: s.topNames(r.Company, func(tx parley.Tx, id int64) (reports.TopName, error) {
+			Workflows: s.topNames(c.Request.Context(), r.Company, func(tx parley.Tx, id int64) (reports.TopName, error) {
 				wf, err := tx.Workflow(r.Company, id)
 				if err != nil {
 					return reports.TopName{}, err
@@ -85,10 +85,10 @@ func (s *Server) conversationsReport(c *gin.Context) error {
 
 // topNames names the values of a conversations report's top by id, in one
 // read; a value deleted since keeps no name.
-func (s *Server) topNames(company int64, lookup func(tx parley.Tx, id int64) (reports.TopName, error)) func([]int64) (map[int64]reports.TopName, error) {
+func (s *Server) topNames(ctx context.Context, company int64, lookup func(tx parley.Tx, id int64) (reports.TopName, error)) func([]int64) (map[int64]reports.TopName, error) {
 	return func(ids []int64) (map[int64]reports.TopName, error) {
 		names := map[int64]reports.TopName{}
-		return names, s.store.View(func(tx parley.Tx) error {
+		return names, s.store.View(ctx, func(tx parley.Tx) error {
 			for _, id := range ids {
 				name, err := lookup(tx, id)
 				if parley.IsNotFound(err) {
@@ -153,7 +153,7 @@ func (s *Server) fieldsDrillDown(c *gin.Context) error {
 		}
 	}
 	return s.drillDown(c, p, func(r reports.Request) (query.Node, error) {
-		tag, err := s.drillTarget(r.Company, field, *id)
+		tag, err := s.drillTarget(c.Request.Context(), r.Company, field, *id)
 		if err != nil {
 			return nil, err
 		}
@@ -165,9 +165,9 @@ func (s *Server) fieldsDrillDown(c *gin.Context) error {
 // saved reply, a workflow or a customer of the company, as `field` says
 // (another id is `Invalid identifier`, as an unknown tag of a report
 // filter); it answers the tag of tagid.
-func (s *Server) drillTarget(company int64, field string, id int64) (parley.Tag, error) {
+func (s *Server) drillTarget(ctx context.Context, company int64, field string, id int64) (parley.Tag, error) {
 	var tag parley.Tag
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(ctx, func(tx parley.Tx) error {
 		var err error
 		switch field {
 		case "tagid":
@@ -235,7 +235,7 @@ func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Reques
 // drillPage renders a drill-down page of conversations, loading only them.
 func (s *Server) drillPage(c *gin.Context, company int64, ids []int64, pg reportPage) error {
 	rows := []drillRowView{}
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		rr := newRenderer(s, c, tx)
 		for _, id := range ids {
 			conv, err := tx.Conversation(company, id)

@@ -124,7 +124,7 @@ func (s *Server) ratingsList(c *gin.Context, p *params, lister func(reports.Requ
 		return err
 	}
 	rows := []ratingRow{}
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		rr := newRenderer(s, c, tx)
 		for _, id := range res.IDs {
 			conv, t, err := ratedReply(tx, r.Company, id)

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"testing"
@@ -175,7 +176,7 @@ func TestProductivityOfficeHours(t *testing.T) { onEachBackend(t, testProductivi
 
 func testProductivityOfficeHours(t *testing.T, on backend) {
 	w := newWorldOn(t, on)
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		c, err := tx.Company(acmeID)
 		if err != nil {
 			return err

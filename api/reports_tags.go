@@ -8,9 +8,9 @@ import (
 )
 
 // companyTags loads a company's tags: a report's filterTags.
-func (s *Server) companyTags(company int64) ([]parley.Tag, error) {
+func (s *Server) companyTags(ctx context.Context, company int64) ([]parley.Tag, error) {
 	var tags []parley.Tag
-	err := s.store.View(func(tx parley.Tx) (err error) {
+	err := s.store.View(ctx, func(tx parley.Tx) (err error) {
 		tags, err = tx.Tags(company)
 		return err
 	})
@@ -21,7 +21,7 @@ func (s *Server) companyTags(company int64) ([]parley.Tag, error) {
 // reportOf: it loads them for the request's company.
 func withTags[T any](s *Server, compute func(context.Context, reports.Engine, reports.Request, []parley.Tag) (T, error)) func(context.Context, reports.Engine, reports.Request) (T, error) {
 	return func(ctx context.Context, e reports.Engine, r reports.Request) (T, error) {
-		tags, err := s.companyTags(r.Company)
+		tags, err := s.companyTags(ctx, r.Company)
 		if err != nil {
 			var none T
 			return none, err

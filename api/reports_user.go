@@ -47,16 +47,16 @@ func (s *Server) userReportWith(c *gin.Context, p *params) (reports.Request, rep
 	if err != nil {
 		return r, nil, reports.Subject{}, err
 	}
-	subject, err := s.subject(r.Company, id)
+	subject, err := s.subject(c.Request.Context(), r.Company, id)
 	return r, e, subject, err
 }
 
 // subject loads whom a user report is about: the user, or the team, with
 // the id `user` in the company (another id is `Invalid identifier`, as an
 // unknown tag of a report filter).
-func (s *Server) subject(company, id int64) (reports.Subject, error) {
+func (s *Server) subject(ctx context.Context, company, id int64) (reports.Subject, error) {
 	var subject reports.Subject
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(ctx, func(tx parley.Tx) error {
 		u, err := tx.User(company, id)
 		if err == nil {
 			subject = reports.UserSubject(u)
@@ -122,7 +122,7 @@ func (s *Server) userReport(c *gin.Context) error {
 	r, e, subject, err := s.userReportWith(c, readParams(c, userReportParams...))
 	var tags []parley.Tag
 	if err == nil {
-		tags, err = s.companyTags(r.Company)
+		tags, err = s.companyTags(c.Request.Context(), r.Company)
 	}
 	var rep *reports.UserReport
 	if err == nil {
@@ -141,7 +141,7 @@ func (s *Server) userRatings(c *gin.Context) error {
 	p := readParams(c, userRatingsParams...)
 	id := userParam(p)
 	return s.ratingsList(c, p, func(r reports.Request) (ratingsLister, error) {
-		subject, err := s.subject(r.Company, id)
+		subject, err := s.subject(c.Request.Context(), r.Company, id)
 		return func(ctx context.Context, e reports.Engine, rating, sortField string, desc bool, offset, limit int) (index.Result, error) {
 			return reports.UserRatingsList(ctx, e, r, subject, rating, sortField, desc, offset, limit)
 		}, err
@@ -205,7 +205,7 @@ func (s *Server) userConversationHistory(c *gin.Context) error {
 		return err
 	}
 	rows := []historyRowView{}
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		rr := newRenderer(s, c, tx)
 		for _, row := range page {
 			conv, err := tx.Conversation(r.Company, row.ID)

@@ -18,7 +18,7 @@ func (s *Server) getRouting(c *gin.Context) error {
 	}
 	var rotation []parley.RotationEntry
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) error {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 			users, err := tx.Users(m.CompanyID)
 			if err == nil {
 				rotation = m.Routing.Rotation(parley.RoutingMembers(tx, users, m))

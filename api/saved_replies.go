@@ -21,7 +21,7 @@ func (s *Server) listSavedReplies(c *gin.Context) error {
 	}
 	var replies []parley.SavedReply
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) (err error) {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 			replies, err = parley.SavedRepliesOf(tx, caller(c), mailboxID, includeChat)
 			return err
 		})
@@ -56,7 +56,7 @@ func (s *Server) getSavedReply(c *gin.Context) error {
 	}
 	var r *parley.SavedReply
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) (err error) {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 			r, err = parley.LoadSavedReply(tx, caller(c), mailboxID, id)
 			return err
 		})

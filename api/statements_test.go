@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"testing"
@@ -21,7 +22,7 @@ func TestListPageStatements(t *testing.T) {
 	w := startWorld(t, postgres, counter)
 	const rows = 30 // more than a page of either list
 	now := w.clock.Now()
-	seq, err := w.store.Update(func(tx parley.Tx) error {
+	seq, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		assignees := []int64{ownerID, adminID, agentID}
 		for i := 0; i < rows; i++ {
 			cu := &parley.Customer{CompanyID: acmeID, FirstName: fmt.Sprintf("Customer %d", i), CreatedAt: now, UpdatedAt: now,

@@ -28,7 +28,7 @@ func (s *Server) listThreads(c *gin.Context) error {
 		return err
 	}
 	var items []threadView
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		conv, err := parley.LoadConversation(tx, who, id, s.now())
 		if err != nil {
 			return err
@@ -168,7 +168,7 @@ func (s *Server) readAttachment(c *gin.Context) (*parley.Attachment, []byte, err
 	}
 	var a *parley.Attachment
 	var data []byte
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		a, data, err = parley.ReadAttachment(tx, caller(c), convID, attachmentID, s.now())
 		return err
 	})

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -110,7 +111,7 @@ func TestForwardedFor(t *testing.T) {
 func TestV1ExchangeFloods(t *testing.T) {
 	const budget = 3
 	w := newWorld(t, func(c *api.Config) { c.TokenRateLimit = budget })
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		u, err := tx.User(acmeID, ownerID)
 		if err != nil {
 			return err

@@ -47,7 +47,7 @@ func (s *Server) getUserStatus(c *gin.Context) error {
 		return err
 	}
 	var u *parley.User
-	err = s.store.View(func(tx parley.Tx) (err error) {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 		u, err = tx.User(who.Company.ID, id)
 		return err
 	})

@@ -53,7 +53,7 @@ func (s *Server) getUser(c *gin.Context) error {
 		return err
 	}
 	var u *parley.User
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		u, err = tx.User(who.Company.ID, id)
 		return err
 	})
@@ -121,7 +121,7 @@ func (s *Server) listTeamMembers(c *gin.Context) error {
 		return err
 	}
 	var members []parley.User
-	err = s.store.View(func(tx parley.Tx) error {
+	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		team, err := tx.Team(who.Company.ID, id)
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"testing"
@@ -25,7 +26,7 @@ func TestCreateUser(t *testing.T) {
 	assert.Equal(t, "Nina@Acme.test", got["email"])
 	assert.Equal(t, "user", got["role"])
 	var created *parley.User
-	require.NoError(t, w.store.View(func(tx parley.Tx) (err error) { created, err = tx.User(acmeID, 7); return err }))
+	require.NoError(t, w.store.View(context.Background(), func(tx parley.Tx) (err error) { created, err = tx.User(acmeID, 7); return err }))
 	assert.True(t, created.Invited(), "a created user is invited until they sign in")
 	assert.Equal(t, []int64{supportID}, created.MailboxIDs)
 
@@ -62,7 +63,7 @@ func TestCreateUser(t *testing.T) {
 // adminToken issues a token for Adam, the administrator.
 func adminToken(w *world) string {
 	w.t.Helper()
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		return tx.PutToken(&parley.Token{Hash: parley.HashToken("acme-admin-token"), CompanyID: acmeID, UserID: adminID,
 			ExpiresAt: w.clock.Now().Add(time.Hour)})
 	})

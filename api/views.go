@@ -7,9 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/filters"
-	"github.com/parley/parley/query"
-	"github.com/parley/parley/workflow"
+	"github.com/parley/parley/search"
 )
 
 // savedViewResource is a saved view (Parley's own resource): its query,
@@ -79,7 +77,7 @@ func (s *Server) getSavedView(c *gin.Context) error {
 	}
 	var v *parley.SavedView
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) (err error) {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 			v, err = parley.LoadSavedView(tx, caller(c), id)
 			return err
 		})
@@ -99,7 +97,7 @@ func (s *Server) createSavedView(c *gin.Context) error {
 	var v *parley.SavedView
 	if err == nil {
 		err = s.write(c, func(tx parley.Tx) (err error) {
-			v, err = parley.CreateSavedView(tx, caller(c), &in, workflow.CheckQuery, s.now())
+			v, err = parley.CreateSavedView(tx, caller(c), &in, search.CheckQuery, s.now())
 			return err
 		})
 	}
@@ -119,7 +117,7 @@ func (s *Server) updateSavedView(c *gin.Context) error {
 	}
 	if err == nil {
 		err = s.write(c, func(tx parley.Tx) error {
-			return parley.UpdateSavedView(tx, caller(c), id, &in, workflow.CheckQuery, s.now())
+			return parley.UpdateSavedView(tx, caller(c), id, &in, search.CheckQuery, s.now())
 		})
 	}
 	return s.noContent(c, err)
@@ -132,57 +130,4 @@ func (s *Server) deleteSavedView(c *gin.Context) error {
 		err = s.write(c, func(tx parley.Tx) error { return parley.DeleteSavedView(tx, caller(c), id) })
 	}
 	return s.noContent(c, err)
-}
-
-// folderSavedView is the view a list's `folder` names, or nil when it
-// names none the caller sees (then it is a folder id, or nothing at all:
-// another user's private view lists as an unknown folder, empty).
-func (s *Server) folderSavedView(c *gin.Context, folderIDs []int64) (*parley.SavedView, error) {
-	if len(folderIDs) != 1 {
-		return nil, nil
-	}
-	var v *parley.SavedView
-	err := s.store.View(func(tx parley.Tx) (err error) {
-		v, err = parley.LoadSavedView(tx, caller(c), folderIDs[0])
-		return err
-	})
-	if parley.IsNotFound(err) {
-		return nil, nil
-	}
-	return v, err
-}
-
-// listSavedView applies the saved view a list's `folder` names, if any:
-// the folder criterion gives way to the view's selection (returned), the
-// view's sort applies where the request gives none, and the list's default
-// status where the request gives none, since the view keeps its own.
-func (s *Server) listSavedView(c *gin.Context, p *params, f *parley.ConversationFilter, sortField, sortOrder *string,
-	mailboxes func() []parley.Mailbox) (query.Node, error) {
-	view, err := s.folderSavedView(c, f.FolderIDs)
-	if err != nil || view == nil {
-		return nil, err
-	}
-	f.FolderIDs = nil
-	if _, given := p.raw("status"); !given {
-		f.Statuses = nil
-	}
-	if _, given := p.raw("sortField"); !given {
-		*sortField = view.SortField
-	}
-	if _, given := p.raw("sortOrder"); !given {
-		*sortOrder = view.SortOrder
-	}
-	return s.savedViewSelection(c, view, mailboxes())
-}
-
-// savedViewSelection is what a view selects for the caller at the
-// server's now: the view's query and filters, within the mailboxes the
-// caller may see.
-func (s *Server) savedViewSelection(c *gin.Context, v *parley.SavedView, mailboxes []parley.Mailbox) (query.Node, error) {
-	n, err := workflow.ViewNode(v, mailboxes, s.now())
-	if err != nil {
-		return nil, err
-	}
-	visible := filters.Conversations(parley.ConversationFilter{}.VisibleTo(caller(c)))
-	return query.And{Nodes: []query.Node{visible, n}}, nil
 }

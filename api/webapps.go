@@ -113,7 +113,7 @@ func (s *Server) webAppAsset(a webApp) handler {
 // the callback.
 func (s *Server) webAppSignIn(a webApp) handler {
 	return func(c *gin.Context) error {
-		err := s.store.View(func(tx parley.Tx) error {
+		err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 			_, err := tx.App(a.clientID)
 			return err
 		})

@@ -98,7 +98,7 @@ func (s *Server) webhookRead(c *gin.Context, fn func(tx parley.Tx, w *parley.Web
 	if err != nil {
 		return err
 	}
-	return s.store.View(func(tx parley.Tx) error {
+	return s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		w, err := parley.LoadWebhook(tx, caller(c), id)
 		if err != nil {
 			return err

@@ -244,7 +244,7 @@ func TestWebhookExactlyOnceAcrossRestarts(t *testing.T) {
 	assert.Equal(t, 0, h.deliver())
 	collect()
 	w.send("POST", fmt.Sprintf("/v2/conversations/%d/notes", conv), `{"text":"later"}`, 201)
-	n, err := h.d.FanOut(clock.Now())
+	n, err := h.d.FanOut(context.Background(), clock.Now())
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	stop()

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,7 +37,7 @@ func TestWebhookDispatcherIdleWritesNothing(t *testing.T) {
 		t.Helper()
 		for range rounds {
 			assert.Equal(t, 0, h.deliver())
-			_, pending, err := h.d.NextDue()
+			_, pending, err := h.d.NextDue(context.Background())
 			require.NoError(t, err)
 			assert.False(t, pending)
 			h.clock.advance(time.Second)
@@ -62,7 +63,7 @@ func TestWebhookDispatcherIdleWritesNothing(t *testing.T) {
 	h.recv.setFailAll(true)
 	h.create(convJSON(nil))
 	assert.Equal(t, 1, h.deliver())
-	next, pending, err := h.d.NextDue()
+	next, pending, err := h.d.NextDue(context.Background())
 	require.NoError(t, err)
 	require.True(t, pending)
 	require.True(t, next.After(h.clock.Now()), "the retry is due later")

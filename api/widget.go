@@ -135,7 +135,7 @@ func (s *Server) visitorMessage(c *gin.Context) error {
 // exhaust them; the chat's is spent first, so that a visitor past its own
 // spends nothing of the widget's.
 func (s *Server) visitorPageView(c *gin.Context) error {
-	err := s.store.View(func(tx parley.Tx) error {
+	err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		_, err := s.visitorChat(tx, c)
 		return err
 	})
@@ -172,7 +172,7 @@ func (s *Server) visitorEvents(c *gin.Context) error {
 		changed := s.chats.wait(c.Param("chatId"))
 		events := []visitorEventView{}
 		var ended bool
-		err := s.store.View(func(tx parley.Tx) error {
+		err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 			chat, err := s.visitorChat(tx, c)
 			if err != nil {
 				return err

@@ -67,7 +67,7 @@ func (s *Server) getWorkflow(c *gin.Context) error {
 	}
 	var w *parley.Workflow
 	if err == nil {
-		err = s.store.View(func(tx parley.Tx) (err error) {
+		err = s.store.View(c.Request.Context(), func(tx parley.Tx) (err error) {
 			w, err = parley.LoadWorkflow(tx, caller(c), id)
 			return err
 		})

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -220,7 +221,7 @@ func TestWorkflowTeamAndSavedReply(t *testing.T) {
 	billing := savedReply(billingID, `{"name":"Invoice","text":"Your invoice is attached."}`)
 	chatOnly := savedReply(supportID, `{"name":"Hi","chatText":"Hi there!"}`)
 	var emptyTeam int64
-	_, err := w.store.Update(func(tx parley.Tx) error {
+	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		team := &parley.Team{CompanyID: acmeID, Name: "Nobody here", MemberIDs: []int64{inactiveID}, CreatedAt: epoch, UpdatedAt: epoch}
 		err := tx.PutTeam(team)
 		emptyTeam = team.ID

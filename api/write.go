@@ -35,8 +35,8 @@ func (s *Server) writeCommittingRefusal(c *gin.Context, fn func(parley.Tx) error
 // loader sends by the thousand, whose rate would otherwise be the index's,
 // one request at a time. The commit holds the outbox entry, so the record
 // is searchable moments later, in the large batches a backlog makes.
-func (s *Server) writeImport(_ *gin.Context, fn func(parley.Tx) error) error {
-	_, err := s.store.Update(fn)
+func (s *Server) writeImport(c *gin.Context, fn func(parley.Tx) error) error {
+	_, err := s.store.Update(c.Request.Context(), fn)
 	return err
 }
 
@@ -44,7 +44,7 @@ func (s *Server) writeImport(_ *gin.Context, fn func(parley.Tx) error) error {
 // queued for indexing is searchable, so a client that writes then lists
 // sees its write.
 func (s *Server) write(c *gin.Context, fn func(parley.Tx) error) error {
-	seq, err := s.store.Update(fn)
+	seq, err := s.store.Update(c.Request.Context(), fn)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	duework.Loop{
 		Name:   "email",
 		Round:  func(ctx context.Context, now time.Time) error { _, err := d.SendDue(ctx, now); return err },
-		Next:   func(context.Context) (time.Time, bool, error) { return d.NextDue() },
+		Next:   d.NextDue,
 		Signal: d.cfg.DB.MailWork(),
 		Tick:   d.cfg.Tick,
 		Retry:  time.Second,
@@ -80,8 +80,8 @@ func (d *Dispatcher) Run(ctx context.Context) {
 }
 
 // NextDue is when the earliest e-mail waiting is due; false when none waits.
-func (d *Dispatcher) NextDue() (next time.Time, ok bool, err error) {
-	err = d.cfg.DB.Store().View(func(tx parley.Tx) error {
+func (d *Dispatcher) NextDue(ctx context.Context) (next time.Time, ok bool, err error) {
+	err = d.cfg.DB.Store().View(ctx, func(tx parley.Tx) error {
 		next, ok = tx.NextMailAt()
 		return nil
 	})
@@ -98,7 +98,7 @@ func (d *Dispatcher) SendDue(ctx context.Context, now time.Time) (int, error) {
 	attempts := 0
 	for ctx.Err() == nil {
 		var due []parley.Mail
-		if err := d.cfg.DB.Store().View(func(tx parley.Tx) (err error) {
+		if err := d.cfg.DB.Store().View(ctx, func(tx parley.Tx) (err error) {
 			due, err = tx.DueMail(now, dueBatch)
 			return err
 		}); err != nil {
@@ -121,7 +121,7 @@ func (d *Dispatcher) SendDue(ctx context.Context, now time.Time) (int, error) {
 // outcome.
 func (d *Dispatcher) attempt(ctx context.Context, m *parley.Mail, now time.Time) error {
 	if m.Raw == nil {
-		if err := d.prepare(m, now); err != nil {
+		if err := d.prepare(ctx, m, now); err != nil {
 			return err
 		}
 		if m.Final() {
@@ -141,7 +141,7 @@ func (d *Dispatcher) attempt(ctx context.Context, m *parley.Mail, now time.Time)
 	if ctx.Err() != nil {
 		return ctx.Err() // stopping: an attempt cut short is not a failure; it goes again
 	}
-	return d.record(m, a, now)
+	return d.record(ctx, m, a, now)
 }
 
 // claimLease is how long an e-mail claimed on a database shared by several
@@ -153,8 +153,8 @@ const claimLease = sendTimeout + time.Minute
 // the thread's original source) before its first attempt. An e-mail that
 // cannot be built (its customer has no address, its thread was deleted)
 // bounces at once.
-func (d *Dispatcher) prepare(m *parley.Mail, now time.Time) error {
-	_, err := d.cfg.DB.Store().Update(func(tx parley.Tx) error {
+func (d *Dispatcher) prepare(ctx context.Context, m *parley.Mail, now time.Time) error {
+	_, err := d.cfg.DB.Store().Update(ctx, func(tx parley.Tx) error {
 		cur, err := tx.Mail(m.CompanyID, m.ID)
 		if err != nil {
 			return err
@@ -186,12 +186,13 @@ func (d *Dispatcher) prepare(m *parley.Mail, now time.Time) error {
 }
 
 // record stores an attempt's outcome and, when the e-mail bounced, marks
-// its thread bounced in the same transaction.
-func (d *Dispatcher) record(sent *parley.Mail, a parley.MailAttempt, now time.Time) error {
+// its thread bounced in the same transaction. It is recorded even when
+// ctx ends meanwhile: the e-mail went, and must not go twice.
+func (d *Dispatcher) record(ctx context.Context, sent *parley.Mail, a parley.MailAttempt, now time.Time) error {
 	d.mu.Lock()
 	jitter := d.cfg.Rand.Float64()
 	d.mu.Unlock()
-	_, err := d.cfg.DB.Store().Update(func(tx parley.Tx) error {
+	_, err := d.cfg.DB.Store().Update(context.WithoutCancel(ctx), func(tx parley.Tx) error {
 		m, err := tx.Mail(sent.CompanyID, sent.ID)
 		if err != nil {
 			return err

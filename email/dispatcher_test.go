@@ -84,7 +84,7 @@ func TestRestartDeliversOnce(t *testing.T) {
 			var raw []byte
 			if built {
 				m := parley.Mail{ID: 1, CompanyID: c.CompanyID}
-				require.NoError(t, dispatcher(db, relay).prepare(&m, epoch))
+				require.NoError(t, dispatcher(db, relay).prepare(context.Background(), &m, epoch))
 				raw = m.Raw
 				require.NotEmpty(t, raw)
 			}

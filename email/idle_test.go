@@ -38,7 +38,7 @@ func TestIdleOutboxWritesNothing(t *testing.T) {
 			n, err := d.SendDue(context.Background(), epoch)
 			require.NoError(t, err)
 			require.Zero(t, n)
-			_, ok, err := d.NextDue()
+			_, ok, err := d.NextDue(context.Background())
 			require.NoError(t, err)
 			require.False(t, ok, "nothing waits")
 		}
@@ -57,7 +57,7 @@ func TestIdleOutboxWritesNothing(t *testing.T) {
 	default:
 		t.Fatal("a committed reply must signal MailWork")
 	}
-	next, ok, err := d.NextDue()
+	next, ok, err := d.NextDue(context.Background())
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, epoch, next, "the reply is due when it was committed")

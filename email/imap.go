@@ -136,7 +136,7 @@ func (p *Poller) PollOnce(ctx context.Context) (int, error) {
 			continue
 		}
 		raw := msgs[0].FindBodySection(section)
-		if err := p.take(raw); err != nil {
+		if err := p.take(ctx, raw); err != nil {
 			if parley.KindOf(err) == parley.KindInternal {
 				return received, err // storage trouble: the message stays unseen for the next poll
 			}
@@ -155,13 +155,13 @@ func (p *Poller) PollOnce(ctx context.Context) (int, error) {
 // take receives one fetched message into the mailboxes its recipients
 // name (To, Cc, Delivered-To, X-Original-To); one that names none is
 // refused.
-func (p *Poller) take(raw []byte) error {
+func (p *Poller) take(ctx context.Context, raw []byte) error {
 	in, err := parse(raw)
 	if err != nil {
 		return parley.Invalid("message", "", parley.CodeValueNotSupported, "unreadable: "+err.Error(), nil)
 	}
 	var boxes []*parley.Mailbox
-	err = p.Store.View(func(tx parley.Tx) error {
+	err = p.Store.View(ctx, func(tx parley.Tx) error {
 		for _, a := range in.Recipients {
 			m, err := tx.MailboxByEmail(a)
 			if parley.IsNotFound(err) {
@@ -185,7 +185,7 @@ func (p *Poller) take(raw []byte) error {
 	if !parley.ValidEmail(in.From) && in.Bounce == nil {
 		return parley.Invalid("message", "", parley.CodeEmail, "no valid sender", in.From)
 	}
-	return receive(p.Store, p.Scanner, p.Clock, p.Log, p.AutoReplyInterval, boxes, in)
+	return receive(ctx, p.Store, p.Scanner, p.Clock, p.Log, p.AutoReplyInterval, boxes, in)
 }
 
 // loopback reports whether a host name or address is this machine.

@@ -217,7 +217,7 @@ func (s *session) Mail(from string, _ *smtp.MailOptions) error {
 // Rcpt accepts the address of a mailbox, and nothing else.
 func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	var m *parley.Mailbox
-	err := s.l.Store.View(func(tx parley.Tx) (err error) {
+	err := s.l.Store.View(context.Background(), func(tx parley.Tx) (err error) {
 		m, err = tx.MailboxByEmail(to)
 		return err
 	})
@@ -277,7 +277,7 @@ func (s *session) Data(r io.Reader) error {
 	if !parley.ValidEmail(in.From) && in.Bounce == nil {
 		return errBadSender
 	}
-	err = receive(s.l.Store, s.l.Scanner, s.l.Clock, s.l.Log, s.l.AutoReplyInterval, s.mailboxes, in)
+	err = receive(context.Background(), s.l.Store, s.l.Scanner, s.l.Clock, s.l.Log, s.l.AutoReplyInterval, s.mailboxes, in)
 	if k := parley.KindOf(err); err != nil && k != parley.KindInternal {
 		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "message refused: " + err.Error()}
 	}
@@ -290,11 +290,11 @@ func (s *session) Data(r io.Reader) error {
 // receive stores a message in each of its mailboxes (parley.ReceiveMail),
 // each in its own transaction. It stops at the first error: a domain
 // error refuses the message; any other may pass on a later try.
-func receive(store parley.Store, scan parley.Scanner, clock parley.Clock, log *slog.Logger, autoReplyEvery time.Duration,
+func receive(ctx context.Context, store parley.Store, scan parley.Scanner, clock parley.Clock, log *slog.Logger, autoReplyEvery time.Duration,
 	mailboxes []*parley.Mailbox, in *parley.InboundMail) error {
 	for _, m := range mailboxes {
 		var got *parley.Received
-		_, err := store.Update(func(tx parley.Tx) (err error) {
+		_, err := store.Update(ctx, func(tx parley.Tx) (err error) {
 			got, err = parley.ReceiveMail(tx, m, in, scan, autoReplyEvery, clock.Now())
 			return err
 		})

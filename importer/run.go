@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,7 +75,7 @@ func Run(db parley.Store, e *Export, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	var users map[int64]bool
-	err = db.View(func(tx parley.Tx) (err error) {
+	err = db.View(context.Background(), func(tx parley.Tx) (err error) {
 		users, err = ActiveUsers(tx, caller.Company.ID)
 		return err
 	})
@@ -178,7 +179,7 @@ const batchSize = 250
 func inBatches(db parley.Store, n int, run func(tx parley.Tx, from, to int) error, settle func(i int, err error)) {
 	for from := 0; from < n; from += batchSize {
 		to := min(from+batchSize, n)
-		_, err := db.Update(func(tx parley.Tx) error { return run(tx, from, to) })
+		_, err := db.Update(context.Background(), func(tx parley.Tx) error { return run(tx, from, to) })
 		if err == nil {
 			for i := from; i < to; i++ {
 				settle(i, nil)
@@ -186,7 +187,7 @@ func inBatches(db parley.Store, n int, run func(tx parley.Tx, from, to int) erro
 			continue
 		}
 		for i := from; i < to; i++ {
-			_, err := db.Update(func(tx parley.Tx) error { return run(tx, i, i+1) })
+			_, err := db.Update(context.Background(), func(tx parley.Tx) error { return run(tx, i, i+1) })
 			settle(i, err)
 		}
 	}
@@ -197,7 +198,7 @@ func inBatches(db parley.Store, n int, run func(tx parley.Tx, from, to int) erro
 // the database's only company.
 func Importer(db parley.Store, companyID int64) (parley.Caller, error) {
 	var who parley.Caller
-	err := db.View(func(tx parley.Tx) error {
+	err := db.View(context.Background(), func(tx parley.Tx) error {
 		if companyID == 0 {
 			all, err := tx.Companies()
 			if err != nil {
@@ -249,7 +250,7 @@ func ActiveUsers(tx parley.Tx, companyID int64) (map[int64]bool, error) {
 // to its id.
 func existingConversations(db parley.Store, companyID int64) (map[string]int64, error) {
 	seen := map[string]int64{}
-	err := db.View(func(tx parley.Tx) error {
+	err := db.View(context.Background(), func(tx parley.Tx) error {
 		return tx.EachConversation(func(c *parley.Conversation) error {
 			if c.CompanyID != companyID || c.State == parley.StateDeleted {
 				return nil

@@ -15,26 +15,19 @@ import (
 const CustomFieldPrefix = "cf"
 
 // customSchema extends a schema with the cf<id> names of a company's custom
-// fields, typed by their definitions.
+// fields, typed by their definitions (read on the first custom field
+// looked up).
 type customSchema struct {
-	base query.Schema
-	load func() []parley.Mailbox // read on the first custom field looked up
-	defs map[int64]parley.FieldDef
+	base      query.Schema
+	mailboxes []parley.Mailbox
+	defs      map[int64]parley.FieldDef
 }
 
 // ConversationSchemaFor is the conversation schema plus the custom fields
 // of the given mailboxes (cf<id>): dropdowns by option id, numbers and
 // dates with ranges, single- and multi-line text as full text.
 func ConversationSchemaFor(mailboxes []parley.Mailbox) query.Schema {
-	return ConversationSchemaLoading(func() []parley.Mailbox { return mailboxes })
-}
-
-// ConversationSchemaLoading is ConversationSchemaFor with the mailboxes
-// read by load, only once a query names a custom field: most queries name
-// none, and reading a company's mailboxes for each was a fifth of the time
-// of a one-hit list (query 8 of the benchmark).
-func ConversationSchemaLoading(load func() []parley.Mailbox) query.Schema {
-	return &customSchema{base: ConversationSchema, load: load}
+	return &customSchema{base: ConversationSchema, mailboxes: mailboxes}
 }
 
 func (s *customSchema) Lookup(name string) (query.FieldSpec, bool) {
@@ -50,7 +43,7 @@ func (s *customSchema) Lookup(name string) (query.FieldSpec, bool) {
 	}
 	if s.defs == nil {
 		s.defs = map[int64]parley.FieldDef{}
-		for _, m := range s.load() {
+		for _, m := range s.mailboxes {
 			for _, f := range m.Fields {
 				s.defs[f.ID] = f
 			}

@@ -153,7 +153,7 @@ func (s *Syncer) Settle() { s.pending.Wait() }
 // deletions.
 func (s *Syncer) apply(ctx context.Context, engine index.Engine, entries []parley.OutboxEntry, rebuild bool, ack func(batches int) func(error)) error {
 	var todo []index.Batch
-	err := s.db.Store().View(func(tx parley.Tx) error {
+	err := s.db.Store().View(ctx, func(tx parley.Tx) error {
 		var err error
 		todo, err = build(tx, entries, rebuild)
 		return err
@@ -403,7 +403,7 @@ func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) er
 // empty, and returns once it holds them durably.
 func (s *Syncer) rebuildInto(ctx context.Context, engine index.Engine, progress func(done, total int)) error {
 	var refs []parley.OutboxEntry
-	err := s.db.Store().View(func(tx parley.Tx) error {
+	err := s.db.Store().View(ctx, func(tx parley.Tx) error {
 		var err error
 		refs, err = Records(tx)
 		return err

@@ -40,7 +40,7 @@ func TestCommitHooks(t *testing.T) {
 
 	event := parley.Event{Kind: "customer.created", CompanyID: 1, ResourceID: "1", At: at}
 	ann := &parley.Customer{CompanyID: 1, FirstName: "Ann"}
-	seq, err := db.StoreContext(ctx).Update(func(tx parley.Tx) error {
+	seq, err := db.Store().Update(ctx, func(tx parley.Tx) error {
 		if err := tx.PutCustomer(ann); err != nil {
 			return err
 		}
@@ -75,7 +75,7 @@ func TestCommitHooks(t *testing.T) {
 	assert.Equal(t, []bool{true, false, true}, observed, "each transaction is observed")
 
 	db.SetBeforeCommit(func(parley.Tx, []parley.Event) error { return parley.NotFound("refused") })
-	_, err = db.StoreContext(ctx).Update(func(tx parley.Tx) error {
+	_, err = db.Store().Update(ctx, func(tx parley.Tx) error {
 		if err := tx.PutTag(&parley.Tag{CompanyID: 1, Name: "dropped"}); err != nil {
 			return err
 		}
@@ -90,7 +90,7 @@ func TestCommitHooks(t *testing.T) {
 
 	db.SetBeforeCommit(func(parley.Tx, []parley.Event) error { return nil })
 	failIndexer = parley.NotFound("refused by the indexer")
-	_, err = db.StoreContext(ctx).Update(func(tx parley.Tx) error {
+	_, err = db.Store().Update(ctx, func(tx parley.Tx) error {
 		if err := tx.PutTag(&parley.Tag{CompanyID: 1, Name: "dropped-too"}); err != nil {
 			return err
 		}

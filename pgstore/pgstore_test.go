@@ -155,7 +155,7 @@ func TestMailboxEmailsFilledFromMailboxes(t *testing.T) {
 	db, err := Open(ctx, url, Options{})
 	require.NoError(t, err)
 	defer db.Close()
-	require.NoError(t, db.Store().View(func(tx parley.Tx) error {
+	require.NoError(t, db.Store().View(ctx, func(tx parley.Tx) error {
 		m, err := tx.MailboxByEmail("desk@example.com")
 		require.NoError(t, err)
 		assert.Equal(t, int64(5), m.ID)
@@ -191,7 +191,7 @@ func TestChatTimelinesMovedOutOfChats(t *testing.T) {
 	require.NoError(t, err)
 	defer db.Close()
 	at := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
-	require.NoError(t, db.Store().View(func(tx parley.Tx) error {
+	require.NoError(t, db.Store().View(ctx, func(tx parley.Tx) error {
 		timeline, err := tx.ChatTimeline(3, "c1")
 		require.NoError(t, err)
 		assert.Equal(t, []parley.TimelineEntry{

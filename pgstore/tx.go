@@ -13,32 +13,24 @@ import (
 	parley "github.com/parley/parley"
 )
 
-// store is the database as the domain's seam, its transactions run with
-// the context it was made with (the seam's functions take none).
-type store struct {
-	db  *DB
-	ctx context.Context
-}
+// store is the database as the domain's seam.
+type store struct{ db *DB }
 
 var _ parley.Store = store{}
 
-// Store returns the database as a parley.Store whose transactions run
-// without a deadline.
-func (db *DB) Store() parley.Store { return store{db, context.Background()} }
+// Store returns the database as a parley.Store. Its transactions run with
+// the context each call is given: a request's, so a client gone or a
+// deadline passed ends its statements.
+func (db *DB) Store() parley.Store { return store{db} }
 
-// StoreContext returns the database as a parley.Store whose transactions
-// run with ctx: a request's, so a client gone or a deadline passed ends
-// its statements.
-func (db *DB) StoreContext(ctx context.Context) parley.Store { return store{db, ctx} }
-
-func (s store) View(fn func(parley.Tx) error) error {
-	return s.db.View(s.ctx, func(tx *Tx) error { return fn(tx) })
+func (s store) View(ctx context.Context, fn func(parley.Tx) error) error {
+	return s.db.View(ctx, func(tx *Tx) error { return fn(tx) })
 }
 
 // Update runs fn, then the before-commit step (parley.CommitHooks), in one
 // write.
-func (s store) Update(fn func(parley.Tx) error) (uint64, error) {
-	return s.db.Update(s.ctx, func(tx *Tx) error { return s.db.CommitHooks.Write(tx, fn) })
+func (s store) Update(ctx context.Context, fn func(parley.Tx) error) (uint64, error) {
+	return s.db.Update(ctx, func(tx *Tx) error { return s.db.CommitHooks.Write(tx, fn) })
 }
 
 // View runs fn in a read-only REPEATABLE READ transaction: one snapshot

@@ -20,7 +20,7 @@ func (p *puller) copyOnce(kind, counted string, sourceID int64, create func(tx p
 		p.sum.Skipped[counted]++
 		return
 	}
-	_, err := p.db.Update(func(tx parley.Tx) error {
+	_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
 		id, err := create(tx)
 		if err != nil {
 			return err

@@ -109,7 +109,7 @@ func Pull(ctx context.Context, src *Client, db parley.Store, opt Options) (*Summ
 	p := &puller{ctx: ctx, src: src, source: strings.TrimRight(src.Base, "/"), db: db, opt: opt, caller: caller,
 		ids: map[string]map[int64]int64{},
 		sum: &Summary{Copied: map[string]int{}, Updated: map[string]int{}, Skipped: map[string]int{}}}
-	err = db.View(func(tx parley.Tx) error {
+	err = db.View(ctx, func(tx parley.Tx) error {
 		for _, kind := range pulledKinds {
 			if p.ids[kind], err = tx.PulledIDs(caller.Company.ID, p.source, kind); err != nil {
 				return err
@@ -134,7 +134,7 @@ func Pull(ctx context.Context, src *Client, db parley.Store, opt Options) (*Summ
 			return p.sum, err
 		}
 	}
-	_, err = db.Update(func(tx parley.Tx) error {
+	_, err = db.Update(ctx, func(tx parley.Tx) error {
 		return tx.PutLastPull(&parley.PullRun{CompanyID: caller.Company.ID, Source: p.source, StartedAt: start})
 	})
 	return p.sum, err
@@ -201,7 +201,7 @@ func (p *puller) pullUsers() error {
 				req.Timezone = &u.Timezone
 			}
 			created := false
-			_, err := p.db.Update(func(tx parley.Tx) error {
+			_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
 				created = false
 				if had, err := tx.UserByEmail(u.Email); err == nil {
 					if had.CompanyID != p.caller.Company.ID {
@@ -239,7 +239,7 @@ func (p *puller) count(kind string, id int64, created bool, err error) {
 // counted under kind (copied, already there, or refused with its reason).
 func (p *puller) copyUnlessThere(kind string, sourceID int64, there func(tx parley.Tx) (bool, error), create func(tx parley.Tx) error) {
 	created := false
-	_, err := p.db.Update(func(tx parley.Tx) error {
+	_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
 		created = false // the write may run again
 		had, err := there(tx)
 		if err != nil || had {
@@ -272,7 +272,7 @@ func (p *puller) pullMailboxes() error {
 		}
 		for _, m := range page.Embedded.Mailboxes {
 			created := false
-			_, err := p.db.Update(func(tx parley.Tx) error {
+			_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
 				created = false
 				if had, err := tx.MailboxByEmail(m.Email); err == nil {
 					if had.CompanyID != p.caller.Company.ID {
@@ -330,7 +330,7 @@ func (p *puller) pullFields(sourceID, targetID int64) error {
 				req.Options = append(req.Options, o.Label)
 			}
 			created := false
-			_, err := p.db.Update(func(tx parley.Tx) error {
+			_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
 				created = false
 				m, err := tx.Mailbox(p.caller.Company.ID, targetID)
 				if err != nil {
@@ -383,7 +383,7 @@ func (p *puller) pullSavedReplies() error {
 				return fmt.Errorf("saved reply %d: %w", item.ID, err)
 			}
 			created := false
-			_, err = p.db.Update(func(tx parley.Tx) error {
+			_, err = p.db.Update(p.ctx, func(tx parley.Tx) error {
 				created = false
 				had, err := tx.SavedReplies(p.caller.Company.ID, targetID)
 				if err != nil {
@@ -501,7 +501,7 @@ func (p *puller) pullTagColors() error {
 		}
 		for _, tag := range page.Embedded.Tags {
 			changed, unused := false, false
-			_, err := p.db.Update(func(tx parley.Tx) error {
+			_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
 				changed, unused = false, false
 				had, err := tx.TagByName(p.caller.Company.ID, parley.NormalizeTagName(tag.Name))
 				if parley.IsNotFound(err) {
@@ -558,7 +558,7 @@ func (p *puller) pullCustomers() error {
 // values.
 func (p *puller) updateCustomer(c *importer.Customer, id int64) {
 	changed := false
-	_, err := p.db.Update(func(tx parley.Tx) error {
+	_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
 		changed = false
 		companyID, now := p.caller.Company.ID, p.opt.Now()
 		had, err := tx.Customer(companyID, id)
@@ -798,7 +798,7 @@ func (p *puller) updateConversation(c *importer.Conversation, id int64) {
 		}
 	}
 	changed := false
-	_, err := p.db.Update(func(tx parley.Tx) error {
+	_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
 		changed = false
 		companyID, now := p.caller.Company.ID, p.opt.Now()
 		users, err := importer.ActiveUsers(tx, companyID)
@@ -963,7 +963,7 @@ func NewCompany(ctx context.Context, src *Client, db parley.Store, name string, 
 		req.Mailbox = boxes.Embedded.Mailboxes[0]
 	}
 	var account *parley.NewAccount
-	_, err = db.Update(func(tx parley.Tx) (err error) {
+	_, err = db.Update(ctx, func(tx parley.Tx) (err error) {
 		account, err = parley.CreateCompany(tx, req, hash, now)
 		return err
 	})

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/filters"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
+	"github.com/parley/parley/search"
 )
 
 // Period is a report interval: Start inclusive, End exclusive.
@@ -72,7 +72,7 @@ func (f Filter) node(tagValue func(parley.Tag) string) query.Node {
 	for _, t := range f.Tags {
 		cf.Tags = append(cf.Tags, tagValue(t))
 	}
-	return filters.Conversations(cf)
+	return search.ConversationFilter(cf)
 }
 
 func during(field string, p Period) query.Node {

@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -22,7 +23,7 @@ func TestStoreSeam(t *testing.T) {
 	st := db.Store()
 
 	var id int64
-	_, err = st.Update(func(tx parley.Tx) error {
+	_, err = st.Update(context.Background(), func(tx parley.Tx) error {
 		tag := &parley.Tag{CompanyID: 1, Name: "kept"}
 		err := tx.PutTag(tag)
 		id = tag.ID
@@ -30,7 +31,7 @@ func TestStoreSeam(t *testing.T) {
 	})
 	require.NoError(t, err)
 	failed := errors.New("refused")
-	_, err = st.Update(func(tx parley.Tx) error {
+	_, err = st.Update(context.Background(), func(tx parley.Tx) error {
 		if err := tx.PutTag(&parley.Tag{CompanyID: 1, Name: "dropped"}); err != nil {
 			return err
 		}
@@ -38,7 +39,7 @@ func TestStoreSeam(t *testing.T) {
 	})
 	assert.ErrorIs(t, err, failed)
 
-	require.NoError(t, st.View(func(tx parley.Tx) error {
+	require.NoError(t, st.View(context.Background(), func(tx parley.Tx) error {
 		tags, err := tx.Tags(1)
 		require.NoError(t, err)
 		require.Len(t, tags, 1)

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -73,7 +74,7 @@ func (k *kind[K, T]) writes() []string { return k.puts }
 
 func (k *kind[K, T]) list(s parley.Store, company int64) ([]K, error) {
 	var keys []K
-	err := s.View(func(tx parley.Tx) error {
+	err := s.View(context.Background(), func(tx parley.Tx) error {
 		var err error
 		keys, err = k.keys(tx, company)
 		return err
@@ -92,7 +93,7 @@ func (k *kind[K, T]) check(from, to parley.Store, company int64) error {
 	if err != nil {
 		return err
 	}
-	return to.View(func(tx parley.Tx) error {
+	return to.View(context.Background(), func(tx parley.Tx) error {
 		for _, key := range keys {
 			if k.taken(tx, key) {
 				return fmt.Errorf("%w: one of the %s copied, %v, is in the target already", ErrTargetNotEmpty, k.name, key)
@@ -111,7 +112,7 @@ func (k *kind[K, T]) each(s parley.Store, company int64, fn func([]T) error) err
 	}
 	for start := 0; start < len(keys); start += chunk {
 		recs := make([]T, 0, chunk)
-		err := s.View(func(tx parley.Tx) error {
+		err := s.View(context.Background(), func(tx parley.Tx) error {
 			recs = recs[:0]
 			for _, key := range keys[start:min(start+chunk, len(keys))] {
 				rec, err := k.load(tx, company, key)
@@ -134,7 +135,7 @@ func (k *kind[K, T]) each(s parley.Store, company int64, fn func([]T) error) err
 
 func (k *kind[K, T]) copy(from, to parley.Store, company int64, m marks) error {
 	return k.each(from, company, func(recs []T) error {
-		_, err := to.Update(func(tx parley.Tx) error {
+		_, err := to.Update(context.Background(), func(tx parley.Tx) error {
 			for i := range recs {
 				if err := k.put(tx, &recs[i]); err != nil {
 					return fmt.Errorf("store %s: %w", k.name, err)

@@ -80,7 +80,7 @@ func Searches(ctx context.Context, from, to Side, company int64, now time.Time) 
 		newest   *parley.Conversation
 		customer *parley.Customer
 	)
-	err := from.Store.View(func(tx parley.Tx) error {
+	err := from.Store.View(ctx, func(tx parley.Tx) error {
 		var err error
 		if boxes, err = tx.Mailboxes(company); err != nil {
 			return err

@@ -8,6 +8,7 @@ package transfer
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -33,7 +34,7 @@ type Count struct {
 // Companies lists the companies a copy moves: ids when given (each must be
 // in the source), else every company of the source.
 func Companies(from parley.Store, ids []int64) ([]int64, error) {
-	err := from.View(func(tx parley.Tx) error {
+	err := from.View(context.Background(), func(tx parley.Tx) error {
 		if len(ids) > 0 {
 			for _, id := range ids {
 				if _, err := tx.Company(id); err != nil {
@@ -56,7 +57,7 @@ func Companies(from parley.Store, ids []int64) ([]int64, error) {
 // The source must not change meanwhile (a stopped server's).
 func Copy(from, to parley.Store, companies []int64) error {
 	for _, company := range companies {
-		err := to.View(func(tx parley.Tx) error {
+		err := to.View(context.Background(), func(tx parley.Tx) error {
 			c, err := tx.Company(company)
 			if err == nil {
 				return fmt.Errorf("%w: company %d (%s) is there already", ErrTargetNotEmpty, company, c.Name)
@@ -83,7 +84,7 @@ func Copy(from, to parley.Store, companies []int64) error {
 			}
 		}
 	}
-	_, err := to.Update(func(tx parley.Tx) error {
+	_, err := to.Update(context.Background(), func(tx parley.Tx) error {
 		for _, family := range slices.Sorted(maps.Keys(kept)) {
 			if err := tx.KeepIDsPast(family, kept[family]); err != nil {
 				return err

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -57,10 +58,10 @@ func TestCopy(t *testing.T) {
 	}
 
 	var most int64
-	require.NoError(t, from.Store().View(func(tx parley.Tx) error {
+	require.NoError(t, from.Store().View(context.Background(), func(tx parley.Tx) error {
 		return tx.EachConversation(func(c *parley.Conversation) error { most = max(most, c.ID); return nil })
 	}))
-	_, err = to.Store().Update(func(tx parley.Tx) error {
+	_, err = to.Store().Update(context.Background(), func(tx parley.Tx) error {
 		c := &parley.Conversation{CompanyID: company, MailboxID: 1, Subject: "after the copy", CreatedAt: clock}
 		if err := tx.PutConversation(c); err != nil {
 			return err
@@ -69,7 +70,7 @@ func TestCopy(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	_, err = to.Store().Update(func(tx parley.Tx) error {
+	_, err = to.Store().Update(context.Background(), func(tx parley.Tx) error {
 		tag, err := tx.TagByName(company, "vip")
 		if err != nil {
 			return err
@@ -101,7 +102,7 @@ func TestCopy(t *testing.T) {
 func TestCopyRefusesTakenIDs(t *testing.T) {
 	from, to := openStore(t), openStore(t)
 	require.NoError(t, fixtures.Load(from.Store(), clock))
-	_, err := to.Store().Update(func(tx parley.Tx) error {
+	_, err := to.Store().Update(context.Background(), func(tx parley.Tx) error {
 		if err := tx.PutCompany(&parley.Company{ID: 99, Name: "Other", CreatedAt: clock}); err != nil {
 			return err
 		}
@@ -111,7 +112,7 @@ func TestCopyRefusesTakenIDs(t *testing.T) {
 	err = Copy(from.Store(), to.Store(), []int64{1})
 	assert.True(t, errors.Is(err, ErrTargetNotEmpty), "%v", err)
 	assert.ErrorContains(t, err, "conversations copied, 1,")
-	require.NoError(t, to.Store().View(func(tx parley.Tx) error {
+	require.NoError(t, to.Store().View(context.Background(), func(tx parley.Tx) error {
 		_, err := tx.Company(1)
 		assert.True(t, parley.IsNotFound(err), "nothing was written")
 		return nil
@@ -130,7 +131,7 @@ func openStore(t *testing.T) *storage.DB {
 // has none of.
 func addEveryKind(t *testing.T, s parley.Store, company int64) {
 	t.Helper()
-	_, err := s.Update(func(tx parley.Tx) error {
+	_, err := s.Update(context.Background(), func(tx parley.Tx) error {
 		var conv *parley.Conversation
 		err := tx.EachConversation(func(c *parley.Conversation) error {
 			if c.CompanyID == company {

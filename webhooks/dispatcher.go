@@ -111,7 +111,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	duework.Loop{
 		Name:   "webhooks",
 		Round:  func(ctx context.Context, now time.Time) error { _, err := d.DeliverDue(ctx, now); return err },
-		Next:   func(context.Context) (time.Time, bool, error) { return d.NextDue() },
+		Next:   d.NextDue,
 		Signal: d.cfg.DB.WebhookWork(),
 		Tick:   d.cfg.Tick,
 		Retry:  time.Second,
@@ -122,8 +122,8 @@ func (d *Dispatcher) Run(ctx context.Context) {
 
 // NextDue is when the earliest delivery that can go is due; false when
 // none waits.
-func (d *Dispatcher) NextDue() (next time.Time, ok bool, err error) {
-	err = d.cfg.DB.Store().View(func(tx parley.Tx) (err error) {
+func (d *Dispatcher) NextDue(ctx context.Context) (next time.Time, ok bool, err error) {
+	err = d.cfg.DB.Store().View(ctx, func(tx parley.Tx) (err error) {
 		next, ok, err = tx.NextDeliveryAt()
 		return err
 	})
@@ -135,15 +135,15 @@ const fanOutBatch = 100
 
 // FanOut turns every recorded event into deliveries, due at now, and
 // returns how many deliveries it made.
-func (d *Dispatcher) FanOut(now time.Time) (int, error) {
+func (d *Dispatcher) FanOut(ctx context.Context, now time.Time) (int, error) {
 	total := 0
 	var pending bool
-	if err := d.cfg.DB.Store().View(func(tx parley.Tx) error { pending = tx.HasPendingEvents(); return nil }); err != nil || !pending {
+	if err := d.cfg.DB.Store().View(ctx, func(tx parley.Tx) error { pending = tx.HasPendingEvents(); return nil }); err != nil || !pending {
 		return 0, err // nothing recorded: no write transaction
 	}
 	for {
 		var n, seen int
-		_, err := d.cfg.DB.Store().Update(func(tx parley.Tx) error {
+		_, err := d.cfg.DB.Store().Update(ctx, func(tx parley.Tx) error {
 			n, seen = 0, 0
 			events, err := tx.PendingEvents(fanOutBatch)
 			if err != nil {
@@ -250,13 +250,13 @@ const dueBatch = 256
 // order key. It returns how many attempts it made. Tests call it directly
 // with the fixed clock's time.
 func (d *Dispatcher) DeliverDue(ctx context.Context, now time.Time) (int, error) {
-	if _, err := d.FanOut(now); err != nil {
+	if _, err := d.FanOut(ctx, now); err != nil {
 		return 0, err
 	}
 	attempts := 0
 	for ctx.Err() == nil {
 		var due []parley.Delivery
-		if err := d.cfg.DB.Store().View(func(tx parley.Tx) (err error) {
+		if err := d.cfg.DB.Store().View(ctx, func(tx parley.Tx) (err error) {
 			due, err = tx.DueDeliveries(now, dueBatch)
 			return err
 		}); err != nil {
@@ -318,7 +318,7 @@ func (d *Dispatcher) attemptAll(ctx context.Context, due []parley.Delivery, now 
 		if !attempted[i] {
 			continue
 		}
-		if err := d.record(&due[i], results[i], now); err != nil {
+		if err := d.record(ctx, &due[i], results[i], now); err != nil {
 			return n, err
 		}
 		n++
@@ -332,7 +332,7 @@ func (d *Dispatcher) attemptAll(ctx context.Context, due []parley.Delivery, now 
 // attempt POSTs one delivery to its webhook.
 func (d *Dispatcher) attempt(ctx context.Context, del *parley.Delivery, now time.Time) parley.Attempt {
 	var w *parley.Webhook
-	err := d.cfg.DB.Store().View(func(tx parley.Tx) (err error) {
+	err := d.cfg.DB.Store().View(ctx, func(tx parley.Tx) (err error) {
 		w, err = tx.Webhook(del.CompanyID, del.WebhookID)
 		return err
 	})
@@ -368,13 +368,14 @@ func (d *Dispatcher) attempt(ctx context.Context, del *parley.Delivery, now time
 }
 
 // record stores an attempt's outcome, unless the delivery changed
-// meanwhile (replayed, or its webhook deleted).
-func (d *Dispatcher) record(sent *parley.Delivery, a parley.Attempt, now time.Time) error {
+// meanwhile (replayed, or its webhook deleted). It is recorded even when
+// ctx ends meanwhile: the delivery was made, and must not be made twice.
+func (d *Dispatcher) record(ctx context.Context, sent *parley.Delivery, a parley.Attempt, now time.Time) error {
 	d.mu.Lock()
 	jitter := d.cfg.Rand.Float64()
 	d.mu.Unlock()
 	var status parley.DeliveryStatus
-	_, err := d.cfg.DB.Store().Update(func(tx parley.Tx) error {
+	_, err := d.cfg.DB.Store().Update(context.WithoutCancel(ctx), func(tx parley.Tx) error {
 		status = ""
 		del, err := tx.Delivery(sent.WebhookID, sent.ID)
 		if parley.IsNotFound(err) {

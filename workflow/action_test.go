@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,7 +31,7 @@ func mailboxConversations(t *testing.T, db *storage.DB, mailboxID int64, n int) 
 // runOn runs w on conversations, as POST /v2/workflows/{id}/run does.
 func runOn(t *testing.T, db *storage.DB, caller parley.Caller, w *parley.Workflow, ids ...int64) {
 	t.Helper()
-	_, err := db.Store().Update(func(tx parley.Tx) error { return workflow.Run(tx, caller, w, ids, now) })
+	_, err := db.Store().Update(context.Background(), func(tx parley.Tx) error { return workflow.Run(tx, caller, w, ids, now) })
 	require.NoError(t, err)
 }
 
@@ -78,7 +79,7 @@ func TestAssignToTeam(t *testing.T) {
 			var team parley.Team
 			var members []int64
 			var outsider int64
-			_, err := db.Store().Update(func(tx parley.Tx) error {
+			_, err := db.Store().Update(context.Background(), func(tx parley.Tx) error {
 				teams, err := tx.Teams(1)
 				require.NoError(t, err)
 				team = teams[0]
@@ -111,7 +112,7 @@ func TestAssignToTeam(t *testing.T) {
 			require.NoError(t, err)
 			ids := mailboxConversations(t, db, conv.MailboxID, 3)
 			for _, id := range ids {
-				_, err := db.Store().Update(func(tx parley.Tx) error {
+				_, err := db.Store().Update(context.Background(), func(tx parley.Tx) error {
 					if tc.setup.assigned >= 0 {
 						return parley.PatchConversation(tx, caller, id, []parley.PatchOp{{Op: "replace", Path: "/assignTo", Value: []byte(itoa(members[tc.setup.assigned]))}}, now)
 					}
@@ -197,7 +198,7 @@ func TestSavedReplyAction(t *testing.T) {
 func newConversation(t *testing.T, db *storage.DB, caller parley.Caller, mailboxID int64, subject string) *parley.Conversation {
 	t.Helper()
 	var c *parley.Conversation
-	_, err := db.Store().Update(func(tx parley.Tx) (err error) {
+	_, err := db.Store().Update(context.Background(), func(tx parley.Tx) (err error) {
 		n := &parley.NewConversation{Subject: &subject, Type: ptr("email"), MailboxID: &mailboxID, Status: ptr("active"),
 			Customer: &parley.CustomerInput{Email: ptr("kim@example.com")}, AssignTo: parley.Nullable[int64]{Set: true, Null: true},
 			Threads: []parley.NewThread{{Type: ptr("customer"), Text: ptr("When do I get my money back?")}}}

@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,7 @@ func BenchmarkAutomaticWrite(b *testing.B) {
 			if i%2 == 1 {
 				tags = []string{"bench-b"}
 			}
-			_, err := db.Store().Update(func(tx parley.Tx) error { return parley.ReplaceTags(tx, caller, conv.ID, tags, now) })
+			_, err := db.Store().Update(context.Background(), func(tx parley.Tx) error { return parley.ReplaceTags(tx, caller, conv.ID, tags, now) })
 			require.NoError(b, err)
 		}
 	}

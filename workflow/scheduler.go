@@ -45,11 +45,11 @@ func (s *Scheduler) loop() duework.Loop {
 
 // next is when the earliest wake-up is due; a round that found its items
 // held asks again after retryWait.
-func (s *Scheduler) next(context.Context) (next time.Time, pending bool, err error) {
+func (s *Scheduler) next(ctx context.Context) (next time.Time, pending bool, err error) {
 	if s.held {
 		return s.Clock.Now().Add(retryWait), true, nil
 	}
-	err = s.Source.Store().View(func(tx parley.Tx) error {
+	err = s.Source.Store().View(ctx, func(tx parley.Tx) error {
 		next, pending = tx.NextLater()
 		return nil
 	})
@@ -64,7 +64,7 @@ func (s *Scheduler) round(ctx context.Context, now time.Time) error {
 	if err != nil || !pending || next.Unix() > now.Unix() {
 		return err
 	}
-	report, err := s.Engine.Wake(s.Source.Store(), now)
+	report, err := s.Engine.Wake(ctx, s.Source.Store(), now)
 	for _, f := range report.Failed {
 		s.logFailure(f)
 	}

@@ -138,7 +138,7 @@ func companyOwner(tx parley.Tx, company int64) (parley.Caller, error) {
 // write runs fn in a write that must commit.
 func (d *schedulerDemo) write(t *testing.T, fn func(tx parley.Tx) error) {
 	t.Helper()
-	_, err := d.db.Store().Update(fn)
+	_, err := d.db.Store().Update(context.Background(), fn)
 	require.NoError(t, err)
 }
 
@@ -185,7 +185,7 @@ func (d *schedulerDemo) read(t *testing.T, c *parley.Conversation) (*parley.Conv
 	t.Helper()
 	var got *parley.Conversation
 	var items []string
-	require.NoError(t, d.db.Store().View(func(tx parley.Tx) (err error) {
+	require.NoError(t, d.db.Store().View(context.Background(), func(tx parley.Tx) (err error) {
 		if got, err = tx.Conversation(c.CompanyID, c.ID); err != nil {
 			return err
 		}

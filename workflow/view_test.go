@@ -14,6 +14,7 @@ import (
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/index/scan"
 	"github.com/parley/parley/indexer"
+	"github.com/parley/parley/search"
 	"github.com/parley/parley/storage"
 	"github.com/parley/parley/workflow"
 )
@@ -46,7 +47,7 @@ func TestDemoViewsMatchTheirSearch(t *testing.T) {
 	require.Len(t, views, 4)
 	for _, v := range views {
 		t.Run(v.Name, func(t *testing.T) {
-			n, err := workflow.ViewNode(&v, mailboxes, now)
+			n, err := search.ViewNode(&v, mailboxes, now)
 			require.NoError(t, err)
 			res, err := engine.Search(context.Background(), index.Request{Kind: index.Conversations, Company: 1, Filter: n, Limit: len(convIDs)})
 			require.NoError(t, err)

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -95,9 +96,9 @@ type WakeFailure struct {
 // its own too. The error is that of listing the due wake-ups, or of the
 // writes that could not deal with a failure (the store refuses writes):
 // those items stay due.
-func (e *Engine) Wake(store parley.Store, now time.Time) (WakeReport, error) {
+func (e *Engine) Wake(ctx context.Context, store parley.Store, now time.Time) (WakeReport, error) {
 	var due []parley.LaterItem
-	if err := store.View(func(tx parley.Tx) (err error) {
+	if err := store.View(ctx, func(tx parley.Tx) (err error) {
 		due, err = tx.DueLater(now)
 		return err
 	}); err != nil {
@@ -106,7 +107,7 @@ func (e *Engine) Wake(store parley.Store, now time.Time) (WakeReport, error) {
 	var report WakeReport
 	var errs []error
 	for _, it := range due {
-		fired, seq, err := e.wakeItem(store, it, now)
+		fired, seq, err := e.wakeItem(ctx, store, it, now)
 		if err == nil {
 			if fired {
 				report.Woken++
@@ -115,7 +116,7 @@ func (e *Engine) Wake(store parley.Store, now time.Time) (WakeReport, error) {
 			continue
 		}
 		f := WakeFailure{Item: it, Err: err}
-		if _, err := store.Update(func(tx parley.Tx) error {
+		if _, err := store.Update(ctx, func(tx parley.Tx) error {
 			left, dropped, ok, err := parley.WakeFailed(tx, it, f.Err, now)
 			if ok && !dropped {
 				f.RetryAt = left.At
@@ -133,14 +134,14 @@ func (e *Engine) Wake(store parley.Store, now time.Time) (WakeReport, error) {
 
 // wakeItem fires one due wake-up in a write of its own; false when it was
 // no longer there to fire.
-func (e *Engine) wakeItem(store parley.Store, due parley.LaterItem, now time.Time) (fired bool, seq uint64, err error) {
+func (e *Engine) wakeItem(ctx context.Context, store parley.Store, due parley.LaterItem, now time.Time) (fired bool, seq uint64, err error) {
 	var txs []parley.Tx // every run of the write: a retried one too
 	defer func() {
 		for _, tx := range txs {
 			e.woken.Delete(tx)
 		}
 	}()
-	seq, err = store.Update(func(tx parley.Tx) (err error) {
+	seq, err = store.Update(ctx, func(tx parley.Tx) (err error) {
 		txs = append(txs, tx)
 		fired, err = parley.WakeItem(tx, due, now, e.fire)
 		return err

@@ -80,7 +80,7 @@ func openHooked(t *testing.T, open func(*testing.T) hookedStore) hooked {
 	h.engine = &workflow.Engine{Clock: h.clock}
 	db.SetBeforeCommit(h.engine.BeforeCommit)
 	h.caller = ownerOf(t, h.store)
-	require.NoError(t, h.store.View(func(tx parley.Tx) error {
+	require.NoError(t, h.store.View(context.Background(), func(tx parley.Tx) error {
 		mailboxes, err := tx.Mailboxes(1)
 		if err == nil {
 			h.mailboxID = mailboxes[1].ID
@@ -93,7 +93,7 @@ func openHooked(t *testing.T, open func(*testing.T) hookedStore) hooked {
 // write runs fn in a write that must commit.
 func (h hooked) write(t *testing.T, fn func(tx parley.Tx) error) {
 	t.Helper()
-	_, err := h.store.Update(fn)
+	_, err := h.store.Update(context.Background(), fn)
 	require.NoError(t, err)
 }
 
@@ -127,7 +127,7 @@ func TestTimeConditionFiresOnce(t *testing.T) {
 			})
 			wakeUp := func() (parley.LaterItem, bool) {
 				var items []parley.LaterItem
-				require.NoError(t, store.View(func(tx parley.Tx) (err error) {
+				require.NoError(t, store.View(context.Background(), func(tx parley.Tx) (err error) {
 					items, err = tx.DueLater(now.AddDate(1, 0, 0))
 					return err
 				}))
@@ -142,7 +142,7 @@ func TestTimeConditionFiresOnce(t *testing.T) {
 			require.True(t, ok, "the create stored a wake-up")
 			assert.Equal(t, parley.LaterItem{CompanyID: 1, Kind: parley.LaterWorkflow, ID: conv.ID, ConversationID: conv.ID,
 				At: now.AddDate(0, 0, 30), WorkflowIDs: []int64{w.ID}}, stripZone(item))
-			require.NoError(t, store.View(func(tx parley.Tx) error {
+			require.NoError(t, store.View(context.Background(), func(tx parley.Tx) error {
 				n, err := tx.CountLater(1)
 				assert.Zero(t, n, "workflow wake-ups are not counted against the limit")
 				return err
@@ -161,7 +161,7 @@ func TestTimeConditionFiresOnce(t *testing.T) {
 
 			runs := func() []parley.WorkflowRun {
 				var out []parley.WorkflowRun
-				require.NoError(t, store.View(func(tx parley.Tx) (err error) {
+				require.NoError(t, store.View(context.Background(), func(tx parley.Tx) (err error) {
 					out, err = tx.WorkflowRuns(1, w.ID)
 					return err
 				}))
@@ -169,7 +169,7 @@ func TestTimeConditionFiresOnce(t *testing.T) {
 			}
 			status := func() parley.Status {
 				var s parley.Status
-				require.NoError(t, store.View(func(tx parley.Tx) error {
+				require.NoError(t, store.View(context.Background(), func(tx parley.Tx) error {
 					c, err := tx.Conversation(1, conv.ID)
 					s = c.Status
 					return err
@@ -189,7 +189,7 @@ func TestTimeConditionFiresOnce(t *testing.T) {
 				{due.AddDate(1, 0, 0), 0, 1, parley.StatusClosed},
 			} {
 				clock.set(step.at)
-				report, err := engine.Wake(store, step.at)
+				report, err := engine.Wake(context.Background(), store, step.at)
 				require.NoError(t, err)
 				assert.Equal(t, step.woke, report.Woken, "woken at %s", step.at)
 				assert.Len(t, runs(), step.runs, "runs at %s", step.at)
@@ -213,7 +213,7 @@ func TestWakeUpRemovedWithConversation(t *testing.T) {
 	create(t, db, caller, parley.WorkflowInput{MailboxID: &conv.MailboxID, Name: ptr("Nudge"), Type: ptr(parley.WorkflowAutomatic),
 		Conditions: []string{"createdAt:[* TO NOW-2DAYS] AND tag:nudge-me"}, Actions: []parley.WorkflowAction{{Type: parley.ActionNote, Text: "Nudge"}}})
 	fresh := newConversation(t, db, caller, conv.MailboxID, "Nudge me")
-	_, err := db.Store().Update(func(tx parley.Tx) error {
+	_, err := db.Store().Update(context.Background(), func(tx parley.Tx) error {
 		return parley.ReplaceTags(tx, caller, fresh.ID, []string{"nudge-me"}, now)
 	})
 	require.NoError(t, err)
@@ -229,7 +229,7 @@ func TestWakeUpRemovedWithConversation(t *testing.T) {
 		return found
 	}
 	require.True(t, pending(), "tagged, it will match two days after it was created")
-	_, err = db.Store().Update(func(tx parley.Tx) error { return parley.DeleteConversation(tx, caller, fresh.ID, now) })
+	_, err = db.Store().Update(context.Background(), func(tx parley.Tx) error { return parley.DeleteConversation(tx, caller, fresh.ID, now) })
 	require.NoError(t, err)
 	assert.False(t, pending())
 }
@@ -237,7 +237,7 @@ func TestWakeUpRemovedWithConversation(t *testing.T) {
 // ownerOf is the owner of company 1.
 func ownerOf(t testing.TB, store parley.Store) parley.Caller {
 	var caller parley.Caller
-	require.NoError(t, store.View(func(tx parley.Tx) error {
+	require.NoError(t, store.View(context.Background(), func(tx parley.Tx) error {
 		company, err := tx.Company(1)
 		if err != nil {
 			return err
@@ -272,14 +272,14 @@ func TestWokenWorkflowRunsOnce(t *testing.T) {
 			store, clock, engine, caller, mailboxID := h.store, h.clock, h.engine, h.caller, h.mailboxID
 			var w *parley.Workflow
 			var conv *parley.Conversation
-			_, err := store.Update(func(tx parley.Tx) (err error) {
+			_, err := store.Update(context.Background(), func(tx parley.Tx) (err error) {
 				w, err = parley.CreateWorkflow(tx, caller, &parley.WorkflowInput{MailboxID: &mailboxID, Name: ptr("Old"),
 					Type: ptr(parley.WorkflowAutomatic), Conditions: []string{"createdAt:[* TO NOW-1DAY]"},
 					Actions: []parley.WorkflowAction{{Type: parley.ActionAddTags, Tags: []string{"old"}}}}, workflow.Check, now)
 				return err
 			})
 			require.NoError(t, err)
-			_, err = store.Update(func(tx parley.Tx) (err error) {
+			_, err = store.Update(context.Background(), func(tx parley.Tx) (err error) {
 				n := &parley.NewConversation{Subject: ptr("Hello"), Type: ptr("email"), MailboxID: &mailboxID, Status: ptr("active"),
 					Customer: &parley.CustomerInput{Email: ptr("kim@example.com")}, AssignTo: parley.Nullable[int64]{Set: true, Null: true},
 					Threads: []parley.NewThread{{Type: ptr("customer"), Text: ptr("Hi")}}}
@@ -288,10 +288,10 @@ func TestWokenWorkflowRunsOnce(t *testing.T) {
 			})
 			require.NoError(t, err)
 			clock.set(now.AddDate(0, 0, 1))
-			report, err := engine.Wake(store, clock.Now())
+			report, err := engine.Wake(context.Background(), store, clock.Now())
 			require.NoError(t, err)
 			assert.Equal(t, 1, report.Woken)
-			require.NoError(t, store.View(func(tx parley.Tx) error {
+			require.NoError(t, store.View(context.Background(), func(tx parley.Tx) error {
 				runs, err := tx.WorkflowRuns(1, w.ID)
 				require.Len(t, runs, 1)
 				assert.Equal(t, workflow.TriggerTime, runs[0].Trigger)
@@ -337,7 +337,7 @@ func TestTimeWorkflowRunsOncePerChange(t *testing.T) {
 			})
 			runs := func(w *parley.Workflow) int {
 				var n int
-				require.NoError(t, h.store.View(func(tx parley.Tx) error {
+				require.NoError(t, h.store.View(context.Background(), func(tx parley.Tx) error {
 					all, err := tx.WorkflowRuns(1, w.ID)
 					for _, r := range all {
 						if r.ConversationID == conv.ID {
@@ -366,7 +366,7 @@ func TestTimeWorkflowRunsOncePerChange(t *testing.T) {
 				}
 				for range 60 {
 					clock.add(time.Second)
-					report, err := h.engine.Wake(h.store, clock.Now())
+					report, err := h.engine.Wake(context.Background(), h.store, clock.Now())
 					require.NoError(t, err)
 					require.Empty(t, report.Failed)
 				}

@@ -19,6 +19,7 @@ import (
 	"github.com/parley/parley/index/scan"
 	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/query"
+	"github.com/parley/parley/search"
 )
 
 // Check is the parley.ConditionChecker: the condition must parse and check
@@ -33,7 +34,7 @@ var _ parley.ConditionChecker = Check
 
 // compile parses and checks a condition, resolving date math at now.
 func compile(m *parley.Mailbox, condition string, now time.Time) (query.Node, error) {
-	return compileQuery([]parley.Mailbox{*m}, condition, now)
+	return search.Compile([]parley.Mailbox{*m}, condition, now)
 }
 
 // Matches reports whether every condition of w holds for the conversation,

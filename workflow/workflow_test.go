@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"testing"
@@ -49,7 +50,7 @@ func firstConversation(t testing.TB, db *storage.DB) *parley.Conversation {
 func create(t testing.TB, db *storage.DB, caller parley.Caller, in parley.WorkflowInput) *parley.Workflow {
 	t.Helper()
 	var w *parley.Workflow
-	_, err := db.Store().Update(func(tx parley.Tx) (err error) {
+	_, err := db.Store().Update(context.Background(), func(tx parley.Tx) (err error) {
 		w, err = parley.CreateWorkflow(tx, caller, &in, workflow.Check, now)
 		return err
 	})
@@ -86,7 +87,7 @@ func TestAutomaticChainStops(t *testing.T) {
 			Actions: []parley.WorkflowAction{{Type: parley.ActionRemoveTags, Tags: []string{wf.from}},
 				{Type: parley.ActionAddTags, Tags: []string{wf.to}}}})
 	}
-	_, err := db.Store().Update(func(tx parley.Tx) error {
+	_, err := db.Store().Update(context.Background(), func(tx parley.Tx) error {
 		return parley.ReplaceTags(tx, caller, conv.ID, []string{"loop-a"}, now)
 	})
 	require.NoError(t, err)
@@ -112,7 +113,7 @@ func TestAutomaticChainStops(t *testing.T) {
 		return nil
 	}))
 	// A later write that triggers again runs the chain again, once.
-	_, err = db.Store().Update(func(tx parley.Tx) error {
+	_, err = db.Store().Update(context.Background(), func(tx parley.Tx) error {
 		return parley.ReplaceTags(tx, caller, conv.ID, []string{"loop-b"}, now)
 	})
 	require.NoError(t, err)
@@ -137,7 +138,7 @@ func TestManualRunActions(t *testing.T) {
 			return nil
 		})
 	}))
-	_, err := db.Store().Update(func(tx parley.Tx) error {
+	_, err := db.Store().Update(context.Background(), func(tx parley.Tx) error {
 		got, err := parley.CheckWorkflowRun(tx, tx, caller, w.ID, &parley.WorkflowRunRequest{ConversationIDs: []int64{conv.ID, other}}, now)
 		if err != nil {
 			return err
@@ -215,7 +216,7 @@ func TestStaleTargetSkipped(t *testing.T) {
 	w := create(t, db, caller, parley.WorkflowInput{MailboxID: &conv.MailboxID, Name: ptr("Hand over"), Type: ptr(parley.WorkflowManual),
 		Actions: []parley.WorkflowAction{{Type: parley.ActionAssign, UserID: &agent.ID}, {Type: parley.ActionStatus, Status: "spam"}}})
 	agent.Active = false
-	_, err := db.Store().Update(func(tx parley.Tx) error {
+	_, err := db.Store().Update(context.Background(), func(tx parley.Tx) error {
 		if err := tx.PutUser(agent); err != nil {
 			return err
 		}

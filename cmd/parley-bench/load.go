@@ -92,7 +92,7 @@ func loadInternal(db parley.Store, w *world, c *corpus, from, to int, now time.T
 			company, n, at := c.conversation(w, i, now, span)
 			reqs = append(reqs, req{company, n, at})
 		}
-		_, err := db.Update(func(tx parley.Tx) error {
+		_, err := db.Update(context.Background(), func(tx parley.Tx) error {
 			for _, r := range reqs {
 				company, err := tx.Company(r.company)
 				if err != nil {
@@ -172,7 +172,7 @@ func loadChats(db parley.Store, w *world, count int, now time.Time, span time.Du
 	newID := func() string { n++; return fmt.Sprintf("b0000000-0000-4000-8000-%012d", n) }
 	const perTx = 500
 	for start := 0; start < count; start += perTx {
-		_, err := db.Update(func(tx parley.Tx) error {
+		_, err := db.Update(context.Background(), func(tx parley.Tx) error {
 			for i := start; i < min(start+perTx, count); i++ {
 				company := w.companies[i%len(w.companies)]
 				co, err := tx.Company(company)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 func openWorld(db parley.Store, n int) (*world, time.Time, error) {
 	w := newWorld()
 	var now time.Time
-	err := db.View(func(tx parley.Tx) error {
+	err := db.View(context.Background(), func(tx parley.Tx) error {
 		companies, err := tx.Companies()
 		if err != nil {
 			return err

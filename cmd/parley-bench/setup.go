@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 // number custom field and a chat widget), customers and access tokens.
 func setupWorld(db parley.Store, companies, customersPer int, now time.Time) (*world, error) {
 	w := newWorld()
-	_, err := db.Update(func(tx parley.Tx) error {
+	_, err := db.Update(context.Background(), func(tx parley.Tx) error {
 		for ci := 0; ci < companies; ci++ {
 			c := &parley.Company{Name: fmt.Sprint("Bench ", ci+1), Plan: parley.PlanPro, APIEnabled: true, PaymentOK: true, CreatedAt: now}
 			if err := tx.PutCompany(c); err != nil {

@@ -225,7 +225,7 @@ func TestImportRefusedRecordCostsOnlyItself(t *testing.T) {
 	require.NoError(t, err)
 	defer stored.Close()
 	var subjects []string
-	require.NoError(t, stored.Store().View(func(tx parley.Tx) error {
+	require.NoError(t, stored.Store().View(context.Background(), func(tx parley.Tx) error {
 		return tx.EachConversation(func(c *parley.Conversation) error {
 			subjects = append(subjects, fmt.Sprintf("%d %s %d", c.ID, c.Subject, c.ThreadCount))
 			return nil

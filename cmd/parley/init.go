@@ -73,7 +73,7 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		return err
 	}
 	var account *parley.NewAccount
-	_, err = db.Store().Update(func(tx parley.Tx) (err error) {
+	_, err = db.Store().Update(context.Background(), func(tx parley.Tx) (err error) {
 		account, err = parley.CreateCompany(tx, req, api.HashSecret, parley.SystemClock.Now())
 		return err
 	})

@@ -220,7 +220,7 @@ const reindexBatch = 500
 // again, so no row is left older than its record.
 func rebuildSearchTables(ctx context.Context, pg *pgstore.DB, progress func(done, total int)) error {
 	var refs []parley.OutboxEntry
-	err := pg.Store().View(func(tx parley.Tx) error {
+	err := pg.Store().View(ctx, func(tx parley.Tx) error {
 		var err error
 		refs, err = indexer.Records(tx)
 		return err
@@ -336,7 +336,7 @@ func (in *instance) runSyncer(ctx context.Context) {
 
 func loadDemoIfEmpty(store parley.Store, clock parley.Clock) error {
 	empty := false
-	err := store.View(func(tx parley.Tx) error {
+	err := store.View(context.Background(), func(tx parley.Tx) error {
 		companies, err := tx.Companies()
 		empty = len(companies) == 0
 		return err

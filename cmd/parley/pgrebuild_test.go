@@ -87,7 +87,7 @@ func TestUpgradeRebuildsTheSearchTables(t *testing.T) {
 	require.NoError(t, err)
 	defer writer.Close()
 	var first int64
-	require.NoError(t, writer.Store().View(func(tx parley.Tx) error {
+	require.NoError(t, writer.Store().View(ctx, func(tx parley.Tx) error {
 		return tx.EachConversationID(func(id int64) {
 			if first == 0 {
 				first = id
@@ -101,7 +101,7 @@ func TestUpgradeRebuildsTheSearchTables(t *testing.T) {
 	progress := func(done, total int) {
 		logProgress(done, total)
 		writeOnce.Do(func() {
-			_, err = writer.Store().Update(func(tx parley.Tx) error {
+			_, err = writer.Store().Update(ctx, func(tx parley.Tx) error {
 				c, err := tx.Conversation(1, first)
 				if err != nil {
 					return err

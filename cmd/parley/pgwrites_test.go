@@ -35,7 +35,7 @@ func TestAWriteIsSearchedOnAnotherNodeAtOnce(t *testing.T) {
 	defer b.close()
 
 	var conversation int64
-	require.NoError(t, a.db.Store().View(func(tx parley.Tx) error {
+	require.NoError(t, a.db.Store().View(context.Background(), func(tx parley.Tx) error {
 		return tx.EachConversationID(func(id int64) { conversation = max(conversation, id) })
 	}))
 	phone := &parley.Thread{CompanyID: 1, ConversationID: conversation, Type: parley.ThreadPhone, State: parley.ThreadPublished,
@@ -43,7 +43,7 @@ func TestAWriteIsSearchedOnAnotherNodeAtOnce(t *testing.T) {
 	reply := &parley.Thread{CompanyID: 1, ConversationID: conversation, Type: parley.ThreadMessage, State: parley.ThreadPublished,
 		Body: "Your wombat ships today", CreatedBy: parley.Party{ID: 1, Type: parley.PartyUser}, CreatedAt: time.Unix(1700000060, 0)}
 	chat := &parley.Chat{ID: "2b7e1a52-3a5e-4a39-9d5c-1c0f7b0e5a11", CompanyID: 1, MailboxID: 1, CreatedAt: time.Unix(1700000120, 0)}
-	_, err = a.db.Store().Update(func(tx parley.Tx) error {
+	_, err = a.db.Store().Update(context.Background(), func(tx parley.Tx) error {
 		c, err := tx.Conversation(1, conversation)
 		if err != nil {
 			return err
@@ -122,7 +122,7 @@ func TestAWriteDoesNotWaitForAnotherNode(t *testing.T) {
 	close(stall.armed)
 	aDone := make(chan error, 1)
 	go func() {
-		_, err := a.Store().Update(func(tx parley.Tx) error {
+		_, err := a.Store().Update(context.Background(), func(tx parley.Tx) error {
 			return tx.PutCustomer(&parley.Customer{CompanyID: 1, FirstName: "Quokka", CreatedAt: time.Unix(1700000000, 0)})
 		})
 		aDone <- err
@@ -131,7 +131,7 @@ func TestAWriteDoesNotWaitForAnotherNode(t *testing.T) {
 
 	bDone := make(chan error, 1)
 	go func() {
-		_, err := b.db.Store().Update(func(tx parley.Tx) error {
+		_, err := b.db.Store().Update(context.Background(), func(tx parley.Tx) error {
 			return tx.PutCustomer(&parley.Customer{CompanyID: 1, FirstName: "Numbat", CreatedAt: time.Unix(1700000000, 0)})
 		})
 		bDone <- err

@@ -16,7 +16,7 @@ import (
 // invents credentials (the demo data loads only with --demo).
 func sayIfEmpty(store parley.Store, at location, log *slog.Logger) error {
 	var n int
-	err := store.View(func(tx parley.Tx) error {
+	err := store.View(context.Background(), func(tx parley.Tx) error {
 		companies, err := tx.Companies()
 		n = len(companies)
 		return err

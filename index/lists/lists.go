@@ -181,7 +181,7 @@ type Source interface {
 // undone.
 func (e *Engine) Load(store parley.Store, project Projection) error {
 	fresh := New()
-	err := store.View(func(tx parley.Tx) error {
+	err := store.View(context.Background(), func(tx parley.Tx) error {
 		names := newNameCache(tx)
 		return tx.EachConversation(func(c *parley.Conversation) error {
 			if d, ok := project.List(names, c); ok {
@@ -264,7 +264,7 @@ func (e *Engine) fillReports(store parley.Store, project Projection, fill *repor
 		docs = docs[:0]
 		return nil
 	}
-	err := store.View(func(tx parley.Tx) error {
+	err := store.View(context.Background(), func(tx parley.Tx) error {
 		names := newNameCache(tx)
 		yield := func(kind index.Kind, d index.Document) { docs = append(docs, kindDoc{kind, d}) }
 		err := tx.EachConversation(func(c *parley.Conversation) error {

@@ -5,11 +5,13 @@
 // found, unique keys in conflict, listings in their documented order,
 // secondary keys that follow renames and deletes, the records each write
 // touches (which the indexer builds documents for), and, for a store with
-// an index outbox, its sequences. It is test support:
+// an index outbox, its sequences; and a transaction whose context is done
+// committing nothing. It is test support:
 // only tests import it.
 package storetest
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -66,6 +68,7 @@ var families = []struct {
 	run  func(t *testing.T, b Backend)
 }{
 	{"transactions", testTransactions},
+	{"cancelled transactions", testCancelled},
 	{"companies", testCompanies},
 	{"users", testUsers},
 	{"teams", testTeams},
@@ -114,7 +117,7 @@ func ptr[T any](v T) *T { return &v }
 // update runs fn in a write that must commit, and returns its sequence.
 func update(t *testing.T, b Backend, fn func(tx parley.Tx) error) uint64 {
 	t.Helper()
-	seq, err := b.Store().Update(fn)
+	seq, err := b.Store().Update(context.Background(), fn)
 	require.NoError(t, err)
 	return seq
 }
@@ -122,7 +125,7 @@ func update(t *testing.T, b Backend, fn func(tx parley.Tx) error) uint64 {
 // view runs fn in a read that must succeed.
 func view(t *testing.T, b Backend, fn func(tx parley.Tx) error) {
 	t.Helper()
-	require.NoError(t, b.Store().View(fn))
+	require.NoError(t, b.Store().View(context.Background(), fn))
 }
 
 // get reads one value in a read of its own.
@@ -140,7 +143,7 @@ func get[T any](t *testing.T, b Backend, fn func(tx parley.Tx) (T, error)) T {
 // failure runs fn in a write and returns its error, which must not be nil.
 func failure(t *testing.T, b Backend, fn func(tx parley.Tx) error) error {
 	t.Helper()
-	_, err := b.Store().Update(fn)
+	_, err := b.Store().Update(context.Background(), fn)
 	require.Error(t, err)
 	return err
 }
@@ -148,7 +151,7 @@ func failure(t *testing.T, b Backend, fn func(tx parley.Tx) error) error {
 // notFound asserts that a read answers NotFound.
 func notFound(t *testing.T, b Backend, what string, fn func(tx parley.Tx) error) {
 	t.Helper()
-	err := b.Store().View(fn)
+	err := b.Store().View(context.Background(), fn)
 	require.Truef(t, parley.IsNotFound(err), "%s: want NotFound, got %v", what, err)
 }
 

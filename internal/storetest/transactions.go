@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -29,7 +30,7 @@ func testTransactions(t *testing.T, b Backend) {
 	assert.Zero(t, seq, "a write that queues no index work")
 
 	refused := errors.New("refused")
-	_, err := b.Store().Update(func(tx parley.Tx) error {
+	_, err := b.Store().Update(context.Background(), func(tx parley.Tx) error {
 		if err := tx.PutTag(&parley.Tag{CompanyID: 1, Name: "dropped"}); err != nil {
 			return err
 		}

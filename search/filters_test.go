@@ -1,4 +1,4 @@
-package filters_test
+package search_test
 
 import (
 	"testing"
@@ -7,11 +7,11 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/filters"
 	"github.com/parley/parley/query"
+	"github.com/parley/parley/search"
 )
 
-func TestConversations(t *testing.T) {
+func TestConversationFilter(t *testing.T) {
 	since := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	seven, none := int64(7), []int64{}
 	cases := []struct {
@@ -37,12 +37,12 @@ func TestConversations(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, query.And{Nodes: append([]query.Node{query.All{}}, tc.want...)}, filters.Conversations(tc.filter))
+			assert.Equal(t, query.And{Nodes: append([]query.Node{query.All{}}, tc.want...)}, search.ConversationFilter(tc.filter))
 		})
 	}
 }
 
-func TestCustomers(t *testing.T) {
+func TestCustomerFilter(t *testing.T) {
 	since := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	mailbox, email, first, last := int64(5), "ann@example.com", "Ann", "Lee"
 	cases := []struct {
@@ -65,7 +65,7 @@ func TestCustomers(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, query.And{Nodes: append([]query.Node{query.All{}}, tc.want...)}, filters.Customers(tc.filter))
+			assert.Equal(t, query.And{Nodes: append([]query.Node{query.All{}}, tc.want...)}, search.CustomerFilter(tc.filter))
 		})
 	}
 }

@@ -1,13 +1,14 @@
-package reports
+package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/filters"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
 )
@@ -30,39 +31,50 @@ var customerFacetFields = map[string]string{
 	"emailDomain": "emailDomain", "mailboxId": "mailboxId", "organizationId": "organizationId",
 }
 
-// ListFacetNames lists the facets a conversation list may ask for, and
-// CustomerFacetNames those a customer list may ask for.
+// listFacetNames lists the facets a conversation list may ask for, and
+// customerFacetNames those a customer list may ask for.
 var (
-	ListFacetNames     = []string{"assignee", MonthFacet, "mailbox", "status", "tag", "type"}
-	CustomerFacetNames = []string{MonthFacet, "emailDomain", "mailboxId", "organizationId"}
+	listFacetNames     = []string{"assignee", MonthFacet, "mailbox", "status", "tag", "type"}
+	customerFacetNames = []string{MonthFacet, "emailDomain", "mailboxId", "organizationId"}
 )
 
-// IsListFacet reports whether name is one of ListFacetNames.
-func IsListFacet(name string) bool {
-	_, value := listFacetFields[name]
-	return value || name == MonthFacet
+// facetNames keeps the names asked for that fields (or MonthFacet) know,
+// adding a problem on `facets` for each other; nil when none was asked.
+func facetNames(asked []string, fields map[string]string, allowed []string, problems *parley.Problems) []string {
+	var out []string
+	for _, name := range asked {
+		if _, value := fields[name]; !value && name != MonthFacet {
+			problems.Add("facets", parley.CodeListOfEnumValues, "must be among: "+strings.Join(allowed, ", "), name)
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
 }
 
-// IsCustomerFacet reports whether name is one of CustomerFacetNames.
-func IsCustomerFacet(name string) bool {
-	_, value := customerFacetFields[name]
-	return value || name == MonthFacet
+// faceter is the engine's facet counter.
+func faceter(e index.Engine) (index.Faceter, error) {
+	f, ok := e.(index.Faceter)
+	if !ok {
+		return nil, errors.New("search: the engine cannot count facets")
+	}
+	return f, nil
 }
 
-// ListFacets counts, over a list's filter (its query included), the
+// listFacets counts, over a list's filter (its query included), the
 // conversations of a company per value of each named facet, from the
 // engine's facets: no record is loaded.
-func ListFacets(ctx context.Context, e Engine, company int64, filter query.Node, names []string, now time.Time) (map[string]map[string]int, error) {
+func listFacets(ctx context.Context, e index.Faceter, company int64, filter query.Node, names []string, now time.Time) (map[string]map[string]int, error) {
 	return countFacets(ctx, e, index.Conversations, listFacetFields, company, filter, names, now)
 }
 
-// CustomerFacets counts, over a customer list's filter and query (nil
+// customerFacets counts, over a customer list's filter and query (nil
 // for none), the customers of a company per value of each named facet.
 // A customer with two addresses at one domain counts once for it. A
 // customer counts under every mailbox it wrote to that the filter shows
 // (parley.CustomerFilter.ShowsMailbox).
-func CustomerFacets(ctx context.Context, e Engine, company int64, list parley.CustomerFilter, search query.Node, names []string, now time.Time) (map[string]map[string]int, error) {
-	filter := filters.Customers(list)
+func customerFacets(ctx context.Context, e index.Faceter, company int64, list parley.CustomerFilter, search query.Node, names []string, now time.Time) (map[string]map[string]int, error) {
+	filter := CustomerFilter(list)
 	if search != nil {
 		filter = query.And{Nodes: []query.Node{filter, search}}
 	}
@@ -73,7 +85,7 @@ func CustomerFacets(ctx context.Context, e Engine, company int64, list parley.Cu
 	for key := range out["mailboxId"] {
 		id, perr := strconv.ParseInt(key, 10, 64)
 		if perr != nil {
-			return nil, fmt.Errorf("reports: mailbox facet value %q is not an id", key)
+			return nil, fmt.Errorf("search: mailbox facet value %q is not an id", key)
 		}
 		if !list.ShowsMailbox(id) {
 			delete(out["mailboxId"], key)
@@ -85,7 +97,7 @@ func CustomerFacets(ctx context.Context, e Engine, company int64, list parley.Cu
 // countFacets asks the engine for the named facets of a kind's documents:
 // fields maps the value facets to index fields; MonthFacet counts by month
 // of createdAt.
-func countFacets(ctx context.Context, e Engine, kind index.Kind, fields map[string]string, company int64, filter query.Node, names []string, now time.Time) (map[string]map[string]int, error) {
+func countFacets(ctx context.Context, e index.Faceter, kind index.Kind, fields map[string]string, company int64, filter query.Node, names []string, now time.Time) (map[string]map[string]int, error) {
 	r := index.FacetRequest{Kind: kind, Company: company, Filter: filter,
 		Values: map[string]string{}, Ranges: map[string]index.RangeFacet{}}
 	var months []string
@@ -116,21 +128,23 @@ func countFacets(ctx context.Context, e Engine, kind index.Kind, fields map[stri
 	return out, nil
 }
 
-// monthBuckets are the buckets of MonthFacet: "earlier", then the report
-// series' month steps over the twelve months up to the one holding now,
-// the last left open.
+// monthBuckets are the buckets of MonthFacet: "earlier", then the
+// twelve UTC months up to the one holding now, the last left open.
 func monthBuckets(now time.Time) ([]string, index.RangeFacet) {
 	now = now.UTC()
 	thisMonth := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	start := thisMonth.AddDate(0, -11, 0)
-	rf, parts := timeBuckets(Period{Start: start, End: thisMonth.AddDate(0, 1, 0)}, "month")
-	rf.Field = "createdAt"
-	rf.Buckets[len(rf.Buckets)-1].Max = nil
 	first := index.Millis(start)
-	rf.Buckets = append([]index.Bucket{{Max: &first}}, rf.Buckets...)
+	rf := index.RangeFacet{Field: "createdAt", Buckets: []index.Bucket{{Max: &first}}}
 	names := []string{"earlier"}
-	for _, p := range parts {
-		names = append(names, p.Start.Format("2006-01"))
+	for i := range 12 {
+		from, to := index.Millis(start.AddDate(0, i, 0)), index.Millis(start.AddDate(0, i+1, 0))
+		b := index.Bucket{Min: &from, Max: &to}
+		if i == 11 {
+			b.Max = nil
+		}
+		rf.Buckets = append(rf.Buckets, b)
+		names = append(names, start.AddDate(0, i, 0).Format("2006-01"))
 	}
 	return names, rf
 }

@@ -1,18 +1,18 @@
-// Package filters builds the query node of a typed list filter: the one
-// place a conversation or customer filter of the domain becomes a query,
-// for the API's lists and the reports alike. It knows the indexed field
-// names of the filters' criteria and nothing of HTTP.
-package filters
+package search
 
 import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/query"
 )
 
-// Conversations is the node of a conversation filter, for conversation
+// The typed list filters of the domain become query nodes here, and only
+// here, for the lists and the reports alike: this file knows the indexed
+// field names of the filters' criteria.
+
+// ConversationFilter is the node of a conversation filter, for conversation
 // documents and the chat, call and reply documents that carry the same
 // fields.
-func Conversations(f parley.ConversationFilter) query.Node {
+func ConversationFilter(f parley.ConversationFilter) query.Node {
 	nodes := []query.Node{query.All{}}
 	if f.Visible != nil {
 		nodes = append(nodes, query.AnyID("mailboxId", *f.Visible))
@@ -51,8 +51,8 @@ func Conversations(f parley.ConversationFilter) query.Node {
 	return query.And{Nodes: nodes}
 }
 
-// Customers is the node of a customer filter.
-func Customers(f parley.CustomerFilter) query.Node {
+// CustomerFilter is the node of a customer filter.
+func CustomerFilter(f parley.CustomerFilter) query.Node {
 	nodes := []query.Node{query.All{}}
 	if f.MailboxID != nil {
 		mailboxes := []int64{*f.MailboxID}
