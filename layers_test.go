@@ -46,7 +46,9 @@ var allowedImports = map[string][]string{
 	"internal/webassets": {},
 	// Test support: the web pages' browser tests, on the real server over
 	// the demo data.
-	"internal/browsertest": {"", "api", "fixtures", "index", "index/bleveindex", "index/lists", "indexer", "storage"},
+	"internal/browsertest": {"", "api", "fixtures", "index", "index/bleveindex", "index/lists", "indexer", "internal/headless", "storage"},
+	// Starts Chromium and signs in to a web page, for the browser tests and the bench.
+	"internal/headless": {},
 	// The workers and loaders see storage through the domain's seam (their
 	// tests run on bbolt).
 	"fixtures":         {"", "search", "workflow"}, // demo views' queries and workflows' conditions go through the checkers
@@ -56,7 +58,7 @@ var allowedImports = map[string][]string{
 	"transfer":         {"", "index", "query"},       // parley copy: the seam on both sides, searches compared
 	"email":            {"", "internal/conncap", "internal/duework"},
 	"email/smtptest":   {},
-	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver", "pgstore", "index/pgindex", "pgsearch", "workflow"},
+	"cmd/parley-bench": {"", "api", "internal/gcpolicy", "internal/headless", "index", "index/bleveindex", "index/lists", "index/scan", "indexer", "storage", "query", "internal/pgtest/pgserver", "pgstore", "index/pgindex", "pgsearch", "workflow"},
 	// Chooses the backend: bbolt and Bleve embedded, or pgstore and pgindex.
 	"cmd/parley": {"", "api", "internal/gcpolicy", "fixtures", "index", "index/bleveindex", "index/lists", "index/pgindex", "indexer",
 		"pgsearch", "pgstore", "storage", "query", "reports", "webhooks", "importer", "email", "workflow", "transfer", "puller"},

@@ -42,6 +42,10 @@ func (t *Tx) index(db *DB) error {
 	if t.failed != nil {
 		return t.failed
 	}
+	// A write whose caller went away commits nothing: no documents to build.
+	if err := t.ctx.Err(); err != nil {
+		return err
+	}
 	return causeOf(t, db.indexer(t.ctx, t, t.tx, t.touched))
 }
 
