@@ -66,11 +66,11 @@ var CompanyTables = []string{"users", "teams", "mailboxes", "saved_replies", "cu
 // AllCompanies marks the statements that read a company table across
 // companies: the queues that background workers drain in time or sequence
 // order (wake-ups, domain events, webhook deliveries, outgoing e-mail). Under Citus they are multi-shard queries, run by a
-// worker, never by a request. Today one process drains each queue; when
-// several nodes share a database, each will take its batch with SELECT
-// ... FOR UPDATE SKIP LOCKED in the write transaction that records the
-// outcome, so that one item goes to one node, and the read-only looks
-// (what is due next) stay as they are.
+// worker, never by a request. Nodes sharing a database split the work
+// with row locks, never one lock across companies: a wake-up is taken
+// FOR UPDATE SKIP LOCKED, domain events are claimed a company at a time
+// (events.go), deliveries and e-mail with a lease (claims.go); the
+// read-only looks (what is due next) take no lock.
 const AllCompanies = "/* all companies: a queue drained in order */"
 
 // statements is every SQL text the package runs (see stmt), for the test

@@ -54,7 +54,7 @@ func openIndexed(t *testing.T, indexer Indexer) (*DB, string) {
 var transactionControl = regexp.MustCompile(`^(?i)(begin|commit|rollback)\b`)
 
 // allCompanies are the statements allowed to read across companies.
-var allCompanies = []string{sqlDueLater, sqlClaimPendingEvents, sqlNextLater, sqlPendingEvents, sqlDueDeliveries, sqlDueMail, sqlNextMail}
+var allCompanies = []string{sqlDueLater, sqlClaimEventCompany, sqlNextLater, sqlPendingEvents, sqlDueDeliveries, sqlDueMail, sqlNextMail}
 
 // TestStatementsKeepToACompany walks every statement the package may run:
 // each that touches a company table filters it by company_id (or sets it,
