@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/parley/parley/internal/pgtest"
 )
 
 // TestConnectionSettings: every connection of the pool ends a statement
@@ -16,9 +14,7 @@ import (
 // server probe it with TCP keepalives; a URL's own setting is kept.
 func TestConnectionSettings(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.Database(t)
-	_, err := Migrate(ctx, url)
-	require.NoError(t, err)
+	url := migrated(t)
 	for _, c := range []struct {
 		name  string
 		url   string
