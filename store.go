@@ -421,7 +421,9 @@ type EventQueue interface {
 	// HasPendingEvents reports whether any company has an event waiting.
 	HasPendingEvents() bool
 	// PendingEvents lists up to max waiting events, in the order they were
-	// recorded.
+	// recorded. In a write, a store that nodes share may claim them
+	// company by company instead, skipping the companies another node is
+	// fanning out: each company's events still in the order recorded.
 	PendingEvents(max int) ([]RecordedEvent, error)
 	// DeleteEvent removes an event of a company once its deliveries are
 	// stored (nothing when it is not there).

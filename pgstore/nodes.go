@@ -18,9 +18,10 @@ import (
 //   - Each write writes the search rows of the records it touched in its
 //     own transaction (see search.go): no node indexes for the others,
 //     and a read on any node sees every committed write.
-//   - Commits announce the work they left for the workers with NOTIFY on
-//     one channel, so every node's workers wake at once (see listen), and
-//     chat changes, so every node's visitors' long-polls answer.
+//   - Writes announce the work they left for the workers with NOTIFY on
+//     one channel, just after they commit (see announce), so every node's
+//     workers wake at once (see listen), and chat changes, so every
+//     node's visitors' long-polls answer.
 
 // channel is the NOTIFY channel of every announcement: "later",
 // "webhooks", "mail" (work for those workers), "chat:<id>" (a chat
@@ -51,13 +52,24 @@ func (t *Tx) announcements() []string {
 	return out
 }
 
-// announce queues the transaction's announcements, which PostgreSQL
-// delivers to every listening node when (and only if) it commits.
-func (t *Tx) announce() error {
-	if news := t.announcements(); len(news) > 0 {
-		return t.exec(sqlNotify, news)
+// announceTimeout bounds the NOTIFY after a commit.
+const announceTimeout = 5 * time.Second
+
+// announce tells every node what a committed write left, in a statement
+// of its own after the commit: a transaction that notifies takes
+// PostgreSQL's NOTIFY queue lock as it commits, which would queue the
+// commits of every write behind one another. It is best effort, even once
+// the request is gone: a node that misses an announcement (the statement
+// failed, or its listening connection was down) finds the work on its
+// workers' timers, and Listen wakes everything when it listens again.
+func (db *DB) announce(ctx context.Context, t *Tx) {
+	news := t.announcements()
+	if len(news) == 0 {
+		return
 	}
-	return nil
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), announceTimeout)
+	defer cancel()
+	_, _ = db.pool.Exec(ctx, sqlNotify, news)
 }
 
 // OnChat registers the function told of each chat changed on any node

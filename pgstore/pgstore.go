@@ -66,11 +66,11 @@ var CompanyTables = []string{"users", "teams", "mailboxes", "saved_replies", "cu
 // AllCompanies marks the statements that read a company table across
 // companies: the queues that background workers drain in time or sequence
 // order (wake-ups, domain events, webhook deliveries, outgoing e-mail). Under Citus they are multi-shard queries, run by a
-// worker, never by a request. Today one process drains each queue; when
-// several nodes share a database, each will take its batch with SELECT
-// ... FOR UPDATE SKIP LOCKED in the write transaction that records the
-// outcome, so that one item goes to one node, and the read-only looks
-// (what is due next) stay as they are.
+// worker, never by a request. Nodes sharing a database split the work
+// with row locks, never one lock across companies: a wake-up is taken
+// FOR UPDATE SKIP LOCKED, domain events are claimed a company at a time
+// (events.go), deliveries and e-mail with a lease (claims.go); the
+// read-only looks (what is due next) take no lock.
 const AllCompanies = "/* all companies: a queue drained in order */"
 
 // statements is every SQL text the package runs (see stmt), for the test
@@ -95,6 +95,52 @@ type Options struct {
 	// its transaction (see search.go); without one, the store keeps no
 	// search rows (tests of the store alone).
 	Indexer Indexer
+	// StatementTimeout ends any one statement that runs longer
+	// (DefaultStatementTimeout when zero), so a runaway query cannot hold
+	// its locks and connection for good.
+	StatementTimeout time.Duration
+}
+
+// Settings of every connection of the pool (see sessionSettings). A
+// setting the database URL names itself is left as the URL says.
+const (
+	// DefaultStatementTimeout is Options.StatementTimeout's default.
+	DefaultStatementTimeout = 30 * time.Second
+	// idleInTransactionTimeout ends the session of a node that stopped
+	// (a process paused or wedged) inside a transaction, which releases
+	// its row locks for the other nodes.
+	idleInTransactionTimeout = time.Minute
+	// The server probes an idle connection after keepaliveIdle, every
+	// keepaliveInterval, and drops it after keepaliveCount unanswered
+	// probes: a node gone from the network gives up its session (and its
+	// locks) within about two minutes rather than the kernel's two hours.
+	keepaliveIdle     = time.Minute
+	keepaliveInterval = 10 * time.Second
+	keepaliveCount    = 6
+)
+
+// sessionSettings sets the timeouts and TCP keepalives on every connection
+// cfg opens, keeping what the URL already sets. The client side keeps
+// pgx's own keepalive on its socket.
+func sessionSettings(cfg *pgx.ConnConfig, statementTimeout time.Duration) {
+	if statementTimeout <= 0 {
+		statementTimeout = DefaultStatementTimeout
+	}
+	for name, d := range map[string]time.Duration{
+		"statement_timeout":                   statementTimeout,
+		"idle_in_transaction_session_timeout": idleInTransactionTimeout,
+		"tcp_keepalives_idle":                 keepaliveIdle,
+		"tcp_keepalives_interval":             keepaliveInterval,
+	} {
+		setDefault(cfg, name, fmt.Sprint(d.Milliseconds())+"ms")
+	}
+	setDefault(cfg, "tcp_keepalives_count", fmt.Sprint(keepaliveCount))
+}
+
+func setDefault(cfg *pgx.ConnConfig, name, value string) {
+	if _, set := cfg.RuntimeParams[name]; !set {
+		cfg.RuntimeParams[name] = value
+	}
 }
 
 // DB is Parley's record store on PostgreSQL.
@@ -137,6 +183,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("%w (schema version %d, this binary needs %d)", ErrSchemaOutdated, have, want)
 	}
 	cfg.ConnConfig.Tracer = opts.Tracer
+	sessionSettings(cfg.ConnConfig, opts.StatementTimeout)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)

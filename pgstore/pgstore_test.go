@@ -31,9 +31,7 @@ func open(t *testing.T) (*DB, string) {
 func openIndexed(t *testing.T, indexer Indexer) (*DB, string) {
 	t.Helper()
 	ctx := context.Background()
-	url := pgtest.Database(t)
-	_, err := Migrate(ctx, url)
-	require.NoError(t, err)
+	url := migrated(t)
 	rec := &pgtest.Recorder{}
 	db, err := Open(ctx, url, Options{Tracer: rec, Indexer: indexer})
 	require.NoError(t, err)
@@ -49,12 +47,21 @@ func openIndexed(t *testing.T, indexer Indexer) (*DB, string) {
 	return db, url
 }
 
+// migrated returns the URL of a fresh database with the store's schema.
+func migrated(t *testing.T) string {
+	t.Helper()
+	url := pgtest.Database(t)
+	_, err := Migrate(context.Background(), url)
+	require.NoError(t, err)
+	return url
+}
+
 // transactionControl matches the statements pgx issues to begin and end
 // transactions.
 var transactionControl = regexp.MustCompile(`^(?i)(begin|commit|rollback)\b`)
 
 // allCompanies are the statements allowed to read across companies.
-var allCompanies = []string{sqlDueLater, sqlClaimPendingEvents, sqlNextLater, sqlPendingEvents, sqlDueDeliveries, sqlDueMail, sqlNextMail}
+var allCompanies = []string{sqlDueLater, sqlClaimEventCompany, sqlNextLater, sqlPendingEvents, sqlDueDeliveries, sqlDueMail, sqlNextMail}
 
 // TestStatementsKeepToACompany walks every statement the package may run:
 // each that touches a company table filters it by company_id (or sets it,

@@ -66,6 +66,7 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) error) (
 		t, err := db.attempt(ctx, opts, fn)
 		if err == nil {
 			db.committed(t)
+			db.announce(ctx, t)
 			return 0, nil
 		}
 		if !retryable(err) || attempt == maxAttempts || ctx.Err() != nil {
@@ -101,9 +102,6 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) erro
 	}
 	if t.writable {
 		if err := t.index(db); err != nil {
-			return nil, err
-		}
-		if err := t.announce(); err != nil {
 			return nil, err
 		}
 	}
