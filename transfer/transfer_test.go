@@ -19,10 +19,23 @@ import (
 
 var clock = time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
 
+// notCopied are the writes of records a copy leaves behind on purpose,
+// with why.
+var notCopied = map[string]string{
+	// A pull's map of source ids and its last run belong to the database
+	// the pull wrote: a pull into a copied company matches by natural keys.
+	"PutPulledID": "the pulls' id map",
+	"PutLastPull": "the pulls' last runs",
+}
+
 // TestEveryPutIsCopied fails when the store seam gains a Put method no
-// kind copies: a new kind of record must be added to kinds.
+// kind copies: a new kind of record must be added to kinds (or, left
+// behind on purpose, to notCopied).
 func TestEveryPutIsCopied(t *testing.T) {
 	copied := map[string]bool{}
+	for put := range notCopied {
+		copied[put] = true
+	}
 	for _, k := range kinds {
 		for _, put := range k.writes() {
 			copied[put] = true
