@@ -152,10 +152,18 @@ func TestVisitorMessage(t *testing.T) {
 func TestReadChat(t *testing.T) {
 	w, widget, env := chatWorld(t)
 	c := w.startChat(t, widget, env)
-	plain := w.plainUser(t) // no chat access
-	noLastName := w.caller
-	noLastName.User = &parley.User{ID: w.caller.User.ID, CompanyID: w.caller.Company.ID, FirstName: "Ann", Role: parley.RoleOwner, Active: true, CanChat: true}
-	for name, caller := range map[string]parley.Caller{"no chat access": plain, "no last name": noLastName} {
+	// The owner, but for one of what an agent needs.
+	without := func(change func(u *parley.User)) parley.Caller {
+		u := *w.caller.User
+		change(&u)
+		return parley.Caller{Company: w.caller.Company, User: &u}
+	}
+	callers := map[string]parley.Caller{
+		"no chat access":    without(func(u *parley.User) { u.CanChat = false }),
+		"no last name":      without(func(u *parley.User) { u.LastName = " " }),
+		"no mailbox access": without(func(u *parley.User) { u.Role, u.MailboxIDs = parley.RoleUser, []int64{w.other} }),
+	}
+	for name, caller := range callers {
 		t.Run(name, func(t *testing.T) {
 			err := w.st.View(context.Background(), func(tx parley.Tx) error {
 				_, err := parley.ReadChat(tx, caller, c.ID)

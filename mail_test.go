@@ -107,6 +107,7 @@ func TestReceiveMail(t *testing.T) {
 		{"a reply by In-Reply-To", mail("m2@ext", "dan@example.com", "Re: Broken order", "m1@ext"), ruleNow, first.ConversationID, false, false},
 		{"a reply by the subject tag", mail("m3@ext", "dan@example.com", tag), ruleNow, first.ConversationID, false, false},
 		{"a stranger naming the conversation", mail("m4@ext", "eve@example.com", tag, "m1@ext"), ruleNow, 0, false, true},
+		{"another customer naming the conversation", mail("m8@ext", "cara@example.com", tag, "m1@ext"), ruleNow, 0, false, true},
 		{"the sender again within a day", mail("m5@ext", "dan@example.com", "Another thing"), ruleNow.Add(time.Hour), 0, false, false},
 		{"the sender a day later", mail("m6@ext", "dan@example.com", "And another"), ruleNow.Add(25 * time.Hour), 0, false, true},
 		{"machine-sent mail", func() parley.InboundMail {

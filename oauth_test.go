@@ -220,6 +220,15 @@ func (w *world) tokenUser(t *testing.T, token string, at time.Time) int64 {
 	return c.User.ID
 }
 
+// invitedUser stores a user of the world's company who has not accepted
+// the invitation yet.
+func (w *world) invitedUser(t *testing.T) int64 {
+	t.Helper()
+	u := &parley.User{CompanyID: w.caller.Company.ID, FirstName: "Ivo", Email: "ivo@acme.test", Role: parley.RoleUser}
+	require.NoError(t, w.write(func(tx parley.Tx) error { return tx.PutUser(u) }))
+	return u.ID
+}
+
 func TestIssueClientCredentials(t *testing.T) {
 	w := newWorld(t)
 	cases := []struct {
@@ -229,6 +238,7 @@ func TestIssueClientCredentials(t *testing.T) {
 	}{
 		{"the app's user is active", w.caller.User.ID, true},
 		{"the app's user was deactivated", w.inactive, false},
+		{"the app's user is invited, not active yet", w.invitedUser(t), false},
 		{"the app's user is gone", 999, false},
 	}
 	for _, tc := range cases {
