@@ -2,7 +2,9 @@ package parley_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,4 +50,105 @@ func TestThreadSourceAndBounce(t *testing.T) {
 			assert.Equal(t, parley.ThreadPublished, th.State)
 		}
 	}
+}
+
+// TestReceiveMail: a customer's e-mail to a mailbox starts a conversation
+// or, replying to one its sender may write to, adds a customer thread;
+// each is kept once, with its raw message, and a new conversation is
+// auto-replied to at most once a day, never for machine-sent mail.
+func TestReceiveMail(t *testing.T) {
+	w := newWorld(t)
+	var m *parley.Mailbox
+	require.NoError(t, w.write(func(tx parley.Tx) (err error) {
+		m, err = parley.SetAutoReply(tx, w.caller, w.mailbox, parley.AutoReply{Enabled: true, Subject: "Got it", Text: "We will answer soon."}, ruleNow)
+		return err
+	}))
+	receive := func(in parley.InboundMail, at time.Time) (*parley.Received, error) {
+		var got *parley.Received
+		err := w.write(func(tx parley.Tx) (err error) {
+			got, err = parley.ReceiveMail(tx, m, &in, parley.EICARScanner{}, parley.DefaultAutoReplyInterval, at)
+			return err
+		})
+		return got, err
+	}
+	mail := func(id, from, subject string, replyTo ...string) parley.InboundMail {
+		return parley.InboundMail{MessageID: id, InReplyTo: replyTo, From: from, FromName: "Dan Dee", Subject: subject, Body: "<p>" + id + "</p>", Raw: []byte("raw " + id)}
+	}
+	_, err := receive(parley.InboundMail{From: "dan@example.com", CC: make([]string, parley.MaxMailCC+1)}, ruleNow)
+	assertRefused(t, err, parley.KindInvalid, "cc", parley.CodeSize)
+	_, err = receive(parley.InboundMail{From: "dan@example.com", Attachments: make([]parley.AttachmentInput, parley.MaxMailAttachments+1)}, ruleNow)
+	assertRefused(t, err, parley.KindInvalid, "attachments", parley.CodeSize)
+
+	first, err := receive(mail("m1@ext", "dan@example.com", "Broken order [#99]"), ruleNow)
+	require.NoError(t, err)
+	assert.True(t, first.Created)
+	c, threads := w.load(t, first.ConversationID)
+	assert.Equal(t, "Broken order", c.Subject, "the subject tag is taken out")
+	assert.Equal(t, parley.Source{Type: "email", Via: parley.PartyCustomer}, c.Source)
+	require.Len(t, threads, 1)
+	assert.Equal(t, []any{parley.ThreadCustomer, "<p>m1@ext</p>", "m1@ext"}, []any{threads[0].Type, threads[0].Body, threads[0].MessageID})
+	tag := fmt.Sprintf("Re: [#%d]", c.Number)
+
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
+		mails, err := tx.ConversationMail(first.ConversationID)
+		require.Len(t, mails, 1)
+		assert.Equal(t, []any{parley.MailAutoReply, "Got it"}, []any{mails[0].Kind, mails[0].Subject}, "a new conversation is auto-replied to")
+		return err
+	}))
+	cases := []struct {
+		name     string
+		in       parley.InboundMail
+		at       time.Time
+		into     int64 // the conversation it lands in; 0: a new one
+		dup      bool
+		answered bool // the new conversation was auto-replied to
+	}{
+		{"a message kept before", mail("m1@ext", "dan@example.com", "Broken order"), ruleNow, first.ConversationID, true, false},
+		{"a reply by In-Reply-To", mail("m2@ext", "dan@example.com", "Re: Broken order", "m1@ext"), ruleNow, first.ConversationID, false, false},
+		{"a reply by the subject tag", mail("m3@ext", "dan@example.com", tag), ruleNow, first.ConversationID, false, false},
+		{"a stranger naming the conversation", mail("m4@ext", "eve@example.com", tag, "m1@ext"), ruleNow, 0, false, true},
+		{"another customer naming the conversation", mail("m8@ext", "cara@example.com", tag, "m1@ext"), ruleNow, 0, false, true},
+		{"the sender again within a day", mail("m5@ext", "dan@example.com", "Another thing"), ruleNow.Add(time.Hour), 0, false, false},
+		{"the sender a day later", mail("m6@ext", "dan@example.com", "And another"), ruleNow.Add(25 * time.Hour), 0, false, true},
+		{"machine-sent mail", func() parley.InboundMail {
+			in := mail("m7@ext", "bot@example.com", "Out of office")
+			in.AutoSubmitted = true
+			return in
+		}(), ruleNow, 0, false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := receive(tc.in, tc.at)
+			require.NoError(t, err)
+			assert.Equal(t, tc.dup, got.Duplicate)
+			assert.Equal(t, tc.into == 0, got.Created)
+			if tc.into != 0 {
+				assert.Equal(t, tc.into, got.ConversationID)
+			}
+			if tc.dup {
+				return
+			}
+			require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
+				raw, err := tx.ThreadSource(got.ThreadID)
+				require.NoError(t, err)
+				assert.Equal(t, tc.in.Raw, raw, "the raw message is kept")
+				mails, err := tx.ConversationMail(got.ConversationID)
+				require.NoError(t, err)
+				replied := false
+				for _, out := range mails {
+					replied = replied || out.Kind == parley.MailAutoReply
+				}
+				if got.Created {
+					assert.Equal(t, tc.answered, replied, "auto reply")
+				}
+				return nil
+			}))
+		})
+	}
+	_, threads = w.load(t, first.ConversationID)
+	assert.Len(t, threads, 3, "the message and its two replies")
+
+	dropped, err := receive(parley.InboundMail{Bounce: &parley.InboundBounce{Failed: true, MessageID: "nobody@ext"}}, ruleNow)
+	require.NoError(t, err)
+	assert.True(t, dropped.Dropped, "a bounce of no message of Parley's")
 }

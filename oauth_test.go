@@ -208,3 +208,164 @@ func TestAuthorizationCodePKCE(t *testing.T) {
 		})
 	}
 }
+
+// tokenUser is the id of the user a token acts as at a time.
+func (w *world) tokenUser(t *testing.T, token string, at time.Time) int64 {
+	t.Helper()
+	var c parley.Caller
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) (err error) {
+		c, err = parley.Authenticate(tx, parley.HashToken(token), at)
+		return err
+	}))
+	return c.User.ID
+}
+
+// invitedUser stores a user of the world's company who has not accepted
+// the invitation yet.
+func (w *world) invitedUser(t *testing.T) int64 {
+	t.Helper()
+	u := &parley.User{CompanyID: w.caller.Company.ID, FirstName: "Ivo", Email: "ivo@acme.test", Role: parley.RoleUser}
+	require.NoError(t, w.write(func(tx parley.Tx) error { return tx.PutUser(u) }))
+	return u.ID
+}
+
+func TestIssueClientCredentials(t *testing.T) {
+	w := newWorld(t)
+	cases := []struct {
+		name string
+		user int64
+		ok   bool
+	}{
+		{"the app's user is active", w.caller.User.ID, true},
+		{"the app's user was deactivated", w.inactive, false},
+		{"the app's user is invited, not active yet", w.invitedUser(t), false},
+		{"the app's user is gone", 999, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			app := &parley.App{ClientID: "cc-app", CompanyID: w.caller.Company.ID, UserID: tc.user, Name: "Sync", CreatedAt: ruleNow}
+			var issued parley.Issued
+			err := w.write(func(tx parley.Tx) (err error) {
+				if err := tx.PutApp(app); err != nil {
+					return err
+				}
+				issued, err = parley.IssueClientCredentials(tx, app, ruleNow)
+				return err
+			})
+			if !tc.ok {
+				assertRefused(t, err, parley.KindUnauthorized, "", parley.OAuthInvalidClient)
+				assert.Empty(t, issued.AccessToken)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, parley.Issued{AccessToken: issued.AccessToken, ExpiresIn: 172800}, issued, "no refresh token")
+			assert.Equal(t, tc.user, w.tokenUser(t, issued.AccessToken, ruleNow))
+			assert.Error(t, w.authenticated(t, issued.AccessToken, ruleNow.Add(parley.AccessTokenLifetime)), "the token expires")
+		})
+	}
+}
+
+func TestFirstPartyApp(t *testing.T) {
+	w := newWorld(t)
+	first := func(name, redirect string, at time.Time) *parley.App {
+		var app *parley.App
+		require.NoError(t, w.write(func(tx parley.Tx) (err error) {
+			app, err = parley.FirstPartyApp(tx, parley.DashboardClientID, name, redirect, at)
+			return err
+		}))
+		return app
+	}
+	made := &parley.App{ClientID: parley.DashboardClientID, Name: "Reports", RedirectURI: "https://parley.test/reports/cb", CreatedAt: ruleNow}
+	assert.Equal(t, made, first("Reports", "https://parley.test/reports/cb", ruleNow), "created when absent")
+	assert.Equal(t, made, first("Renamed", "https://elsewhere.test/cb", ruleNow.Add(time.Hour)), "loaded as it is after")
+
+	revoked := *made
+	revoked.RevokedAt = &ruleNow
+	require.NoError(t, w.write(func(tx parley.Tx) error { return tx.PutApp(&revoked) }))
+	assert.Equal(t, &revoked, first("Reports", "https://parley.test/reports/cb", ruleNow), "a revoked app is not made anew")
+}
+
+func TestConsentFor(t *testing.T) {
+	w := newWorld(t)
+	other := w.otherCompany(t)
+	cases := []struct {
+		name string
+		app  parley.App
+		want *parley.Consent
+	}{
+		{"Parley's own", parley.App{Name: "Reports"}, &parley.Consent{App: "Reports", Maker: "Parley", Company: "Acme"}},
+		{"the user's company's", parley.App{Name: "Sync", CompanyID: w.caller.Company.ID}, &parley.Consent{App: "Sync", Maker: "Acme", Company: "Acme"}},
+		{"another company's", parley.App{Name: "Bridge", CompanyID: other.ID}, &parley.Consent{App: "Bridge", Maker: "Other", ForeignMaker: true, Company: "Acme"}},
+		{"a company gone", parley.App{Name: "Ghost", CompanyID: 999}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got *parley.Consent
+			err := w.st.View(context.Background(), func(tx parley.Tx) (err error) {
+				got, err = parley.ConsentFor(tx, &tc.app, w.caller.User)
+				return err
+			})
+			if tc.want == nil {
+				assert.True(t, parley.IsNotFound(err), "no consent without a maker: %v", err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestExchangeV1Key(t *testing.T) {
+	w := newWorld(t)
+	const key, client = "v1-key-of-ann", "v1-app"
+	w.caller.User.V1KeyHash = parley.HashToken(key)
+	gone := &parley.User{CompanyID: w.caller.Company.ID, FirstName: "Gus", Email: "gus@acme.test", Role: parley.RoleUser,
+		Deactivated: true, V1KeyHash: parley.HashToken("v1-key-of-gus")}
+	require.NoError(t, w.write(func(tx parley.Tx) error {
+		for _, u := range []*parley.User{w.caller.User, gone} {
+			if err := tx.PutUser(u); err != nil {
+				return err
+			}
+		}
+		if err := tx.PutApp(&parley.App{ClientID: client, CompanyID: w.caller.Company.ID, UserID: w.caller.User.ID, Name: "Legacy"}); err != nil {
+			return err
+		}
+		return tx.PutApp(&parley.App{ClientID: "revoked-app", CompanyID: w.caller.Company.ID, Name: "Old", RevokedAt: &ruleNow})
+	}))
+	exchange := func(apiKey, clientID string, at time.Time) (parley.Issued, error) {
+		var got parley.Issued
+		err := w.commitRefusal(func(tx parley.Tx) (err error) {
+			got, err = parley.ExchangeV1Key(tx, apiKey, clientID, at)
+			return err
+		})
+		return got, err
+	}
+	refused := []struct{ name, key, client string }{
+		{"no key", "", client},
+		{"no client id", key, ""},
+		{"an unknown key", "v1-key-of-nobody", client},
+		{"a deactivated user's key", "v1-key-of-gus", client},
+		{"an unknown client id", key, "no-such-app"},
+		{"a revoked application", key, "revoked-app"},
+	}
+	for _, tc := range refused {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := exchange(tc.key, tc.client, ruleNow)
+			assertRefused(t, err, parley.KindInvalid, "", parley.CodeInvalidV1Exchange)
+		})
+	}
+
+	first, err := exchange(key, client, ruleNow)
+	require.NoError(t, err)
+	assert.NotEmpty(t, first.RefreshToken)
+	assert.Equal(t, w.caller.User.ID, w.tokenUser(t, first.AccessToken, ruleNow))
+	again, err := exchange(key, client, ruleNow.Add(time.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, parley.Issued{AccessToken: first.AccessToken, RefreshToken: first.RefreshToken, ExpiresIn: first.ExpiresIn - 3600}, again,
+		"the same tokens while the access token lives")
+	later := ruleNow.Add(parley.AccessTokenLifetime)
+	fresh, err := exchange(key, client, later)
+	require.NoError(t, err)
+	assert.NotEqual(t, first.AccessToken, fresh.AccessToken, "new tokens once it expired")
+	assert.Equal(t, w.caller.User.ID, w.tokenUser(t, fresh.AccessToken, later))
+}

@@ -79,3 +79,48 @@ func TestOrganizationProperties(t *testing.T) {
 	assert.Empty(t, values(), "the definition's values go with it")
 	assert.True(t, parley.IsNotFound(set("revenue", `5`)))
 }
+
+// TestFindOrganizationPropertyDef: a definition is found by its exact slug
+// among the company's organization properties, never among its customer
+// properties or another company's.
+func TestFindOrganizationPropertyDef(t *testing.T) {
+	w := newWorld(t)
+	company := w.caller.Company.ID
+	other := w.otherCompany(t)
+	require.NoError(t, w.write(func(tx parley.Tx) error {
+		for _, slug := range []string{"tier", "revenue"} {
+			if _, err := parley.DefineOrganizationProperty(tx, w.caller, &parley.PropertyDefInput{Slug: parley.Ptr(slug), Name: parley.Ptr(slug), Type: parley.Ptr("text")}, ruleNow); err != nil {
+				return err
+			}
+		}
+		_, err := parley.DefineProperty(tx, w.caller, &parley.PropertyDefInput{Slug: parley.Ptr("seats"), Name: parley.Ptr("Seats"), Type: parley.Ptr("number")}, ruleNow)
+		return err
+	}))
+	cases := []struct {
+		name    string
+		company int64
+		slug    string
+		found   bool
+	}{
+		{"the first", company, "tier", true},
+		{"the second", company, "revenue", true},
+		{"another case", company, "Tier", false},
+		{"a customer property's slug", company, "seats", false},
+		{"another company's", other.ID, "tier", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var def *parley.PropertyDef
+			err := w.st.View(context.Background(), func(tx parley.Tx) (err error) {
+				def, err = parley.FindOrganizationPropertyDef(tx, tc.company, tc.slug)
+				return err
+			})
+			if !tc.found {
+				assertRefused(t, err, parley.KindNotFound, "", parley.CodeNotFound)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, &parley.PropertyDef{ID: def.ID, CompanyID: company, Slug: tc.slug, Name: tc.slug, Type: "text", CreatedAt: ruleNow}, def)
+		})
+	}
+}

@@ -2,6 +2,7 @@ package parley_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -71,4 +72,50 @@ func TestConfigureRouting(t *testing.T) {
 	require.NoError(t, err)
 	c, _ = w.load(t, id)
 	assert.Nil(t, c.Assignee, "no routing, no assignee")
+}
+
+// TestRoutingMembers: the rotation shows the active users who may see the
+// mailbox, in the order given, each with their away status and the open
+// conversations assigned to them in it.
+func TestRoutingMembers(t *testing.T) {
+	w := newWorld(t)
+	plain := w.plainUser(t) // sees no mailbox
+	away := &parley.User{CompanyID: w.caller.Company.ID, FirstName: "Ada", Email: "ada@acme.test", Role: parley.RoleUser, Active: true,
+		MailboxIDs: []int64{w.mailbox}, Status: &parley.UserStatus{Email: parley.EmailAway, Chat: parley.ChatUnavailable}}
+	invited := &parley.User{CompanyID: w.caller.Company.ID, FirstName: "Ivy", Email: "ivy@acme.test", Role: parley.RoleUser, MailboxIDs: []int64{w.mailbox}}
+	require.NoError(t, w.write(func(tx parley.Tx) error {
+		if err := tx.PutUser(away); err != nil {
+			return err
+		}
+		return tx.PutUser(invited)
+	}))
+	for range 2 {
+		id, err := w.create(t, 1, "customer", "active")
+		require.NoError(t, err)
+		require.NoError(t, w.patch(id, fmt.Sprintf(`[{"op":"replace","path":"/assignTo","value":%d}]`, w.caller.User.ID)))
+	}
+	closed, err := w.create(t, 1, "customer", "closed")
+	require.NoError(t, err)
+	require.NoError(t, w.patch(closed, fmt.Sprintf(`[{"op":"replace","path":"/assignTo","value":%d}]`, w.caller.User.ID)))
+
+	var users []parley.User
+	var members map[int64][]parley.RoutingMember
+	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
+		inactive, err := tx.User(w.caller.Company.ID, w.inactive)
+		if err != nil {
+			return err
+		}
+		users = []parley.User{*away, *plain.User, *inactive, *invited, *w.caller.User}
+		members = map[int64][]parley.RoutingMember{}
+		for _, id := range []int64{w.mailbox, w.other} {
+			m, err := tx.Mailbox(w.caller.Company.ID, id)
+			if err != nil {
+				return err
+			}
+			members[id] = parley.RoutingMembers(tx, users, m)
+		}
+		return nil
+	}))
+	assert.Equal(t, []parley.RoutingMember{{UserID: away.ID, Away: true}, {UserID: w.caller.User.ID, Open: 2}}, members[w.mailbox])
+	assert.Equal(t, []parley.RoutingMember{{UserID: w.caller.User.ID}}, members[w.other], "the owner sees every mailbox; nothing is open in this one")
 }

@@ -148,3 +148,73 @@ func TestSavedViewDefinitions(t *testing.T) {
 	require.NoError(t, w.write(func(tx parley.Tx) error { return parley.DeleteSavedView(tx, w.caller, view.ID) }))
 	assert.True(t, parley.IsNotFound(w.write(func(tx parley.Tx) error { return parley.DeleteSavedView(tx, w.caller, view.ID) })))
 }
+
+// TestCheckWorkflowRun: the API runs a manual, active workflow on 1 to
+// MaxWorkflowRun conversations of its mailbox; anything else is Cannot
+// Run Workflow, on the field at fault.
+func TestCheckWorkflowRun(t *testing.T) {
+	w := newWorld(t)
+	plain := w.plainUser(t) // sees no mailbox
+	tag := []parley.WorkflowAction{{Type: parley.ActionAddTags, Tags: []string{"seen"}}}
+	define := func(typ, status string, conditions []string) int64 {
+		in := parley.WorkflowInput{MailboxID: parley.Ptr(w.mailbox), Name: parley.Ptr(typ + " " + status), Type: parley.Ptr(typ),
+			Status: parley.Ptr(status), Conditions: conditions, Actions: tag}
+		var wf *parley.Workflow
+		require.NoError(t, w.write(func(tx parley.Tx) (err error) {
+			wf, err = parley.CreateWorkflow(tx, w.caller, &in, workflow.Check, ruleNow)
+			return err
+		}))
+		return wf.ID
+	}
+	manual := define(parley.WorkflowManual, parley.WorkflowActive, nil)
+	inactive := define(parley.WorkflowManual, parley.WorkflowInactive, nil)
+	automatic := define(parley.WorkflowAutomatic, parley.WorkflowActive, []string{"subject:refund"})
+	here, err := w.create(t, 1, "customer", "active")
+	require.NoError(t, err)
+	elsewhere, err := w.create(t, 1, "customer", "active")
+	require.NoError(t, err)
+	require.NoError(t, w.write(func(tx parley.Tx) error {
+		c, err := tx.Conversation(w.caller.Company.ID, elsewhere)
+		if err != nil {
+			return err
+		}
+		c.MailboxID = w.other
+		return tx.PutConversation(c)
+	}))
+	tooMany := make([]int64, parley.MaxWorkflowRun+1)
+	for i := range tooMany {
+		tooMany[i] = here
+	}
+	refused := []struct {
+		name     string
+		workflow int64
+		ids      []int64
+		path     string
+	}{
+		{"an automatic workflow", automatic, []int64{here}, ""},
+		{"an inactive workflow", inactive, []int64{here}, ""},
+		{"no conversation", manual, nil, "conversationIds"},
+		{"too many conversations", manual, tooMany, "conversationIds"},
+		{"a conversation of another mailbox", manual, []int64{here, elsewhere}, "conversationIds[1]"},
+		{"an unknown conversation", manual, []int64{999}, "conversationIds[0]"},
+	}
+	check := func(caller parley.Caller, id int64, ids []int64) (*parley.Workflow, error) {
+		var wf *parley.Workflow
+		err := w.st.View(context.Background(), func(tx parley.Tx) (err error) {
+			wf, err = parley.CheckWorkflowRun(tx, tx, caller, id, &parley.WorkflowRunRequest{ConversationIDs: ids}, ruleNow)
+			return err
+		})
+		return wf, err
+	}
+	for _, tc := range refused {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := check(w.caller, tc.workflow, tc.ids)
+			assertRefused(t, err, parley.KindInvalid, tc.path, parley.CodeCannotRunWorkflow)
+		})
+	}
+	_, err = check(plain, manual, []int64{here})
+	assert.True(t, parley.IsNotFound(err), "a workflow of a mailbox the caller cannot see")
+	wf, err := check(w.caller, manual, []int64{here, here})
+	require.NoError(t, err)
+	assert.Equal(t, manual, wf.ID)
+}
