@@ -1,7 +1,12 @@
 package parley
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -111,6 +116,57 @@ func TestDomainImportsNoTransportOrEngine(t *testing.T) {
 			if imp == f || strings.HasSuffix(f, "/") && strings.HasPrefix(imp, f) {
 				t.Errorf("the domain imports %s; HTTP belongs in api, engines in storage and index", imp)
 			}
+		}
+	}
+}
+
+// listReaders are the packages that read lists only through search, the
+// one door for every read of a list: none of them builds the engine's
+// search request (index.Request) or holds its answer (index.Result), so
+// none calls an engine's Search for a list. Aggregations and facets of the
+// reports have requests of their own.
+var listReaders = []string{"api", "reports", "workflow"}
+
+func TestListsAreReadThroughSearch(t *testing.T) {
+	const indexPath = "github.com/parley/parley/index"
+	forbidden := map[string]bool{"Request": true, "Result": true}
+	for _, dir := range listReaders {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			local := ""
+			for _, imp := range f.Imports {
+				if path, _ := strconv.Unquote(imp.Path.Value); path == indexPath {
+					local = "index"
+					if imp.Name != nil {
+						local = imp.Name.Name
+					}
+				}
+			}
+			if local == "" {
+				continue
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == local && forbidden[sel.Sel.Name] {
+					t.Errorf("%s: index.%s: %s reads lists through search (search.List and the like), not the engine's Search",
+						fset.Position(sel.Pos()), sel.Sel.Name, dir)
+				}
+				return true
+			})
 		}
 	}
 }

@@ -202,7 +202,7 @@ func (s *Server) chatDrillDown(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := reports.DrillDown(c.Request.Context(), e, r, distribution, rangeID, pg.offset(), pg.size)
+	res, err := reports.DrillDown(c.Request.Context(), e, r, distribution, rangeID, search.Paging{Number: pg.number, Size: pg.size})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/query"
 	"github.com/parley/parley/reports"
+	"github.com/parley/parley/search"
 )
 
 // Parameters of the series reports and of the conversation drill-downs.
@@ -219,7 +220,7 @@ func (s *Server) drillDown(c *gin.Context, p *params, filter func(reports.Reques
 	if err != nil {
 		return err
 	}
-	res, err := reports.ConversationList(c.Request.Context(), e, r, f, (number-1)*size, size)
+	res, err := reports.ConversationList(c.Request.Context(), e, r, f, search.Paging{Number: number, Size: size})
 	if err != nil {
 		return err
 	}

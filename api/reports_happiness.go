@@ -12,6 +12,7 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/reports"
+	"github.com/parley/parley/search"
 )
 
 // Drill-down and report list pages: `rows` per page, at most maxRows.
@@ -90,14 +91,14 @@ type ratingRow struct {
 // `sortOrder` (ASC, DESC; default modifiedAt DESC), ten a page.
 func (s *Server) happinessRatings(c *gin.Context) error {
 	return s.ratingsList(c, readParams(c, ratingsListParams...), func(r reports.Request) (ratingsLister, error) {
-		return func(ctx context.Context, e reports.Engine, rating, sortField string, desc bool, offset, limit int) (index.Result, error) {
-			return reports.RatingsList(ctx, e, r, rating, sortField, desc, offset, limit)
+		return func(ctx context.Context, e reports.Engine, rating, sortField string, desc bool, page search.Paging) (search.Keys, error) {
+			return reports.RatingsList(ctx, e, r, rating, sortField, desc, page)
 		}, nil
 	})
 }
 
 // ratingsLister lists a page of the ratings of one report's request.
-type ratingsLister func(ctx context.Context, e reports.Engine, rating, sortField string, desc bool, offset, limit int) (index.Result, error)
+type ratingsLister func(ctx context.Context, e reports.Engine, rating, sortField string, desc bool, page search.Paging) (search.Keys, error)
 
 // ratingsList answers a ratings list (the happiness and the user ones): it
 // reads the list's parameters, then lists with what lister makes of the
@@ -119,7 +120,7 @@ func (s *Server) ratingsList(c *gin.Context, p *params, lister func(reports.Requ
 	if err != nil {
 		return err
 	}
-	res, err := list(c.Request.Context(), e, rating, sortField, strings.EqualFold(desc, "DESC"), (number-1)*size, size)
+	res, err := list(c.Request.Context(), e, rating, sortField, strings.EqualFold(desc, "DESC"), search.Paging{Number: number, Size: size})
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	parley "github.com/parley/parley"
-	"github.com/parley/parley/index"
 	"github.com/parley/parley/reports"
+	"github.com/parley/parley/search"
 )
 
 // Parameters of the user reports: those of the company-wide report of the
@@ -142,8 +142,8 @@ func (s *Server) userRatings(c *gin.Context) error {
 	id := userParam(p)
 	return s.ratingsList(c, p, func(r reports.Request) (ratingsLister, error) {
 		subject, err := s.subject(c.Request.Context(), r.Company, id)
-		return func(ctx context.Context, e reports.Engine, rating, sortField string, desc bool, offset, limit int) (index.Result, error) {
-			return reports.UserRatingsList(ctx, e, r, subject, rating, sortField, desc, offset, limit)
+		return func(ctx context.Context, e reports.Engine, rating, sortField string, desc bool, page search.Paging) (search.Keys, error) {
+			return reports.UserRatingsList(ctx, e, r, subject, rating, sortField, desc, page)
 		}, err
 	})
 }

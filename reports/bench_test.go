@@ -18,6 +18,7 @@ import (
 	"github.com/parley/parley/index/bleveindex"
 	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/reports"
+	"github.com/parley/parley/search"
 )
 
 // benchEngine is an empty Bleve engine for a benchmark, and the end of
@@ -332,7 +333,7 @@ func BenchmarkReports(b *testing.B) {
 			if err != nil {
 				return err
 			}
-			return errOf(reports.ConversationList(ctx, e, q, f, 0, 25))
+			return errOf(reports.ConversationList(ctx, e, q, f, search.Paging{Number: 1, Size: 25}))
 		}},
 		{"conversations", func(q reports.Request, _ string) error {
 			return errOf(reports.Conversations(ctx, e, q, tags, names, nil))
@@ -342,7 +343,7 @@ func BenchmarkReports(b *testing.B) {
 		{"conversations/received-messages", func(q reports.Request, v string) error { return errOf(reports.ReceivedMessages(ctx, e, q, v)) }},
 		{"conversations/volume-by-channel", func(q reports.Request, v string) error { return errOf(reports.VolumeByChannel(ctx, e, q, v)) }},
 		{"conversations/drilldown", func(q reports.Request, _ string) error {
-			return errOf(reports.ConversationList(ctx, e, q, reports.TotalFilter(q.Current, q.Filter), 0, 25))
+			return errOf(reports.ConversationList(ctx, e, q, reports.TotalFilter(q.Current, q.Filter), search.Paging{Number: 1, Size: 25}))
 		}},
 		{"productivity", func(q reports.Request, _ string) error { return errOf(reports.Productivity(ctx, e, q, tags)) }},
 		{"productivity/first-response-time", func(q reports.Request, v string) error { return errOf(reports.FirstResponseTimes(ctx, e, q, v)) }},
@@ -352,7 +353,7 @@ func BenchmarkReports(b *testing.B) {
 		{"productivity/response-time", func(q reports.Request, v string) error { return errOf(reports.ResponseTimes(ctx, e, q, v)) }},
 		{"happiness", func(q reports.Request, _ string) error { return errOf(reports.Happiness(ctx, e, q)) }},
 		{"happiness/ratings", func(q reports.Request, _ string) error {
-			return errOf(reports.RatingsList(ctx, e, q, "", "modifiedAt", true, 0, 25))
+			return errOf(reports.RatingsList(ctx, e, q, "", "modifiedAt", true, search.Paging{Number: 1, Size: 25}))
 		}},
 		{"email", func(q reports.Request, _ string) error { return errOf(reports.Email(ctx, e, q, tags)) }},
 		{"chat", func(q reports.Request, _ string) error { return errOf(reports.Chat(ctx, e, q)) }},
@@ -374,7 +375,7 @@ func BenchmarkReports(b *testing.B) {
 			}},
 			{"user/happiness", func(q reports.Request, _ string) error { return errOf(reports.UserHappiness(ctx, e, q, s, tags)) }},
 			{"user/ratings", func(q reports.Request, _ string) error {
-				return errOf(reports.UserRatingsList(ctx, e, q, s, "", "modifiedAt", true, 0, 25))
+				return errOf(reports.UserRatingsList(ctx, e, q, s, "", "modifiedAt", true, search.Paging{Number: 1, Size: 25}))
 			}},
 			{"user/chat", func(q reports.Request, _ string) error { return errOf(reports.UserChat(ctx, e, q, s)) }},
 		}

@@ -6,6 +6,7 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
+	"github.com/parley/parley/search"
 )
 
 // RangeSpec is one of the four chat distributions: the field it buckets
@@ -203,8 +204,9 @@ func chatFigures(ctx context.Context, e Engine, r Request, p Period) (*ChatFigur
 }
 
 // DrillDown lists the chats counted in one range of a distribution: the
-// report's filter ANDed with the range's bucket.
-func DrillDown(ctx context.Context, e Engine, r Request, distribution string, rangeID, offset, limit int) (index.Result, error) {
+// report's filter ANDed with the range's bucket, newest first, through
+// search; the keys are chat ids.
+func DrillDown(ctx context.Context, e Engine, r Request, distribution string, rangeID int, page search.Paging) (search.Keys, error) {
 	spec := ChatRanges[distribution]
 	b := spec.Buckets()[rangeID-1]
 	bucket := query.NumberRange{Field: spec.field(r.Filter.OfficeHours), Min: b.Min, Max: b.Max, MinInclusive: true}
@@ -212,7 +214,7 @@ func DrillDown(ctx context.Context, e Engine, r Request, distribution string, ra
 		zero := 0.0
 		bucket.Min = &zero // values are never negative; an open lower bound is "has a value"
 	}
-	return e.Search(ctx, index.Request{Kind: index.Chats, Company: r.Company,
+	return search.List(ctx, e, search.Listing{Kind: index.Chats, Company: r.Company,
 		Filter: query.And{Nodes: []query.Node{ChatFilter(r.Current, r.Filter), bucket}},
-		Sort:   []index.Sort{{Field: "createdAt", Desc: true}}, Offset: offset, Limit: limit})
+		Sort:   []index.Sort{{Field: "createdAt", Desc: true}}, Paging: page})
 }

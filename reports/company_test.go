@@ -10,6 +10,7 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/reports"
+	"github.com/parley/parley/search"
 	"github.com/parley/parley/storage"
 )
 
@@ -41,9 +42,9 @@ func demoCompanyAgreesWithTheRecords(t *testing.T, d *demo) {
 			for id := 1; id <= ids && i < 3; id++ { // the drill-downs over the first requests
 				filter, err := reports.CompanyDrillFilter(r, name, id)
 				require.NoError(t, err)
-				want, err := reports.ConversationList(ctx, d.oracle, r, filter, 0, 1000)
+				want, err := reports.ConversationList(ctx, d.oracle, r, filter, search.Paging{Number: 1, Size: 1000})
 				require.NoError(t, err)
-				got, err := reports.ConversationList(ctx, d.engine, r, filter, 0, 1000)
+				got, err := reports.ConversationList(ctx, d.engine, r, filter, search.Paging{Number: 1, Size: 1000})
 				require.NoError(t, err)
 				assert.Equal(t, want, got, "%s %d", name, id)
 			}

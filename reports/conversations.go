@@ -8,6 +8,7 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
+	"github.com/parley/parley/search"
 )
 
 // TotalFilter selects the conversations worked on in a period: created,
@@ -381,10 +382,10 @@ func VolumeByChannel(ctx context.Context, e Engine, r Request, viewBy string) (*
 }
 
 // ConversationList lists, newest first, the conversations a filter selects
-// (a drill-down's page).
-func ConversationList(ctx context.Context, e Engine, r Request, filter query.Node, offset, limit int) (index.Result, error) {
-	return e.Search(ctx, index.Request{Kind: index.Conversations, Company: r.Company, Filter: filter,
-		Sort: []index.Sort{{Field: "createdAt", Desc: true}}, Offset: offset, Limit: limit})
+// (a drill-down's page), through search.
+func ConversationList(ctx context.Context, e Engine, r Request, filter query.Node, page search.Paging) (search.Keys, error) {
+	return search.List(ctx, e, search.Listing{Kind: index.Conversations, Company: r.Company, Filter: filter,
+		Sort: []index.Sort{{Field: "createdAt", Desc: true}}, Paging: page})
 }
 
 // DrillFields are the fields drill-down's fields: a tag, a saved reply, a

@@ -10,6 +10,7 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/reports"
+	"github.com/parley/parley/search"
 	"github.com/parley/parley/storage"
 )
 
@@ -113,7 +114,7 @@ func demoConversationsReportsAgreeWithTheRecords(t *testing.T, d *demo) {
 			"received": func(e reports.Engine) (any, error) { return reports.ReceivedMessages(ctx, e, r, viewBy) },
 			"channels": func(e reports.Engine) (any, error) { return reports.VolumeByChannel(ctx, e, r, viewBy) },
 			"drill": func(e reports.Engine) (any, error) {
-				return reports.ConversationList(ctx, e, r, reports.TotalFilter(r.Current, r.Filter), 0, 1000)
+				return reports.ConversationList(ctx, e, r, reports.TotalFilter(r.Current, r.Filter), search.Paging{Number: 1, Size: 1000})
 			},
 		} {
 			want, err := compute(d.oracle)

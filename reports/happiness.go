@@ -6,6 +6,7 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
+	"github.com/parley/parley/search"
 )
 
 // HappinessFigures are the ratings customers gave the replies of a period:
@@ -180,16 +181,17 @@ func restrict(filter, by query.Node) query.Node {
 
 // RatingsList lists the ratings the happiness report counts in the current
 // period, those of one rating unless rating is empty, in the order asked.
-func RatingsList(ctx context.Context, e Engine, r Request, rating, sortField string, desc bool, offset, limit int) (index.Result, error) {
-	return ratingsList(ctx, e, r, nil, rating, sortField, desc, offset, limit)
+func RatingsList(ctx context.Context, e Engine, r Request, rating, sortField string, desc bool, page search.Paging) (search.Keys, error) {
+	return ratingsList(ctx, e, r, nil, rating, sortField, desc, page)
 }
 
-// ratingsList is RatingsList over the replies by selects (nil: all).
-func ratingsList(ctx context.Context, e Engine, r Request, by query.Node, rating, sortField string, desc bool, offset, limit int) (index.Result, error) {
+// ratingsList is RatingsList over the replies by selects (nil: all),
+// through search; the keys are the rated replies' message ids.
+func ratingsList(ctx context.Context, e Engine, r Request, by query.Node, rating, sortField string, desc bool, page search.Paging) (search.Keys, error) {
 	filter := restrict(RatingFilter(r.Current, r.Filter), by)
 	if rating != "" {
 		filter = query.And{Nodes: []query.Node{filter, query.Keyword{Field: "rating", Value: rating}}}
 	}
-	return e.Search(ctx, index.Request{Kind: index.Messages, Company: r.Company, Filter: filter,
-		Sort: []index.Sort{{Field: RatingSorts[sortField], Desc: desc}}, Offset: offset, Limit: limit})
+	return search.List(ctx, e, search.Listing{Kind: index.Messages, Company: r.Company, Filter: filter,
+		Sort: []index.Sort{{Field: RatingSorts[sortField], Desc: desc}}, Paging: page})
 }

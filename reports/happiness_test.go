@@ -11,6 +11,7 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/reports"
+	"github.com/parley/parley/search"
 	"github.com/parley/parley/storage"
 )
 
@@ -121,10 +122,10 @@ func demoHappinessOnTheDemoData(t *testing.T, d *demo) {
 	goldenReport(t, "happiness_demo", rep)
 
 	// The ratings list holds what the report counts, in the order asked.
-	res, err := reports.RatingsList(context.Background(), d.engine, r, "not-good", "number", false, 0, 1000)
+	res, err := reports.RatingsList(context.Background(), d.engine, r, "not-good", "number", false, search.Paging{Number: 1, Size: 1000})
 	require.NoError(t, err)
 	assert.Equal(t, rep.Current.NotGoodCount, res.Total)
-	want, err := reports.RatingsList(context.Background(), d.oracle, r, "not-good", "number", false, 0, 1000)
+	want, err := reports.RatingsList(context.Background(), d.oracle, r, "not-good", "number", false, search.Paging{Number: 1, Size: 1000})
 	require.NoError(t, err)
 	assert.Equal(t, want, res)
 }

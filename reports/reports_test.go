@@ -18,6 +18,7 @@ import (
 	"github.com/parley/parley/index/scan"
 	"github.com/parley/parley/indexer"
 	"github.com/parley/parley/reports"
+	"github.com/parley/parley/search"
 	"github.com/parley/parley/storage"
 )
 
@@ -204,7 +205,7 @@ func TestChatReportFiguresAndBoundaries(t *testing.T) {
 	assert.Equal(t, 2.0, rep.Current.Volume.ChatConversations)
 
 	// The drill-down lists exactly what a range counts.
-	res, err := reports.DrillDown(context.Background(), f.bleve, req, "waitTime", 1, 0, 10)
+	res, err := reports.DrillDown(context.Background(), f.bleve, req, "waitTime", 1, search.Paging{Number: 1, Size: 10})
 	require.NoError(t, err)
 	assert.Equal(t, 2, res.Total)
 	// The open chat (30 s) and the first one (59.999 s), newest first.

@@ -10,6 +10,7 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
+	"github.com/parley/parley/search"
 )
 
 // Subject is whom a user report is about: a user, or a team whose figures
@@ -322,6 +323,6 @@ func UserHappiness(ctx context.Context, e Engine, r Request, s Subject, tags []p
 }
 
 // UserRatingsList lists the ratings UserHappiness counts, as RatingsList.
-func UserRatingsList(ctx context.Context, e Engine, r Request, s Subject, rating, sortField string, desc bool, offset, limit int) (index.Result, error) {
-	return ratingsList(ctx, e, r, s.by("userId"), rating, sortField, desc, offset, limit)
+func UserRatingsList(ctx context.Context, e Engine, r Request, s Subject, rating, sortField string, desc bool, page search.Paging) (search.Keys, error) {
+	return ratingsList(ctx, e, r, s.by("userId"), rating, sortField, desc, page)
 }

@@ -12,6 +12,7 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/reports"
+	"github.com/parley/parley/search"
 	"github.com/parley/parley/storage"
 )
 
@@ -199,7 +200,7 @@ func demoUserReportsAgreeWithTheRecords(t *testing.T, d *demo) {
 			})
 			agree(t, d, name("chat"), func(e reports.Engine) (*reports.UserChatReport, error) { return reports.UserChat(ctx, e, r, s) })
 			ratings := agree(t, d, name("ratings"), func(e reports.Engine) (int, error) {
-				res, err := reports.UserRatingsList(ctx, e, r, s, "", "modifiedAt", true, 0, 10)
+				res, err := reports.UserRatingsList(ctx, e, r, s, "", "modifiedAt", true, search.Paging{Number: 1, Size: 10})
 				return res.Total, err
 			})
 
