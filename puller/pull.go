@@ -200,23 +200,22 @@ func (p *puller) pullUsers() error {
 			if u.Timezone != "" {
 				req.Timezone = &u.Timezone
 			}
-			created := false
-			_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
-				created = false
-				if had, err := tx.UserByEmail(u.Email); err == nil {
-					if had.CompanyID != p.caller.Company.ID {
-						return fmt.Errorf("%s is a user of another company", u.Email)
-					}
-					return p.wrote(tx, "user", u.ID, had.ID)
+			p.copyMapped("users", "user", u.ID, func(tx parley.Tx) (int64, bool, error) {
+				had, err := tx.UserByEmail(u.Email)
+				if err != nil {
+					return 0, false, nil
 				}
+				if had.CompanyID != p.caller.Company.ID {
+					return 0, false, fmt.Errorf("%s is a user of another company", u.Email)
+				}
+				return had.ID, true, nil
+			}, func(tx parley.Tx) (int64, error) {
 				made, err := parley.CreateUser(tx, p.caller, req, p.opt.Now())
 				if err != nil {
-					return err
+					return 0, err
 				}
-				created = true
-				return p.wrote(tx, "user", u.ID, made.ID)
+				return made.ID, nil
 			})
-			p.count("users", u.ID, created, err)
 		}
 		return nil
 	})
@@ -232,6 +231,30 @@ func (p *puller) count(kind string, id int64, created bool, err error) {
 	default:
 		p.sum.Skipped[kind]++
 	}
+}
+
+// copyMapped copies one record in a write of its own and notes, in the
+// same write, what its source id became in the id map (as mapKind): find
+// returns the target's own record when it has one already, else create
+// makes it. The outcome is counted under kind; a refusal is returned too.
+func (p *puller) copyMapped(kind, mapKind string, sourceID int64, find func(tx parley.Tx) (id int64, found bool, err error), create func(tx parley.Tx) (int64, error)) error {
+	created := false
+	_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
+		created = false // the write may run again
+		id, found, err := find(tx)
+		if err != nil {
+			return err
+		}
+		if !found {
+			if id, err = create(tx); err != nil {
+				return err
+			}
+			created = true
+		}
+		return p.wrote(tx, mapKind, sourceID, id)
+	})
+	p.count(kind, sourceID, created, err)
+	return err
 }
 
 // copyUnlessThere copies one record in a write of its own: unless there
@@ -271,23 +294,22 @@ func (p *puller) pullMailboxes() error {
 			return fmt.Errorf("the mailboxes page: %w", err)
 		}
 		for _, m := range page.Embedded.Mailboxes {
-			created := false
-			_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
-				created = false
-				if had, err := tx.MailboxByEmail(m.Email); err == nil {
-					if had.CompanyID != p.caller.Company.ID {
-						return fmt.Errorf("%s is a mailbox of another company", m.Email)
-					}
-					return p.wrote(tx, "mailbox", m.ID, had.ID)
+			err := p.copyMapped("mailboxes", "mailbox", m.ID, func(tx parley.Tx) (int64, bool, error) {
+				had, err := tx.MailboxByEmail(m.Email)
+				if err != nil {
+					return 0, false, nil
 				}
+				if had.CompanyID != p.caller.Company.ID {
+					return 0, false, fmt.Errorf("%s is a mailbox of another company", m.Email)
+				}
+				return had.ID, true, nil
+			}, func(tx parley.Tx) (int64, error) {
 				made, err := parley.CreateMailbox(tx, p.caller.Company.ID, parley.NewMailbox{Name: &m.Name, Email: &m.Email}, p.opt.Now())
 				if err != nil {
-					return err
+					return 0, err
 				}
-				created = true
-				return p.wrote(tx, "mailbox", m.ID, made.ID)
+				return made.ID, nil
 			})
-			p.count("mailboxes", m.ID, created, err)
 			if err != nil {
 				continue
 			}
@@ -329,26 +351,24 @@ func (p *puller) pullFields(sourceID, targetID int64) error {
 			for _, o := range f.Options {
 				req.Options = append(req.Options, o.Label)
 			}
-			created := false
-			_, err := p.db.Update(p.ctx, func(tx parley.Tx) error {
-				created = false
+			p.copyMapped("fields", "field", f.ID, func(tx parley.Tx) (int64, bool, error) {
 				m, err := tx.Mailbox(p.caller.Company.ID, targetID)
 				if err != nil {
-					return err
+					return 0, false, err
 				}
 				for _, had := range m.Fields {
 					if strings.EqualFold(had.Name, f.Name) {
-						return p.wrote(tx, "field", f.ID, had.ID)
+						return had.ID, true, nil
 					}
 				}
+				return 0, false, nil
+			}, func(tx parley.Tx) (int64, error) {
 				_, made, err := parley.AddField(tx, p.caller.Company.ID, targetID, req, p.opt.Now())
 				if err != nil {
-					return err
+					return 0, err
 				}
-				created = true
-				return p.wrote(tx, "field", f.ID, made.ID)
+				return made.ID, nil
 			})
-			p.count("fields", f.ID, created, err)
 		}
 		return nil
 	})
@@ -382,24 +402,22 @@ func (p *puller) pullSavedReplies() error {
 			if err := json.Unmarshal(one, &in); err != nil {
 				return fmt.Errorf("saved reply %d: %w", item.ID, err)
 			}
-			created := false
-			_, err = p.db.Update(p.ctx, func(tx parley.Tx) error {
-				created = false
+			p.copyMapped("saved replies", "saved reply", item.ID, func(tx parley.Tx) (int64, bool, error) {
 				had, err := tx.SavedReplies(p.caller.Company.ID, targetID)
 				if err != nil {
-					return err
+					return 0, false, err
 				}
 				if i := slices.IndexFunc(had, func(r parley.SavedReply) bool { return r.Name == item.Name }); i >= 0 {
-					return p.wrote(tx, "saved reply", item.ID, had[i].ID)
+					return had[i].ID, true, nil
 				}
+				return 0, false, nil
+			}, func(tx parley.Tx) (int64, error) {
 				made, err := parley.CreateSavedReply(tx, p.caller, targetID, &in, p.opt.Now())
 				if err != nil {
-					return err
+					return 0, err
 				}
-				created = true
-				return p.wrote(tx, "saved reply", item.ID, made.ID)
+				return made.ID, nil
 			})
-			p.count("saved replies", item.ID, created, err)
 		}
 	}
 	return nil
