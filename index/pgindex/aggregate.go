@@ -12,10 +12,12 @@ import (
 
 var _ index.Aggregator = (*Engine)(nil)
 
-// Aggregate answers with SQL GROUP BY: the matching documents, each paired
-// with its bucket (width_bucket over the edges) and each combination of
-// its group values, are grouped once for the counts and sums and once per
-// Distinct field, all in one round trip and one snapshot.
+// Aggregate answers with SQL GROUP BY. When every field the request
+// reads is a scalar column, one statement groups the matching rows (see
+// aggregateScalars); else the matching documents, each paired with its
+// bucket (width_bucket over the edges) and each combination of its group
+// values, are grouped once for the counts and sums and once per Distinct
+// field (see aggregateSets), all in one round trip and one snapshot.
 func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index.AggregateResult, error) {
 	if err := index.CheckAggregate(r); err != nil {
 		return index.AggregateResult{}, err
@@ -37,25 +39,11 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 		return g
 	}
 	b := &pgx.Batch{}
-	// queue adds a statement over the grouped documents g: cols are the
-	// figures it selects per group, scanned into dest, then kept by keep.
-	queue := func(cols func(s *statement) (joins, selects string), dest func() []any, keep func(g *index.Group, dest []any)) error {
-		s, err := newStatement(r.Kind, r.Company)
-		if err != nil {
-			return err
-		}
-		with, err := aggregateGroups(s, r)
-		if err != nil {
-			return err
-		}
-		keys := []string{"g.bucket"}
-		for i := range r.GroupBy {
-			keys = append(keys, fmt.Sprintf("g.g%d", i))
-		}
-		joins, selects := cols(s)
-		sql := fmt.Sprintf("%s\nSELECT %s, %s FROM g JOIN %s d ON d.company_id = $1 AND d.doc_id = g.doc_id%s GROUP BY %s",
-			with, strings.Join(keys, ", "), selects, s.layout.table, joins, strings.Join(keys, ", "))
-		b.Queue(sql, s.args...).Query(func(rows pgx.Rows) error {
+	// read queues a statement answering one row per group: its bucket,
+	// its key (one value per GroupBy field), then figures scanned into
+	// dest and kept by keep.
+	read := func(sql string, args []any, dest func() []any, keep func(g *index.Group, dest []any)) {
+		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 			defer rows.Close()
 			for rows.Next() {
 				var bucket int
@@ -84,6 +72,148 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 			}
 			return rows.Err()
 		})
+	}
+	countDest := func() []any {
+		dest := []any{new(int)}
+		for range r.Sums {
+			dest = append(dest, new(int), new(float64))
+		}
+		return dest
+	}
+	keepCounts := func(g *index.Group, dest []any) {
+		g.Count = *dest[0].(*int)
+		for i, f := range r.Sums {
+			g.Sums[f] = index.Sum{Count: *dest[1+2*i].(*int), Total: *dest[2+2*i].(*float64)}
+		}
+	}
+	if scalarAggregate(r) {
+		sql, args, err := aggregateScalars(r)
+		if err != nil {
+			return index.AggregateResult{}, err
+		}
+		read(sql, args, func() []any {
+			dest := countDest()
+			for range r.Distinct {
+				dest = append(dest, new(int))
+			}
+			return dest
+		}, func(g *index.Group, dest []any) {
+			keepCounts(g, dest)
+			for i, f := range r.Distinct {
+				g.Distinct[f] = *dest[1+2*len(r.Sums)+i].(*int)
+			}
+		})
+	} else if err := aggregateSets(r, read, countDest, keepCounts); err != nil {
+		return index.AggregateResult{}, err
+	}
+	err := pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return index.AggregateResult{}, fmt.Errorf("pgindex: aggregate: %w", err)
+	}
+	out := index.AggregateResult{Groups: []index.Group{}}
+	for _, g := range groups {
+		out.Groups = append(out.Groups, *g)
+	}
+	index.SortGroups(out.Groups)
+	return out, nil
+}
+
+// scalarAggregate reports whether every field a request buckets, groups,
+// sums or counts by is a scalar column: each document then has at most
+// one value of each, so it is in at most one group, and one pass over the
+// matching rows answers every figure (see aggregateScalars).
+func scalarAggregate(r index.AggregateRequest) bool {
+	l, ok := layouts[r.Kind]
+	if !ok {
+		return false
+	}
+	scalar := func(field string, t index.FieldType) bool {
+		c, ok := l.column(field, t)
+		return ok && !c.many
+	}
+	if r.By != "" && !scalar(r.By, index.NumberField) {
+		return false
+	}
+	for _, f := range r.Sums {
+		if !scalar(f, index.NumberField) {
+			return false
+		}
+	}
+	for _, fields := range [][]string{r.GroupBy, r.Distinct} {
+		for _, f := range fields {
+			if !scalar(f, valueType(r.Kind, f)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// aggregateScalars is the one statement of a scalarAggregate request: the
+// matching rows grouped by bucket and key, with their count, the count
+// and total of each Sums field and the distinct values of each Distinct
+// field, as the general statements (see aggregateSets) answer them.
+func aggregateScalars(r index.AggregateRequest) (string, []any, error) {
+	s, err := newStatement(r.Kind, r.Company)
+	if err != nil {
+		return "", nil, err
+	}
+	keys, cond := []string{"0"}, ""
+	if r.By != "" {
+		by := s.valuesOf(r.By, index.NumberField).scalar
+		keys[0] = fmt.Sprintf("width_bucket(%s, %s::float8[]) - 1", by, s.arg(r.Edges))
+		cond = fmt.Sprintf(" AND %[1]s >= %[2]s::float8 AND %[1]s < %[3]s::float8", by, s.arg(r.Edges[0]), s.arg(r.Edges[len(r.Edges)-1]))
+	}
+	for _, f := range r.GroupBy {
+		k := s.valuesOf(f, valueType(r.Kind, f)).scalar
+		keys = append(keys, k)
+		cond += " AND " + k + " IS NOT NULL"
+	}
+	selects := []string{"count(*)"}
+	for _, f := range r.Sums {
+		v := s.valuesOf(f, index.NumberField).scalar
+		selects = append(selects, fmt.Sprintf("count(%[1]s)::bigint, coalesce(sum(%[1]s), 0)::float8", v))
+	}
+	for _, f := range r.Distinct {
+		selects = append(selects, fmt.Sprintf("count(DISTINCT %s)", s.valuesOf(f, valueType(r.Kind, f)).scalar))
+	}
+	from, err := s.matching("", r.Filter)
+	if err != nil {
+		return "", nil, err
+	}
+	positions := make([]string, len(keys))
+	for i := range keys {
+		positions[i] = fmt.Sprint(i + 1)
+	}
+	return fmt.Sprintf("SELECT %s, %s %s%s GROUP BY %s", strings.Join(keys, ", "), strings.Join(selects, ", "), from, cond, strings.Join(positions, ", ")), s.args, nil
+}
+
+// aggregateSets queues, for any request, the statements answering it
+// over the grouped documents g (see aggregateGroups): one for the counts
+// and sums, one per Distinct field.
+func aggregateSets(r index.AggregateRequest, read func(sql string, args []any, dest func() []any, keep func(g *index.Group, dest []any)),
+	countDest func() []any, keepCounts func(g *index.Group, dest []any)) error {
+	// queue adds a statement over the grouped documents g: cols are the
+	// figures it selects per group, scanned into dest, then kept by keep.
+	queue := func(cols func(s *statement) (joins, selects string), dest func() []any, keep func(g *index.Group, dest []any)) error {
+		s, err := newStatement(r.Kind, r.Company)
+		if err != nil {
+			return err
+		}
+		with, err := aggregateGroups(s, r)
+		if err != nil {
+			return err
+		}
+		keys := []string{"g.bucket"}
+		for i := range r.GroupBy {
+			keys = append(keys, fmt.Sprintf("g.g%d", i))
+		}
+		joins, selects := cols(s)
+		sql := fmt.Sprintf("%s\nSELECT %s, %s FROM g JOIN %s d ON d.company_id = $1 AND d.doc_id = g.doc_id%s GROUP BY %s",
+			with, strings.Join(keys, ", "), selects, s.layout.table, joins, strings.Join(keys, ", "))
+		read(sql, s.args, dest, keep)
 		return nil
 	}
 	err := queue(func(s *statement) (string, string) {
@@ -96,18 +226,7 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 			selects = append(selects, fmt.Sprintf("coalesce(sum(%[1]s.c), 0)::bigint, coalesce(sum(%[1]s.t), 0)::float8", a))
 		}
 		return joins.String(), strings.Join(selects, ", ")
-	}, func() []any {
-		dest := []any{new(int)}
-		for range r.Sums {
-			dest = append(dest, new(int), new(float64))
-		}
-		return dest
-	}, func(g *index.Group, dest []any) {
-		g.Count = *dest[0].(*int)
-		for i, f := range r.Sums {
-			g.Sums[f] = index.Sum{Count: *dest[1+2*i].(*int), Total: *dest[2+2*i].(*float64)}
-		}
-	})
+	}, countDest, keepCounts)
 	for _, f := range r.Distinct {
 		if err != nil {
 			break
@@ -118,21 +237,7 @@ func (e *Engine) Aggregate(ctx context.Context, r index.AggregateRequest) (index
 			g.Distinct[f] = *dest[0].(*int)
 		})
 	}
-	if err != nil {
-		return index.AggregateResult{}, err
-	}
-	err = pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		return tx.SendBatch(ctx, b).Close()
-	})
-	if err != nil {
-		return index.AggregateResult{}, fmt.Errorf("pgindex: aggregate: %w", err)
-	}
-	out := index.AggregateResult{Groups: []index.Group{}}
-	for _, g := range groups {
-		out.Groups = append(out.Groups, *g)
-	}
-	index.SortGroups(out.Groups)
-	return out, nil
+	return err
 }
 
 // aggregateGroups is the WITH clause naming g: one row per matching

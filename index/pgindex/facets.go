@@ -3,55 +3,46 @@ package pgindex
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/parley/parley/index"
 )
 
 // Facets counts, over the documents matching the filter, the documents per
-// numeric bucket and per distinct value, with SQL aggregates: one
-// statement per facet, all in one round trip and one snapshot.
+// numeric bucket and per distinct value, with SQL aggregates in one
+// statement: the matching rows are found once, with only the columns the
+// facets read (m), and each facet is a SELECT over them, its rows told
+// apart by the facet's number. A statement per facet read the company's
+// wide rows once per facet.
 func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetResult, error) {
 	out := index.FacetResult{Ranges: map[string][]int{}, Values: map[string]map[string]int{}}
-	b := &pgx.Batch{}
-	// queue adds a statement over the matching rows d: selects and, after
-	// them, the rest of the statement (the value sets it joins, a GROUP
-	// BY), with the WHERE between them.
-	queue := func(s *statement, selects, join, groupBy string, scan func(pgx.Rows) error) error {
-		from, err := s.matching(join, r.Filter)
-		if err != nil {
-			return err
-		}
-		b.Queue("SELECT "+selects+" "+from+groupBy, s.args...).Query(func(rows pgx.Rows) error {
-			defer rows.Close()
-			for rows.Next() {
-				if err := scan(rows); err != nil {
-					return err
-				}
-			}
-			return rows.Err()
-		})
-		return nil
-	}
 	s, err := newStatement(r.Kind, r.Company)
 	if err != nil {
 		return out, err
 	}
-	if err := queue(s, "count(*)", "", "", func(rows pgx.Rows) error {
-		return rows.Scan(&out.Total)
-	}); err != nil {
-		return out, err
+	// Each part answers rows (facet, keyword, number, counts), kept by
+	// the facet's keep.
+	parts := []string{"SELECT 0, NULL::text, NULL::float8, ARRAY[count(*)] FROM m d"}
+	keeps := []func(keyword *string, number *float64, counts []int64){func(_ *string, _ *float64, counts []int64) {
+		out.Total = int(counts[0])
+	}}
+	columns := map[string]bool{}
+	read := func(field string, t index.FieldType) values {
+		columns[s.layout.source(field, t)] = true
+		return s.valuesOf(field, t)
 	}
-	for name, rf := range r.Ranges {
+	// The facets in name order, the columns sorted: one request's
+	// statement is the same text each time, so it is prepared once.
+	for _, name := range slices.Sorted(maps.Keys(r.Ranges)) {
+		rf := r.Ranges[name]
 		counts := make([]int, len(rf.Buckets))
 		out.Ranges[name] = counts
 		if len(rf.Buckets) == 0 {
 			continue
 		}
-		s, _ := newStatement(r.Kind, r.Company)
-		vs := s.valuesOf(rf.Field, index.NumberField)
+		vs := read(rf.Field, index.NumberField)
 		filters := make([]string, len(rf.Buckets))
 		for i, bucket := range rf.Buckets {
 			filters[i] = fmt.Sprintf("count(*) FILTER (WHERE %s)", s.any(vs, func(v string) string {
@@ -65,17 +56,15 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 				return "(" + strings.Join(conds, " AND ") + ")"
 			}))
 		}
-		if err := queue(s, strings.Join(filters, ", "), "", "", func(rows pgx.Rows) error {
-			dest := make([]any, len(counts))
-			for i := range counts {
-				dest[i] = &counts[i]
+		parts = append(parts, fmt.Sprintf("SELECT %d, NULL, NULL, ARRAY[%s] FROM m d", len(parts), strings.Join(filters, ", ")))
+		keeps = append(keeps, func(_ *string, _ *float64, got []int64) {
+			for i, n := range got {
+				counts[i] = int(n)
 			}
-			return rows.Scan(dest...)
-		}); err != nil {
-			return out, err
-		}
+		})
 	}
-	for name, field := range r.Values {
+	for _, name := range slices.Sorted(maps.Keys(r.Values)) {
+		field := r.Values[name]
 		values := map[string]int{}
 		out.Values[name] = values
 		t, number := index.KeywordField, false
@@ -85,33 +74,43 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 			}
 			t, number = index.NumberField, true
 		}
-		s, _ := newStatement(r.Kind, r.Company)
 		// A document holds each value once, so count(*) counts documents.
-		join := " CROSS JOIN LATERAL " + s.set(s.valuesOf(field, t)) + " a"
-		if err := queue(s, "a.v, count(*)", join, " AND a.v IS NOT NULL GROUP BY a.v", func(rows pgx.Rows) error {
-			var count int
-			if number {
-				var v float64
-				if err := rows.Scan(&v, &count); err != nil {
-					return err
-				}
-				values[index.ValueKey(v)] = count
-				return nil
-			}
-			var v string
-			if err := rows.Scan(&v, &count); err != nil {
-				return err
-			}
-			values[v] = count
-			return nil
-		}); err != nil {
-			return out, err
+		key := "a.v, NULL"
+		if number {
+			key = "NULL, a.v"
 		}
+		parts = append(parts, fmt.Sprintf("SELECT %d, %s, ARRAY[count(*)] FROM m d CROSS JOIN LATERAL %s a WHERE a.v IS NOT NULL GROUP BY a.v",
+			len(parts), key, s.set(read(field, t))))
+		keeps = append(keeps, func(keyword *string, n *float64, counts []int64) {
+			if number {
+				values[index.ValueKey(*n)] = int(counts[0])
+				return
+			}
+			values[*keyword] = int(counts[0])
+		})
 	}
-	err = pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		return tx.SendBatch(ctx, b).Close()
-	})
+	from, err := s.matching("", r.Filter)
 	if err != nil {
+		return out, err
+	}
+	cols := slices.Sorted(maps.Keys(columns))
+	sql := fmt.Sprintf("WITH m AS MATERIALIZED (SELECT %s %s)\n%s", strings.Join(cols, ", "), from, strings.Join(parts, "\nUNION ALL "))
+	rows, err := e.pool.Query(ctx, sql, s.args...)
+	if err != nil {
+		return index.FacetResult{}, fmt.Errorf("pgindex: facets: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var facet int
+		var keyword *string
+		var number *float64
+		var counts []int64
+		if err := rows.Scan(&facet, &keyword, &number, &counts); err != nil {
+			return index.FacetResult{}, fmt.Errorf("pgindex: facets: %w", err)
+		}
+		keeps[facet](keyword, number, counts)
+	}
+	if err := rows.Err(); err != nil {
 		return index.FacetResult{}, fmt.Errorf("pgindex: facets: %w", err)
 	}
 	return out, nil

@@ -123,3 +123,12 @@ func (l *layout) column(field string, t index.FieldType) (column, bool) {
 	c, ok := l.byField[field]
 	return c, ok && c.field.Type == t
 }
+
+// source is the column of row d holding a field's values of one type:
+// its own column, else the document's extra values.
+func (l *layout) source(field string, t index.FieldType) string {
+	if c, ok := l.column(field, t); ok {
+		return "d." + c.sqlName()
+	}
+	return "d.extra"
+}
