@@ -113,6 +113,11 @@ type Received struct {
 // subjectTag finds the "[#123]" tag outgoing subjects carry.
 var subjectTag = regexp.MustCompile(`\[#(\d{1,18})\]`)
 
+// taggedSpace is a run of tags with the spaces around them: taken out of
+// a new conversation's subject, it leaves one space, so a tag that sat
+// between two words does not leave two.
+var taggedSpace = regexp.MustCompile(`\s*(?:\[#\d{1,18}\]\s*)+`)
+
 // mailCaller is who acts for incoming mail: the mailbox's company, with
 // no user (id 0) allowed into every mailbox. Customer threads name the
 // customer as their author, so no user shows on what it writes.
@@ -172,7 +177,7 @@ func ReceiveMail(tx Tx, m *Mailbox, in *InboundMail, scan Scanner, autoReplyEver
 			return nil, err
 		} // a full or locked conversation: the reply starts a new one
 	}
-	subject := strings.TrimSpace(subjectTag.ReplaceAllString(in.Subject, ""))
+	subject := strings.TrimSpace(taggedSpace.ReplaceAllString(in.Subject, " "))
 	if subject == "" {
 		subject = "(no subject)"
 	}

@@ -56,6 +56,37 @@ func TestThreadSourceAndBounce(t *testing.T) {
 // or, replying to one its sender may write to, adds a customer thread;
 // each is kept once, with its raw message, and a new conversation is
 // auto-replied to at most once a day, never for machine-sent mail.
+// TestReceiveMailTakesTheTagOutOfTheSubject: a "[#n]" tag that names no
+// conversation starts a new one whose subject is the rest, with the
+// spaces around the tag made one, wherever the tag sat.
+func TestReceiveMailTakesTheTagOutOfTheSubject(t *testing.T) {
+	w := newWorld(t)
+	cases := []struct{ subject, want string }{
+		{"Broken order [#99]", "Broken order"},
+		{"[#99] Broken order", "Broken order"},
+		{"Broken [#99] order", "Broken order"},
+		{"Broken\t[#99]  [#98] order", "Broken order"},
+		{"Broken  order", "Broken  order"},
+		{"[#99]", "(no subject)"},
+	}
+	for i, tc := range cases {
+		t.Run(tc.subject, func(t *testing.T) {
+			in := parley.InboundMail{MessageID: fmt.Sprintf("tag%d@ext", i), From: fmt.Sprintf("dan%d@example.com", i), Subject: tc.subject, Body: "<p>hi</p>"}
+			var got *parley.Received
+			require.NoError(t, w.write(func(tx parley.Tx) error {
+				m, err := tx.Mailbox(w.caller.Company.ID, w.mailbox)
+				if err != nil {
+					return err
+				}
+				got, err = parley.ReceiveMail(tx, m, &in, parley.EICARScanner{}, parley.DefaultAutoReplyInterval, ruleNow)
+				return err
+			}))
+			c, _ := w.load(t, got.ConversationID)
+			assert.Equal(t, tc.want, c.Subject)
+		})
+	}
+}
+
 func TestReceiveMail(t *testing.T) {
 	w := newWorld(t)
 	var m *parley.Mailbox
