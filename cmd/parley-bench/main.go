@@ -235,7 +235,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	var pg *peer
 	if o.PG {
 		var err error
-		pg, err = startPeer(ctx)
+		pg, err = startPeer(ctx, o.Dir)
 		switch {
 		case errors.Is(err, pgserver.ErrNotInstalled) && !pgserver.Required():
 			res.PostgresSkipped = err.Error()
@@ -427,16 +427,7 @@ func compareWithScan(ctx context.Context, db *storage.DB, bleveRuns []QueryResul
 // runPeer exports Parley's data from n, closes n, loads the data into the
 // PostgreSQL peer and runs the reference queries' SQL forms there.
 func runPeer(ctx context.Context, pg *peer, n *node, dir string, o Options, results []QueryResult, w *world, now time.Time, convID int64, out io.Writer) (*PeerLoad, error) {
-	fmt.Fprintln(out, "exporting Parley's data for the PostgreSQL peer...")
-	tables, err := exportTables(n.db, dir)
-	defer removeTables(tables)
-	if err := errors.Join(err, n.close()); err != nil {
-		return nil, err
-	}
-	runtime.GC()
-	debug.FreeOSMemory()
-	fmt.Fprintln(out, "loading the PostgreSQL peer (COPY, tsvectors, indexes, ANALYZE)...")
-	load, err := pg.load(ctx, tables, o.N)
+	load, err := loadPeer(ctx, pg, n, dir, o, now, out)
 	if err != nil {
 		return nil, err
 	}
@@ -453,6 +444,49 @@ func runPeer(ctx context.Context, pg *peer, n *node, dir string, o Options, resu
 	err = runPeerServiceQueries(service, results, forms, o.Repeat)
 	if err := errors.Join(err, service.close()); err != nil {
 		return nil, err
+	}
+	return load, nil
+}
+
+// loadPeer exports Parley's data from n, closes n and loads the data into
+// the PostgreSQL peer; with -reuse, a kept peer that the run of now
+// loaded with as many conversations is measured as it is.
+func loadPeer(ctx context.Context, pg *peer, n *node, dir string, o Options, now time.Time, out io.Writer) (*PeerLoad, error) {
+	run := now.Format(time.RFC3339)
+	if pg.kept != nil && o.Reuse {
+		var load PeerLoad
+		found, err := pg.kept.loadedBy(ctx, run, o.N, &load)
+		if err := errors.Join(err, n.close()); err != nil {
+			return nil, err
+		}
+		if found {
+			fmt.Fprintf(out, "reusing the PostgreSQL peer that the run of %s loaded\n", run)
+			load.LoadedBy = run
+			return &load, nil
+		}
+	}
+	if pg.kept != nil {
+		if err := pg.kept.reset(ctx, pg.url); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintln(out, "exporting Parley's data for the PostgreSQL peer...")
+	tables, err := exportTables(n.db, dir)
+	defer removeTables(tables)
+	if err := errors.Join(err, n.close()); err != nil {
+		return nil, err
+	}
+	runtime.GC()
+	debug.FreeOSMemory()
+	fmt.Fprintln(out, "loading the PostgreSQL peer (COPY, tsvectors, indexes, ANALYZE)...")
+	load, err := pg.load(ctx, tables, o.N)
+	if err != nil {
+		return nil, err
+	}
+	if pg.kept != nil {
+		if err := pg.kept.loaded(ctx, run, o.N, load); err != nil {
+			return nil, err
+		}
 	}
 	return load, nil
 }

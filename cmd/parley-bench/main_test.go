@@ -199,3 +199,57 @@ func TestBenchMeasuresTheInbox(t *testing.T) {
 	assert.Positive(t, res.Browser[0].Hits, "the list answered the one-word search")
 	assert.Contains(t, table.String(), "open a conversation of 20 threads")
 }
+
+// TestBenchKeepsItsPostgreSQLDatabases: with -dir, the PostgreSQL server
+// keeps the peer's and Parley-on-PostgreSQL's databases in the data
+// directory, and a -reuse run measures them again without loading them:
+// the same hits on both, the loads' figures the first run's.
+func TestBenchKeepsItsPostgreSQLDatabases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads PostgreSQL twice")
+	}
+	// Not t.TempDir: under root the server runs as another user, who must
+	// reach the data directory through its parents.
+	dir, err := os.MkdirTemp("", "bench-kept-")
+	require.NoError(t, err)
+	defer os.RemoveAll(dir)
+	require.NoError(t, os.Chmod(dir, 0o755))
+	run := func(o Options) (Results, string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "results.json")
+		o.N, o.HTTP, o.Clients, o.Chats, o.Repeat, o.Companies, o.Dir, o.Out = 300, 60, 4, 30, 2, 2, dir, out
+		o.PG, o.Backend, o.Only = true, true, regexp.MustCompile(`^(3|8|10) `)
+		var table bytes.Buffer
+		require.NoError(t, Run(context.Background(), o, &table), table.String())
+		data, err := os.ReadFile(out)
+		require.NoError(t, err)
+		var res Results
+		require.NoError(t, json.Unmarshal(data, &res))
+		return res, table.String()
+	}
+	first, _ := run(Options{})
+	if first.Postgres == nil {
+		require.False(t, pgserver.Required(), "under CI the PostgreSQL peer must run: %s", first.PostgresSkipped)
+		t.Skipf("the PostgreSQL peer did not run: %s", first.PostgresSkipped)
+	}
+	require.NotNil(t, first.PostgresBackend)
+	assert.Empty(t, first.Postgres.LoadedBy)
+	assert.DirExists(t, filepath.Join(dir, keptServerDir, "data"))
+
+	again, table := run(Options{Reuse: true})
+	require.NotNil(t, again.Postgres)
+	require.NotNil(t, again.PostgresBackend)
+	assert.Equal(t, first.At, again.Postgres.LoadedBy, "the peer is the first run's")
+	assert.Equal(t, first.At, again.PostgresBackend.LoadedBy, "Parley on PostgreSQL is the first run's")
+	assert.Equal(t, first.Postgres.Rows, again.Postgres.Rows)
+	assert.NotContains(t, table, "loading the PostgreSQL peer")
+	assert.NotContains(t, table, "into Parley on PostgreSQL")
+	assert.Contains(t, table, "(loaded by the run of "+first.At+")")
+	require.Len(t, again.Queries, len(first.Queries))
+	for i, q := range first.Queries {
+		require.NotNil(t, again.Queries[i].Peer, q.Name)
+		require.NotNil(t, again.Queries[i].Backend, q.Name)
+		assert.Equal(t, q.Peer.Hits, again.Queries[i].Peer.Hits, q.Name)
+		assert.Equal(t, q.Backend.Hits, again.Queries[i].Backend.Hits, q.Name)
+	}
+}

@@ -32,6 +32,9 @@ type PeerLoad struct {
 	RowsPerSecond          float64       `json:"rowsPerSecond"`
 	ConversationsPerSecond float64       `json:"conversationsPerSecond"`
 	BytesPerConversation   float64       `json:"bytesPerConversation"` // the tables' size, with their indexes and TOAST
+	// LoadedBy is set when this run reused a database that the run of
+	// that clock loaded (-reuse with -dir): the figures are that load's.
+	LoadedBy string `json:"loadedBy,omitempty"`
 }
 
 // peer is the PostgreSQL server the bench measures Parley against, with
@@ -39,21 +42,28 @@ type PeerLoad struct {
 type peer struct {
 	server *pgserver.Server
 	conn   *pgx.Conn
-	url    string // the database's, for the HTTP service's pool
+	url    string    // the database's, for the HTTP service's pool
+	kept   *keptLoad // with -dir: the server and its databases outlive the run
 }
 
-// startPeer starts a PostgreSQL server and creates the database. Without
-// PostgreSQL installed it returns pgserver.ErrNotInstalled.
-func startPeer(ctx context.Context) (*peer, error) {
-	s, err := pgserver.Start(peerSettings...)
+// startPeer starts a PostgreSQL server and creates the database: a
+// throwaway server, or with dir (the bench's -dir) the one kept in it.
+// Without PostgreSQL installed it returns pgserver.ErrNotInstalled.
+func startPeer(ctx context.Context, dir string) (*peer, error) {
+	s, err := startServer(dir)
 	if err != nil {
 		return nil, err
 	}
-	url, err := s.NewDatabase(ctx)
+	p := &peer{server: s}
+	if dir == "" {
+		p.url, err = s.NewDatabase(ctx)
+	} else {
+		p.url, _, err = s.Database(ctx, peerDatabase)
+		p.kept = &keptLoad{server: s, name: peerDatabase}
+	}
 	if err == nil {
-		var conn *pgx.Conn
-		if conn, err = pgx.Connect(ctx, url); err == nil {
-			return &peer{server: s, conn: conn, url: url}, nil
+		if p.conn, err = pgx.Connect(ctx, p.url); err == nil {
+			return p, nil
 		}
 	}
 	return nil, errors.Join(err, s.Stop())

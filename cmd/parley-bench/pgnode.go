@@ -64,6 +64,8 @@ type BackendLoad struct {
 	// (pgindex.Tables, with their indexes and TOAST) over the
 	// conversations loaded.
 	SearchBytesPerConversation float64 `json:"searchBytesPerConversation"`
+	// LoadedBy, as PeerLoad's: the figures are an earlier run's load.
+	LoadedBy string `json:"loadedBy,omitempty"`
 }
 
 // BackendResult is a query's answer on Parley's PostgreSQL backend.
@@ -80,9 +82,30 @@ type BackendResult struct {
 // arrive in the clients' order, so ids differ from the embedded run's;
 // the queries are built again from this backend's world.
 func runOnPostgresBackend(ctx context.Context, pg *peer, o Options, results []QueryResult, now time.Time, out io.Writer) (*BackendLoad, error) {
-	url, err := pg.server.NewDatabase(ctx)
+	var url string
+	var err error
+	var kept *keptLoad
+	if pg.kept == nil {
+		url, err = pg.server.NewDatabase(ctx)
+	} else {
+		url, _, err = pg.server.Database(ctx, backendDatabase)
+		kept = &keptLoad{server: pg.server, name: backendDatabase}
+	}
 	if err != nil {
 		return nil, err
+	}
+	run := now.Format(time.RFC3339)
+	load := &BackendLoad{}
+	reused := false
+	if kept != nil && o.Reuse {
+		if reused, err = kept.loadedBy(ctx, run, o.N, load); err != nil {
+			return nil, err
+		}
+	}
+	if kept != nil && !reused {
+		if err := kept.reset(ctx, url); err != nil {
+			return nil, err
+		}
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	n, err := openPGNode(ctx, url, quiet)
@@ -90,16 +113,20 @@ func runOnPostgresBackend(ctx context.Context, pg *peer, o Options, results []Qu
 		return nil, fmt.Errorf("Parley on PostgreSQL: %w", err)
 	}
 	defer n.close()
-	w, rates, err := loadGenerated(ctx, n.db, indexedInWrite, n.base, o, now, " into Parley on PostgreSQL", out)
-	if err != nil {
+	var w *world
+	if reused {
+		fmt.Fprintf(out, "reusing Parley on PostgreSQL that the run of %s loaded\n", run)
+		load.LoadedBy = run
+		if w, _, err = openWorld(n.db.Store(), o.N); err != nil {
+			return nil, err
+		}
+	} else if w, err = loadBackend(ctx, n, url, o, now, load, out); err != nil {
 		return nil, err
 	}
-	load := &BackendLoad{HTTPPerSecond: rates.http, InternalPerSecond: rates.internal}
-	if err := n.search.Analyze(ctx); err != nil { // as parley import does after a bulk load
-		return nil, err
-	}
-	if load.SearchBytesPerConversation, err = searchBytes(ctx, url, o.N); err != nil {
-		return nil, err
+	if kept != nil && !reused {
+		if err := kept.loaded(ctx, run, o.N, load); err != nil {
+			return nil, err
+		}
 	}
 	convID, err := firstConversation(n.base, w.tokens[w.companies[0]])
 	if err != nil {
@@ -123,6 +150,23 @@ func runOnPostgresBackend(ctx context.Context, pg *peer, o Options, results []Qu
 		}
 	}
 	return load, nil
+}
+
+// loadBackend loads the generated data into the node and measures the
+// load into load.
+func loadBackend(ctx context.Context, n *pgNode, url string, o Options, now time.Time, load *BackendLoad, out io.Writer) (*world, error) {
+	w, rates, err := loadGenerated(ctx, n.db, indexedInWrite, n.base, o, now, " into Parley on PostgreSQL", out)
+	if err != nil {
+		return nil, err
+	}
+	load.HTTPPerSecond, load.InternalPerSecond = rates.http, rates.internal
+	if err := n.search.Analyze(ctx); err != nil { // as parley import does after a bulk load
+		return nil, err
+	}
+	if load.SearchBytesPerConversation, err = searchBytes(ctx, url, o.N); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
 // indexedInWrite is the position of a node whose writes index themselves:

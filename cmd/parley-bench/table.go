@@ -65,9 +65,11 @@ func printTable(out io.Writer, r Results) {
 	if p := r.Postgres; p != nil {
 		fmt.Fprintf(out, "; PostgreSQL bulk load %.0f rows/s (%d rows in %s, indexes and ANALYZE included: %.0f conv/s)",
 			p.RowsPerSecond, p.Rows, round(p.Duration), p.ConversationsPerSecond)
+		loadedBy(out, p.LoadedBy)
 	}
 	if b := r.PostgresBackend; b != nil {
 		fmt.Fprintf(out, "; Parley on PostgreSQL internal %.0f conv/s, HTTP %.0f conv/s answered", b.InternalPerSecond, b.HTTPPerSecond)
+		loadedBy(out, b.LoadedBy)
 	}
 	fmt.Fprintln(out)
 	mb := func(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/(1<<20)) }
@@ -90,6 +92,13 @@ func printTable(out io.Writer, r Results) {
 	s := r.Restart
 	fmt.Fprintf(out, "time to ready after a restart: %s (storage %s, index %s, list engine %s, outbox %s)\n",
 		round(s.Ready), round(s.Storage), round(s.Index), round(s.ListEngine), round(s.Drain))
+}
+
+// loadedBy says that a load's figures are an earlier run's (-reuse).
+func loadedBy(out io.Writer, run string) {
+	if run != "" {
+		fmt.Fprintf(out, " (loaded by the run of %s)", run)
+	}
 }
 
 func round(d time.Duration) string {

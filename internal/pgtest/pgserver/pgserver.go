@@ -39,6 +39,7 @@ type Server struct {
 	port   int
 	cred   *syscall.Credential // nil when not root
 	admin  string              // URL of the maintenance database
+	keep   bool                // StartIn's: Stop leaves the files
 	mu     sync.Mutex
 	serial int
 }
@@ -99,8 +100,37 @@ func credential() (*syscall.Credential, error) {
 
 // Start initialises and starts a server in a new temporary directory,
 // with settings ("name=value", passed as -c) on top of listening on
-// loopback only. Stop it with Stop.
+// loopback only. Stop it with Stop, which removes the directory.
 func Start(settings ...string) (*Server, error) {
+	dir, err := os.MkdirTemp("", "parley-pg-")
+	if err != nil {
+		return nil, fmt.Errorf("pgserver: %w", err)
+	}
+	s, err := startIn(dir, settings)
+	if err != nil {
+		os.RemoveAll(dir)
+	}
+	return s, err
+}
+
+// StartIn starts the server whose files are in dir, initialising them
+// first when dir holds none, with settings as Start's. Stop stops it and
+// leaves the files, so a later StartIn finds its databases again: the
+// bench measures a database it loaded once across runs. Under root the
+// server runs as another user (see credential), who must be able to reach
+// dir through its parents.
+func StartIn(dir string, settings ...string) (*Server, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("pgserver: %w", err)
+	}
+	s, err := startIn(dir, settings)
+	if err == nil {
+		s.keep = true
+	}
+	return s, err
+}
+
+func startIn(dir string, settings []string) (*Server, error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
@@ -109,24 +139,19 @@ func Start(settings ...string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "parley-pg-")
-	if err != nil {
-		return nil, fmt.Errorf("pgserver: %w", err)
-	}
 	s := &Server{dir: dir, bin: bin, cred: cred}
 	if cred != nil {
 		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			os.RemoveAll(dir)
 			return nil, fmt.Errorf("pgserver: %w", err)
 		}
 	}
-	data := filepath.Join(dir, "data")
-	if err := s.run("initdb", "-D", data, "-U", superuser, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+	data := s.DataDir()
+	if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
+		if err := s.run("initdb", "-D", data, "-U", superuser, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.start(data, settings); err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
 	return s, nil
@@ -190,13 +215,37 @@ func (s *Server) URL(db string) string {
 // DataDir is the server's data directory, for measuring what it stores.
 func (s *Server) DataDir() string { return filepath.Join(s.dir, "data") }
 
-// Stop stops the server at once and removes its directory.
+// Stop stops the server and removes its directory, at once; a server of
+// StartIn is shut down cleanly and its files are kept.
 func (s *Server) Stop() error {
+	if s.keep {
+		return s.run("pg_ctl", "stop", "-s", "-m", "fast", "-D", s.DataDir())
+	}
 	err := s.run("pg_ctl", "stop", "-s", "-m", "immediate", "-D", s.DataDir())
 	if rerr := os.RemoveAll(s.dir); err == nil {
 		err = rerr
 	}
 	return err
+}
+
+// Database returns the URL of the database called name, creating it when
+// it does not exist; created says which.
+func (s *Server) Database(ctx context.Context, name string) (url string, created bool, err error) {
+	conn, err := pgx.Connect(ctx, s.admin)
+	if err != nil {
+		return "", false, fmt.Errorf("pgserver: %w", err)
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return "", false, fmt.Errorf("pgserver: %w", err)
+	}
+	if !exists {
+		if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+			return "", false, fmt.Errorf("pgserver: create database: %w", err)
+		}
+	}
+	return s.URL(name), !exists, nil
 }
 
 // NewDatabase creates an empty database with a generated name and returns

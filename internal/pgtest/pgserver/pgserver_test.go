@@ -3,6 +3,8 @@ package pgserver
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -34,4 +36,46 @@ func TestStartAppliesSettings(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, url, other)
 	require.NoError(t, s.DropDatabase(ctx, other))
+}
+
+// TestStartInKeepsItsDatabases: a server started in a directory keeps its
+// files at Stop, and started there again it serves the same databases;
+// Database creates a missing one and finds an existing one.
+func TestStartInKeepsItsDatabases(t *testing.T) {
+	// Not t.TempDir: under root the server runs as another user, who must
+	// reach dir through its parents.
+	parent, err := os.MkdirTemp("", "pgserver-test-")
+	require.NoError(t, err)
+	defer os.RemoveAll(parent)
+	require.NoError(t, os.Chmod(parent, 0o755))
+	dir := filepath.Join(parent, "pg")
+	s, err := StartIn(dir)
+	if errors.Is(err, ErrNotInstalled) && !Required() {
+		t.Skip(err)
+	}
+	require.NoError(t, err)
+	ctx := context.Background()
+	url, created, err := s.Database(ctx, "kept")
+	require.NoError(t, err)
+	assert.True(t, created)
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	_, err = conn.Exec(ctx, `CREATE TABLE loaded AS SELECT 42 AS n`)
+	require.NoError(t, err)
+	conn.Close(ctx)
+	require.NoError(t, s.Stop())
+	assert.FileExists(t, filepath.Join(dir, "data", "PG_VERSION"), "Stop keeps the files")
+
+	again, err := StartIn(dir)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, again.Stop()) }()
+	url, created, err = again.Database(ctx, "kept")
+	require.NoError(t, err)
+	assert.False(t, created)
+	conn, err = pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	var n int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT n FROM loaded`).Scan(&n))
+	assert.Equal(t, 42, n)
 }
