@@ -94,6 +94,9 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) erro
 	defer func() { _ = ptx.Rollback(ctx) }()
 	t := &Tx{ctx: ctx, tx: ptx, owners: map[owner]int64{}, writable: opts.AccessMode != pgx.ReadOnly}
 	err = fn(t)
+	// The queued statements run even when fn failed: one of them failing
+	// is the cause to report, as when each ran on its own.
+	t.flush()
 	if t.failed != nil {
 		return nil, t.failed // the cause; fn may have returned its consequence, or swallowed it
 	}
@@ -104,6 +107,9 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) erro
 		if err := t.index(db); err != nil {
 			return nil, err
 		}
+	}
+	if t.flush(); t.failed != nil { // what the indexer queued
+		return nil, t.failed
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("pgstore: commit: %w", err)
@@ -149,6 +155,10 @@ type Tx struct {
 	// statement of the transaction, and methods that return no error
 	// (counts, ids) leave it here for the transaction to fail with.
 	failed error
+	// queued are the statements exec was given, not yet sent: they go to
+	// the server with the next statement whose rows are read, in one
+	// round trip, or by flush (see exec).
+	queued []*pgx.QueuedQuery
 	// owners caches the companies of ids this transaction looked up or
 	// wrote (see owners.go).
 	owners map[owner]int64
@@ -174,13 +184,90 @@ func (t *Tx) check(err error) error {
 	return t.failed
 }
 
-// exec runs a statement that returns no rows.
+// exec queues a statement that returns no rows: the write reads nothing
+// of it, so it waits to be sent with the next statement whose rows are
+// read (see query), or before the indexer and the commit (flush), in
+// order, without a round trip of its own. A loader's writes then cost
+// the round trips of their reads alone. A queued statement's failure
+// becomes the transaction's (Tx.failed) when it is sent: every statement
+// after it fails with it, and the write with it, as when each ran on its
+// own.
 func (t *Tx) exec(sql string, args ...any) error {
 	if t.failed != nil {
 		return t.failed
 	}
-	_, err := t.tx.Exec(t.ctx, sql, args...)
-	return t.check(err)
+	b := pgx.Batch{QueuedQueries: t.queued}
+	b.Queue(sql, args...)
+	t.queued = b.QueuedQueries
+	return nil
+}
+
+// flush sends the queued statements, if any, in one round trip.
+func (t *Tx) flush() {
+	if len(t.queued) == 0 || t.failed != nil {
+		return
+	}
+	br := t.tx.SendBatch(t.ctx, &pgx.Batch{QueuedQueries: t.queued})
+	n := len(t.queued)
+	t.queued = nil
+	for range n {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			_ = t.check(err)
+			return
+		}
+	}
+	_ = t.check(br.Close())
+}
+
+// query runs a statement whose rows are read, after the queued statements
+// and in the same round trip. The rows must be closed before the next
+// statement.
+func (t *Tx) query(sql string, args ...any) (pgx.Rows, error) {
+	if len(t.queued) == 0 {
+		return t.tx.Query(t.ctx, sql, args...)
+	}
+	b := pgx.Batch{QueuedQueries: t.queued}
+	b.Queue(sql, args...)
+	t.queued = nil
+	br := t.tx.SendBatch(t.ctx, &b)
+	for range len(b.QueuedQueries) - 1 {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return nil, err
+		}
+	}
+	rows, err := br.Query()
+	if err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	return &batchRows{Rows: rows, batch: br}, nil
+}
+
+// batchRows are the rows of a pipeline's last statement; closing them
+// ends the pipeline.
+type batchRows struct {
+	pgx.Rows
+	batch    pgx.BatchResults
+	closed   bool
+	closeErr error
+}
+
+func (r *batchRows) Close() {
+	if r.closed {
+		return
+	}
+	r.closed = true
+	r.Rows.Close()
+	r.closeErr = r.batch.Close()
+}
+
+func (r *batchRows) Err() error {
+	if err := r.Rows.Err(); err != nil {
+		return err
+	}
+	return r.closeErr
 }
 
 // scan runs a statement returning at most one row into dest; found is
@@ -189,9 +276,18 @@ func (t *Tx) scan(sql string, args []any, dest ...any) (found bool, err error) {
 	if t.failed != nil {
 		return false, t.failed
 	}
-	err = t.tx.QueryRow(t.ctx, sql, args...).Scan(dest...)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
+	rows, err := t.query(sql, args...)
+	if err != nil {
+		return false, t.check(err)
+	}
+	if !rows.Next() {
+		rows.Close()
+		return false, t.check(rows.Err())
+	}
+	err = rows.Scan(dest...)
+	rows.Close()
+	if err == nil {
+		err = rows.Err()
 	}
 	return err == nil, t.check(err)
 }
@@ -202,7 +298,7 @@ func collect[T any](t *Tx, fn func(pgx.CollectableRow) (T, error), sql string, a
 	if t.failed != nil {
 		return nil, t.failed
 	}
-	rows, err := t.tx.Query(t.ctx, sql, args...)
+	rows, err := t.query(sql, args...)
 	if err != nil {
 		return nil, t.check(err)
 	}
@@ -215,6 +311,7 @@ func collect[T any](t *Tx, fn func(pgx.CollectableRow) (T, error), sql string, a
 		}
 		out = append(out, v)
 	}
+	rows.Close()
 	return out, t.check(rows.Err())
 }
 
