@@ -7,7 +7,7 @@ import (
 )
 
 var (
-	sqlConversation       = stmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id = $2`)
+	sqlConversation       = cachedStmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id = $2`)
 	sqlConversationsByIDs = stmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id = ANY($2)`)
 	sqlPutConversation    = stmt(`INSERT INTO conversations (company_id, id, number, customer_id, mailbox_id, deleted, open_assignee, tag_ids, body)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)

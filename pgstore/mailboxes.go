@@ -7,7 +7,7 @@ import (
 )
 
 var (
-	sqlMailbox    = stmt(`SELECT m.body FROM mailboxes m WHERE m.company_id = $1 AND m.id = $2`)
+	sqlMailbox    = cachedStmt(`SELECT m.body FROM mailboxes m WHERE m.company_id = $1 AND m.id = $2`)
 	sqlMailboxes  = stmt(`SELECT m.body FROM mailboxes m WHERE m.company_id = $1 ORDER BY m.id`)
 	sqlPutMailbox = stmt(`INSERT INTO mailboxes (company_id, id, body) VALUES ($1, $2, $3)
 ON CONFLICT (company_id, id) DO UPDATE SET body = EXCLUDED.body`)

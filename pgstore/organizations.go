@@ -8,7 +8,7 @@ import (
 )
 
 var (
-	sqlOrganization        = stmt(`SELECT o.body FROM organizations o WHERE o.company_id = $1 AND o.id = $2`)
+	sqlOrganization        = cachedStmt(`SELECT o.body FROM organizations o WHERE o.company_id = $1 AND o.id = $2`)
 	sqlOrganizations       = stmt(`SELECT o.body FROM organizations o WHERE o.company_id = $1 ORDER BY o.name_key, o.id`)
 	sqlOrganizationsByName = stmt(`SELECT o.body FROM organizations o WHERE o.company_id = $1 AND o.name_key = $2 ORDER BY o.id`)
 	sqlPutOrganization     = stmt(`INSERT INTO organizations (company_id, id, name_key, body) VALUES ($1, $2, $3, $4)

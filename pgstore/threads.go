@@ -3,8 +3,8 @@ package pgstore
 import parley "github.com/parley/parley"
 
 var (
-	sqlThread    = stmt(`SELECT h.body FROM threads h WHERE h.company_id = $1 AND h.conversation_id = $2 AND h.id = $3`)
-	sqlThreads   = stmt(`SELECT h.body FROM threads h WHERE h.company_id = $1 AND h.conversation_id = $2 ORDER BY h.id`)
+	sqlThread    = cachedStmt(`SELECT h.body FROM threads h WHERE h.company_id = $1 AND h.conversation_id = $2 AND h.id = $3`)
+	sqlThreads   = cachedStmt(`SELECT h.body FROM threads h WHERE h.company_id = $1 AND h.conversation_id = $2 ORDER BY h.id`)
 	sqlPutThread = stmt(`INSERT INTO threads (company_id, conversation_id, id, body) VALUES ($1, $2, $3, $4)
 ON CONFLICT (company_id, conversation_id, id) DO UPDATE SET body = EXCLUDED.body`)
 	sqlDeleteThread = stmt(`DELETE FROM threads h WHERE h.company_id = $1 AND h.conversation_id = $2 AND h.id = $3`)

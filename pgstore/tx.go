@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -159,6 +160,9 @@ type Tx struct {
 	// the server with the next statement whose rows are read, in one
 	// round trip, or by flush (see exec).
 	queued []*pgx.QueuedQuery
+	// reads keeps the answers of the transaction's reads of records by
+	// key, by table, until it writes the table (see cache.go).
+	reads map[string]map[readKey]answer
 	// owners caches the companies of ids this transaction looked up or
 	// wrote (see owners.go).
 	owners map[owner]int64
@@ -196,6 +200,7 @@ func (t *Tx) exec(sql string, args ...any) error {
 	if t.failed != nil {
 		return t.failed
 	}
+	t.wrote(sql)
 	b := pgx.Batch{QueuedQueries: t.queued}
 	b.Queue(sql, args...)
 	t.queued = b.QueuedQueries
@@ -224,6 +229,7 @@ func (t *Tx) flush() {
 // and in the same round trip. The rows must be closed before the next
 // statement.
 func (t *Tx) query(sql string, args ...any) (pgx.Rows, error) {
+	t.wrote(sql)
 	if len(t.queued) == 0 {
 		return t.tx.Query(t.ctx, sql, args...)
 	}
@@ -276,20 +282,42 @@ func (t *Tx) scan(sql string, args []any, dest ...any) (found bool, err error) {
 	if t.failed != nil {
 		return false, t.failed
 	}
+	key, table, cacheable := keyOf(sql, args)
+	if cacheable {
+		if a, ok := t.cached(table, key); ok {
+			if len(a) == 0 {
+				return false, nil
+			}
+			scanValues(a[0], dest)
+			return true, nil
+		}
+	}
 	rows, err := t.query(sql, args...)
 	if err != nil {
 		return false, t.check(err)
 	}
 	if !rows.Next() {
 		rows.Close()
-		return false, t.check(rows.Err())
+		if err := t.check(rows.Err()); err != nil {
+			return false, err
+		}
+		if cacheable {
+			t.keep(table, key, answer{})
+		}
+		return false, nil
 	}
 	err = rows.Scan(dest...)
 	rows.Close()
 	if err == nil {
 		err = rows.Err()
 	}
-	return err == nil, t.check(err)
+	if err != nil {
+		return false, t.check(err)
+	}
+	if values, ok := rowValues(dest); ok && cacheable {
+		t.keep(table, key, answer{values})
+	}
+	return true, nil
 }
 
 // collect runs a statement and scans each row with fn; the rows are all
@@ -332,7 +360,41 @@ func one[T any](t *Tx, noun, sql string, args ...any) (*T, error) {
 
 // many loads the records of a statement's body column, in its order.
 func many[T any](t *Tx, sql string, args ...any) ([]T, error) {
-	return collect(t, bodyRow[T], sql, args...)
+	if t.failed != nil {
+		return nil, t.failed
+	}
+	key, table, cacheable := keyOf(sql, args)
+	key.all = true
+	a, kept := t.cached(table, key)
+	if !cacheable || !kept {
+		bodies, err := collect(t, rawBodyRow, sql, args...)
+		if err != nil {
+			return nil, err
+		}
+		a = make(answer, len(bodies))
+		for i, body := range bodies {
+			a[i] = []any{body}
+		}
+		if cacheable {
+			t.keep(table, key, a)
+		}
+	}
+	var out []T // nil when empty, as the embedded store answers
+	for _, row := range a {
+		var rec T
+		if err := t.decode(row[0].([]byte), &rec); err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// rawBodyRow scans a row's body column, kept as it is.
+func rawBodyRow(row pgx.CollectableRow) ([]byte, error) {
+	var body []byte
+	err := row.Scan(&body)
+	return bytes.Clone(body), err
 }
 
 // inOrder loads, in one statement, the records of a company a statement

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -68,6 +69,7 @@ func BenchmarkPostgresInternalLoad(b *testing.B) {
 			b.Fatal(err)
 		}
 		counter.reset()
+		serverBefore := serverCPU(b, ctx, url)
 		start := time.Now()
 		if err := loadInternal(db.Store(), w, newCorpus(corpusSeed, corpusWords), 0, n, now, benchSpan); err != nil {
 			b.Fatal(err)
@@ -76,9 +78,44 @@ func BenchmarkPostgresInternalLoad(b *testing.B) {
 		b.ReportMetric(float64(n)/took.Seconds(), "conv/s")
 		b.ReportMetric(float64(counter.statements.Load())/float64(n), "statements/conv")
 		b.ReportMetric(float64(counter.roundTrips.Load())/float64(n), "roundtrips/conv")
+		b.ReportMetric(float64((serverCPU(b, ctx, url)-serverBefore).Microseconds())/float64(n), "server-cpu-µs/conv")
 		b.Logf("statements per conversation, most run first:\n%s", counter.top(25, n))
 		db.Close()
 	}
+}
+
+// serverCPU is the processor time the server's sessions on the database
+// at url have used (Linux: their /proc/<pid>/stat), the asking session's
+// included.
+func serverCPU(b *testing.B, ctx context.Context, url string) time.Duration {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ticks int64
+	for _, pid := range pids {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue // not on Linux, or gone
+		}
+		// utime and stime are the 14th and 15th fields, after the
+		// parenthesised command name.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
+		for _, f := range fields[11:13] {
+			n, _ := strconv.ParseInt(f, 10, 64)
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * (time.Second / 100) // USER_HZ
 }
 
 func mustParse(b *testing.B, url string) *pgx.ConnConfig {
