@@ -87,7 +87,7 @@ func (t *Tx) ConversationIDByNumber(companyID, number int64) (int64, error) {
 func (t *Tx) PutConversation(c *parley.Conversation) error {
 	var old *parley.Conversation
 	if c.ID == 0 {
-		if err := t.assignID(seqConversations, &c.ID); err != nil {
+		if err := t.assignOwnedID(seqConversations, ownedConversation, &c.ID, c.CompanyID); err != nil {
 			return err
 		}
 	} else {

@@ -83,7 +83,7 @@ func (t *Tx) CustomerIDTaken(id int64) bool {
 func (t *Tx) PutCustomer(c *parley.Customer) error {
 	var old *parley.Customer
 	if c.ID == 0 {
-		if err := t.assignID(seqCustomers, &c.ID); err != nil {
+		if err := t.assignOwnedID(seqCustomers, ownedCustomer, &c.ID, c.CompanyID); err != nil {
 			return err
 		}
 	} else {

@@ -32,7 +32,7 @@ func (t *Tx) Mailboxes(companyID int64) ([]parley.Mailbox, error) {
 // PutMailbox stores a mailbox, assigning ids to it and to new folders and
 // field definitions (folder, field and option ids share one sequence).
 func (t *Tx) PutMailbox(m *parley.Mailbox) error {
-	if err := t.assignID(seqMailboxes, &m.ID); err != nil {
+	if err := t.assignOwnedID(seqMailboxes, ownedMailbox, &m.ID, m.CompanyID); err != nil {
 		return err
 	}
 	for i := range m.Folders {

@@ -46,7 +46,7 @@ func (t *Tx) OrganizationsByName(companyID int64, name string) ([]parley.Organiz
 // an id when ID is 0. A domain held by another organization of the company
 // is a Conflict.
 func (t *Tx) PutOrganization(o *parley.Organization) error {
-	if err := t.assignID(seqOrganizations, &o.ID); err != nil {
+	if err := t.assignOwnedID(seqOrganizations, ownedOrganization, &o.ID, o.CompanyID); err != nil {
 		return err
 	}
 	if err := t.claim(ownedOrganization, o.ID, o.CompanyID); err != nil {

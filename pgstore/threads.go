@@ -30,7 +30,7 @@ func (t *Tx) Threads(conversationID int64) ([]parley.Thread, error) {
 // PutThread stores a thread under its conversation, with the address of
 // its rating and its Message-ID key.
 func (t *Tx) PutThread(th *parley.Thread) error {
-	if err := t.assignID(seqThreads, &th.ID); err != nil {
+	if err := t.assignOwnedID(seqThreads, ownedThread, &th.ID, th.CompanyID); err != nil {
 		return err
 	}
 	if err := t.claim(ownedThread, th.ID, th.CompanyID); err != nil {
