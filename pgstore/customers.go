@@ -28,7 +28,7 @@ WHERE c.company_id = $1 AND c.customer_id = $2 AND NOT c.deleted ORDER BY c.id`)
 WHERE c.company_id = $1 AND c.customer_id = $2 AND NOT c.deleted`)
 	sqlCustomersConversationCounts = stmt(`SELECT c.customer_id, count(*) FROM conversations c
 WHERE c.company_id = $1 AND c.customer_id = ANY($2) AND NOT c.deleted GROUP BY c.customer_id`)
-	sqlCustomerConversationMailboxes = stmt(`SELECT c.mailbox_id FROM conversations c
+	sqlCustomerConversationMailboxes = cachedStmt(`SELECT c.mailbox_id FROM conversations c
 WHERE c.company_id = $1 AND c.customer_id = $2 AND NOT c.deleted ORDER BY c.id`)
 )
 

@@ -423,7 +423,27 @@ func inOrder[T any](t *Tx, sql string, companyID int64, ids []int64, idOf func(*
 
 // ids collects a statement's single bigint column.
 func (t *Tx) ids(sql string, args ...any) ([]int64, error) {
-	return collect(t, idRow, sql, args...)
+	if t.failed != nil {
+		return nil, t.failed
+	}
+	key, table, cacheable := keyOf(sql, args)
+	key.all = true
+	if a, ok := t.cached(table, key); ok && cacheable {
+		var out []int64 // nil when empty, as collect answers
+		for _, row := range a {
+			out = append(out, row[0].(int64))
+		}
+		return out, nil
+	}
+	out, err := collect(t, idRow, sql, args...)
+	if err == nil && cacheable {
+		a := make(answer, len(out))
+		for i, id := range out {
+			a[i] = []any{id}
+		}
+		t.keep(table, key, a)
+	}
+	return out, err
 }
 
 func (t *Tx) decode(body []byte, rec any) error { return t.check(decodeBody(body, rec)) }
