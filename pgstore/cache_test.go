@@ -4,14 +4,13 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/internal/pgtest"
 )
 
 // TestCachedReadsFollowTheTransactionsWrites: a read of a record by key
@@ -21,7 +20,7 @@ import (
 func TestCachedReadsFollowTheTransactionsWrites(t *testing.T) {
 	ctx := context.Background()
 	url := migrated(t)
-	statements := &countingTracer{}
+	statements := &pgtest.Recorder{}
 	db, err := Open(ctx, url, Options{Tracer: statements})
 	require.NoError(t, err)
 	defer db.Close()
@@ -107,11 +106,11 @@ func TestCachedReadsFollowTheTransactionsWrites(t *testing.T) {
 			_, err := db.Update(ctx, func(tx *Tx) error {
 				first, err := tc.read(tx)
 				require.NoError(t, err)
-				before := statements.n.Load()
+				before := statements.Runs()
 				again, err := tc.read(tx)
 				require.NoError(t, err)
 				assert.Equal(t, first, again)
-				assert.Equal(t, before, statements.n.Load(), "the repeated read runs no statement")
+				assert.Equal(t, before, statements.Runs(), "the repeated read runs no statement")
 				require.NoError(t, tc.write(tx))
 				after, err := tc.read(tx)
 				if parley.IsNotFound(err) {
@@ -156,23 +155,3 @@ func allOf(errs ...error) error {
 	}
 	return nil
 }
-
-// countingTracer counts the statements run, alone or in a pipeline.
-type countingTracer struct{ n atomic.Int64 }
-
-func (c *countingTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	c.n.Add(1)
-	return ctx
-}
-
-func (c *countingTracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-func (c *countingTracer) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	return ctx
-}
-
-func (c *countingTracer) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {
-	c.n.Add(1)
-}
-
-func (c *countingTracer) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}

@@ -147,12 +147,13 @@ type pendingRead struct {
 }
 
 // pipeline runs the queued statements and reads in one round trip, and
-// reports whether all succeeded (a failure stays on the transaction).
+// reports whether all succeeded (a failure stays on the transaction, see
+// exec).
 func (t *Tx) pipeline(reads []pendingRead) bool {
 	if t.failed != nil {
 		return false
 	}
-	if len(reads) == 0 {
+	if len(reads) == 0 && len(t.queued) == 0 {
 		return true
 	}
 	b := pgx.Batch{QueuedQueries: t.queued}

@@ -208,22 +208,7 @@ func (t *Tx) exec(sql string, args ...any) error {
 }
 
 // flush sends the queued statements, if any, in one round trip.
-func (t *Tx) flush() {
-	if len(t.queued) == 0 || t.failed != nil {
-		return
-	}
-	br := t.tx.SendBatch(t.ctx, &pgx.Batch{QueuedQueries: t.queued})
-	n := len(t.queued)
-	t.queued = nil
-	for range n {
-		if _, err := br.Exec(); err != nil {
-			_ = br.Close()
-			_ = t.check(err)
-			return
-		}
-	}
-	_ = t.check(br.Close())
-}
+func (t *Tx) flush() { t.pipeline(nil) }
 
 // query runs a statement whose rows are read, after the queued statements
 // and in the same round trip. The rows must be closed before the next
