@@ -210,6 +210,63 @@ func (t *Tx) exec(sql string, args ...any) error {
 // flush sends the queued statements, if any, in one round trip.
 func (t *Tx) flush() { t.pipeline(nil) }
 
+// pendingRead is one statement of a pipeline of reads: row is called for
+// each of its rows, then done once all are read.
+type pendingRead struct {
+	sql  string
+	args []any
+	row  func(pgx.Rows) error
+	done func()
+}
+
+// pipeline runs the queued statements and reads in one round trip, and
+// reports whether all succeeded (a failure stays on the transaction, see
+// exec).
+func (t *Tx) pipeline(reads []pendingRead) bool {
+	if t.failed != nil {
+		return false
+	}
+	if len(reads) == 0 && len(t.queued) == 0 {
+		return true
+	}
+	b := pgx.Batch{QueuedQueries: t.queued}
+	t.queued = nil
+	for _, r := range reads {
+		b.Queue(r.sql, r.args...)
+	}
+	br := t.tx.SendBatch(t.ctx, &b)
+	defer func() { _ = t.check(br.Close()) }()
+	for range len(b.QueuedQueries) - len(reads) {
+		if _, err := br.Exec(); err != nil {
+			_ = t.check(err)
+			return false
+		}
+	}
+	for _, r := range reads {
+		rows, err := br.Query()
+		if err != nil {
+			_ = t.check(err)
+			return false
+		}
+		for rows.Next() {
+			if err := r.row(rows); err != nil {
+				rows.Close()
+				_ = t.check(err)
+				return false
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			_ = t.check(err)
+			return false
+		}
+		if r.done != nil {
+			r.done()
+		}
+	}
+	return true
+}
+
 // query runs a statement whose rows are read, after the queued statements
 // and in the same round trip. The rows must be closed before the next
 // statement.
