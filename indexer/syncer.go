@@ -295,21 +295,29 @@ func (bs batches) collect(tx parley.Tx, e parley.OutboxEntry) error {
 	)
 	switch e.Kind {
 	case parley.OutboxConversation:
+		// The conversation and its threads are read once for the three
+		// kinds (ConversationDocument, CallDocuments and MessageDocuments
+		// each read them).
 		kind = index.Conversations
-		if doc, ok, err = ConversationDocument(tx, e.ID); err != nil {
+		c, threads, tags, err := threadsOf(tx, e.ID)
+		if err != nil {
 			return err
 		}
-		for _, related := range []struct {
-			kind  index.Kind
-			build func(parley.Tx, int64) ([]index.Document, []string, int64, error)
-		}{{index.Calls, CallDocuments}, {index.Messages, MessageDocuments}} {
-			docs, gone, company, err := related.build(tx, e.ID)
-			if err != nil {
-				return err
-			}
-			bs.upsert(related.kind, docs...)
-			bs.delete(related.kind, company, gone...)
+		if c == nil {
+			break // gone: its document is deleted below
 		}
+		if c.State != parley.StateDeleted {
+			doc, ok = conversationDocument(tx, c, threads)
+		}
+		calls, gone := callDocuments(c, threads, tags)
+		bs.upsert(index.Calls, calls...)
+		bs.delete(index.Calls, c.CompanyID, gone...)
+		messages, gone, err := messageDocuments(tx, c, threads, tags)
+		if err != nil {
+			return err
+		}
+		bs.upsert(index.Messages, messages...)
+		bs.delete(index.Messages, c.CompanyID, gone...)
 	case parley.OutboxCustomer:
 		kind = index.Customers
 		doc, ok, err = CustomerDocument(tx, e.ID)

@@ -14,7 +14,7 @@ ON CONFLICT (company_id, id) DO UPDATE SET body = EXCLUDED.body, data = coalesce
 
 // PutAttachment stores an attachment and its bytes (none when data is nil).
 func (t *Tx) PutAttachment(a *parley.Attachment, data []byte) error {
-	if err := t.assignID(seqAttachments, &a.ID); err != nil {
+	if err := t.assignOwnedID(seqAttachments, ownedAttachment, &a.ID, a.CompanyID); err != nil {
 		return err
 	}
 	if err := t.claim(ownedAttachment, a.ID, a.CompanyID); err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 var (
-	sqlCompany    = stmt(`SELECT c.body FROM companies c WHERE c.id = $1`)
+	sqlCompany    = cachedStmt(`SELECT c.body FROM companies c WHERE c.id = $1`)
 	sqlCompanies  = stmt(`SELECT c.body FROM companies c ORDER BY c.id`)
 	sqlCompanyIDs = stmt(`SELECT c.id FROM companies c ORDER BY c.id`)
 	sqlPutCompany = stmt(`INSERT INTO companies (id, body) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET body = EXCLUDED.body`)

@@ -7,7 +7,7 @@ import (
 )
 
 var (
-	sqlConversation       = stmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id = $2`)
+	sqlConversation       = cachedStmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id = $2`)
 	sqlConversationsByIDs = stmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id = ANY($2)`)
 	sqlPutConversation    = stmt(`INSERT INTO conversations (company_id, id, number, customer_id, mailbox_id, deleted, open_assignee, tag_ids, body)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -87,7 +87,7 @@ func (t *Tx) ConversationIDByNumber(companyID, number int64) (int64, error) {
 func (t *Tx) PutConversation(c *parley.Conversation) error {
 	var old *parley.Conversation
 	if c.ID == 0 {
-		if err := t.assignID(seqConversations, &c.ID); err != nil {
+		if err := t.assignOwnedID(seqConversations, ownedConversation, &c.ID, c.CompanyID); err != nil {
 			return err
 		}
 	} else {

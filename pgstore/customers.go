@@ -9,7 +9,7 @@ import (
 )
 
 var (
-	sqlCustomer       = stmt(`SELECT c.body FROM customers c WHERE c.company_id = $1 AND c.id = $2`)
+	sqlCustomer       = cachedStmt(`SELECT c.body FROM customers c WHERE c.company_id = $1 AND c.id = $2`)
 	sqlCustomersByIDs = stmt(`SELECT c.body FROM customers c WHERE c.company_id = $1 AND c.id = ANY($2)`)
 	sqlPutCustomer    = stmt(`INSERT INTO customers (company_id, id, organization_id, body) VALUES ($1, $2, $3, $4)
 ON CONFLICT (company_id, id) DO UPDATE SET organization_id = EXCLUDED.organization_id, body = EXCLUDED.body`)
@@ -17,7 +17,7 @@ ON CONFLICT (company_id, id) DO UPDATE SET organization_id = EXCLUDED.organizati
 	sqlCustomersAfter  = stmt(`SELECT c.body FROM customers c WHERE c.company_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3`)
 	sqlCustomerIDsFrom = stmt(`SELECT c.id FROM customers c WHERE c.company_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3`)
 
-	sqlCustomerByEmail  = stmt(`SELECT e.customer_id FROM customer_emails e WHERE e.company_id = $1 AND e.email = $2`)
+	sqlCustomerByEmail  = cachedStmt(`SELECT e.customer_id FROM customer_emails e WHERE e.company_id = $1 AND e.email = $2`)
 	sqlAddCustomerEmail = stmt(`INSERT INTO customer_emails (company_id, email, customer_id) VALUES ($1, $2, $3)
 ON CONFLICT (company_id, email) DO NOTHING RETURNING customer_id`)
 	sqlDropCustomerEmails = stmt(`DELETE FROM customer_emails e WHERE e.company_id = $1 AND e.customer_id = $2`)
@@ -28,7 +28,7 @@ WHERE c.company_id = $1 AND c.customer_id = $2 AND NOT c.deleted ORDER BY c.id`)
 WHERE c.company_id = $1 AND c.customer_id = $2 AND NOT c.deleted`)
 	sqlCustomersConversationCounts = stmt(`SELECT c.customer_id, count(*) FROM conversations c
 WHERE c.company_id = $1 AND c.customer_id = ANY($2) AND NOT c.deleted GROUP BY c.customer_id`)
-	sqlCustomerConversationMailboxes = stmt(`SELECT c.mailbox_id FROM conversations c
+	sqlCustomerConversationMailboxes = cachedStmt(`SELECT c.mailbox_id FROM conversations c
 WHERE c.company_id = $1 AND c.customer_id = $2 AND NOT c.deleted ORDER BY c.id`)
 )
 
@@ -83,7 +83,7 @@ func (t *Tx) CustomerIDTaken(id int64) bool {
 func (t *Tx) PutCustomer(c *parley.Customer) error {
 	var old *parley.Customer
 	if c.ID == 0 {
-		if err := t.assignID(seqCustomers, &c.ID); err != nil {
+		if err := t.assignOwnedID(seqCustomers, ownedCustomer, &c.ID, c.CompanyID); err != nil {
 			return err
 		}
 	} else {

@@ -7,7 +7,7 @@ import (
 )
 
 var (
-	sqlMailbox    = stmt(`SELECT m.body FROM mailboxes m WHERE m.company_id = $1 AND m.id = $2`)
+	sqlMailbox    = cachedStmt(`SELECT m.body FROM mailboxes m WHERE m.company_id = $1 AND m.id = $2`)
 	sqlMailboxes  = stmt(`SELECT m.body FROM mailboxes m WHERE m.company_id = $1 ORDER BY m.id`)
 	sqlPutMailbox = stmt(`INSERT INTO mailboxes (company_id, id, body) VALUES ($1, $2, $3)
 ON CONFLICT (company_id, id) DO UPDATE SET body = EXCLUDED.body`)
@@ -32,7 +32,7 @@ func (t *Tx) Mailboxes(companyID int64) ([]parley.Mailbox, error) {
 // PutMailbox stores a mailbox, assigning ids to it and to new folders and
 // field definitions (folder, field and option ids share one sequence).
 func (t *Tx) PutMailbox(m *parley.Mailbox) error {
-	if err := t.assignID(seqMailboxes, &m.ID); err != nil {
+	if err := t.assignOwnedID(seqMailboxes, ownedMailbox, &m.ID, m.CompanyID); err != nil {
 		return err
 	}
 	for i := range m.Folders {

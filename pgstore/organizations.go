@@ -8,7 +8,7 @@ import (
 )
 
 var (
-	sqlOrganization        = stmt(`SELECT o.body FROM organizations o WHERE o.company_id = $1 AND o.id = $2`)
+	sqlOrganization        = cachedStmt(`SELECT o.body FROM organizations o WHERE o.company_id = $1 AND o.id = $2`)
 	sqlOrganizations       = stmt(`SELECT o.body FROM organizations o WHERE o.company_id = $1 ORDER BY o.name_key, o.id`)
 	sqlOrganizationsByName = stmt(`SELECT o.body FROM organizations o WHERE o.company_id = $1 AND o.name_key = $2 ORDER BY o.id`)
 	sqlPutOrganization     = stmt(`INSERT INTO organizations (company_id, id, name_key, body) VALUES ($1, $2, $3, $4)
@@ -46,7 +46,7 @@ func (t *Tx) OrganizationsByName(companyID int64, name string) ([]parley.Organiz
 // an id when ID is 0. A domain held by another organization of the company
 // is a Conflict.
 func (t *Tx) PutOrganization(o *parley.Organization) error {
-	if err := t.assignID(seqOrganizations, &o.ID); err != nil {
+	if err := t.assignOwnedID(seqOrganizations, ownedOrganization, &o.ID, o.CompanyID); err != nil {
 		return err
 	}
 	if err := t.claim(ownedOrganization, o.ID, o.CompanyID); err != nil {

@@ -52,6 +52,29 @@ func (t *Tx) companyOf(kind string, id int64) (company int64, found bool, err er
 	return company, found, err
 }
 
+var sqlDrawOwnedID = stmt(`WITH drawn AS (SELECT nextval($1::regclass) AS id),
+claimed AS (INSERT INTO owners (kind, id, company_id) SELECT $2, d.id, $3 FROM drawn d ON CONFLICT (kind, id) DO NOTHING RETURNING company_id)
+SELECT d.id, (SELECT c.company_id FROM claimed c) FROM drawn d`)
+
+// assignOwnedID is assignID for a family whose ids the owners table
+// holds: a new id is drawn from sequence and claimed for company in one
+// statement, so the claim that follows it (which an id given calls for)
+// finds it owned. An id drawn that another company holds is left to that
+// claim, which refuses it.
+func (t *Tx) assignOwnedID(sequence, kind string, id *int64, company int64) error {
+	if *id != 0 {
+		return nil
+	}
+	var holder *int64
+	if _, err := t.scan(sqlDrawOwnedID, []any{sequence, kind, company}, id, &holder); err != nil {
+		return err
+	}
+	if holder != nil {
+		t.owners[owner{kind, *id}] = *holder
+	}
+	return nil
+}
+
 // claim records that company owns an id of a family. An id another
 // company owns is refused: the embedded store would overwrite that
 // company's record, which the domain prevents by checking ids first.

@@ -39,6 +39,8 @@ func (t *Tx) index(db *DB) error {
 	if len(t.touched) == 0 || db.indexer == nil {
 		return nil
 	}
+	t.prefetch(t.touched)
+	t.flush() // the indexer writes on the transaction itself
 	if t.failed != nil {
 		return t.failed
 	}

@@ -3,12 +3,12 @@ package pgstore
 import parley "github.com/parley/parley"
 
 var (
-	sqlTag       = stmt(`SELECT g.body FROM tags g WHERE g.company_id = $1 AND g.id = $2`)
+	sqlTag       = cachedStmt(`SELECT g.body FROM tags g WHERE g.company_id = $1 AND g.id = $2`)
 	sqlTags      = stmt(`SELECT g.body FROM tags g WHERE g.company_id = $1 ORDER BY g.id`)
 	sqlPutTag    = stmt(`INSERT INTO tags (company_id, id, body) VALUES ($1, $2, $3) ON CONFLICT (company_id, id) DO UPDATE SET body = EXCLUDED.body`)
 	sqlDeleteTag = stmt(`DELETE FROM tags g WHERE g.company_id = $1 AND g.id = $2`)
 
-	sqlTagByName   = stmt(`SELECT n.tag_id FROM tag_names n WHERE n.company_id = $1 AND n.name = $2`)
+	sqlTagByName   = cachedStmt(`SELECT n.tag_id FROM tag_names n WHERE n.company_id = $1 AND n.name = $2`)
 	sqlPutTagName  = stmt(`INSERT INTO tag_names (company_id, name, tag_id) VALUES ($1, $2, $3) ON CONFLICT (company_id, name) DO UPDATE SET tag_id = EXCLUDED.tag_id`)
 	sqlDropTagName = stmt(`DELETE FROM tag_names n WHERE n.company_id = $1 AND n.name = $2`)
 

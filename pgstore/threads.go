@@ -3,8 +3,8 @@ package pgstore
 import parley "github.com/parley/parley"
 
 var (
-	sqlThread    = stmt(`SELECT h.body FROM threads h WHERE h.company_id = $1 AND h.conversation_id = $2 AND h.id = $3`)
-	sqlThreads   = stmt(`SELECT h.body FROM threads h WHERE h.company_id = $1 AND h.conversation_id = $2 ORDER BY h.id`)
+	sqlThread    = cachedStmt(`SELECT h.body FROM threads h WHERE h.company_id = $1 AND h.conversation_id = $2 AND h.id = $3`)
+	sqlThreads   = cachedStmt(`SELECT h.body FROM threads h WHERE h.company_id = $1 AND h.conversation_id = $2 ORDER BY h.id`)
 	sqlPutThread = stmt(`INSERT INTO threads (company_id, conversation_id, id, body) VALUES ($1, $2, $3, $4)
 ON CONFLICT (company_id, conversation_id, id) DO UPDATE SET body = EXCLUDED.body`)
 	sqlDeleteThread = stmt(`DELETE FROM threads h WHERE h.company_id = $1 AND h.conversation_id = $2 AND h.id = $3`)
@@ -30,7 +30,7 @@ func (t *Tx) Threads(conversationID int64) ([]parley.Thread, error) {
 // PutThread stores a thread under its conversation, with the address of
 // its rating and its Message-ID key.
 func (t *Tx) PutThread(th *parley.Thread) error {
-	if err := t.assignID(seqThreads, &th.ID); err != nil {
+	if err := t.assignOwnedID(seqThreads, ownedThread, &th.ID, th.CompanyID); err != nil {
 		return err
 	}
 	if err := t.claim(ownedThread, th.ID, th.CompanyID); err != nil {

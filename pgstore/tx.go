@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -94,6 +95,9 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) erro
 	defer func() { _ = ptx.Rollback(ctx) }()
 	t := &Tx{ctx: ctx, tx: ptx, owners: map[owner]int64{}, writable: opts.AccessMode != pgx.ReadOnly}
 	err = fn(t)
+	// The queued statements run even when fn failed: one of them failing
+	// is the cause to report, as when each ran on its own.
+	t.flush()
 	if t.failed != nil {
 		return nil, t.failed // the cause; fn may have returned its consequence, or swallowed it
 	}
@@ -104,6 +108,9 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) erro
 		if err := t.index(db); err != nil {
 			return nil, err
 		}
+	}
+	if t.flush(); t.failed != nil { // what the indexer queued
+		return nil, t.failed
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("pgstore: commit: %w", err)
@@ -149,6 +156,13 @@ type Tx struct {
 	// statement of the transaction, and methods that return no error
 	// (counts, ids) leave it here for the transaction to fail with.
 	failed error
+	// queued are the statements exec was given, not yet sent: they go to
+	// the server with the next statement whose rows are read, in one
+	// round trip, or by flush (see exec).
+	queued []*pgx.QueuedQuery
+	// reads keeps the answers of the transaction's reads of records by
+	// key, by table, until it writes the table (see cache.go).
+	reads map[string]map[readKey]answer
 	// owners caches the companies of ids this transaction looked up or
 	// wrote (see owners.go).
 	owners map[owner]int64
@@ -174,13 +188,134 @@ func (t *Tx) check(err error) error {
 	return t.failed
 }
 
-// exec runs a statement that returns no rows.
+// exec queues a statement that returns no rows: the write reads nothing
+// of it, so it waits to be sent with the next statement whose rows are
+// read (see query), or before the indexer and the commit (flush), in
+// order, without a round trip of its own. A loader's writes then cost
+// the round trips of their reads alone. A queued statement's failure
+// becomes the transaction's (Tx.failed) when it is sent: every statement
+// after it fails with it, and the write with it, as when each ran on its
+// own.
 func (t *Tx) exec(sql string, args ...any) error {
 	if t.failed != nil {
 		return t.failed
 	}
-	_, err := t.tx.Exec(t.ctx, sql, args...)
-	return t.check(err)
+	t.wrote(sql)
+	b := pgx.Batch{QueuedQueries: t.queued}
+	b.Queue(sql, args...)
+	t.queued = b.QueuedQueries
+	return nil
+}
+
+// flush sends the queued statements, if any, in one round trip.
+func (t *Tx) flush() { t.pipeline(nil) }
+
+// pendingRead is one statement of a pipeline of reads: row is called for
+// each of its rows, then done once all are read.
+type pendingRead struct {
+	sql  string
+	args []any
+	row  func(pgx.Rows) error
+	done func()
+}
+
+// pipeline runs the queued statements and reads in one round trip, and
+// reports whether all succeeded (a failure stays on the transaction, see
+// exec).
+func (t *Tx) pipeline(reads []pendingRead) bool {
+	if t.failed != nil {
+		return false
+	}
+	if len(reads) == 0 && len(t.queued) == 0 {
+		return true
+	}
+	b := pgx.Batch{QueuedQueries: t.queued}
+	t.queued = nil
+	for _, r := range reads {
+		b.Queue(r.sql, r.args...)
+	}
+	br := t.tx.SendBatch(t.ctx, &b)
+	defer func() { _ = t.check(br.Close()) }()
+	for range len(b.QueuedQueries) - len(reads) {
+		if _, err := br.Exec(); err != nil {
+			_ = t.check(err)
+			return false
+		}
+	}
+	for _, r := range reads {
+		rows, err := br.Query()
+		if err != nil {
+			_ = t.check(err)
+			return false
+		}
+		for rows.Next() {
+			if err := r.row(rows); err != nil {
+				rows.Close()
+				_ = t.check(err)
+				return false
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			_ = t.check(err)
+			return false
+		}
+		if r.done != nil {
+			r.done()
+		}
+	}
+	return true
+}
+
+// query runs a statement whose rows are read, after the queued statements
+// and in the same round trip. The rows must be closed before the next
+// statement.
+func (t *Tx) query(sql string, args ...any) (pgx.Rows, error) {
+	t.wrote(sql)
+	if len(t.queued) == 0 {
+		return t.tx.Query(t.ctx, sql, args...)
+	}
+	b := pgx.Batch{QueuedQueries: t.queued}
+	b.Queue(sql, args...)
+	t.queued = nil
+	br := t.tx.SendBatch(t.ctx, &b)
+	for range len(b.QueuedQueries) - 1 {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return nil, err
+		}
+	}
+	rows, err := br.Query()
+	if err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	return &batchRows{Rows: rows, batch: br}, nil
+}
+
+// batchRows are the rows of a pipeline's last statement; closing them
+// ends the pipeline.
+type batchRows struct {
+	pgx.Rows
+	batch    pgx.BatchResults
+	closed   bool
+	closeErr error
+}
+
+func (r *batchRows) Close() {
+	if r.closed {
+		return
+	}
+	r.closed = true
+	r.Rows.Close()
+	r.closeErr = r.batch.Close()
+}
+
+func (r *batchRows) Err() error {
+	if err := r.Rows.Err(); err != nil {
+		return err
+	}
+	return r.closeErr
 }
 
 // scan runs a statement returning at most one row into dest; found is
@@ -189,11 +324,42 @@ func (t *Tx) scan(sql string, args []any, dest ...any) (found bool, err error) {
 	if t.failed != nil {
 		return false, t.failed
 	}
-	err = t.tx.QueryRow(t.ctx, sql, args...).Scan(dest...)
-	if errors.Is(err, pgx.ErrNoRows) {
+	key, table, cacheable := keyOf(sql, args)
+	if cacheable {
+		if a, ok := t.cached(table, key); ok {
+			if len(a) == 0 {
+				return false, nil
+			}
+			scanValues(a[0], dest)
+			return true, nil
+		}
+	}
+	rows, err := t.query(sql, args...)
+	if err != nil {
+		return false, t.check(err)
+	}
+	if !rows.Next() {
+		rows.Close()
+		if err := t.check(rows.Err()); err != nil {
+			return false, err
+		}
+		if cacheable {
+			t.keep(table, key, answer{})
+		}
 		return false, nil
 	}
-	return err == nil, t.check(err)
+	err = rows.Scan(dest...)
+	rows.Close()
+	if err == nil {
+		err = rows.Err()
+	}
+	if err != nil {
+		return false, t.check(err)
+	}
+	if values, ok := rowValues(dest); ok && cacheable {
+		t.keep(table, key, answer{values})
+	}
+	return true, nil
 }
 
 // collect runs a statement and scans each row with fn; the rows are all
@@ -202,7 +368,7 @@ func collect[T any](t *Tx, fn func(pgx.CollectableRow) (T, error), sql string, a
 	if t.failed != nil {
 		return nil, t.failed
 	}
-	rows, err := t.tx.Query(t.ctx, sql, args...)
+	rows, err := t.query(sql, args...)
 	if err != nil {
 		return nil, t.check(err)
 	}
@@ -215,6 +381,7 @@ func collect[T any](t *Tx, fn func(pgx.CollectableRow) (T, error), sql string, a
 		}
 		out = append(out, v)
 	}
+	rows.Close()
 	return out, t.check(rows.Err())
 }
 
@@ -235,7 +402,41 @@ func one[T any](t *Tx, noun, sql string, args ...any) (*T, error) {
 
 // many loads the records of a statement's body column, in its order.
 func many[T any](t *Tx, sql string, args ...any) ([]T, error) {
-	return collect(t, bodyRow[T], sql, args...)
+	if t.failed != nil {
+		return nil, t.failed
+	}
+	key, table, cacheable := keyOf(sql, args)
+	key.all = true
+	a, kept := t.cached(table, key)
+	if !cacheable || !kept {
+		bodies, err := collect(t, rawBodyRow, sql, args...)
+		if err != nil {
+			return nil, err
+		}
+		a = make(answer, len(bodies))
+		for i, body := range bodies {
+			a[i] = []any{body}
+		}
+		if cacheable {
+			t.keep(table, key, a)
+		}
+	}
+	var out []T // nil when empty, as the embedded store answers
+	for _, row := range a {
+		var rec T
+		if err := t.decode(row[0].([]byte), &rec); err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// rawBodyRow scans a row's body column, kept as it is.
+func rawBodyRow(row pgx.CollectableRow) ([]byte, error) {
+	var body []byte
+	err := row.Scan(&body)
+	return bytes.Clone(body), err
 }
 
 // inOrder loads, in one statement, the records of a company a statement
@@ -264,7 +465,27 @@ func inOrder[T any](t *Tx, sql string, companyID int64, ids []int64, idOf func(*
 
 // ids collects a statement's single bigint column.
 func (t *Tx) ids(sql string, args ...any) ([]int64, error) {
-	return collect(t, idRow, sql, args...)
+	if t.failed != nil {
+		return nil, t.failed
+	}
+	key, table, cacheable := keyOf(sql, args)
+	key.all = true
+	if a, ok := t.cached(table, key); ok && cacheable {
+		var out []int64 // nil when empty, as collect answers
+		for _, row := range a {
+			out = append(out, row[0].(int64))
+		}
+		return out, nil
+	}
+	out, err := collect(t, idRow, sql, args...)
+	if err == nil && cacheable {
+		a := make(answer, len(out))
+		for i, id := range out {
+			a[i] = []any{id}
+		}
+		t.keep(table, key, a)
+	}
+	return out, err
 }
 
 func (t *Tx) decode(body []byte, rec any) error { return t.check(decodeBody(body, rec)) }

@@ -7,7 +7,7 @@ import (
 )
 
 var (
-	sqlUser       = stmt(`SELECT u.body FROM users u WHERE u.company_id = $1 AND u.id = $2`)
+	sqlUser       = cachedStmt(`SELECT u.body FROM users u WHERE u.company_id = $1 AND u.id = $2`)
 	sqlUsersByIDs = stmt(`SELECT u.body FROM users u WHERE u.company_id = $1 AND u.id = ANY($2)`)
 	sqlUsers      = stmt(`SELECT u.body FROM users u WHERE u.company_id = $1 ORDER BY u.id`)
 	sqlPutUser    = stmt(`INSERT INTO users (company_id, id, body) VALUES ($1, $2, $3)
@@ -21,7 +21,7 @@ ON CONFLICT (company_id, id) DO UPDATE SET body = EXCLUDED.body`)
 ON CONFLICT (key_hash) DO UPDATE SET company_id = EXCLUDED.company_id, user_id = EXCLUDED.user_id`)
 	sqlDropUserV1Key = stmt(`DELETE FROM user_v1_keys k WHERE k.key_hash = $1`)
 
-	sqlTeam    = stmt(`SELECT m.body FROM teams m WHERE m.company_id = $1 AND m.id = $2`)
+	sqlTeam    = cachedStmt(`SELECT m.body FROM teams m WHERE m.company_id = $1 AND m.id = $2`)
 	sqlTeams   = stmt(`SELECT m.body FROM teams m WHERE m.company_id = $1 ORDER BY m.id`)
 	sqlPutTeam = stmt(`INSERT INTO teams (company_id, id, body) VALUES ($1, $2, $3)
 ON CONFLICT (company_id, id) DO UPDATE SET body = EXCLUDED.body`)

@@ -42,7 +42,7 @@ func (t *Tx) Webhooks(companyID int64) ([]parley.Webhook, error) {
 
 // PutWebhook stores a webhook, assigning an id when ID is 0.
 func (t *Tx) PutWebhook(w *parley.Webhook) error {
-	if err := t.assignID(seqWebhooks, &w.ID); err != nil {
+	if err := t.assignOwnedID(seqWebhooks, ownedWebhook, &w.ID, w.CompanyID); err != nil {
 		return err
 	}
 	if err := t.claim(ownedWebhook, w.ID, w.CompanyID); err != nil {

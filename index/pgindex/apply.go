@@ -30,7 +30,8 @@ func (e *Engine) Apply(ctx context.Context, batch index.Batch, durable func(erro
 }
 
 // Write replaces the upserted documents and removes the deleted ones on
-// tx: per company, one DELETE and one INSERT on the kind's table. A store
+// tx: per company, one INSERT on the kind's table that replaces the rows
+// of documents it holds already, and one DELETE of the others. A store
 // writing in the same database calls it on the transaction of the write
 // that changed the records, so the rows commit (or not) with them.
 func Write(ctx context.Context, tx pgx.Tx, batch index.Batch) error {
@@ -77,10 +78,18 @@ func write(ctx context.Context, tx pgx.Tx, batch index.Batch) error {
 	slices.Sort(companies) // one order for every writer, against deadlocks
 	b := &pgx.Batch{}
 	for _, company := range companies {
-		ids := byCompany[company]
-		slices.Sort(ids)
-		ids = slices.Compact(ids)
-		b.Queue("DELETE FROM "+l.table+" x WHERE x.company_id = $1 AND x.doc_id = ANY($2)", company, ids)
+		// The documents written replace their rows (see insert); the
+		// others' rows go.
+		var gone []string
+		for _, id := range byCompany[company] {
+			if _, written := docs[company][id]; !written {
+				gone = append(gone, id)
+			}
+		}
+		slices.Sort(gone)
+		if gone = slices.Compact(gone); len(gone) > 0 {
+			b.Queue("DELETE FROM "+l.table+" x WHERE x.company_id = $1 AND x.doc_id = ANY($2)", company, gone)
+		}
 		if len(docs[company]) > 0 {
 			sql, args, err := l.insert(company, docs[company])
 			if err != nil {
@@ -279,8 +288,16 @@ func (l *layout) insert(company int64, docs map[string]index.Document) (string, 
 		unnests = append(unnests, "$"+strconv.Itoa(len(args))+"::"+c.arrayType)
 		aliases = append(aliases, alias)
 	}
-	sql := fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM unnest(%s) AS u(%s)", l.table,
-		strings.Join(names, ", "), strings.Join(selects, ", "), strings.Join(unnests, ", "), strings.Join(aliases, ", "))
+	// A document's row is replaced whole: every column but the key is set
+	// from the new row (the table has no other, see
+	// TestTablesFollowCatalog). The conflict is found through the primary
+	// key, whatever plan the planner keeps for the table.
+	sets := make([]string, 0, len(names))
+	for _, name := range names[2:] { // after company_id and doc_id
+		sets = append(sets, name+" = EXCLUDED."+name)
+	}
+	sql := fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM unnest(%s) AS u(%s)\nON CONFLICT (company_id, doc_id) DO UPDATE SET %s", l.table,
+		strings.Join(names, ", "), strings.Join(selects, ", "), strings.Join(unnests, ", "), strings.Join(aliases, ", "), strings.Join(sets, ", "))
 	return sql, args, nil
 }
 

@@ -140,3 +140,51 @@ func TestScoreWeighsSubjectAboveBody(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, index.Result{IDs: []string{"1", "2"}, Total: 2}, res)
 }
+
+// TestRewriteReplacesTheRow: writing a document again replaces its row
+// whole (a value it no longer holds is not found, custom fields
+// included), in place of the old row rather than after a DELETE of it,
+// and a batch's delete still wins over its upsert.
+func TestRewriteReplacesTheRow(t *testing.T) {
+	ctx := context.Background()
+	rec := &pgtest.Recorder{}
+	e, err := Open(ctx, pgtest.Database(t), Options{Tracer: rec})
+	require.NoError(t, err)
+	defer e.Close()
+	first := index.NewDocument("1", 1)
+	first.Keywords["status"] = []string{"active"}
+	first.Keywords["tag"] = []string{"vip"}
+	first.Keywords["cfk.7"] = []string{"gold"}
+	first.Texts["body"] = []string{"refund my order"}
+	other := index.NewDocument("2", 1)
+	other.Keywords["status"] = []string{"active"}
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{first, other}}, nil))
+
+	again := index.NewDocument("1", 1)
+	again.Keywords["status"] = []string{"closed"}
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{again}}, nil))
+	for _, sql := range rec.Statements() {
+		assert.NotContains(t, sql, "DELETE", "a batch of upserts deletes nothing")
+	}
+	for _, tc := range []struct {
+		name string
+		req  index.Request
+		want []string
+	}{
+		{"the new value", index.Request{Filter: query.Keyword{Field: "status", Value: "closed"}}, []string{"1"}},
+		{"the old value", index.Request{Filter: query.Keyword{Field: "status", Value: "active"}}, []string{"2"}},
+		{"a field gone", index.Request{Filter: query.Keyword{Field: "tag", Value: "vip"}}, []string{}},
+		{"a custom field gone", index.Request{Filter: query.Keyword{Field: "cfk.7", Value: "gold"}}, []string{}},
+		{"a text gone", index.Request{Query: query.Match{Field: "body", Text: "refund"}}, []string{}},
+	} {
+		tc.req.Kind, tc.req.Company, tc.req.Limit = index.Conversations, 1, 10
+		res, err := e.Search(ctx, tc.req)
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.want, res.IDs, tc.name)
+	}
+
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{first}, Deletes: []string{"1"}}, nil))
+	res, err := e.Search(ctx, index.Request{Kind: index.Conversations, Company: 1, Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"2"}, res.IDs, "the batch's delete wins")
+}

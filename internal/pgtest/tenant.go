@@ -19,6 +19,7 @@ type Recorder struct {
 	mu   sync.Mutex
 	seen map[string]bool
 	sqls []string
+	runs atomic.Int64
 }
 
 var (
@@ -27,6 +28,7 @@ var (
 )
 
 func (r *Recorder) add(sql string) {
+	r.runs.Add(1)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.seen == nil {
@@ -59,6 +61,9 @@ func (r *Recorder) TraceBatchQuery(_ context.Context, _ *pgx.Conn, data pgx.Trac
 
 // TraceBatchEnd does nothing.
 func (r *Recorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+// Runs counts the statements run, each run of the same one counted.
+func (r *Recorder) Runs() int64 { return r.runs.Load() }
 
 // Statements returns the distinct statements recorded, in first-run order.
 func (r *Recorder) Statements() []string {
