@@ -142,8 +142,7 @@ func openAssignee(c *parley.Conversation) *int64 {
 // ConversationNumberTaken first).
 func (t *Tx) numberConversation(c *parley.Conversation) error {
 	if c.Number == 0 {
-		_, err := t.scan(sqlNextConversationNumber, []any{c.CompanyID}, &c.Number)
-		return err
+		return t.counter(sqlNextConversationNumber, []any{c.CompanyID}, &c.Number)
 	}
 	holder, err := t.ConversationIDByNumber(c.CompanyID, c.Number)
 	switch {
@@ -154,7 +153,28 @@ func (t *Tx) numberConversation(c *parley.Conversation) error {
 	case !parley.IsNotFound(err):
 		return err
 	}
-	return t.exec(sqlKeepConversationNumber, c.CompanyID, c.Number)
+	return t.counter(sqlKeepConversationNumber, []any{c.CompanyID, c.Number})
+}
+
+// counter runs a statement of a company's conversation counter on its
+// own, committed at once, outside the write's transaction. The counter is
+// one row per company: a lock on it held until the write commits would
+// make every writer of the company, on every node, wait for a node paused
+// in the middle of a write (a stopped process, a long pause) until that
+// node's session ends, and would make concurrent writers' transactions
+// fail and run again. So a number is never used twice and numbers
+// increase, but they are not gap-free: a number drawn by a write that then
+// fails, or runs again, is not used. dest receives the row the statement
+// returns, if any.
+func (t *Tx) counter(sql string, args []any, dest ...any) error {
+	if t.failed != nil {
+		return t.failed
+	}
+	if len(dest) == 0 {
+		_, err := t.counters.Exec(t.ctx, sql, args...)
+		return t.check(err)
+	}
+	return t.check(t.counters.QueryRow(t.ctx, sql, args...).Scan(dest...))
 }
 
 // ConversationByMessageID finds the conversation of the company holding a

@@ -3,6 +3,8 @@ package pgstore
 import (
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	parley "github.com/parley/parley"
 )
 
@@ -13,7 +15,7 @@ ON CONFLICT (company_id, id) DO UPDATE SET conversation_id = EXCLUDED.conversati
 	sqlMail             = stmt(`SELECT m.body FROM mail m WHERE m.company_id = $1 AND m.id = $2`)
 	// The e-mail dispatcher's queue: what waits to be sent, of every
 	// company, earliest due first.
-	sqlDueMail  = stmt(`SELECT m.body FROM mail m WHERE m.due_ns <= $1 ORDER BY m.due_ns, m.id LIMIT $2 ` + AllCompanies)
+	sqlDueMail  = stmt(`SELECT m.body, m.due_ns FROM mail m WHERE m.due_ns <= $1 ORDER BY m.due_ns, m.id LIMIT $2 ` + AllCompanies)
 	sqlNextMail = stmt(`SELECT m.due_ns FROM mail m WHERE m.due_ns IS NOT NULL ORDER BY m.due_ns, m.id LIMIT 1 ` + AllCompanies)
 )
 
@@ -56,7 +58,27 @@ func (t *Tx) Mail(companyID, id int64) (*parley.Mail, error) {
 // DueMail lists up to max e-mails waiting whose next attempt is at or
 // before now, the earliest first.
 func (t *Tx) DueMail(now time.Time, max int) ([]parley.Mail, error) {
-	return many[parley.Mail](t, sqlDueMail, now.UnixNano(), max)
+	return collect(t, dueRow(func(m *parley.Mail) *time.Time { return &m.NextAttemptAt }), sqlDueMail, now.UnixNano(), max)
+}
+
+// dueRow decodes a queue's row (body, due_ns) with its next attempt at the
+// time the queue holds it for. A claim moves due_ns alone, to the end of
+// its lease (claims.go): once the lease is over, the claim of another
+// node names that time, as it must to take the item.
+func dueRow[T any](next func(*T) *time.Time) func(pgx.CollectableRow) (T, error) {
+	return func(row pgx.CollectableRow) (T, error) {
+		var rec T
+		var body []byte
+		var due int64
+		if err := row.Scan(&body, &due); err != nil {
+			return rec, err
+		}
+		if err := decodeBody(body, &rec); err != nil {
+			return rec, err
+		}
+		*next(&rec) = time.Unix(0, due).UTC()
+		return rec, nil
+	}
 }
 
 // NextMailAt is when the earliest e-mail waiting is due, and false when

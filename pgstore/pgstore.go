@@ -112,8 +112,14 @@ const (
 	DefaultStatementTimeout = 30 * time.Second
 	// idleInTransactionTimeout ends the session of a node that stopped
 	// (a process paused or wedged) inside a transaction, which releases
-	// its row locks for the other nodes.
-	idleInTransactionTimeout = time.Minute
+	// its row locks for the other nodes. It is short because while a
+	// serializable transaction stays open, PostgreSQL keeps the predicate
+	// locks of every serializable write that committed since, and with
+	// the lock table full (max_pred_locks_per_transaction) every node's
+	// writes fail; a node sends a transaction's statements one after
+	// another, never waiting on anything else in between, so only a
+	// stopped node idles this long.
+	idleInTransactionTimeout = 5 * time.Second
 	// The server probes an idle connection after keepaliveIdle, every
 	// keepaliveInterval, and drops it after keepaliveCount unanswered
 	// probes: a node gone from the network gives up its session (and its
@@ -150,6 +156,11 @@ func setDefault(cfg *pgx.ConnConfig, name, value string) {
 // DB is Parley's record store on PostgreSQL.
 type DB struct {
 	pool *pgxpool.Pool
+	// counters runs the statements of the companies' conversation
+	// counters, each committed on its own (see Tx.counter); its own few
+	// connections, so a write holding one of pool's never waits for
+	// another of pool's to draw its number.
+	counters *pgxpool.Pool
 	// indexer writes the search rows of each write's touched records on
 	// its transaction (see search.go): Options.Indexer.
 	indexer Indexer
@@ -188,11 +199,18 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	}
 	cfg.ConnConfig.Tracer = opts.Tracer
 	sessionSettings(cfg.ConnConfig, opts.StatementTimeout)
+	countersCfg := cfg.Copy()
+	countersCfg.MaxConns = counterConns
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
-	return &DB{pool: pool, indexer: opts.Indexer, later: make(chan struct{}, 1), webhooks: make(chan struct{}, 1), mail: make(chan struct{}, 1)}, nil
+	counters, err := pgxpool.NewWithConfig(ctx, countersCfg)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	return &DB{pool: pool, counters: counters, indexer: opts.Indexer, later: make(chan struct{}, 1), webhooks: make(chan struct{}, 1), mail: make(chan struct{}, 1)}, nil
 }
 
 // Migrate applies the store schema's pending migrations to the database at
@@ -250,9 +268,14 @@ func withProvider(cfg *pgx.ConnConfig, fn func(*goose.Provider) error) error {
 	return fn(p)
 }
 
-// Close closes the connection pool.
+// counterConns bounds the connections of DB.counters: a counter's
+// statement is one short UPDATE, so a few serve every writer of a node.
+const counterConns = 4
+
+// Close closes the connection pools.
 func (db *DB) Close() error {
 	db.pool.Close()
+	db.counters.Close()
 	return nil
 }
 

@@ -23,7 +23,7 @@ func TestConnectionSettings(t *testing.T) {
 	}{
 		{"defaults", url, Options{}, map[string]string{
 			"statement_timeout":                   "30s",
-			"idle_in_transaction_session_timeout": "1min",
+			"idle_in_transaction_session_timeout": "5s",
 			"tcp_keepalives_idle":                 "60",
 			"tcp_keepalives_interval":             "10",
 			"tcp_keepalives_count":                "6",

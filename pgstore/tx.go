@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	parley "github.com/parley/parley"
 )
@@ -53,8 +54,9 @@ func (db *DB) Update(ctx context.Context, fn func(*Tx) error) (uint64, error) {
 }
 
 // maxAttempts bounds the runs of one transaction under contention. Writers
-// of one company's conversations all update its number counter row, so
-// under load a transaction may lose several times in a row; the pauses
+// of one company's records collide (two updates of a conversation, the
+// inserts near one another that serializable isolation cannot tell apart),
+// so under load a transaction may lose several times in a row; the pauses
 // between runs grow exponentially (maxPause caps one), spreading the
 // writers out. A request's deadline ends the retries sooner.
 const (
@@ -93,7 +95,7 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) erro
 	// After Commit, Rollback does nothing; before it, the error that
 	// matters is the one returned below.
 	defer func() { _ = ptx.Rollback(ctx) }()
-	t := &Tx{ctx: ctx, tx: ptx, owners: map[owner]int64{}, writable: opts.AccessMode != pgx.ReadOnly}
+	t := &Tx{ctx: ctx, tx: ptx, counters: db.counters, owners: map[owner]int64{}, writable: opts.AccessMode != pgx.ReadOnly}
 	err = fn(t)
 	// The queued statements run even when fn failed: one of them failing
 	// is the cause to report, as when each ran on its own.
@@ -151,6 +153,7 @@ func retryable(err error) bool {
 type Tx struct {
 	ctx      context.Context
 	tx       pgx.Tx
+	counters *pgxpool.Pool // DB.counters
 	writable bool
 	// failed is the first statement error: PostgreSQL refuses every later
 	// statement of the transaction, and methods that return no error

@@ -25,7 +25,7 @@ due_ns = EXCLUDED.due_ns, body = EXCLUDED.body`)
 	// The webhook dispatcher's queue: due, unpaused deliveries of every
 	// company that head their webhook's queue for their order key (no
 	// older queued delivery before them), earliest due first.
-	sqlDueDeliveries = stmt(`SELECT d.body FROM deliveries d WHERE d.due_ns <= $1 AND NOT EXISTS (
+	sqlDueDeliveries = stmt(`SELECT d.body, d.due_ns FROM deliveries d WHERE d.due_ns <= $1 AND NOT EXISTS (
 SELECT 1 FROM deliveries q WHERE q.company_id = d.company_id AND q.webhook_id = d.webhook_id AND q.order_key = d.order_key
 AND q.queued AND q.id < d.id) ORDER BY d.due_ns, d.id LIMIT $2 ` + AllCompanies)
 )
@@ -130,7 +130,7 @@ func (t *Tx) SetDeliveriesPaused(webhookID int64, paused bool, now time.Time) er
 // unpaused, and each the oldest queued delivery of its webhook and order
 // key (so events about one record reach a webhook in commit order).
 func (t *Tx) DueDeliveries(now time.Time, max int) ([]parley.Delivery, error) {
-	return many[parley.Delivery](t, sqlDueDeliveries, now.UnixNano(), max)
+	return collect(t, dueRow(func(d *parley.Delivery) *time.Time { return &d.NextAttemptAt }), sqlDueDeliveries, now.UnixNano(), max)
 }
 
 // NextDeliveryAt is when the earliest delivery that heads its queue is

@@ -420,7 +420,13 @@ func call(ctx context.Context, method, target, token, body string) (*http.Respon
 }
 
 func createConversation(ctx context.Context, base, token, subject string) (int64, bool) {
-	body := fmt.Sprintf(`{"subject":%q,"type":"email","mailboxId":1,"status":"active","customer":{"email":"crash@example.com"},"threads":[{"type":"customer","text":"crash test"}]}`, subject)
+	return createConversationFrom(ctx, base, token, subject, "crash@example.com")
+}
+
+// createConversationFrom creates a conversation from the customer of this
+// e-mail address, and says its id and whether it was acknowledged.
+func createConversationFrom(ctx context.Context, base, token, subject, customer string) (int64, bool) {
+	body := fmt.Sprintf(`{"subject":%q,"type":"email","mailboxId":1,"status":"active","customer":{"email":%q},"threads":[{"type":"customer","text":"crash test"}]}`, subject, customer)
 	res, err := call(ctx, http.MethodPost, base+"/v2/conversations", token, body)
 	if err != nil {
 		return 0, false

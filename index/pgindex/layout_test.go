@@ -2,14 +2,11 @@ package pgindex
 
 import (
 	"context"
-	"io/fs"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -103,15 +100,12 @@ func TestUpgradeForgetsTheBuiltVersion(t *testing.T) {
 	url := pgtest.Database(t)
 	cfg, err := pgx.ParseConfig(url)
 	require.NoError(t, err)
-	db := stdlib.OpenDB(*cfg)
-	defer db.Close()
-	sub, err := fs.Sub(migrations, "migrations")
+	_, err = MigrateTo(ctx, cfg, 3)
 	require.NoError(t, err)
-	p, err := goose.NewProvider(goose.DialectPostgres, db, sub, goose.WithTableName(versionTable), goose.WithDisableGlobalRegistry(true))
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	require.NoError(t, err)
-	_, err = p.UpTo(ctx, 3)
-	require.NoError(t, err)
-	_, err = db.ExecContext(ctx, `INSERT INTO search_state (mapping_version) VALUES ($1)`, index.MappingVersion)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `INSERT INTO search_state (mapping_version) VALUES ($1)`, index.MappingVersion)
 	require.NoError(t, err)
 
 	e, err := Open(ctx, url, Options{})

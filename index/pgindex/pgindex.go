@@ -102,6 +102,19 @@ func Open(ctx context.Context, url string, opts Options) (*Engine, error) {
 // time (an advisory lock), and returns the names of those it applied (none
 // when the schema was up to date), for `parley migrate` to report.
 func Migrate(ctx context.Context, cfg *pgx.ConnConfig) (applied []string, err error) {
+	return migrate(ctx, cfg, (*goose.Provider).Up)
+}
+
+// MigrateTo applies the search schema's migrations up to version and no
+// further: the schema an older Parley left, for the tests of an upgrade
+// from it.
+func MigrateTo(ctx context.Context, cfg *pgx.ConnConfig, version int64) (applied []string, err error) {
+	return migrate(ctx, cfg, func(p *goose.Provider, ctx context.Context) ([]*goose.MigrationResult, error) {
+		return p.UpTo(ctx, version)
+	})
+}
+
+func migrate(ctx context.Context, cfg *pgx.ConnConfig, up func(*goose.Provider, context.Context) ([]*goose.MigrationResult, error)) (applied []string, err error) {
 	db := stdlib.OpenDB(*cfg)
 	defer db.Close()
 	sub, err := fs.Sub(migrations, "migrations")
@@ -117,7 +130,7 @@ func Migrate(ctx context.Context, cfg *pgx.ConnConfig) (applied []string, err er
 	if err != nil {
 		return nil, fmt.Errorf("pgindex: migrations: %w", err)
 	}
-	results, err := p.Up(ctx)
+	results, err := up(p, ctx)
 	if err != nil {
 		return nil, fmt.Errorf("pgindex: migrate: %w", err)
 	}
