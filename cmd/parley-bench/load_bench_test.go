@@ -35,13 +35,7 @@ import (
 //
 //	PARLEY_LOAD_PROFILE=/tmp/load.prof go test ./cmd/parley-bench -run XXX -bench InternalLoad/live -benchtime 1x
 func BenchmarkInternalLoad(b *testing.B) {
-	n := 10_000
-	if s := os.Getenv("PARLEY_LOAD_N"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			b.Fatal(err)
-		}
-	}
+	n := sizeFromEnv(b, "PARLEY_LOAD_N", 10_000)
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	now := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
@@ -111,6 +105,20 @@ func timeLoads(b *testing.B, n int, load func() time.Duration) {
 		took += load()
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/took.Seconds(), "conv/s")
+}
+
+// sizeFromEnv is the number the environment variable name sets, or def
+// when it is unset.
+func sizeFromEnv(b *testing.B, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
 }
 
 // startProfile starts a CPU profile into the file PARLEY_LOAD_PROFILE names
