@@ -399,12 +399,43 @@ func (s *Syncer) waitUntil(ctx context.Context, timeout time.Duration, done func
 
 // Rebuild indexes every searchable record of storage into an empty engine,
 // reporting progress, and returns once the engine holds it durably. The
-// outbox is drained after.
+// outbox entries queued before it started are acknowledged without being
+// applied, since the records it read are as those entries left them (after
+// a bulk load killed halfway, the outbox holds the whole load); the others
+// are drained after.
 func (s *Syncer) Rebuild(ctx context.Context, progress func(done, total int)) error {
+	covered, err := s.db.LastOutboxSeq()
+	if err != nil {
+		return err
+	}
 	if err := s.rebuildInto(ctx, s.engine, progress); err != nil {
 		return err
 	}
+	if err := s.acknowledgeThrough(covered); err != nil {
+		return err
+	}
+	s.advance(covered)
 	return s.Drain(ctx)
+}
+
+// acknowledgeThrough removes the outbox entries up to seq.
+func (s *Syncer) acknowledgeThrough(seq uint64) error {
+	for {
+		entries, err := s.db.Outbox(0, DrainBatch)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for n < len(entries) && entries[n].Seq <= seq {
+			n++
+		}
+		if n == 0 {
+			return nil
+		}
+		if err := s.db.AckOutbox(entries[:n]); err != nil {
+			return err
+		}
+	}
 }
 
 // rebuildInto indexes every searchable record of storage into engine,

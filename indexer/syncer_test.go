@@ -211,3 +211,39 @@ func TestFailedBatchStaysInTheOutbox(t *testing.T) {
 		})
 	}
 }
+
+// counting is an engine that counts the documents it is given, by kind.
+type counting struct {
+	index.Engine
+	upserts map[index.Kind]int
+}
+
+func (c counting) Apply(ctx context.Context, b index.Batch, durable func(error)) error {
+	c.upserts[b.Kind] += len(b.Upserts)
+	return c.Engine.Apply(ctx, b, durable)
+}
+
+// TestRebuildAcknowledgesWhatItRead: after a load whose records committed
+// but were never indexed (killed halfway, or loaded with no syncer
+// running), a rebuild indexes each record once and empties the outbox,
+// rather than applying every queued entry again after it.
+func TestRebuildAcknowledgesWhatItRead(t *testing.T) {
+	db, engine := openStores(t)
+	createConversations(t, db, seedAccount(t, db), 3)
+	depth, err := db.OutboxDepth()
+	require.NoError(t, err)
+	require.Greater(t, depth, 0)
+
+	counted := counting{Engine: engine, upserts: map[index.Kind]int{}}
+	syncer := indexer.NewSyncer(db, counted, quiet)
+	require.NoError(t, syncer.Rebuild(context.Background(), nil))
+	syncer.Settle()
+	assert.Equal(t, 3, counted.upserts[index.Conversations], "each conversation indexed once")
+	after, err := db.OutboxDepth()
+	require.NoError(t, err)
+	assert.Equal(t, 0, after, "the outbox holds nothing the rebuild read")
+	last, err := db.LastOutboxSeq()
+	require.NoError(t, err)
+	assert.Equal(t, last, syncer.Applied())
+	assert.Equal(t, index.Result{IDs: []string{"1", "2", "3"}, Total: 3}, refunds(t, engine))
+}

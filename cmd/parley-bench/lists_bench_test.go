@@ -23,13 +23,7 @@ import (
 //
 //	go test ./cmd/parley-bench -run XXX -bench ListEngineLoad -benchtime 3x
 func BenchmarkListEngineLoad(b *testing.B) {
-	n := 10_000
-	if s := os.Getenv("PARLEY_LISTS_N"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			b.Fatal(err)
-		}
-	}
+	n := sizeFromEnv(b, "PARLEY_LISTS_N", 10_000)
 	db := benchStore(b, n)
 	project := lists.Projection{List: indexer.ListFields, Conversation: indexer.Documents, Chat: indexer.ChatDocument}
 	b.Run("storage", func(b *testing.B) {

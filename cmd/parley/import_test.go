@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/importer"
 	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/storage"
 )
@@ -232,4 +233,60 @@ func TestImportRefusedRecordCostsOnlyItself(t *testing.T) {
 		})
 	}))
 	assert.Equal(t, []string{"1 Refund 2", "4 Twin 1"}, subjects)
+}
+
+// TestImportKilledHalfway: a load killed halfway leaves a directory that
+// serves what it holds, never an index that answers other than storage.
+// Half of an export's conversations are committed as parley import commits
+// them, then the process "dies" (storage is closed as a kill leaves it:
+// committed, the index not told); the next start must find exactly those
+// conversations, in agreement with the scan oracle rebuilt from storage,
+// and an empty outbox. The second case dies later, while the index was
+// being built from storage: its partitions are there but it was never
+// marked built.
+func TestImportKilledHalfway(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		kill func(t *testing.T, dir string)
+	}{
+		{"after the storage writes", func(*testing.T, string) {}},
+		{"while building the index", func(t *testing.T, dir string) {
+			require.NoError(t, os.Remove(filepath.Join(indexPath(dir), "VERSION")))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var out, errs bytes.Buffer
+			require.Equal(t, 0, run(context.Background(), []string{"init", "--data", dir, "--company", "Initech", "--owner", "bill@initech.test"}, &out, &errs), errs.String())
+			started, err := open(context.Background(), location{dir: dir}, false, fixedClock{}, quietLog(), nil)
+			require.NoError(t, err) // a first start builds the index and marks it
+			require.NoError(t, started.close())
+			var lines []string
+			for i := 1; i <= 40; i++ {
+				lines = append(lines, fmt.Sprintf(`{"id":%d,"number":%d,"subject":"crash import %d","type":"email","status":"active","mailboxId":1,`+
+					`"createdAt":"2025-01-01T10:00:00Z","primaryCustomer":{"email":"c%d@example.com"},"_embedded":{"threads":[`+
+					`{"id":%d,"type":"customer","body":"Order %d lost","createdAt":"2025-01-01T10:00:00Z","customer":{"email":"c%d@example.com"}}]}}`,
+					i, i, i, i, i*10, i, i))
+			}
+			export, err := importer.Read(strings.NewReader(strings.Join(lines, "\n")))
+			require.NoError(t, err)
+			export.Conversations = export.Conversations[:20] // killed halfway
+
+			db, err := storage.Open(dbPath(dir), storage.Options{})
+			require.NoError(t, err)
+			sum, err := importer.Run(db.Store(), export, importer.Options{CompanyID: 1, Now: fixedClock{}.Now})
+			require.NoError(t, err)
+			require.Equal(t, 20, sum.ConversationsCreated)
+			require.NoError(t, db.Close())
+			tc.kill(t, dir)
+
+			compareIndexWithStorage(t, dir)
+			in, err := open(context.Background(), location{dir: dir}, false, fixedClock{}, quietLog(), nil)
+			require.NoError(t, err)
+			defer in.close()
+			depth, err := in.bolt.OutboxDepth()
+			require.NoError(t, err)
+			assert.Equal(t, 0, depth, "the index holds everything storage does")
+		})
+	}
 }
