@@ -456,13 +456,13 @@ func loadPeer(ctx context.Context, pg *peer, n *node, dir string, o Options, now
 	if pg.kept != nil && o.Reuse {
 		var load PeerLoad
 		found, err := pg.kept.loadedBy(ctx, run, o.N, &load)
-		if err := errors.Join(err, n.close()); err != nil {
+		if err != nil {
 			return nil, err
 		}
 		if found {
 			fmt.Fprintf(out, "reusing the PostgreSQL peer that the run of %s loaded\n", run)
 			load.LoadedBy = run
-			return &load, nil
+			return &load, n.close()
 		}
 	}
 	if pg.kept != nil {
