@@ -116,6 +116,21 @@ func assertKeys(t *testing.T, data []byte) {
 	}
 }
 
+// runSmall runs the bench at 300 conversations in dir with o's other
+// options, and returns its JSON results and its table.
+func runSmall(t *testing.T, dir string, o Options) (Results, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "results.json")
+	o.N, o.HTTP, o.Clients, o.Chats, o.Repeat, o.Companies, o.Dir, o.Out = 300, 60, 4, 30, 2, 2, dir, out
+	var table bytes.Buffer
+	require.NoError(t, Run(context.Background(), o, &table), table.String())
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var res Results
+	require.NoError(t, json.Unmarshal(data, &res))
+	return res, table.String()
+}
+
 // TestBenchReusesALoadedDirectory runs the bench again on the data a first
 // run loaded: the world and clock read back from storage must give every
 // query the hits the first run found (the first run's writes touch the
@@ -124,14 +139,7 @@ func TestBenchReusesALoadedDirectory(t *testing.T) {
 	dir := t.TempDir()
 	run := func(o Options) Results {
 		t.Helper()
-		out := filepath.Join(t.TempDir(), "results.json")
-		o.N, o.HTTP, o.Clients, o.Chats, o.Repeat, o.Companies, o.Dir, o.Out = 300, 60, 4, 30, 2, 2, dir, out
-		var table bytes.Buffer
-		require.NoError(t, Run(context.Background(), o, &table), table.String())
-		data, err := os.ReadFile(out)
-		require.NoError(t, err)
-		var res Results
-		require.NoError(t, json.Unmarshal(data, &res))
+		res, _ := runSmall(t, dir, o)
 		return res
 	}
 	first := run(Options{})
@@ -216,16 +224,8 @@ func TestBenchKeepsItsPostgreSQLDatabases(t *testing.T) {
 	require.NoError(t, os.Chmod(dir, 0o755))
 	run := func(o Options) (Results, string) {
 		t.Helper()
-		out := filepath.Join(t.TempDir(), "results.json")
-		o.N, o.HTTP, o.Clients, o.Chats, o.Repeat, o.Companies, o.Dir, o.Out = 300, 60, 4, 30, 2, 2, dir, out
 		o.PG, o.Backend, o.Only = o.Reuse, o.Reuse, regexp.MustCompile(`^(3|8|10) `)
-		var table bytes.Buffer
-		require.NoError(t, Run(context.Background(), o, &table), table.String())
-		data, err := os.ReadFile(out)
-		require.NoError(t, err)
-		var res Results
-		require.NoError(t, json.Unmarshal(data, &res))
-		return res, table.String()
+		return runSmall(t, dir, o)
 	}
 	// The data directory is loaded without PostgreSQL, as by an earlier
 	// release: the first -reuse run finds no load of its databases, so it
