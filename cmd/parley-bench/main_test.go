@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley/parley/index/pgindex"
 	"github.com/parley/parley/internal/headless"
 	"github.com/parley/parley/internal/pgtest/pgserver"
 )
@@ -251,6 +252,19 @@ func TestBenchKeepsItsPostgreSQLDatabases(t *testing.T) {
 	assert.NotContains(t, table, "into Parley on PostgreSQL")
 	assert.Contains(t, table, "(loaded by the run of "+loading.At+")")
 	require.Len(t, again.Queries, len(first.Queries))
+
+	// The kept Parley database is one parley serve starts on at once: its
+	// search tables are recorded as built by this mapping version.
+	server, err := pgserver.StartIn(filepath.Join(dir, keptServerDir), peerSettings...)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, server.Stop()) }()
+	search, err := pgindex.Open(context.Background(), server.URL(backendDatabase), pgindex.Options{})
+	require.NoError(t, err)
+	defer search.Close()
+	stale, err := search.Stale(context.Background())
+	require.NoError(t, err)
+	assert.False(t, stale, "a node started on the kept database would rebuild its search tables")
+
 	for i, q := range first.Queries {
 		require.NotNil(t, again.Queries[i].Peer, q.Name)
 		require.NotNil(t, again.Queries[i].Backend, q.Name)
