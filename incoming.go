@@ -116,7 +116,7 @@ var subjectTag = regexp.MustCompile(`\[#(\d{1,18})\]`)
 // taggedSpace is a run of tags with the spaces around them: taken out of
 // a new conversation's subject, it leaves one space, so a tag that sat
 // between two words does not leave two.
-var taggedSpace = regexp.MustCompile(`\s*(?:\[#\d{1,18}\]\s*)+`)
+var taggedSpace = regexp.MustCompile(`\s*(?:` + subjectTag.String() + `\s*)+`)
 
 // mailCaller is who acts for incoming mail: the mailbox's company, with
 // no user (id 0) allowed into every mailbox. Customer threads name the

@@ -93,13 +93,10 @@ func (k keptLoad) loaded(ctx context.Context, run string, n int, load any) error
 }
 
 func (k keptLoad) admin(ctx context.Context, fn func(*pgx.Conn) error) error {
-	conn, err := pgx.Connect(ctx, k.server.URL("postgres"))
-	if err != nil {
-		return err
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, loadedTable); err != nil {
-		return fmt.Errorf("bench_loaded: %w", err)
-	}
-	return fn(conn)
+	return k.server.Admin(ctx, func(conn *pgx.Conn) error {
+		if _, err := conn.Exec(ctx, loadedTable); err != nil {
+			return fmt.Errorf("bench_loaded: %w", err)
+		}
+		return fn(conn)
+	})
 }

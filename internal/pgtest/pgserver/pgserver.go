@@ -231,21 +231,22 @@ func (s *Server) Stop() error {
 // Database returns the URL of the database called name, creating it when
 // it does not exist; created says which.
 func (s *Server) Database(ctx context.Context, name string) (url string, created bool, err error) {
-	conn, err := pgx.Connect(ctx, s.admin)
-	if err != nil {
-		return "", false, fmt.Errorf("pgserver: %w", err)
-	}
-	defer conn.Close(ctx)
-	var exists bool
-	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
-		return "", false, fmt.Errorf("pgserver: %w", err)
-	}
-	if !exists {
-		if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-			return "", false, fmt.Errorf("pgserver: create database: %w", err)
+	err = s.Admin(ctx, func(conn *pgx.Conn) error {
+		var exists bool
+		if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+			return err
 		}
+		if exists {
+			return nil
+		}
+		created = true
+		_, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+		return err
+	})
+	if err != nil {
+		return "", false, fmt.Errorf("pgserver: database %s: %w", name, err)
 	}
-	return s.URL(name), !exists, nil
+	return s.URL(name), created, nil
 }
 
 // NewDatabase creates an empty database with a generated name and returns
@@ -255,12 +256,11 @@ func (s *Server) NewDatabase(ctx context.Context) (string, error) {
 	s.serial++
 	name := fmt.Sprintf("db_%d", s.serial)
 	s.mu.Unlock()
-	conn, err := pgx.Connect(ctx, s.admin)
+	err := s.Admin(ctx, func(conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, "CREATE DATABASE "+name)
+		return err
+	})
 	if err != nil {
-		return "", fmt.Errorf("pgserver: %w", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		return "", fmt.Errorf("pgserver: create database: %w", err)
 	}
 	return s.URL(name), nil
@@ -273,11 +273,18 @@ func (s *Server) DropDatabase(ctx context.Context, url string) error {
 	if err != nil {
 		return err
 	}
+	return s.Admin(ctx, func(conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{cfg.Database}.Sanitize()+" WITH (FORCE)")
+		return err
+	})
+}
+
+// Admin runs fn on a connection to the server's maintenance database.
+func (s *Server) Admin(ctx context.Context, fn func(*pgx.Conn) error) error {
 	conn, err := pgx.Connect(ctx, s.admin)
 	if err != nil {
 		return fmt.Errorf("pgserver: %w", err)
 	}
 	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{cfg.Database}.Sanitize()+" WITH (FORCE)")
-	return err
+	return fn(conn)
 }
