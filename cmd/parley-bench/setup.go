@@ -10,14 +10,19 @@ import (
 
 // setupWorld stores the bench's companies, users, mailboxes (each with a
 // number custom field and a chat widget), customers and access tokens.
+// The customers go in transactions of customersPerWrite: one transaction
+// of all of them (600,000 at 1M) builds their search documents for
+// longer than a PostgreSQL node lets a transaction idle.
 func setupWorld(db parley.Store, companies, customersPer int, now time.Time) (*world, error) {
 	w := newWorld()
-	_, err := db.Update(context.Background(), func(tx parley.Tx) error {
-		for ci := 0; ci < companies; ci++ {
+	for ci := 0; ci < companies; ci++ {
+		var company int64
+		_, err := db.Update(context.Background(), func(tx parley.Tx) error {
 			c := &parley.Company{Name: fmt.Sprint("Bench ", ci+1), Plan: parley.PlanPro, APIEnabled: true, PaymentOK: true, CreatedAt: now}
 			if err := tx.PutCompany(c); err != nil {
 				return err
 			}
+			company = c.ID
 			w.companies = append(w.companies, c.ID)
 			for ui := 0; ui < 6; ui++ {
 				u := &parley.User{CompanyID: c.ID, FirstName: fmt.Sprint("Agent", ui), LastName: fmt.Sprint("C", ci), Email: fmt.Sprintf("agent%d@bench%d.test", ui, ci),
@@ -47,20 +52,37 @@ func setupWorld(db parley.Store, companies, customersPer int, now time.Time) (*w
 				}
 				w.addMailbox(*m)
 			}
-			for k := 0; k < customersPer; k++ {
-				email := customerEmail(ci, k)
-				cu := &parley.Customer{CompanyID: c.ID, FirstName: fmt.Sprint("Cust", k), LastName: fmt.Sprint("Omer", k%500),
-					Emails: []parley.Entry{{Value: email, Type: "work"}}, CreatedAt: now, UpdatedAt: now}
-				if err := tx.PutCustomer(cu); err != nil {
-					return err
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		for first := 0; first < customersPer; first += customersPerWrite {
+			_, err := db.Update(context.Background(), func(tx parley.Tx) error {
+				for k := first; k < min(first+customersPerWrite, customersPer); k++ {
+					email := customerEmail(ci, k)
+					cu := &parley.Customer{CompanyID: company, FirstName: fmt.Sprint("Cust", k), LastName: fmt.Sprint("Omer", k%500),
+						Emails: []parley.Entry{{Value: email, Type: "work"}}, CreatedAt: now, UpdatedAt: now}
+					if err := tx.PutCustomer(cu); err != nil {
+						return err
+					}
 				}
-				w.customers[c.ID] = append(w.customers[c.ID], email)
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			for k := first; k < min(first+customersPerWrite, customersPer); k++ {
+				w.customers[company] = append(w.customers[company], customerEmail(ci, k))
 			}
 		}
-		return nil
-	})
-	return w, err
+	}
+	return w, nil
 }
+
+// customersPerWrite is how many customers setupWorld stores per
+// transaction.
+const customersPerWrite = 2000
 
 func newWorld() *world {
 	return &world{mailboxes: map[int64][]parley.Mailbox{}, users: map[int64][]int64{}, owners: map[int64]int64{}, tokens: map[int64]string{},
