@@ -167,7 +167,7 @@ func loadBackend(ctx context.Context, n *pgNode, url string, o Options, now time
 		return nil, err
 	}
 	load.HTTPPerSecond, load.InternalPerSecond = rates.http, rates.internal
-	if err := n.search.Analyze(ctx); err != nil { // as parley import does after a bulk load
+	if err := n.search.Settle(ctx); err != nil { // as parley import does after a bulk load
 		return nil, err
 	}
 	if load.SearchBytesPerConversation, err = searchBytes(ctx, url, o.N); err != nil {

@@ -318,7 +318,7 @@ func (in *instance) compact(ctx context.Context) error {
 	if in.bleve != nil {
 		err = in.bleve.Compact(ctx)
 	} else {
-		err = in.pgSearch.Analyze(ctx)
+		err = in.pgSearch.Settle(ctx)
 	}
 	if err != nil {
 		return fmt.Errorf("compact the search index: %w", err)

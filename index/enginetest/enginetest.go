@@ -62,17 +62,17 @@ func openPostgres(t *testing.T) Engine {
 	return e
 }
 
-// Fill indexes every record of db in e, as a rebuild does, and refreshes
-// the statistics of an engine that keeps them (PostgreSQL's planner takes
-// freshly filled tables for empty ones).
+// Fill indexes every record of db in e, as a rebuild does, and settles an
+// engine that needs it after a bulk load (PostgreSQL's planner takes
+// freshly filled tables for empty ones until VACUUM (ANALYZE)).
 func Fill(t *testing.T, db *storage.DB, e index.Engine) {
 	t.Helper()
 	ctx := context.Background()
 	if err := indexer.NewSyncer(db, e, slog.New(slog.NewTextHandler(io.Discard, nil))).Rebuild(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if a, ok := e.(interface{ Analyze(context.Context) error }); ok {
-		if err := a.Analyze(ctx); err != nil {
+	if a, ok := e.(interface{ Settle(context.Context) error }); ok {
+		if err := a.Settle(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

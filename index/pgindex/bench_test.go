@@ -36,7 +36,7 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		require.NoError(b, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: docs}, nil))
 	}
-	require.NoError(b, e.Analyze(ctx))
+	require.NoError(b, e.Settle(ctx))
 	byDate := []index.Sort{{Field: "createdAt", Desc: true}}
 	for name, req := range map[string]index.Request{
 		"status sorted by date": {Filter: query.Keyword{Field: "status", Value: "active"}, Sort: byDate},
