@@ -119,6 +119,37 @@ func TestSearchIsOneStatementOnTheKindsTable(t *testing.T) {
 	}
 }
 
+// TestOneValueIsAnEquality: a number range of one value (mailbox:1)
+// reaches PostgreSQL as an equality, which the planner estimates from the
+// column's common values and reads off a btree in its next columns'
+// order; a range stays a range.
+func TestOneValueIsAnEquality(t *testing.T) {
+	ctx := context.Background()
+	rec := &pgtest.Recorder{}
+	e, err := Open(ctx, pgtest.Database(t), Options{Tracer: rec})
+	require.NoError(t, err)
+	defer e.Close()
+	one, two := 1.0, 2.0
+	for _, c := range []struct {
+		name string
+		node query.NumberRange
+		want string
+	}{
+		{"one value", query.NumberRange{Field: "mailboxId", Min: &one, Max: &one, MinInclusive: true, MaxInclusive: true}, `d."mailbox_id" = $2::float8`},
+		{"a range", query.NumberRange{Field: "mailboxId", Min: &one, Max: &two, MinInclusive: true, MaxInclusive: true}, `d."mailbox_id" >= $2::float8 AND d."mailbox_id" <= $3::float8`},
+		{"one value, excluded", query.NumberRange{Field: "mailboxId", Min: &one, Max: &one, MinInclusive: true}, `d."mailbox_id" >= $2::float8 AND d."mailbox_id" < $3::float8`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := len(rec.Statements())
+			_, err := e.Search(ctx, index.Request{Kind: index.Conversations, Company: 1, Query: c.node, Limit: 10})
+			require.NoError(t, err)
+			statements := rec.Statements()[before:]
+			require.Len(t, statements, 1)
+			assert.Contains(t, statements[0], c.want)
+		})
+	}
+}
+
 // TestUpgradeForgetsTheBuiltVersion: a database whose EAV tables were
 // marked built by this very mapping version is stale once the typed
 // tables replace them, so its first start rebuilds the index.

@@ -259,6 +259,13 @@ func (s *statement) numberRange(field string, min, max *float64, minIncl, maxInc
 		head = fmt.Sprintf("search_max(d.%s) %s %s::float8 AND ", c.sqlName(), op, s.arg(*min))
 	}
 	cond := s.any(s.valuesOf(field, index.NumberField), func(v string) string {
+		if min != nil && max != nil && *min == *max && minIncl && maxIncl {
+			// One value: an equality, which the planner estimates from
+			// the column's common values and a btree can then read in
+			// the order of its next columns (a mailbox's conversations
+			// by status, newest first).
+			return fmt.Sprintf("%s = %s::float8", v, s.arg(*min))
+		}
 		var conds []string
 		if min != nil {
 			op := ">"
