@@ -1,0 +1,99 @@
+package pgindex
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley/parley/index"
+	"github.com/parley/parley/internal/pgtest"
+	"github.com/parley/parley/query"
+)
+
+// captured keeps the statements an engine sends, with their arguments,
+// so that a test can ask PostgreSQL for their plans.
+type captured struct {
+	mu         sync.Mutex
+	statements []capturedStatement
+}
+
+type capturedStatement struct {
+	sql  string
+	args []any
+}
+
+func (c *captured) add(sql string, args []any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.statements = append(c.statements, capturedStatement{sql, args})
+}
+
+func (c *captured) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	c.add(d.SQL, d.Args)
+	return ctx
+}
+func (c *captured) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (c *captured) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+func (c *captured) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	c.add(d.SQL, d.Args)
+}
+func (c *captured) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+// TestAccessPathsHaveIndexes: statements whose cost would otherwise grow
+// with every company's rows can be answered through an index of theirs.
+// The tables here are tiny, so sequential scans are switched off: the
+// plan then says whether such an index exists, not whether the planner
+// would pick it on real data.
+func TestAccessPathsHaveIndexes(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	c := &captured{}
+	e, err := Open(ctx, url, Options{Tracer: c})
+	require.NoError(t, err)
+	defer e.Close()
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "SET enable_seqscan = off")
+	require.NoError(t, err)
+	user := 2.0
+	for _, tc := range []struct {
+		name  string
+		run   func() error
+		index string
+	}{
+		{"the customers a user ever replied to (user report)", func() error {
+			_, err := e.Aggregate(ctx, index.AggregateRequest{Kind: index.Messages, Company: 1,
+				Filter: query.And{Nodes: []query.Node{query.Keyword{Field: "from", Value: "user"},
+					query.NumberRange{Field: "userId", Min: &user, Max: &user, MinInclusive: true, MaxInclusive: true}}},
+				Distinct: []string{"customerId"}})
+			return err
+		}, "search_message_user"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(c.statements)
+			require.NoError(t, tc.run())
+			statements := c.statements[before:]
+			require.NotEmpty(t, statements)
+			var plans []string
+			for _, s := range statements {
+				if !strings.HasPrefix(s.sql, "SELECT") && !strings.HasPrefix(s.sql, "WITH") {
+					continue // begin, commit
+				}
+				rows, err := conn.Query(ctx, "EXPLAIN "+s.sql, s.args...)
+				require.NoError(t, err)
+				lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+				require.NoError(t, err)
+				plans = append(plans, strings.Join(lines, "\n"))
+			}
+			assert.Contains(t, strings.Join(plans, "\n"), tc.index)
+		})
+	}
+}
