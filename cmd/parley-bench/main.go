@@ -56,6 +56,7 @@ type Options struct {
 	Companies    int
 	QueryProfile string // CPU profile of the Bleve query runs only ("" for none)
 	// QueryProfiles is a directory for one CPU profile per query on Bleve
+	// (and on Parley on PostgreSQL, in its subdirectory parley-on-postgres)
 	// ("" for none).
 	QueryProfiles string
 	HeapProfile   string // heap profile taken after the Bleve query runs ("" for none)
@@ -97,7 +98,7 @@ func main() {
 	flag.IntVar(&o.Companies, "companies", 3, "companies")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.StringVar(&o.QueryProfile, "queryprofile", "", "write a CPU profile of the queries on Bleve to this file")
-	flag.StringVar(&o.QueryProfiles, "queryprofiles", "", "write one CPU profile per query on Bleve into this directory")
+	flag.StringVar(&o.QueryProfiles, "queryprofiles", "", "write one CPU profile per query into this directory (Parley on PostgreSQL's in its subdirectory parley-on-postgres)")
 	flag.StringVar(&o.HeapProfile, "heapprofile", "", "write a heap profile, taken after the queries on Bleve, to this file")
 	flag.BoolVar(&o.PG, "pg", true, "also load the same data into a PostgreSQL server started for the run, and run the queries there")
 	flag.BoolVar(&o.Backend, "pgbackend", true, "with -pg, also run Parley itself on its PostgreSQL backend, loaded with the same data, through the same HTTP API")

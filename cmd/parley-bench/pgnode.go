@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -141,7 +143,14 @@ func runOnPostgresBackend(ctx context.Context, pg *peer, o Options, results []Qu
 	}
 	queries := o.selected(append(referenceQueries(w, now, convID), reportQueries(w, now)...))
 	fmt.Fprintln(out, "running queries on Parley on PostgreSQL...")
-	runs, err := runQueries(n.base, queries, o.Repeat, "")
+	profiles := ""
+	if o.QueryProfiles != "" {
+		profiles = filepath.Join(o.QueryProfiles, "parley-on-postgres")
+		if err := os.MkdirAll(profiles, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	runs, err := runQueries(n.base, queries, o.Repeat, profiles)
 	if err != nil {
 		return nil, err
 	}
