@@ -2,6 +2,7 @@ package pgindex
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -47,10 +48,10 @@ func (c *captured) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBa
 func (c *captured) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 // TestAccessPathsHaveIndexes: statements whose cost would otherwise grow
-// with every company's rows can be answered through an index of theirs.
-// The tables here are tiny, so sequential scans are switched off: the
-// plan then says whether such an index exists, not whether the planner
-// would pick it on real data.
+// with every row of a company (or of every company) are answered through
+// an index made for them. The tables hold a few thousand documents,
+// vacuumed and analysed (fillForPlans), and sequential scans are switched
+// off, which a table this small would favour.
 func TestAccessPathsHaveIndexes(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Database(t)
@@ -58,12 +59,13 @@ func TestAccessPathsHaveIndexes(t *testing.T) {
 	e, err := Open(ctx, url, Options{Tracer: c})
 	require.NoError(t, err)
 	defer e.Close()
+	fillForPlans(t, e)
 	conn, err := pgx.Connect(ctx, url)
 	require.NoError(t, err)
 	defer conn.Close(ctx)
 	_, err = conn.Exec(ctx, "SET enable_seqscan = off")
 	require.NoError(t, err)
-	user, weekAgo := 2.0, 1.7e12
+	user, weekAgo := 2.0, 1.6e12+993*864e5
 	for _, tc := range []struct {
 		name string
 		run  func() error
@@ -82,6 +84,12 @@ func TestAccessPathsHaveIndexes(t *testing.T) {
 					query.NumberRange{Field: "modifiedAt", Min: &weekAgo, MinInclusive: true}}}})
 			return err
 		}, `Scan using search_conversation_modified[^\n]*\n\s*Index Cond: [^\n]*status = 'active'`},
+		{"every facet of a company's conversations (a broad list)", func() error {
+			_, err := e.Facets(ctx, index.FacetRequest{Kind: index.Conversations, Company: 1,
+				Values: map[string]string{"status": "status", "type": "type", "assigned": "assigned", "mailbox": "mailboxName", "tag": "tag"},
+				Ranges: map[string]index.RangeFacet{"created": {Field: "createdAt", Buckets: []index.Bucket{{Max: &weekAgo}, {Min: &weekAgo}}}}})
+			return err
+		}, `Index Only Scan using search_conversation_facets`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(c.statements)
@@ -102,4 +110,38 @@ func TestAccessPathsHaveIndexes(t *testing.T) {
 			assert.Regexp(t, tc.plan, strings.Join(plans, "\n"))
 		})
 	}
+}
+
+// fillForPlans stores 3,000 conversations of three companies, modified
+// over 1,000 days, and 3,000 messages, a third of them replies by one of
+// three users, then settles the tables as after a load.
+func fillForPlans(t *testing.T, e *Engine) {
+	t.Helper()
+	ctx := context.Background()
+	statuses, types := []string{"active", "closed", "pending"}, []string{"email", "chat", "phone"}
+	for company := int64(1); company <= 3; company++ {
+		var conversations, messages []index.Document
+		for i := 0; i < 1000; i++ {
+			id := strconv.Itoa(int(company)*10000 + i)
+			c := index.NewDocument(id, company)
+			c.Keywords["status"] = []string{statuses[i%3]}
+			c.Keywords["type"] = []string{types[i%3]}
+			c.Keywords["tag"] = []string{"tag" + strconv.Itoa(i%7)}
+			c.Numbers["id"] = []float64{float64(i)}
+			c.Numbers["createdAt"] = []float64{1.6e12 + float64(i)*864e5}
+			c.Numbers["modifiedAt"] = []float64{1.6e12 + float64(i)*864e5}
+			conversations = append(conversations, c)
+			m := index.NewDocument(id, company)
+			m.Keywords["from"] = []string{"customer", "user", "customer"}[i%3 : i%3+1]
+			if i%3 == 1 {
+				m.Numbers["userId"] = []float64{float64(i % 9 / 3)}
+			}
+			m.Numbers["customerId"] = []float64{float64(i % 100)}
+			m.Numbers["createdAt"] = []float64{1.6e12 + float64(i)*864e5}
+			messages = append(messages, m)
+		}
+		require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: company, Upserts: conversations}, nil))
+		require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Messages, Company: company, Upserts: messages}, nil))
+	}
+	require.NoError(t, e.Settle(ctx))
 }
