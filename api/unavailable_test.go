@@ -1,14 +1,12 @@
 package api_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	parley "github.com/parley/parley"
 	"github.com/parley/parley/internal/pgtest"
 )
 
@@ -18,6 +16,8 @@ import (
 // body of the route's format, and is logged as a warning with its cause,
 // not as an internal error.
 func TestShortOfAResource(t *testing.T) {
+	createCustomer := request{method: http.MethodPost, path: "/v2/customers", token: ownerToken,
+		body: `{"firstName": "Erin", "emails": [{"type": "work", "value": "erin@initech.test"}]}`}
 	for _, tc := range []struct {
 		name   string
 		table  string // whose inserts fail
@@ -27,10 +27,10 @@ func TestShortOfAResource(t *testing.T) {
 		body   string // the body of the route's own format
 	}{
 		{"out of shared memory", "customers", "53200",
-			request{method: http.MethodPost, path: "/v2/customers", token: ownerToken, body: `{"firstName": "Erin", "emails": [{"type": "work", "value": "erin@initech.test"}]}`},
+			createCustomer,
 			"errors/service_unavailable", ""},
 		{"disk full", "customers", "53100",
-			request{method: http.MethodPost, path: "/v2/customers", token: ownerToken, body: `{"firstName": "Erin", "emails": [{"type": "work", "value": "erin@initech.test"}]}`},
+			createCustomer,
 			"errors/service_unavailable", ""},
 		{"at the token endpoint", "credentials", "53200",
 			request{method: http.MethodPost, path: "/v2/oauth2/token", body: `{"grant_type":"client_credentials","client_id":"acme-app","client_secret":"acme-app-secret"}`},
@@ -41,15 +41,7 @@ func TestShortOfAResource(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorldOn(t, postgres)
-			_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
-				u, err := tx.User(acmeID, ownerID)
-				if err != nil {
-					return err
-				}
-				u.V1KeyHash = parley.HashToken("olivia-v1-key")
-				return tx.PutUser(u)
-			})
-			require.NoError(t, err)
+			w.giveOwnerV1Key()
 			pgtest.FailInserts(t, w.pgURL, tc.table, tc.code, 1000)
 
 			rec := w.do(tc.req)
