@@ -26,12 +26,8 @@ func TestShortOfAResource(t *testing.T) {
 		golden string // the API's error body, or
 		body   string // the body of the route's own format
 	}{
-		{"out of shared memory", "customers", "53200",
-			createCustomer,
-			"errors/service_unavailable", ""},
-		{"disk full", "customers", "53100",
-			createCustomer,
-			"errors/service_unavailable", ""},
+		{"out of shared memory", "customers", "53200", createCustomer, "errors/service_unavailable", ""},
+		{"disk full", "customers", "53100", createCustomer, "errors/service_unavailable", ""},
 		{"at the token endpoint", "credentials", "53200",
 			request{method: http.MethodPost, path: "/v2/oauth2/token", body: `{"grant_type":"client_credentials","client_id":"acme-app","client_secret":"acme-app-secret"}`},
 			"", `{"error":"temporarily_unavailable","error_description":"the server is short of a resource for the moment; retry after a short delay"}`},
