@@ -72,10 +72,10 @@ func Authenticate(tx Tx, tokenHash string, now time.Time) (Caller, error) {
 	return Caller{Company: company, User: user}, nil
 }
 
-// unauthorizedOr keeps an internal failure internal and turns anything else
-// (not found, a rule) into a 401 with msg.
+// unauthorizedOr keeps a failure (IsFailure) as it is and turns anything
+// else (not found, a rule) into a 401 with msg.
 func unauthorizedOr(err error, msg string) error {
-	if err != nil && KindOf(err) == KindInternal {
+	if IsFailure(err) {
 		return err
 	}
 	return Unauthorized(msg)

@@ -26,6 +26,7 @@ const (
 	KindTooManyRequests             // 429
 	KindMoved                       // 301: merged conversation
 	KindGone                        // 410: an infected attachment
+	KindUnavailable                 // 503: a resource the server shares ran short; retry
 )
 
 // KindTransport is the first Kind a transport may declare for errors of its
@@ -79,6 +80,7 @@ const (
 	CodePlanUserLimit       = "Plan user limit reached"
 	CodeLightUserLimit      = "Light user limit reached"
 	CodeClientAbort         = "Client Abort"
+	CodeUnavailable         = "Service Unavailable"
 )
 
 // FieldError is one item of the error body's `_embedded.errors`.
@@ -184,6 +186,8 @@ func Reason(err error) string {
 	switch {
 	case !errors.As(err, &e) || e.Kind == KindInternal:
 		return "an internal error (see the server log)"
+	case e.Kind == KindUnavailable:
+		return "the server was short of a resource (see the server log)"
 	case len(e.Errors) > 0 && e.Errors[0].Message != "":
 		return e.Errors[0].Message
 	}
@@ -193,6 +197,25 @@ func Reason(err error) string {
 // Internal wraps an unexpected cause; its text is logged, never shown.
 func Internal(cause error) *Error {
 	return &Error{Kind: KindInternal, Message: "Internal error", Cause: cause}
+}
+
+// Unavailable wraps the cause of a request the server could not serve for
+// want of a resource it shares with other requests (the database's lock
+// table, its connections, its disk): not a bug, and usually over in a
+// moment, so the caller is asked to retry. The cause is logged, never
+// shown.
+func Unavailable(cause error) *Error {
+	return &Error{Kind: KindUnavailable, Message: "Service Unavailable", Cause: cause,
+		Errors: []FieldError{{Code: CodeUnavailable, Message: "the server is short of a resource for the moment; retry after a short delay"}}}
+}
+
+// IsFailure reports whether err is Parley's own failure rather than an
+// answer to the request: an internal error, or a shared resource that ran
+// short (KindUnavailable). A failure may pass on a later try, so what it
+// interrupted is retried, never refused or recorded as refused.
+func IsFailure(err error) bool {
+	k := KindOf(err)
+	return err != nil && (k == KindInternal || k == KindUnavailable)
 }
 
 // Problems collects the validation errors of one input document

@@ -100,7 +100,7 @@ type Issued struct {
 func IssueClientCredentials(tx Tx, app *App, now time.Time) (Issued, error) {
 	user, err := tx.User(app.CompanyID, app.UserID)
 	if err != nil || !user.CanSignIn() {
-		if KindOf(err) == KindInternal && err != nil {
+		if IsFailure(err) {
 			return Issued{}, err
 		}
 		return Issued{}, OAuthError(KindUnauthorized, OAuthInvalidClient, "the application's user is not an active user of the account")
@@ -233,9 +233,9 @@ func revokeGrant(tx Tx, id string, now time.Time) error {
 	return tx.PutGrant(g)
 }
 
-// internalOr returns err when it is an internal failure, else answer.
+// internalOr returns err when it is a failure (IsFailure), else answer.
 func internalOr(err error, answer *Error) error {
-	if err != nil && KindOf(err) == KindInternal {
+	if IsFailure(err) {
 		return err
 	}
 	if answer == nil {

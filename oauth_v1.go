@@ -60,7 +60,7 @@ func ExchangeV1Key(tx Tx, apiKey, clientID string, now time.Time) (Issued, error
 				return Issued{AccessToken: access, RefreshToken: refresh, ExpiresIn: int(x.ExpiresAt.Sub(now).Seconds())}, nil
 			}
 		}
-	} else if err != nil && KindOf(err) == KindInternal {
+	} else if IsFailure(err) {
 		return Issued{}, err
 	}
 	salt := NewSecret()

@@ -237,7 +237,7 @@ func WakeFailed(tx Tx, due LaterItem, cause error, now time.Time) (it LaterItem,
 		return it, false, ok, err
 	}
 	it.Attempts++
-	if KindOf(cause) == KindInternal && it.Attempts < MaxWakeAttempts {
+	if IsFailure(cause) && it.Attempts < MaxWakeAttempts {
 		it.At = now.Add(WakeRetry << (it.Attempts - 1))
 		return it, false, true, tx.PutLater(it)
 	}

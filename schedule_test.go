@@ -14,11 +14,13 @@ import (
 
 // TestWakeFailed: a wake-up whose write failed is taken in a write of its
 // own; a refusal, or a fifth failure, drops it with a line item saying what
-// was not done and why; any other failure moves it later, doubling the
-// wait with each attempt; an item moved since it was listed is left alone.
+// was not done and why; any other failure (internal, or a resource running
+// short) moves it later, doubling the wait with each attempt; an item
+// moved since it was listed is left alone.
 func TestWakeFailed(t *testing.T) {
 	locked := parley.Locked(parley.CodeTooManyThreads, "the conversation has 99 threads; at most 100 are allowed")
 	internal := errors.New("disk full")
+	shortage := parley.Unavailable(errors.New("out of shared memory"))
 	for _, tc := range []struct {
 		name      string
 		item      func(convID, workflowID int64) parley.LaterItem
@@ -43,6 +45,12 @@ func TestWakeFailed(t *testing.T) {
 		{"a fifth internal failure", func(c, _ int64) parley.LaterItem {
 			return parley.LaterItem{Kind: parley.LaterScheduled, ID: 77, ConversationID: c, At: ruleNow, Attempts: 4}
 		}, internal, true, true, time.Time{}, []string{"Scheduled reply could not be sent: an internal error (see the server log)"}},
+		{"a first shortage", func(c, _ int64) parley.LaterItem {
+			return parley.LaterItem{Kind: parley.LaterScheduled, ID: 77, ConversationID: c, At: ruleNow}
+		}, shortage, true, false, ruleNow.Add(time.Minute), nil},
+		{"a fifth shortage", func(c, _ int64) parley.LaterItem {
+			return parley.LaterItem{Kind: parley.LaterScheduled, ID: 77, ConversationID: c, At: ruleNow, Attempts: 4}
+		}, shortage, true, true, time.Time{}, []string{"Scheduled reply could not be sent: the server was short of a resource (see the server log)"}},
 		{"moved since it was listed", func(c, _ int64) parley.LaterItem {
 			return parley.LaterItem{Kind: parley.LaterSnooze, ID: c, ConversationID: c, At: ruleNow.Add(time.Hour)}
 		}, locked, false, false, time.Time{}, nil},

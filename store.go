@@ -19,8 +19,9 @@ import (
 //     of another company, or none, answers a NotFound *Error: the caller
 //     cannot tell them apart.
 //   - Errors are domain errors (*Error, see errors.go): NotFound for missing
-//     records, Conflict for a taken unique key; anything else is returned as
-//     is and becomes KindInternal.
+//     records, Conflict for a taken unique key, Unavailable for a resource
+//     the backend shares running short; anything else is returned as is
+//     and becomes KindInternal.
 //   - Put methods assign an id when the record's ID is 0.
 //
 // The record families below are named <Noun>Store, one per noun; Tx is all

@@ -358,7 +358,7 @@ func ApplyWorkflow(tx Tx, caller Caller, w *Workflow, convID int64, now time.Tim
 			continue
 		}
 		if err := a.apply(tx, caller, convID, now); err != nil {
-			if KindOf(err) == KindInternal {
+			if IsFailure(err) {
 				return err
 			}
 			text += "; skipped " + a.Type + ": " + Reason(err)

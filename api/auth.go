@@ -153,7 +153,7 @@ func (s *Server) allowedClient(c *gin.Context, clientID, secret string) (*parley
 	}
 	app, err := s.authenticateClient(c.Request.Context(), clientID, secret)
 	if err != nil {
-		if parley.KindOf(err) == parley.KindInternal {
+		if parley.IsFailure(err) {
 			s.limits.refund(failKey, 1, now)
 		}
 		return nil, err

@@ -67,6 +67,7 @@ var errorDocs = []errorDoc{
 	{parley.CodeRateLimited, "The rate limit is reached; retry after X-RateLimit-Retry-After seconds.", 429},
 	{parley.CodeInfectedAttachment, "The attachment was removed because malicious content was found.", 410},
 	{parley.CodeInternalTimeout, "An internal call timed out; it is safe to retry after a short delay.", 504},
+	{parley.CodeUnavailable, "The server ran short of a resource it shares between requests (e.g. its database's locks or connections), usually for a moment; retry after the Retry-After header's seconds.", 503},
 	{parley.CodeClientAbort, "The client ended the request before the answer was written; logged only, since no one is left to answer.", 0},
 }
 

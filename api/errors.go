@@ -30,7 +30,13 @@ var statusOf = map[parley.Kind]int{
 	parley.KindMoved:           http.StatusMovedPermanently,
 	parley.KindGone:            http.StatusGone,
 	kindRequestTimeout:         http.StatusRequestTimeout,
+	parley.KindUnavailable:     http.StatusServiceUnavailable,
 }
+
+// unavailableRetryAfter is the Retry-After (seconds) of a 503: the
+// shortages behind one (a database's full lock table, its connections)
+// pass as other transactions end, within moments.
+const unavailableRetryAfter = "1"
 
 // errorDocsPath is where the error reference lives, relative to the base URL.
 const errorDocsPath = "/docs/errors"
@@ -63,6 +69,12 @@ func (s *Server) handle(format errorFormat, h handler) gin.HandlerFunc {
 // err in format and aborts the request. Internal causes are logged, never
 // shown.
 func (s *Server) writeError(c *gin.Context, format errorFormat, err error) {
+	if parley.KindOf(err) == parley.KindUnavailable {
+		// Not a bug (no internal error): the operator sees the cause, the
+		// client is told when to try again.
+		s.cfg.Log.Warn("service unavailable", "logRef", requestIDOf(c), "err", err)
+		c.Header("Retry-After", unavailableRetryAfter)
+	}
 	switch format {
 	case oauthErrors:
 		s.writeOAuthError(c, err)
@@ -214,6 +226,12 @@ func (s *Server) writeOAuthError(c *gin.Context, err error) {
 			c.Header("WWW-Authenticate", `Basic realm="parley"`)
 		}
 		c.AbortWithStatusJSON(statusOf[e.Kind], oauthError{Error: e.Errors[0].Code, Description: e.Message})
+		return
+	}
+	var e *parley.Error
+	if errors.As(err, &e) && e.Kind == parley.KindUnavailable {
+		c.AbortWithStatusJSON(http.StatusServiceUnavailable, oauthError{Error: parley.OAuthTemporarilyUnavailable,
+			Description: e.Errors[0].Message})
 		return
 	}
 	s.cfg.Log.Error("internal error", "logRef", requestIDOf(c), "err", err)

@@ -171,8 +171,10 @@ func TestTokenEndpointInputs(t *testing.T) {
 	assert.JSONEq(t, `{"error":"invalid_request","error_description":"the request body is malformed"}`, rec.Body.String())
 }
 
-func TestV1Exchange(t *testing.T) {
-	w := newWorld(t)
+// giveOwnerV1Key gives Acme's account owner the V1 API key
+// "olivia-v1-key", for the V1 key exchange.
+func (w *world) giveOwnerV1Key() {
+	w.t.Helper()
 	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
 		u, err := tx.User(acmeID, ownerID)
 		if err != nil {
@@ -181,7 +183,12 @@ func TestV1Exchange(t *testing.T) {
 		u.V1KeyHash = parley.HashToken("olivia-v1-key")
 		return tx.PutUser(u)
 	})
-	require.NoError(t, err)
+	require.NoError(w.t, err)
+}
+
+func TestV1Exchange(t *testing.T) {
+	w := newWorld(t)
+	w.giveOwnerV1Key()
 	exchange := func(body string) (int, map[string]any) {
 		rec := w.do(request{method: http.MethodPost, path: "/transition", body: body})
 		return rec.Code, decode(t, rec)

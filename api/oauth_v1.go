@@ -40,7 +40,7 @@ func (s *Server) transition(c *gin.Context) error {
 	})
 	if err != nil {
 		s.limits.refund(clientKey, 1, now)
-		if parley.KindOf(err) == parley.KindInternal {
+		if parley.IsFailure(err) {
 			s.limits.refund(failKey, 1, now)
 		}
 		return err

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	parley "github.com/parley/parley"
 	"github.com/parley/parley/api"
 )
 
@@ -111,15 +109,7 @@ func TestForwardedFor(t *testing.T) {
 func TestV1ExchangeFloods(t *testing.T) {
 	const budget = 3
 	w := newWorld(t, func(c *api.Config) { c.TokenRateLimit = budget })
-	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
-		u, err := tx.User(acmeID, ownerID)
-		if err != nil {
-			return err
-		}
-		u.V1KeyHash = parley.HashToken("olivia-v1-key")
-		return tx.PutUser(u)
-	})
-	require.NoError(t, err)
+	w.giveOwnerV1Key()
 	exchange := func(key, from string) *httptest.ResponseRecorder {
 		return w.do(request{method: http.MethodPost, path: "/transition", remoteAddr: from,
 			body: fmt.Sprintf(`{"apiKey":%q,"clientId":%q}`, key, appClientID)})

@@ -171,7 +171,7 @@ func (s *Server) webAppCallback(a webApp) handler {
 			issued, err = parley.ExchangeAuthCode(tx, app, c.Query("code"), verifier, now)
 			return err
 		})
-		if err != nil && parley.KindOf(err) != parley.KindInternal {
+		if err != nil && !parley.IsFailure(err) {
 			why := "the application of " + a.noun + " is unknown"
 			if e, ok := parley.AsOAuthError(err); ok {
 				why = e.Message

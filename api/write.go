@@ -19,7 +19,7 @@ func (s *Server) writeCommittingRefusal(c *gin.Context, fn func(parley.Tx) error
 	err := s.write(c, func(tx parley.Tx) error {
 		refusal = nil // fn may run again in a retried batch
 		err := fn(tx)
-		if err != nil && parley.KindOf(err) != parley.KindInternal {
+		if err != nil && !parley.IsFailure(err) {
 			refusal, err = err, nil
 		}
 		return err

@@ -137,7 +137,7 @@ func (p *Poller) PollOnce(ctx context.Context) (int, error) {
 		}
 		raw := msgs[0].FindBodySection(section)
 		if err := p.take(ctx, raw); err != nil {
-			if parley.KindOf(err) == parley.KindInternal {
+			if parley.IsFailure(err) {
 				return received, err // storage trouble: the message stays unseen for the next poll
 			}
 			p.Log.Info("imap: message refused; flagged seen", "uid", uid, "err", err)

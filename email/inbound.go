@@ -278,7 +278,7 @@ func (s *session) Data(r io.Reader) error {
 		return errBadSender
 	}
 	err = receive(context.Background(), s.l.Store, s.l.Scanner, s.l.Clock, s.l.Log, s.l.AutoReplyInterval, s.mailboxes, in)
-	if k := parley.KindOf(err); err != nil && k != parley.KindInternal {
+	if err != nil && !parley.IsFailure(err) {
 		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "message refused: " + err.Error()}
 	}
 	if err != nil {
@@ -288,8 +288,9 @@ func (s *session) Data(r io.Reader) error {
 }
 
 // receive stores a message in each of its mailboxes (parley.ReceiveMail),
-// each in its own transaction. It stops at the first error: a domain
-// error refuses the message; any other may pass on a later try.
+// each in its own transaction. It stops at the first error: a refusal of
+// the domain refuses the message; a failure (parley.IsFailure) may pass
+// on a later try.
 func receive(ctx context.Context, store parley.Store, scan parley.Scanner, clock parley.Clock, log *slog.Logger, autoReplyEvery time.Duration,
 	mailboxes []*parley.Mailbox, in *parley.InboundMail) error {
 	for _, m := range mailboxes {
@@ -298,7 +299,7 @@ func receive(ctx context.Context, store parley.Store, scan parley.Scanner, clock
 			got, err = parley.ReceiveMail(tx, m, in, scan, autoReplyEvery, clock.Now())
 			return err
 		})
-		if k := parley.KindOf(err); err != nil && k != parley.KindInternal {
+		if err != nil && !parley.IsFailure(err) {
 			log.Info("email: message refused", "from", in.From, "mailbox", m.ID, "err", err)
 			return err
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	parley "github.com/parley/parley"
 )
 
 // A record's body is its JSON, as the embedded store keeps it, in a jsonb
@@ -96,11 +98,27 @@ var keyEscaper = strings.NewReplacer(bodyEscape, bodyEscape+bodyEscape, "\x00", 
 
 // domainError words a statement's error for the caller; every such error
 // is internal to the domain (Conflicts are found before writing, so the
-// transaction stays usable after one, as in the embedded store).
+// transaction stays usable after one, as in the embedded store), but for
+// the server running short of a resource (see shortage).
 func domainError(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.ConstraintName != "" {
 		return fmt.Errorf("pgstore: %s: %w", pgErr.ConstraintName, err)
 	}
-	return fmt.Errorf("pgstore: %w", err)
+	return shortage(fmt.Errorf("pgstore: %w", err))
+}
+
+// shortage returns err as a parley.Unavailable when PostgreSQL refused the
+// statement for want of a resource it shares between sessions (SQLSTATE
+// class 53, insufficient resources: shared memory, as a full predicate
+// lock table reports, connections, disk, a configured limit), else err as
+// it is. Such a refusal says nothing of the request, and usually passes as
+// other transactions end.
+func shortage(err error) error {
+	var pgErr *pgconn.PgError
+	var domain *parley.Error
+	if errors.As(err, &domain) || !errors.As(err, &pgErr) || !strings.HasPrefix(pgErr.Code, "53") {
+		return err
+	}
+	return parley.Unavailable(err)
 }

@@ -90,7 +90,7 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) error) (
 func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) error) (*Tx, error) {
 	ptx, err := db.pool.BeginTx(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: begin: %w", err)
+		return nil, shortage(fmt.Errorf("pgstore: begin: %w", err))
 	}
 	// After Commit, Rollback does nothing; before it, the error that
 	// matters is the one returned below.
@@ -115,7 +115,7 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) erro
 		return nil, t.failed
 	}
 	if err := ptx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("pgstore: commit: %w", err)
+		return nil, shortage(fmt.Errorf("pgstore: commit: %w", err))
 	}
 	return t, nil
 }
@@ -141,11 +141,24 @@ func (db *DB) committed(t *Tx) {
 	}
 }
 
-// retryable reports a serialization failure or a deadlock: the
-// transaction may succeed when run again.
+// retryable reports an error after which the transaction may succeed when
+// run again: a serialization failure or a deadlock, or the server short
+// of shared memory or of connections. PostgreSQL answers "out of shared
+// memory" (53200) when its predicate lock table is full, which serializable
+// writes fill under load and which empties as the transactions holding the
+// locks end; "too many connections" (53300) passes as other clients
+// disconnect. A full disk (53100) or a configured limit (53400) lasts
+// until an operator acts, so it is not retried.
 func retryable(err error) bool {
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	switch pgErr.Code {
+	case "40001", "40P01", "53200", "53300":
+		return true
+	}
+	return false
 }
 
 // Tx is one PostgreSQL transaction with typed accessors. It implements
