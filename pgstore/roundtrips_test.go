@@ -13,7 +13,9 @@ import (
 )
 
 // TestViewRoundTrips: a View sends its BEGIN with its first statement,
-// and a View that reads nothing sends nothing.
+// reads what it names ahead (parley.ReadAhead) in one round trip, and a
+// View that reads nothing sends nothing; the answers are those of the
+// same reads made one at a time.
 func TestViewRoundTrips(t *testing.T) {
 	ctx := context.Background()
 	url := migrated(t)
@@ -83,6 +85,11 @@ func TestViewRoundTrips(t *testing.T) {
 	}{
 		{"nothing", func(parley.Tx) (any, error) { return nil, nil }, 0},
 		{"a record", func(tx parley.Tx) (any, error) { return tx.Tag(company.ID, vip.ID) }, 2},
+		{"a token", func(tx parley.Tx) (any, error) { return parley.Authenticate(tx, plainToken.Hash, at) }, 3},
+		{"a token of a grant and an application", func(tx parley.Tx) (any, error) {
+			return parley.Authenticate(tx, grantToken.Hash, at)
+		}, 3},
+		{"a page of conversations", func(tx parley.Tx) (any, error) { return readPage(tx, company.ID, convIDs) }, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The same reads one at a time, on a Tx that does not read
@@ -106,3 +113,37 @@ func TestViewRoundTrips(t *testing.T) {
 
 // oneAtATime hides a Tx's read-ahead: each read is its own statement.
 type oneAtATime struct{ parley.Tx }
+
+// readPage reads a page of conversations and then, as a page renders,
+// each record they name, a record not found as nil.
+func readPage(tx parley.Tx, companyID int64, ids []int64) (any, error) {
+	convs, err := tx.ConversationsByIDs(companyID, ids)
+	if err != nil {
+		return nil, err
+	}
+	refs := parley.ConversationRefs(companyID, convs)
+	parley.ReadAhead(tx, refs)
+	page := []any{convs}
+	for _, family := range []struct {
+		ids  []int64
+		read func(companyID, id int64) (any, error)
+	}{
+		{refs.Users, func(c, id int64) (any, error) { return tx.User(c, id) }},
+		{refs.Teams, func(c, id int64) (any, error) { return tx.Team(c, id) }},
+		{refs.Customers, func(c, id int64) (any, error) { return tx.Customer(c, id) }},
+		{refs.Tags, func(c, id int64) (any, error) { return tx.Tag(c, id) }},
+		{refs.Mailboxes, func(c, id int64) (any, error) { return tx.Mailbox(c, id) }},
+	} {
+		for _, id := range family.ids {
+			rec, err := family.read(companyID, id)
+			if parley.IsNotFound(err) {
+				rec, err = nil, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			page = append(page, rec)
+		}
+	}
+	return page, nil
+}
