@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -146,4 +147,29 @@ func readPage(tx parley.Tx, companyID int64, ids []int64) (any, error) {
 		}
 	}
 	return page, nil
+}
+
+// TestTxAfterItsView: a View's Tx used after the View returned answers
+// pgx's error for a closed transaction, whether or not the View sent a
+// statement, as a write's Tx does.
+func TestTxAfterItsView(t *testing.T) {
+	ctx := context.Background()
+	db, _ := open(t)
+	for _, tc := range []struct {
+		name string
+		read func(tx parley.Tx) error
+	}{
+		{"a View that read", func(tx parley.Tx) error { _, err := tx.Tags(1); return err }},
+		{"a View that read nothing", func(parley.Tx) error { return nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var kept parley.Tx
+			require.NoError(t, db.Store().View(ctx, func(tx parley.Tx) error {
+				kept = tx
+				return tc.read(tx)
+			}))
+			_, err := kept.Tags(1)
+			assert.ErrorIs(t, err, pgx.ErrTxClosed)
+		})
+	}
 }

@@ -103,12 +103,18 @@ func (db *DB) read(ctx context.Context, fn func(*Tx) error) (*Tx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: begin: %w", err)
 	}
-	// A connection left inside a transaction (its statement, its COMMIT
-	// or its ROLLBACK failed) is closed by Release, never reused.
-	defer conn.Release()
 	t := &Tx{ctx: ctx, conn: conn, begin: sqlBeginRead, counters: db.counters, owners: map[owner]int64{}}
+	defer func() {
+		// A connection left inside a transaction (its statement, its
+		// COMMIT or its ROLLBACK failed) is closed by Release, never
+		// reused; the Tx, used after the View, answers as pgx's does.
+		conn.Release()
+		t.failed = pgx.ErrTxClosed
+	}()
 	err = fn(t)
-	t.flush() // a write fn queued fails, as in a write's transaction: the View is read-only
+	// A write that fn queued is sent, and refused: the transaction is
+	// read-only.
+	t.flush()
 	err = causeOf(t, err)
 	if t.begin != "" { // no statement was sent: no transaction to end
 		if err != nil {
