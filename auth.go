@@ -46,6 +46,7 @@ func Authenticate(tx Tx, tokenHash string, now time.Time) (Caller, error) {
 	if tok.Expired(now) {
 		return Caller{}, Unauthorized("the token has expired")
 	}
+	ReadAhead(tx, TokenRefs(tok))
 	if tok.GrantID != "" {
 		g, err := tx.Grant(tok.GrantID)
 		if err != nil || g.RevokedAt != nil {

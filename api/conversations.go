@@ -64,15 +64,13 @@ func (s *Server) conversationItems(c *gin.Context, found *search.Page, pg *page,
 	pg.total, pg.suggestions = found.Total, found.Suggestions
 	var items []*conversationView
 	err := s.store.View(c.Request.Context(), func(tx parley.Tx) error {
-		// One read for the page, one for its users, one for its customers.
+		// One read for the page, one for what it names.
 		convs, err := tx.ConversationsByIDs(caller(c).Company.ID, found.IDs)
 		if err != nil {
 			return err
 		}
 		rd := newRenderer(s, c, tx)
-		if err := rd.prefetch(convs); err != nil {
-			return err
-		}
+		rd.readAhead(convs)
 		for i := range convs {
 			item, err := rd.conversation(&convs[i], embed)
 			if err != nil {

@@ -26,42 +26,16 @@ type renderer struct {
 
 func newRenderer(s *Server, c *gin.Context, tx parley.Tx) *renderer {
 	company := caller(c).Company.ID
-	users := newLookup(company, tx.User)
-	users.batch(tx.UsersByIDs, func(u *parley.User) int64 { return u.ID })
-	customers := newLookup(company, tx.Customer)
-	customers.batch(tx.CustomersByIDs, func(c *parley.Customer) int64 { return c.ID })
 	return &renderer{s: s, c: c, tx: tx, company: company,
-		mailboxes: newLookup(company, tx.Mailbox), users: users,
-		customers: customers, teams: newLookup(company, tx.Team), tags: newLookup(company, tx.Tag)}
+		mailboxes: newLookup(company, tx.Mailbox), users: newLookup(company, tx.User),
+		customers: newLookup(company, tx.Customer), teams: newLookup(company, tx.Team), tags: newLookup(company, tx.Tag)}
 }
 
-// prefetch loads, in one read per record family, the users and customers
-// a page of conversations names, so that rendering the page reads none of
-// them one at a time (on PostgreSQL, a statement each).
-func (r *renderer) prefetch(convs []parley.Conversation) error {
-	var users, customers []int64
-	add := func(p parley.Party) {
-		switch p.Type {
-		case parley.PartyUser:
-			users = append(users, p.ID)
-		case parley.PartyCustomer:
-			customers = append(customers, p.ID)
-		}
-	}
-	for _, conv := range convs {
-		add(conv.CreatedBy)
-		add(parley.Party{ID: conv.CustomerID, Type: parley.PartyCustomer})
-		if conv.Assignee != nil {
-			add(*conv.Assignee)
-		}
-		if conv.ClosedAt != nil {
-			add(parley.Party{ID: conv.ClosedBy, Type: parley.PartyUser})
-		}
-	}
-	if err := r.users.prefetch(users); err != nil {
-		return err
-	}
-	return r.customers.prefetch(customers)
+// readAhead names to the transaction the records a page of conversations
+// renders with (its people, tags and mailboxes), which a store that reads
+// ahead (on PostgreSQL) reads in one round trip rather than one each.
+func (r *renderer) readAhead(convs []parley.Conversation) {
+	parley.ReadAhead(r.tx, parley.ConversationRefs(r.company, convs))
 }
 
 // lookup reads a company's records of one kind by id, each once per
@@ -72,44 +46,10 @@ type lookup[T any] struct {
 	company int64
 	load    func(companyID, id int64) (*T, error)
 	seen    map[int64]*T
-	// loadMany and idOf, when set, read many records in one call (prefetch).
-	loadMany func(companyID int64, ids []int64) ([]T, error)
-	idOf     func(*T) int64
 }
 
 func newLookup[T any](company int64, load func(companyID, id int64) (*T, error)) *lookup[T] {
 	return &lookup[T]{company: company, load: load, seen: map[int64]*T{}}
-}
-
-// batch lets prefetch read many records in one call.
-func (l *lookup[T]) batch(loadMany func(companyID int64, ids []int64) ([]T, error), idOf func(*T) int64) {
-	l.loadMany, l.idOf = loadMany, idOf
-}
-
-// prefetch reads the records of ids not read yet in one call; an id it
-// does not find is remembered as missing, as get would.
-func (l *lookup[T]) prefetch(ids []int64) error {
-	var wanted []int64
-	for _, id := range ids {
-		if _, ok := l.seen[id]; !ok {
-			l.seen[id] = nil
-			wanted = append(wanted, id)
-		}
-	}
-	if len(wanted) == 0 {
-		return nil
-	}
-	found, err := l.loadMany(l.company, wanted)
-	if err != nil {
-		for _, id := range wanted {
-			delete(l.seen, id)
-		}
-		return err
-	}
-	for i := range found {
-		l.seen[l.idOf(&found[i])] = &found[i]
-	}
-	return nil
 }
 
 func (l *lookup[T]) get(id int64) (*T, error) {

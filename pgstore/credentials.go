@@ -24,7 +24,7 @@ const (
 )
 
 var (
-	sqlCredential    = stmt(`SELECT c.body FROM credentials c WHERE c.kind = $1 AND c.key = $2`)
+	sqlCredential    = cachedStmt(`SELECT c.body FROM credentials c WHERE c.kind = $1 AND c.key = $2`)
 	sqlPutCredential = stmt(`INSERT INTO credentials (kind, key, body) VALUES ($1, $2, $3)
 ON CONFLICT (kind, key) DO UPDATE SET body = EXCLUDED.body`)
 	sqlAddCredential = stmt(`INSERT INTO credentials (kind, key, body) VALUES ($1, $2, $3) ON CONFLICT (kind, key) DO NOTHING`)

@@ -11,11 +11,12 @@
 // (written by the indexer it is opened with, see search.go) in one
 // SERIALIZABLE transaction, retried when PostgreSQL reports
 // a serialization failure or a deadlock: the seam lets Update run its
-// function more than once. A transaction spends few round trips: the
-// statements whose results it does not read wait to go with the next
-// that it reads (tx.go), it answers its repeated reads of a record by key
-// itself (cache.go), and it reads ahead at once what the indexer reads of
-// the records it touched (prefetch.go). The schema is created by versioned migrations
+// function more than once. A transaction spends few round trips: a View's
+// BEGIN and the statements whose results it does not read wait to go
+// with the next that it reads (tx.go), it answers its repeated reads of a
+// record by key itself (cache.go), it reads ahead at once what the indexer
+// reads of the records it touched (prefetch.go), and what a caller names
+// as its next reads by key (readahead.go). The schema is created by versioned migrations
 // (goose, embedded SQL) that `parley migrate` applies (Migrate); Open
 // refuses a database whose schema is older than the binary.
 package pgstore

@@ -102,37 +102,43 @@ func (t *Tx) prefetch(touched []parley.OutboxEntry) {
 	}
 	reads := make([]pendingRead, len(bulk))
 	for i, b := range bulk {
-		found := map[int64]answer{}
-		reads[i] = pendingRead{sql: b.sql, args: []any{b.company, b.keys}, row: func(rows pgx.Rows) error {
-			var key, id int64
-			var body []byte
-			value := any(&id)
-			if b.bodies {
-				value = &body
-			}
-			if err := rows.Scan(&key, value); err != nil {
-				return err
-			}
-			if value == &body {
-				found[key] = append(found[key], []any{bytes.Clone(body)})
-			} else {
-				found[key] = append(found[key], []any{id})
-			}
-			return nil
-		}, done: func() {
-			for _, key := range b.keys {
-				k, table, ok := keyOf(b.one, []any{b.company, key})
-				if !ok {
-					continue
-				}
-				k.all = b.all
-				a := found[key]
-				if a == nil {
-					a = answer{}
-				}
-				t.keep(table, k, a)
-			}
-		}}
+		reads[i] = t.bulk(b)
 	}
 	t.pipeline(reads)
+}
+
+// bulk is the pipelined read of a bulkRead, whose rows it keeps as the
+// answers of the read it names.
+func (t *Tx) bulk(b bulkRead) pendingRead {
+	found := map[int64]answer{}
+	return pendingRead{sql: b.sql, args: []any{b.company, b.keys}, row: func(rows pgx.Rows) error {
+		var key, id int64
+		var body []byte
+		value := any(&id)
+		if b.bodies {
+			value = &body
+		}
+		if err := rows.Scan(&key, value); err != nil {
+			return err
+		}
+		if value == &body {
+			found[key] = append(found[key], []any{bytes.Clone(body)})
+		} else {
+			found[key] = append(found[key], []any{id})
+		}
+		return nil
+	}, done: func() {
+		for _, key := range b.keys {
+			k, table, ok := keyOf(b.one, []any{b.company, key})
+			if !ok {
+				continue
+			}
+			k.all = b.all
+			a := found[key]
+			if a == nil {
+				a = answer{}
+			}
+			t.keep(table, k, a)
+		}
+	}}
 }

@@ -39,7 +39,7 @@ func (s store) Update(ctx context.Context, fn func(parley.Tx) error) (uint64, er
 // for all its reads. Records returned by Tx methods are decoded copies.
 func (db *DB) View(ctx context.Context, fn func(*Tx) error) error {
 	defer db.observeTx(false, time.Now())
-	_, err := db.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+	_, err := db.run(ctx, func() (*Tx, error) { return db.read(ctx, fn) })
 	return err
 }
 
@@ -50,7 +50,7 @@ func (db *DB) View(ctx context.Context, fn func(*Tx) error) error {
 // deadlock, so it must touch only the transaction.
 func (db *DB) Update(ctx context.Context, fn func(*Tx) error) (uint64, error) {
 	defer db.observeTx(true, time.Now())
-	return db.run(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable}, fn)
+	return db.run(ctx, func() (*Tx, error) { return db.write(ctx, fn) })
 }
 
 // maxAttempts bounds the runs of one transaction under contention. Writers
@@ -64,21 +64,23 @@ const (
 	maxPause    = 100 * time.Millisecond
 )
 
-func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) error) (uint64, error) {
-	for attempt := 1; ; attempt++ {
-		t, err := db.attempt(ctx, opts, fn)
+// run runs a transaction (attempt, see read and write), again while it
+// fails retryably.
+func (db *DB) run(ctx context.Context, attempt func() (*Tx, error)) (uint64, error) {
+	for n := 1; ; n++ {
+		t, err := attempt()
 		if err == nil {
 			db.committed(t)
 			db.announce(ctx, t)
 			return 0, nil
 		}
-		if !retryable(err) || attempt == maxAttempts || ctx.Err() != nil {
+		if !retryable(err) || n == maxAttempts || ctx.Err() != nil {
 			return 0, err
 		}
 		// A random pause up to a bound that doubles with each attempt
 		// (full jitter), so the transactions that collided do not collide
 		// again.
-		pause := time.Duration(rand.Int64N(int64(min(maxPause, time.Millisecond<<min(attempt, 16)))))
+		pause := time.Duration(rand.Int64N(int64(min(maxPause, time.Millisecond<<min(n, 16)))))
 		select {
 		case <-ctx.Done():
 			return 0, err
@@ -87,15 +89,63 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) error) (
 	}
 }
 
-func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) error) (*Tx, error) {
-	ptx, err := db.pool.BeginTx(ctx, opts)
+// sqlBeginRead opens a View's transaction. It is not sent on its own: it
+// goes with the transaction's first statement, in the same round trip
+// (see Tx.begin). PostgreSQL takes a REPEATABLE READ transaction's
+// snapshot at its first statement, not at BEGIN, so the View sees the
+// same data; a View that runs no statement sends nothing.
+const sqlBeginRead = "begin isolation level repeatable read read only"
+
+// read runs fn once in a read-only REPEATABLE READ transaction on a
+// connection of its own.
+func (db *DB) read(ctx context.Context, fn func(*Tx) error) (*Tx, error) {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: begin: %w", err)
+	}
+	t := &Tx{ctx: ctx, conn: conn, begin: sqlBeginRead, counters: db.counters, owners: map[owner]int64{}}
+	defer func() {
+		// A connection left inside a transaction (its statement, its
+		// COMMIT or its ROLLBACK failed) is closed by Release, never
+		// reused; the Tx, used after the View, answers as pgx's does.
+		conn.Release()
+		t.failed = pgx.ErrTxClosed
+	}()
+	err = fn(t)
+	// A write that fn queued is sent, and refused: the transaction is
+	// read-only.
+	t.flush()
+	err = causeOf(t, err)
+	if t.begin != "" { // no statement was sent: no transaction to end
+		if err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	if err != nil {
+		_, _ = conn.Exec(ctx, "rollback")
+		return nil, err
+	}
+	tag, err := conn.Exec(ctx, "commit")
+	if err == nil && tag.String() == "ROLLBACK" {
+		err = pgx.ErrTxCommitRollback // a statement failed unseen; never expected
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: commit: %w", err)
+	}
+	return t, nil
+}
+
+// write runs fn once in a SERIALIZABLE transaction, then the indexer.
+func (db *DB) write(ctx context.Context, fn func(*Tx) error) (*Tx, error) {
+	ptx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
 	if err != nil {
 		return nil, shortage(fmt.Errorf("pgstore: begin: %w", err))
 	}
 	// After Commit, Rollback does nothing; before it, the error that
 	// matters is the one returned below.
 	defer func() { _ = ptx.Rollback(ctx) }()
-	t := &Tx{ctx: ctx, tx: ptx, counters: db.counters, owners: map[owner]int64{}, writable: opts.AccessMode != pgx.ReadOnly}
+	t := &Tx{ctx: ctx, tx: ptx, conn: ptx, counters: db.counters, owners: map[owner]int64{}, writable: true}
 	err = fn(t)
 	// The queued statements run even when fn failed: one of them failing
 	// is the cause to report, as when each ran on its own.
@@ -106,10 +156,8 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(*Tx) erro
 	if err != nil {
 		return nil, err
 	}
-	if t.writable {
-		if err := t.index(db); err != nil {
-			return nil, err
-		}
+	if err := t.index(db); err != nil {
+		return nil, err
 	}
 	if t.flush(); t.failed != nil { // what the indexer queued
 		return nil, t.failed
@@ -164,8 +212,15 @@ func retryable(err error) bool {
 // Tx is one PostgreSQL transaction with typed accessors. It implements
 // parley.Tx.
 type Tx struct {
-	ctx      context.Context
-	tx       pgx.Tx
+	ctx context.Context
+	// conn runs the statements: the write's transaction (tx), or the
+	// connection a read's transaction is open on.
+	conn statementRunner
+	// tx is a write's transaction, for its indexer (nil in a read).
+	tx pgx.Tx
+	// begin is a read's BEGIN while it is not sent: it goes to the server
+	// with the first statement (see batch).
+	begin    string
 	counters *pgxpool.Pool // DB.counters
 	writable bool
 	// failed is the first statement error: PostgreSQL refuses every later
@@ -191,6 +246,12 @@ type Tx struct {
 }
 
 var _ parley.Tx = (*Tx)(nil)
+
+// statementRunner is what a Tx sends its statements through.
+type statementRunner interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
 
 // check records a statement's error as the transaction's failure and
 // returns it in the domain's terms (see domainError).
@@ -226,6 +287,19 @@ func (t *Tx) exec(sql string, args ...any) error {
 // flush sends the queued statements, if any, in one round trip.
 func (t *Tx) flush() { t.pipeline(nil) }
 
+// batch starts the statements of a round trip: the BEGIN not sent yet,
+// then the queued statements.
+func (t *Tx) batch() *pgx.Batch {
+	b := &pgx.Batch{}
+	if t.begin != "" {
+		b.Queue(t.begin)
+		t.begin = ""
+	}
+	b.QueuedQueries = append(b.QueuedQueries, t.queued...)
+	t.queued = nil
+	return b
+}
+
 // pendingRead is one statement of a pipeline of reads: row is called for
 // each of its rows, then done once all are read.
 type pendingRead struct {
@@ -245,12 +319,11 @@ func (t *Tx) pipeline(reads []pendingRead) bool {
 	if len(reads) == 0 && len(t.queued) == 0 {
 		return true
 	}
-	b := pgx.Batch{QueuedQueries: t.queued}
-	t.queued = nil
+	b := t.batch()
 	for _, r := range reads {
 		b.Queue(r.sql, r.args...)
 	}
-	br := t.tx.SendBatch(t.ctx, &b)
+	br := t.conn.SendBatch(t.ctx, b)
 	defer func() { _ = t.check(br.Close()) }()
 	for range len(b.QueuedQueries) - len(reads) {
 		if _, err := br.Exec(); err != nil {
@@ -288,13 +361,12 @@ func (t *Tx) pipeline(reads []pendingRead) bool {
 // statement.
 func (t *Tx) query(sql string, args ...any) (pgx.Rows, error) {
 	t.wrote(sql)
-	if len(t.queued) == 0 {
-		return t.tx.Query(t.ctx, sql, args...)
+	if len(t.queued) == 0 && t.begin == "" {
+		return t.conn.Query(t.ctx, sql, args...)
 	}
-	b := pgx.Batch{QueuedQueries: t.queued}
+	b := t.batch()
 	b.Queue(sql, args...)
-	t.queued = nil
-	br := t.tx.SendBatch(t.ctx, &b)
+	br := t.conn.SendBatch(t.ctx, b)
 	for range len(b.QueuedQueries) - 1 {
 		if _, err := br.Exec(); err != nil {
 			_ = br.Close()

@@ -132,9 +132,13 @@ func (r *Recorder) AssertTenant(t testing.TB, tables []string, exempt string, ma
 }
 
 // Counter is a pgx tracer that counts the statements run through it,
-// alone or in a batch: a test bounds what one request costs.
+// alone or in a batch, and the round trips they took: a test bounds what
+// one request costs.
 type Counter struct {
 	n atomic.Int64
+	// trips counts the round trips: a statement sent alone, or a batch
+	// (a pipeline of statements, one round trip).
+	trips atomic.Int64
 }
 
 var (
@@ -145,14 +149,16 @@ var (
 // TraceQueryStart counts a statement.
 func (c *Counter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
 	c.n.Add(1)
+	c.trips.Add(1)
 	return ctx
 }
 
 // TraceQueryEnd does nothing.
 func (c *Counter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
-// TraceBatchStart does nothing.
+// TraceBatchStart counts a batch's round trip.
 func (c *Counter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	c.trips.Add(1)
 	return ctx
 }
 
@@ -164,3 +170,10 @@ func (c *Counter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndDat
 
 // Take returns the number of statements counted since the last Take.
 func (c *Counter) Take() int { return int(c.n.Swap(0)) }
+
+// TakeRoundTrips returns the number of round trips counted since the last
+// TakeRoundTrips: each statement sent alone and each batch is one. The
+// round trips pgx makes on its own are not seen: the first run of a
+// statement on a connection prepares it, and a connection idle for more
+// than a second is pinged when the pool hands it out.
+func (c *Counter) TakeRoundTrips() int { return int(c.trips.Swap(0)) }
