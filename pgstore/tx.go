@@ -101,7 +101,7 @@ const sqlBeginRead = "begin isolation level repeatable read read only"
 func (db *DB) read(ctx context.Context, fn func(*Tx) error) (*Tx, error) {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: begin: %w", err)
+		return nil, shortage(fmt.Errorf("pgstore: begin: %w", err))
 	}
 	t := &Tx{ctx: ctx, conn: conn, begin: sqlBeginRead, counters: db.counters, owners: map[owner]int64{}}
 	defer func() {
@@ -131,7 +131,7 @@ func (db *DB) read(ctx context.Context, fn func(*Tx) error) (*Tx, error) {
 		err = pgx.ErrTxCommitRollback // a statement failed unseen; never expected
 	}
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: commit: %w", err)
+		return nil, shortage(fmt.Errorf("pgstore: commit: %w", err))
 	}
 	return t, nil
 }
