@@ -7,6 +7,7 @@ import (
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
 	"github.com/parley/parley/search"
+	"golang.org/x/sync/errgroup"
 )
 
 // RangeSpec is one of the four chat distributions: the field it buckets
@@ -170,17 +171,26 @@ func Chat(ctx context.Context, e Engine, r Request) (*ChatReport, error) {
 	return rep, nil
 }
 
-// chatFigures asks for every figure of one period in one facet request.
+// chatFigures asks for every figure of one period: the volume and the
+// distributions' buckets in one facet request, the distributions' counts
+// and averages in one aggregate of their sums, both at once. (Value
+// facets of the four fields gave the same averages, from a row per
+// distinct value: on PostgreSQL, thousands of rows for a year of chats.)
 func chatFigures(ctx context.Context, e Engine, r Request, p Period) (*ChatFigures, error) {
 	req := index.FacetRequest{Kind: index.Chats, Company: r.Company, Filter: ChatFilter(p, r.Filter),
 		Ranges: map[string]index.RangeFacet{}, Values: map[string]string{"missed": "missed", "completed": "completed"}}
-	for name, spec := range ChatRanges {
-		field := spec.field(r.Filter.OfficeHours)
-		req.Ranges[name] = index.RangeFacet{Field: field, Buckets: spec.Buckets()}
-		req.Values[name] = field
+	sums := index.AggregateRequest{Kind: index.Chats, Company: r.Company, Filter: ChatFilter(p, r.Filter)}
+	for _, name := range Distributions {
+		field := ChatRanges[name].field(r.Filter.OfficeHours)
+		req.Ranges[name] = index.RangeFacet{Field: field, Buckets: ChatRanges[name].Buckets()}
+		sums.Sums = append(sums.Sums, field)
 	}
-	res, err := facets(ctx, e, req)
-	if err != nil {
+	var res index.FacetResult
+	var totals index.Group
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { res, err = facets(gctx, e, req); return err })
+	g.Go(func() (err error) { totals, err = aggregateOne(gctx, e, sums); return err })
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	f := &ChatFigures{StartDate: Date(p.Start), EndDate: Date(p.End), buckets: res.Ranges, counts: map[string]int{}}
@@ -189,13 +199,10 @@ func chatFigures(ctx context.Context, e Engine, r Request, p Period) (*ChatFigur
 		MissedChats: float64(res.Values["missed"]["true"]), ChatsPerDay: round2(total / p.days())}
 	avg := map[string]float64{}
 	for _, name := range Distributions {
-		n, _, err := valueStats(res.Values[name])
-		if err != nil {
-			return nil, err
-		}
-		f.counts[name] = n
-		if avg[name], err = average(res.Values[name]); err != nil {
-			return nil, err
+		sum := totals.Sums[ChatRanges[name].field(r.Filter.OfficeHours)]
+		f.counts[name] = sum.Count
+		if sum.Count > 0 {
+			avg[name] = round2(sum.Total / float64(sum.Count))
 		}
 	}
 	f.Responses = ChatResponses{WaitTime: avg["waitTime"], ResponseTime: avg["responseTime"]}

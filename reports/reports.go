@@ -116,14 +116,6 @@ func valueStats(values map[string]int) (count int, sum float64, err error) {
 	return count, sum, nil
 }
 
-func average(values map[string]int) (float64, error) {
-	n, sum, err := valueStats(values)
-	if err != nil || n == 0 {
-		return 0, err
-	}
-	return round2(sum / float64(n)), nil
-}
-
 // Date renders a period bound in the wire format.
 func Date(t time.Time) string { return parley.FormatTime(t) }
 
