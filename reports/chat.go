@@ -125,16 +125,14 @@ func ChatFilter(p Period, f Filter) query.Node {
 
 // Chat computes the chat report.
 func Chat(ctx context.Context, e Engine, r Request) (*ChatReport, error) {
-	cur, err := chatFigures(ctx, e, r, r.Current)
+	cur, previous, err := bothFigures(ctx, r, func(ctx context.Context, p Period) (*ChatFigures, error) { return chatFigures(ctx, e, r, p) })
 	if err != nil {
 		return nil, err
 	}
 	rep := &ChatReport{Current: *cur}
 	prev := &ChatFigures{buckets: map[string][]int{}, counts: map[string]int{}}
 	if r.Previous != nil {
-		if prev, err = chatFigures(ctx, e, r, *r.Previous); err != nil {
-			return nil, err
-		}
+		prev = previous
 		rep.Previous = prev
 		rep.Deltas = &ChatDeltas{
 			Volume: ChatVolume{

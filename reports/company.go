@@ -104,16 +104,14 @@ type companyPeriod struct {
 // Company computes the company report; users names the company's users,
 // tags are its tags.
 func Company(ctx context.Context, e Engine, r Request, users []parley.User, tags []parley.Tag) (*CompanyReport, error) {
-	cur, err := companyFigures(ctx, e, r, r.Current)
+	cur, previous, err := bothFigures(ctx, r, func(ctx context.Context, p Period) (*companyPeriod, error) { return companyFigures(ctx, e, r, p) })
 	if err != nil {
 		return nil, err
 	}
 	rep := &CompanyReport{FilterTags: FilterTags(tags), Current: cur.figures, Users: []CompanyUser{}}
 	var prev *companyPeriod
 	if r.Previous != nil {
-		if prev, err = companyFigures(ctx, e, r, *r.Previous); err != nil {
-			return nil, err
-		}
+		prev = previous
 		rep.Previous = &prev.figures
 		c, p := cur.figures, prev.figures
 		d := func(a, b int) float64 { return Delta(float64(a), float64(b)) }

@@ -142,16 +142,16 @@ type conversationsPeriod struct {
 // company's tags; names names the other tops' values; mailboxes are the
 // company's, whose dropdown custom fields it summarizes.
 func Conversations(ctx context.Context, e Engine, r Request, tags []parley.Tag, names TopNames, mailboxes []parley.Mailbox) (*ConversationsReport, error) {
-	cur, err := conversationsFigures(ctx, e, r, r.Current)
+	cur, previous, err := bothFigures(ctx, r, func(ctx context.Context, p Period) (*conversationsPeriod, error) {
+		return conversationsFigures(ctx, e, r, p)
+	})
 	if err != nil {
 		return nil, err
 	}
 	rep := &ConversationsReport{Current: cur.figures, FilterTags: FilterTags(tags)}
 	prev := &conversationsPeriod{}
 	if r.Previous != nil {
-		if prev, err = conversationsFigures(ctx, e, r, *r.Previous); err != nil {
-			return nil, err
-		}
+		prev = previous
 		rep.Previous = &prev.figures
 		c, p := cur.figures, prev.figures
 		rep.Deltas = &ConversationsDeltas{

@@ -73,16 +73,14 @@ type EmailReport struct {
 // conversations only; tags are the company's.
 func Email(ctx context.Context, e Engine, r Request, tags []parley.Tag) (*EmailReport, error) {
 	r.Filter.Types = []string{string(parley.TypeEmail)}
-	cur, err := emailFigures(ctx, e, r, r.Current)
+	cur, previous, err := bothFigures(ctx, r, func(ctx context.Context, p Period) (*EmailFigures, error) { return emailFigures(ctx, e, r, p) })
 	if err != nil {
 		return nil, err
 	}
 	rep := &EmailReport{FilterTags: FilterTags(tags), Current: *cur}
 	prev := &EmailFigures{productivity: &ProductivityFigures{}}
 	if r.Previous != nil {
-		if prev, err = emailFigures(ctx, e, r, *r.Previous); err != nil {
-			return nil, err
-		}
+		prev = previous
 		rep.Previous = prev
 		c, p := cur, prev
 		d := func(a, b int) float64 { return Delta(float64(a), float64(b)) }

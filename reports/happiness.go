@@ -85,16 +85,14 @@ func Happiness(ctx context.Context, e Engine, r Request) (*HappinessReport, erro
 // happiness computes the happiness report of the replies a node selects
 // (of some users), or of every reply when by is nil.
 func happiness(ctx context.Context, e Engine, r Request, by query.Node) (*HappinessReport, error) {
-	cur, err := happinessFigures(ctx, e, r, r.Current, by)
+	cur, prev, err := bothFigures(ctx, r, func(ctx context.Context, p Period) (*HappinessFigures, error) {
+		return happinessFigures(ctx, e, r, p, by)
+	})
 	if err != nil {
 		return nil, err
 	}
 	rep := &HappinessReport{Current: *cur}
 	if r.Previous != nil {
-		prev, err := happinessFigures(ctx, e, r, *r.Previous, by)
-		if err != nil {
-			return nil, err
-		}
 		rep.Previous = prev
 		rep.Deltas = &HappinessDeltas{
 			RatingsCount:   Delta(float64(cur.RatingsCount), float64(prev.RatingsCount)),

@@ -52,16 +52,14 @@ type phonePeriod struct {
 
 // Phone computes the phone report; users names the users of the company.
 func Phone(ctx context.Context, e Engine, r Request, users []parley.User) (*PhoneReport, error) {
-	cur, err := phoneFigures(ctx, e, r, r.Current)
+	cur, previous, err := bothFigures(ctx, r, func(ctx context.Context, p Period) (*phonePeriod, error) { return phoneFigures(ctx, e, r, p) })
 	if err != nil {
 		return nil, err
 	}
 	rep := &PhoneReport{Current: cur.total, Users: []PhoneUser{}}
 	var prev *phonePeriod
 	if r.Previous != nil {
-		if prev, err = phoneFigures(ctx, e, r, *r.Previous); err != nil {
-			return nil, err
-		}
+		prev = previous
 		rep.Previous = &prev.total
 		rep.Deltas = &PhoneDeltas{
 			NewConversations:  Delta(float64(cur.total.PhoneConversations), float64(prev.total.PhoneConversations)),

@@ -133,16 +133,16 @@ func bucketsOf(bounds []float64) []index.Bucket {
 // Productivity computes the productivity overall report; tags are the
 // company's.
 func Productivity(ctx context.Context, e Engine, r Request, tags []parley.Tag) (*ProductivityReport, error) {
-	cur, err := productivityFigures(ctx, e, r, r.Current)
+	cur, previous, err := bothFigures(ctx, r, func(ctx context.Context, p Period) (*ProductivityFigures, error) {
+		return productivityFigures(ctx, e, r, p)
+	})
 	if err != nil {
 		return nil, err
 	}
 	rep := &ProductivityReport{FilterTags: FilterTags(tags), Current: *cur}
 	prev := &ProductivityFigures{}
 	if r.Previous != nil {
-		if prev, err = productivityFigures(ctx, e, r, *r.Previous); err != nil {
-			return nil, err
-		}
+		prev = previous
 		rep.Previous = prev
 		d := func(a, b int) float64 { return Delta(float64(a), float64(b)) }
 		rep.Deltas = &ProductivityDeltas{

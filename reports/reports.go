@@ -12,6 +12,8 @@ import (
 	"slices"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
@@ -48,6 +50,24 @@ type Filter struct {
 	// reports of conversations (TotalFilter, NewFilter) AND it in, and no
 	// report over other documents sets it.
 	View query.Node
+}
+
+// bothFigures computes a period's figures for the request's current period
+// and, when it has one, its previous period (prev is nil otherwise), both
+// at once: each period is its own statements on the engine, so a report
+// waits for the slower of the two rather than for their sum.
+func bothFigures[T any](ctx context.Context, r Request, figures func(context.Context, Period) (*T, error)) (cur, prev *T, err error) {
+	if r.Previous == nil {
+		cur, err = figures(ctx, r.Current)
+		return cur, nil, err
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { cur, err = figures(ctx, r.Current); return err })
+	g.Go(func() (err error) { prev, err = figures(ctx, *r.Previous); return err })
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	return cur, prev, nil
 }
 
 // Request is one report: the current period, an optional previous one to

@@ -8,6 +8,7 @@ import (
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
+	"golang.org/x/sync/errgroup"
 )
 
 // ViewBys are the values of viewBy: the resolution of a report's series.
@@ -159,11 +160,18 @@ func countSeries(ctx context.Context, e Engine, r Request, viewBy string, kind i
 }
 
 // bothPeriods computes a series for the current period, and for the
-// previous one when the request has one (nil otherwise).
+// previous one when the request has one (nil otherwise), both at once (see
+// bothFigures).
 func bothPeriods[P any](r Request, one func(Period) ([]P, error)) (cur, prev []P, err error) {
-	if cur, err = one(r.Current); err != nil || r.Previous == nil {
+	if r.Previous == nil {
+		cur, err = one(r.Current)
 		return cur, nil, err
 	}
-	prev, err = one(*r.Previous)
-	return cur, prev, err
+	var g errgroup.Group
+	g.Go(func() (err error) { cur, err = one(r.Current); return err })
+	g.Go(func() (err error) { prev, err = one(*r.Previous); return err })
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	return cur, prev, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
 	"github.com/parley/parley/search"
+	"golang.org/x/sync/errgroup"
 )
 
 // Subject is whom a user report is about: a user, or a team whose figures
@@ -109,26 +110,28 @@ type UserReport struct {
 // User computes the user report of a subject; tags are the company's.
 func User(ctx context.Context, e Engine, r Request, s Subject, tags []parley.Tag) (*UserReport, error) {
 	// Customers helped ever, whatever the request's filter, but in the
-	// caller's mailboxes only.
-	helped, err := aggregateOne(ctx, e, index.AggregateRequest{Kind: index.Messages, Company: r.Company,
-		Filter:   and(query.Keyword{Field: "from", Value: "user"}, s.by("userId"), Filter{Visible: r.Filter.Visible}.node(tagName)),
-		Distinct: []string{"customerId"}})
-	if err != nil {
+	// caller's mailboxes only; found while the periods' figures are.
+	var helped index.Group
+	var cur, prev *UserFigures
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		helped, err = aggregateOne(gctx, e, index.AggregateRequest{Kind: index.Messages, Company: r.Company,
+			Filter:   and(query.Keyword{Field: "from", Value: "user"}, s.by("userId"), Filter{Visible: r.Filter.Visible}.node(tagName)),
+			Distinct: []string{"customerId"}})
+		return err
+	})
+	g.Go(func() (err error) {
+		cur, prev, err = bothFigures(gctx, r, func(ctx context.Context, p Period) (*UserFigures, error) { return userFigures(ctx, e, r, s, p) })
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	rep := &UserReport{FilterTags: FilterTags(tags), User: UserSummary{ID: s.ID, Type: s.Type, Name: s.Name, HasPhoto: s.PhotoURL != "",
 		PhotoURL: s.PhotoURL, CreatedAt: Date(s.CreatedAt), TotalCustomersHelped: helped.Distinct["customerId"]}}
-	cur, err := userFigures(ctx, e, r, s, r.Current)
-	if err != nil {
-		return nil, err
-	}
 	rep.Current = *cur
-	if r.Previous == nil {
+	if prev == nil {
 		return rep, nil
-	}
-	prev, err := userFigures(ctx, e, r, s, *r.Previous)
-	if err != nil {
-		return nil, err
 	}
 	rep.Previous = prev
 	d := func(a, b int) float64 { return Delta(float64(a), float64(b)) }
