@@ -39,6 +39,9 @@ func printTable(out io.Writer, r Results) {
 		onPG := "-"
 		if b := q.Backend; b != nil {
 			onPG = round(b.P50)
+			if b.Hits != q.Hits { // reused loads of other options (see runOnPostgresBackend)
+				onPG += fmt.Sprintf(" (%d hits)", b.Hits)
+			}
 		}
 		fmt.Fprintf(out, "%-44s %9d %9s %10s %10s %8s %10s %8s %10s %10s %10s %10s\n",
 			q.Name, q.Hits, pgHits, round(q.P50), pgP50, ratio, httpP50, httpRatio, round(q.P99), pgP99, round(q.ScanP50), onPG)
