@@ -145,3 +145,42 @@ func fillForPlans(t *testing.T, e *Engine) {
 	}
 	require.NoError(t, e.Settle(ctx))
 }
+
+// TestValueDependentSearchesArePlannedEachTime: a search on words, a
+// phrase, a prefix or a fragment runs on an unnamed statement, planned for
+// its values each time, where one on keywords, numbers and dates alone is
+// prepared once per connection (its generic plan is as good).
+func TestValueDependentSearchesArePlannedEachTime(t *testing.T) {
+	ctx := context.Background()
+	c := &captured{}
+	e, err := Open(ctx, pgtest.Database(t), Options{Tracer: c})
+	require.NoError(t, err)
+	defer e.Close()
+	active := query.Keyword{Field: "status", Value: "active"}
+	for _, tc := range []struct {
+		name     string
+		node     query.Node
+		planEach bool
+	}{
+		{"a word", query.Match{Field: "body", Text: "refund"}, true},
+		{"a quoted word", query.Match{Field: "subject", Text: "refund", Exact: true}, true},
+		{"a phrase", query.Phrase{Field: "body", Text: "tracking number"}, true},
+		{"a text prefix", query.Prefix{Field: "subject", Value: "refun"}, true},
+		{"a keyword prefix", query.Prefix{Field: "status", Value: "act"}, true},
+		{"a fragment", query.Contains{Field: "email", Value: "example"}, true},
+		{"a word and a keyword", query.And{Nodes: []query.Node{active, query.Match{Field: "body", Text: "refund"}}}, true},
+		{"a keyword", active, false},
+		{"a date range", query.NumberRange{Field: "modifiedAt", Min: new(1.6e12), MinInclusive: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(c.statements)
+			_, err := e.Search(ctx, index.Request{Kind: index.Conversations, Company: 1, Query: tc.node, Limit: 25})
+			require.NoError(t, err)
+			statements := c.statements[before:]
+			require.Len(t, statements, 1)
+			args := statements[0].args
+			require.NotEmpty(t, args)
+			assert.Equal(t, tc.planEach, args[0] == pgx.QueryExecModeExec, "the first argument: %v", args[0])
+		})
+	}
+}
