@@ -184,3 +184,24 @@ func TestValueDependentSearchesArePlannedEachTime(t *testing.T) {
 		})
 	}
 }
+
+// TestWordsOredOnAFieldAreOneTsquery: words ORed on one text field are
+// one tsquery, found with one scan of the field's GIN index; other
+// conditions of the OR stay as they are.
+func TestWordsOredOnAFieldAreOneTsquery(t *testing.T) {
+	ctx := context.Background()
+	c := &captured{}
+	e, err := Open(ctx, pgtest.Database(t), Options{Tracer: c})
+	require.NoError(t, err)
+	defer e.Close()
+	_, err = e.Search(ctx, index.Request{Kind: index.Conversations, Company: 1, Limit: 25, Query: query.Or{Nodes: []query.Node{
+		query.Match{Field: "subject", Text: "invoice"}, query.Keyword{Field: "status", Value: "active"},
+		query.Match{Field: "subject", Text: "password reset"}, query.Match{Field: "subject", Text: "refund", Exact: true}}}})
+	require.NoError(t, err)
+	require.Len(t, c.statements, 1)
+	sql, args := c.statements[0].sql, c.statements[0].args
+	assert.Equal(t, 2, strings.Count(sql, `d."subject_stems" @@`), sql) // the total's and the page's
+	assert.Equal(t, 2, strings.Count(sql, `d."subject_lexemes" @@`), sql)
+	assert.Contains(t, args, "('invoic') | ('password' & 'reset')")
+	assert.Contains(t, args, "'refund'")
+}

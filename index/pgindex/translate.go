@@ -135,7 +135,7 @@ func (s *statement) where(n query.Node) (string, error) {
 	case query.And:
 		return s.join(n.Nodes, " AND ", "TRUE")
 	case query.Or:
-		return s.join(n.Nodes, " OR ", "FALSE")
+		return s.anyOf(n.Nodes)
 	case query.Not:
 		inner, err := s.where(n.Node)
 		if err != nil {
@@ -143,21 +143,7 @@ func (s *statement) where(n query.Node) (string, error) {
 		}
 		return "(" + inner + ") IS NOT TRUE", nil
 	case query.Match:
-		// Unquoted words match stemmed forms, quoted ones exact forms.
-		tokens := index.Stems(n.Text)
-		if n.Exact {
-			tokens = index.Tokens(n.Text)
-		}
-		if len(tokens) == 0 {
-			return "FALSE", nil
-		}
-		q := s.arg(allOf(tokens))
-		s.planEach = true
-		lexemes, stems, _ := s.texts(n.Field)
-		if n.Exact {
-			return lexemes + " @@ " + q + "::tsquery", nil
-		}
-		return stems + " @@ " + q + "::tsquery", nil
+		return s.matchAny([]query.Match{n}), nil
 	case query.Phrase:
 		tokens := index.Tokens(n.Text)
 		if len(tokens) == 0 {
@@ -209,6 +195,81 @@ func (s *statement) join(nodes []query.Node, op, empty string) (string, error) {
 	return "(" + strings.Join(parts, op) + ")", nil
 }
 
+// anyOf ORs nodes. The words ORed on one text field (subject:(invoice
+// OR password)) become one tsquery, 'invoic' | 'password': one scan of the
+// field's GIN index where each word took its own, then a BitmapOr (at 1M,
+// two scans of 15 ms each).
+func (s *statement) anyOf(nodes []query.Node) (string, error) {
+	if len(nodes) == 0 {
+		return "FALSE", nil
+	}
+	// parts holds each node's condition in order, the words of a field at
+	// the place of its first; a field's words are written once all are
+	// known.
+	type field struct {
+		name  string
+		exact bool
+	}
+	parts := make([]string, 0, len(nodes))
+	var fields []field
+	words := map[field][]query.Match{}
+	at := map[field]int{}
+	for _, c := range nodes {
+		m, ok := c.(query.Match)
+		if !ok {
+			p, err := s.where(c)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, p)
+			continue
+		}
+		f := field{m.Field, m.Exact}
+		if _, seen := at[f]; !seen {
+			at[f] = len(parts)
+			parts = append(parts, "")
+			fields = append(fields, f)
+		}
+		words[f] = append(words[f], m)
+	}
+	for _, f := range fields {
+		parts[at[f]] = s.matchAny(words[f])
+	}
+	return "(" + strings.Join(parts, " OR ") + ")", nil
+}
+
+// matchAny matches a document holding the words of any of ms, all on one
+// text field and alike exact or not: unquoted words match stemmed forms,
+// quoted ones exact forms.
+func (s *statement) matchAny(ms []query.Match) string {
+	var alternatives []string
+	for _, m := range ms {
+		tokens := index.Stems(m.Text)
+		if m.Exact {
+			tokens = index.Tokens(m.Text)
+		}
+		if len(tokens) > 0 {
+			alternatives = append(alternatives, allOf(tokens))
+		}
+	}
+	switch len(alternatives) {
+	case 0:
+		return "FALSE"
+	case 1:
+	default:
+		for i, a := range alternatives {
+			alternatives[i] = "(" + a + ")"
+		}
+	}
+	q := s.arg(strings.Join(alternatives, " | "))
+	s.planEach = true
+	lexemes, stems, _ := s.texts(ms[0].Field)
+	if ms[0].Exact {
+		return lexemes + " @@ " + q + "::tsquery"
+	}
+	return stems + " @@ " + q + "::tsquery"
+}
+
 // keyword matches a keyword value exactly: a scalar column by its btree,
 // an array by the GIN index on its values' first 256 characters (a GIN
 // entry is limited in size, as a btree's is), then exactly.
@@ -216,7 +277,9 @@ func (s *statement) keyword(field, value string) string {
 	vs := s.valuesOf(field, index.KeywordField)
 	if c, ok := s.layout.column(field, index.KeywordField); ok && c.many {
 		v := s.arg(value)
-		return fmt.Sprintf("(search_heads(d.%[1]s) @> ARRAY[left(%[2]s::text, 256)] AND d.%[1]s @> ARRAY[%[2]s::text])", c.sqlName(), v)
+		// The exact test first: under a NOT, where no index serves, it
+		// settles most rows without computing their heads.
+		return fmt.Sprintf("(d.%[1]s @> ARRAY[%[2]s::text] AND search_heads(d.%[1]s) @> ARRAY[left(%[2]s::text, 256)])", c.sqlName(), v)
 	}
 	v := s.arg(value)
 	return s.any(vs, func(x string) string { return x + " = " + v + "::text" })
