@@ -205,3 +205,21 @@ func TestWordsOredOnAFieldAreOneTsquery(t *testing.T) {
 	assert.Contains(t, args, "('invoic') | ('password' & 'reset')")
 	assert.Contains(t, args, "'refund'")
 }
+
+// TestSearchesRunWithoutParallelWorkers: the engine's sessions plan no
+// parallel workers, unless the database URL asks for them.
+func TestSearchesRunWithoutParallelWorkers(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	for _, tc := range []struct{ url, want string }{
+		{url, "0"},
+		{url + "&max_parallel_workers_per_gather=2", "2"},
+	} {
+		e, err := Open(ctx, tc.url, Options{})
+		require.NoError(t, err)
+		var got string
+		require.NoError(t, e.pool.QueryRow(ctx, "SHOW max_parallel_workers_per_gather").Scan(&got))
+		e.Close()
+		assert.Equal(t, tc.want, got, tc.url)
+	}
+}
