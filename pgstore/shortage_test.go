@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/assert"
@@ -35,6 +36,8 @@ func TestShortOfAResource(t *testing.T) {
 		{"disk full", "53100", 1, false, parley.KindUnavailable, 1},
 		{"configuration limit exceeded", "53400", 1, false, parley.KindUnavailable, 1},
 		{"another error", "XX000", 1, false, parley.KindInternal, 1},
+		{"a serialization failure, then none", "40001", 2, true, 0, 3},
+		{"serialization failures every time", "40001", maxAttempts + 10, false, parley.KindUnavailable, maxAttempts},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db, url := open(t)
@@ -63,4 +66,37 @@ func TestShortOfAResource(t *testing.T) {
 			assert.Equal(t, tc.code, pgErr.Code)
 		})
 	}
+}
+
+// TestAWriteTheServerEndedForIdlingRunsAgain: a write whose session
+// PostgreSQL ended for idling inside the transaction (a node paused past
+// idle_in_transaction_session_timeout) was aborted by the server, so it
+// runs again on another connection and commits, rather than failing.
+func TestAWriteTheServerEndedForIdlingRunsAgain(t *testing.T) {
+	ctx := context.Background()
+	url := migrated(t) + "&idle_in_transaction_session_timeout=100"
+	db, err := Open(ctx, url, Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	runs := 0
+	tag := &parley.Tag{CompanyID: 1, Name: "billing"}
+	_, err = db.Store().Update(ctx, func(tx parley.Tx) error {
+		runs++
+		tag.ID = 0 // the write may run again
+		if _, err := tx.Tags(1); err != nil {
+			return err
+		}
+		if runs == 1 {
+			time.Sleep(400 * time.Millisecond) // paused inside the transaction
+		}
+		return tx.PutTag(tag)
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 2, runs)
+	var stored []parley.Tag
+	require.NoError(t, db.Store().View(ctx, func(tx parley.Tx) (err error) {
+		stored, err = tx.Tags(1)
+		return err
+	}))
+	assert.Equal(t, []parley.Tag{*tag}, stored)
 }

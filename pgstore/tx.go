@@ -74,8 +74,11 @@ func (db *DB) run(ctx context.Context, attempt func() (*Tx, error)) (uint64, err
 			db.announce(ctx, t)
 			return 0, nil
 		}
-		if !retryable(err) || n == maxAttempts || ctx.Err() != nil {
+		if !retryable(err) || ctx.Err() != nil {
 			return 0, err
+		}
+		if n == maxAttempts {
+			return 0, gaveUp(err)
 		}
 		// A random pause up to a bound that doubles with each attempt
 		// (full jitter), so the transactions that collided do not collide
@@ -87,6 +90,19 @@ func (db *DB) run(ctx context.Context, attempt func() (*Tx, error)) (uint64, err
 		case <-time.After(pause):
 		}
 	}
+}
+
+// gaveUp is the error of a transaction that failed retryably maxAttempts
+// times: other writers of the same records won every time, or the server
+// stayed short. Nothing is wrong with the request, and the contention
+// passes, so the caller is asked to try again later (parley.Unavailable,
+// a 503 with Retry-After) rather than told of an internal error.
+func gaveUp(err error) error {
+	var e *parley.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return parley.Unavailable(err)
 }
 
 // sqlBeginRead opens a View's transaction. It is not sent on its own: it
@@ -196,14 +212,18 @@ func (db *DB) committed(t *Tx) {
 // writes fill under load and which empties as the transactions holding the
 // locks end; "too many connections" (53300) passes as other clients
 // disconnect. A full disk (53100) or a configured limit (53400) lasts
-// until an operator acts, so it is not retried.
+// until an operator acts, so it is not retried. A transaction the server
+// ended because it idled past idle_in_transaction_session_timeout (25P03:
+// its node was paused, or stalled between two statements) was aborted
+// with its session, whatever statement learns of it, even a COMMIT, so it
+// runs again on another connection.
 func retryable(err error) bool {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
 		return false
 	}
 	switch pgErr.Code {
-	case "40001", "40P01", "53200", "53300":
+	case "40001", "40P01", "53200", "53300", "25P03":
 		return true
 	}
 	return false
