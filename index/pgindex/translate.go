@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
 	"github.com/parley/parley/index"
 	"github.com/parley/parley/query"
 )
@@ -252,11 +253,10 @@ func (s *statement) matchAny(ms []query.Match) string {
 			alternatives = append(alternatives, allOf(tokens))
 		}
 	}
-	switch len(alternatives) {
-	case 0:
+	if len(alternatives) == 0 {
 		return "FALSE"
-	case 1:
-	default:
+	}
+	if len(alternatives) > 1 {
 		for i, a := range alternatives {
 			alternatives[i] = "(" + a + ")"
 		}
