@@ -90,6 +90,12 @@ func TestAccessPathsHaveIndexes(t *testing.T) {
 				Ranges: map[string]index.RangeFacet{"created": {Field: "createdAt", Buckets: []index.Bucket{{Max: &weekAgo}, {Min: &weekAgo}}}}})
 			return err
 		}, `Index Only Scan using search_conversation_facets`},
+		{"the chat report's sums over a period", func() error {
+			_, err := e.Aggregate(ctx, index.AggregateRequest{Kind: index.Chats, Company: 1,
+				Filter: query.NumberRange{Field: "createdAt", Min: &weekAgo, MinInclusive: true},
+				Sums:   []string{"waitSeconds", "responseSeconds", "messages", "durationSeconds"}})
+			return err
+		}, `Index Only Scan using search_chat_report`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(c.statements)
@@ -113,8 +119,8 @@ func TestAccessPathsHaveIndexes(t *testing.T) {
 }
 
 // fillForPlans stores 3,000 conversations of three companies, modified
-// over 1,000 days, and 3,000 messages, a third of them replies by one of
-// three users, then settles the tables as after a load.
+// over 1,000 days, 3,000 messages, a third of them replies by one of
+// three users, and 3,000 chats, then settles the tables as after a load.
 func fillForPlans(t *testing.T, e *Engine) {
 	t.Helper()
 	ctx := context.Background()
@@ -142,6 +148,15 @@ func fillForPlans(t *testing.T, e *Engine) {
 		}
 		require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: company, Upserts: conversations}, nil))
 		require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Messages, Company: company, Upserts: messages}, nil))
+		var chats []index.Document
+		for i := 0; i < 1000; i++ {
+			ch := index.NewDocument(strconv.Itoa(int(company)*10000+i), company)
+			ch.Numbers["createdAt"] = []float64{1.6e12 + float64(i)*864e5}
+			ch.Numbers["waitSeconds"] = []float64{float64(i % 300)}
+			ch.Keywords["completed"] = []string{"true"}
+			chats = append(chats, ch)
+		}
+		require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Chats, Company: company, Upserts: chats}, nil))
 	}
 	require.NoError(t, e.Settle(ctx))
 }
