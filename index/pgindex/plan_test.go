@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -16,37 +15,6 @@ import (
 	"github.com/parley/parley/query"
 )
 
-// captured keeps the statements an engine sends, with their arguments,
-// so that a test can ask PostgreSQL for their plans.
-type captured struct {
-	mu         sync.Mutex
-	statements []capturedStatement
-}
-
-type capturedStatement struct {
-	sql  string
-	args []any
-}
-
-func (c *captured) add(sql string, args []any) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.statements = append(c.statements, capturedStatement{sql, args})
-}
-
-func (c *captured) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	c.add(d.SQL, d.Args)
-	return ctx
-}
-func (c *captured) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (c *captured) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	return ctx
-}
-func (c *captured) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
-	c.add(d.SQL, d.Args)
-}
-func (c *captured) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
-
 // TestAccessPathsHaveIndexes: statements whose cost would otherwise grow
 // with every row of a company (or of every company) are answered through
 // an index made for them. The tables hold a few thousand documents,
@@ -55,8 +23,8 @@ func (c *captured) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndDa
 func TestAccessPathsHaveIndexes(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Database(t)
-	c := &captured{}
-	e, err := Open(ctx, url, Options{Tracer: c})
+	rec := &pgtest.Recorder{}
+	e, err := Open(ctx, url, Options{Tracer: rec})
 	require.NoError(t, err)
 	defer e.Close()
 	fillForPlans(t, e)
@@ -98,16 +66,16 @@ func TestAccessPathsHaveIndexes(t *testing.T) {
 		}, `Index Only Scan using search_chat_report`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := len(c.statements)
+			before := len(rec.Calls())
 			require.NoError(t, tc.run())
-			statements := c.statements[before:]
+			statements := rec.Calls()[before:]
 			require.NotEmpty(t, statements)
 			var plans []string
 			for _, s := range statements {
-				if !strings.HasPrefix(s.sql, "SELECT") && !strings.HasPrefix(s.sql, "WITH") {
+				if !strings.HasPrefix(s.SQL, "SELECT") && !strings.HasPrefix(s.SQL, "WITH") {
 					continue // begin, commit
 				}
-				rows, err := conn.Query(ctx, "EXPLAIN "+s.sql, s.args...)
+				rows, err := conn.Query(ctx, "EXPLAIN "+s.SQL, s.Args...)
 				require.NoError(t, err)
 				lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 				require.NoError(t, err)
@@ -167,8 +135,8 @@ func fillForPlans(t *testing.T, e *Engine) {
 // prepared once per connection (its generic plan is as good).
 func TestValueDependentSearchesArePlannedEachTime(t *testing.T) {
 	ctx := context.Background()
-	c := &captured{}
-	e, err := Open(ctx, pgtest.Database(t), Options{Tracer: c})
+	rec := &pgtest.Recorder{}
+	e, err := Open(ctx, pgtest.Database(t), Options{Tracer: rec})
 	require.NoError(t, err)
 	defer e.Close()
 	active := query.Keyword{Field: "status", Value: "active"}
@@ -188,12 +156,12 @@ func TestValueDependentSearchesArePlannedEachTime(t *testing.T) {
 		{"a date range", query.NumberRange{Field: "modifiedAt", Min: new(1.6e12), MinInclusive: true}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := len(c.statements)
+			before := len(rec.Calls())
 			_, err := e.Search(ctx, index.Request{Kind: index.Conversations, Company: 1, Query: tc.node, Limit: 25})
 			require.NoError(t, err)
-			statements := c.statements[before:]
+			statements := rec.Calls()[before:]
 			require.Len(t, statements, 1)
-			args := statements[0].args
+			args := statements[0].Args
 			require.NotEmpty(t, args)
 			assert.Equal(t, tc.planEach, args[0] == pgx.QueryExecModeExec, "the first argument: %v", args[0])
 		})
@@ -205,16 +173,16 @@ func TestValueDependentSearchesArePlannedEachTime(t *testing.T) {
 // conditions of the OR stay as they are.
 func TestWordsOredOnAFieldAreOneTsquery(t *testing.T) {
 	ctx := context.Background()
-	c := &captured{}
-	e, err := Open(ctx, pgtest.Database(t), Options{Tracer: c})
+	rec := &pgtest.Recorder{}
+	e, err := Open(ctx, pgtest.Database(t), Options{Tracer: rec})
 	require.NoError(t, err)
 	defer e.Close()
 	_, err = e.Search(ctx, index.Request{Kind: index.Conversations, Company: 1, Limit: 25, Query: query.Or{Nodes: []query.Node{
 		query.Match{Field: "subject", Text: "invoice"}, query.Keyword{Field: "status", Value: "active"},
 		query.Match{Field: "subject", Text: "password reset"}, query.Match{Field: "subject", Text: "refund", Exact: true}}}})
 	require.NoError(t, err)
-	require.Len(t, c.statements, 1)
-	sql, args := c.statements[0].sql, c.statements[0].args
+	require.Len(t, rec.Calls(), 1)
+	sql, args := rec.Calls()[0].SQL, rec.Calls()[0].Args
 	assert.Equal(t, 2, strings.Count(sql, `d."subject_stems" @@`), sql) // the total's and the page's
 	assert.Equal(t, 2, strings.Count(sql, `d."subject_lexemes" @@`), sql)
 	assert.Contains(t, args, "('invoic') | ('password' & 'reset')")

@@ -14,12 +14,21 @@ import (
 )
 
 // Recorder is a pgx tracer that keeps the text of every statement run
-// through it, alone or in a batch, for tests that walk them.
+// through it, alone or in a batch, for tests that walk them, and every run
+// with its arguments (Calls), for tests that run them again.
 type Recorder struct {
-	mu   sync.Mutex
-	seen map[string]bool
-	sqls []string
-	runs atomic.Int64
+	mu    sync.Mutex
+	seen  map[string]bool
+	sqls  []string
+	calls []Call
+	runs  atomic.Int64
+}
+
+// Call is one run of a statement: its text and its arguments as the
+// caller gave them (a pgx.QueryExecMode first, when the caller chose one).
+type Call struct {
+	SQL  string
+	Args []any
 }
 
 var (
@@ -27,10 +36,11 @@ var (
 	_ pgx.BatchTracer = (*Recorder)(nil)
 )
 
-func (r *Recorder) add(sql string) {
+func (r *Recorder) add(sql string, args []any) {
 	r.runs.Add(1)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.calls = append(r.calls, Call{sql, args})
 	if r.seen == nil {
 		r.seen = map[string]bool{}
 	}
@@ -42,7 +52,7 @@ func (r *Recorder) add(sql string) {
 
 // TraceQueryStart records a statement.
 func (r *Recorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
-	r.add(data.SQL)
+	r.add(data.SQL, data.Args)
 	return ctx
 }
 
@@ -56,7 +66,7 @@ func (r *Recorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.Trace
 
 // TraceBatchQuery records a statement of a batch.
 func (r *Recorder) TraceBatchQuery(_ context.Context, _ *pgx.Conn, data pgx.TraceBatchQueryData) {
-	r.add(data.SQL)
+	r.add(data.SQL, data.Args)
 }
 
 // TraceBatchEnd does nothing.
@@ -64,6 +74,13 @@ func (r *Recorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndDa
 
 // Runs counts the statements run, each run of the same one counted.
 func (r *Recorder) Runs() int64 { return r.runs.Load() }
+
+// Calls returns every run recorded, in order.
+func (r *Recorder) Calls() []Call {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.calls)
+}
 
 // Statements returns the distinct statements recorded, in first-run order.
 func (r *Recorder) Statements() []string {
