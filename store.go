@@ -128,9 +128,6 @@ type CompanyStore interface {
 // UserStore holds users.
 type UserStore interface {
 	User(companyID, id int64) (*User, error)
-	// UsersByIDs loads a company's users in the order asked, skipping ids
-	// no user of the company holds: a page's users in one read.
-	UsersByIDs(companyID int64, ids []int64) ([]User, error)
 	// Users lists a company's users.
 	Users(companyID int64) ([]User, error)
 	// UserByEmail finds a user of any company by sign-in e-mail.

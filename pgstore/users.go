@@ -7,10 +7,9 @@ import (
 )
 
 var (
-	sqlUser       = cachedStmt(`SELECT u.body FROM users u WHERE u.company_id = $1 AND u.id = $2`)
-	sqlUsersByIDs = stmt(`SELECT u.body FROM users u WHERE u.company_id = $1 AND u.id = ANY($2)`)
-	sqlUsers      = stmt(`SELECT u.body FROM users u WHERE u.company_id = $1 ORDER BY u.id`)
-	sqlPutUser    = stmt(`INSERT INTO users (company_id, id, body) VALUES ($1, $2, $3)
+	sqlUser    = cachedStmt(`SELECT u.body FROM users u WHERE u.company_id = $1 AND u.id = $2`)
+	sqlUsers   = stmt(`SELECT u.body FROM users u WHERE u.company_id = $1 ORDER BY u.id`)
+	sqlPutUser = stmt(`INSERT INTO users (company_id, id, body) VALUES ($1, $2, $3)
 ON CONFLICT (company_id, id) DO UPDATE SET body = EXCLUDED.body`)
 
 	sqlUserByEmail   = stmt(`SELECT e.company_id, e.user_id FROM user_emails e WHERE e.email = $1`)
@@ -35,12 +34,6 @@ func (t *Tx) User(companyID, id int64) (*parley.User, error) {
 // Users lists a company's users in id order.
 func (t *Tx) Users(companyID int64) ([]parley.User, error) {
 	return many[parley.User](t, sqlUsers, companyID)
-}
-
-// UsersByIDs loads a company's users in the order asked, in one
-// statement.
-func (t *Tx) UsersByIDs(companyID int64, ids []int64) ([]parley.User, error) {
-	return inOrder(t, sqlUsersByIDs, companyID, ids, func(u *parley.User) int64 { return u.ID })
 }
 
 // UserByEmail finds a user by e-mail across companies (e-mails are unique).

@@ -14,11 +14,6 @@ func (t *Tx) User(companyID, id int64) (*parley.User, error) {
 	return scoped(t, bucketUsers, id, func(u *parley.User) int64 { return u.CompanyID }, companyID, "user")
 }
 
-// UsersByIDs loads a company's users in the order asked.
-func (t *Tx) UsersByIDs(companyID int64, ids []int64) ([]parley.User, error) {
-	return scopedAll(ids, t.User, companyID)
-}
-
 // UserByEmail finds a user by e-mail across companies (e-mails are unique).
 func (t *Tx) UserByEmail(email string) (*parley.User, error) {
 	return t.userUnder(bucketUsersByEmail, []byte(parley.NormalizeEmail(email)))
