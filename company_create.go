@@ -164,6 +164,9 @@ func CreateCompany(tx Tx, req NewCompany, hash Hash, now time.Time) (*NewAccount
 // (compared without case): operators and the dashboard tell companies
 // apart by it.
 func uniqueCompanyName(tx Tx, name string) error {
+	if err := tx.LockRule(0, "company names"); err != nil {
+		return err
+	}
 	all, err := tx.Companies()
 	if err != nil {
 		return err

@@ -127,6 +127,9 @@ func UpdateMailbox(tx Tx, companyID, id int64, req MailboxPatch, now time.Time) 
 // uniqueMailboxName answers 409 when another mailbox of the company has
 // the name (compared without case).
 func uniqueMailboxName(tx Tx, m *Mailbox) error {
+	if err := tx.LockRule(m.CompanyID, "mailbox names"); err != nil {
+		return err
+	}
 	all, err := tx.Mailboxes(m.CompanyID)
 	if err != nil {
 		return err
@@ -144,6 +147,9 @@ func uniqueMailboxName(tx Tx, m *Mailbox) error {
 // incoming mail goes to one mailbox per address, so the new one would
 // silently never get any. note is added to the message.
 func freeMailboxAddress(tx Tx, companyID int64, path, address, note string) error {
+	if err := tx.LockRule(0, "mailbox addresses"); err != nil {
+		return err
+	}
 	other, err := tx.MailboxByEmail(address)
 	switch {
 	case IsNotFound(err):

@@ -115,6 +115,19 @@ type Tx interface {
 	DeliveryQueue
 	MailQueue
 	CopyStore
+	RuleLocks
+}
+
+// RuleLocks make the writes that check one rule run one after the other.
+type RuleLocks interface {
+	// LockRule makes the writes that call it with the same company and
+	// rule run as if one after the other, whatever else they read: a rule
+	// that decides by reading a set of records no unique key covers (a
+	// name unique without case in a company, a mailbox address unique
+	// across companies) calls it before those reads, so two writes cannot
+	// both find the name free. Rules of every company use company 0. A
+	// backend whose writes run one at a time has nothing to do.
+	LockRule(companyID int64, rule string) error
 }
 
 // CompanyStore holds companies (accounts).

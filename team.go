@@ -15,6 +15,9 @@ func CreateTeam(tx Tx, companyID int64, name string, memberIDs []int64, now time
 	if name == "" {
 		return nil, InvalidField("name", CodeEmptyValue, "may not be empty", name)
 	}
+	if err := tx.LockRule(companyID, "team names"); err != nil {
+		return nil, err
+	}
 	teams, err := tx.Teams(companyID)
 	if err != nil {
 		return nil, err

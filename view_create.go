@@ -111,11 +111,19 @@ func UpdateSavedView(tx Tx, caller Caller, id int64, in *SavedViewInput, check Q
 	return v.apply(tx, caller, in, check, now)
 }
 
+// ruleViewsOfWebhooks is the rule that a view stays while a webhook
+// filters on it, which a webhook's write and a view's deletion both check
+// (see RuleLocks).
+const ruleViewsOfWebhooks = "views of webhooks"
+
 // DeleteSavedView removes a view. A view a webhook filters on stays until
 // the webhook lets it go: deleting it would silently mute the webhook.
 func DeleteSavedView(tx Tx, caller Caller, id int64) error {
 	v, err := loadOwnView(tx, caller, id)
 	if err != nil {
+		return err
+	}
+	if err := tx.LockRule(v.CompanyID, ruleViewsOfWebhooks); err != nil {
 		return err
 	}
 	hooks, err := tx.Webhooks(v.CompanyID)

@@ -224,6 +224,9 @@ func WebhookAccess(caller Caller) error {
 // caller's.
 func checkFilters(tx Tx, caller Caller, in *WebhookInput) error {
 	if in.ViewID != nil {
+		if err := tx.LockRule(caller.Company.ID, ruleViewsOfWebhooks); err != nil {
+			return err
+		}
 		if _, err := LoadSavedView(tx, caller, *in.ViewID); IsNotFound(err) {
 			return InvalidField("viewId", CodeInvalidID, "no view with this id", *in.ViewID)
 		} else if err != nil {

@@ -16,8 +16,7 @@ import (
 // statements writes the table the read reads (an INSERT, UPDATE or DELETE
 // naming it). A transaction sees the data as of its snapshot changed by
 // its own statements alone, so the kept answer is the one the database
-// would give; the read registered its predicate locks the first time, so
-// SERIALIZABLE sees the same conflicts.
+// would give.
 
 // cachedReads maps each cacheable statement to the one table it reads.
 var cachedReads = map[string]string{}

@@ -65,7 +65,7 @@ func (t *Tx) EachChatID(fn func(string)) error {
 
 // PutTimelineEntry appends an entry to a chat's timeline: one new row, at
 // the position after the last (two writers of one chat cannot both take
-// it: the transaction is serializable).
+// it: the second meets the first's key and runs again, see retryable).
 func (t *Tx) PutTimelineEntry(companyID int64, chatID string, e parley.TimelineEntry) error {
 	n, err := t.TimelineLength(companyID, chatID)
 	if err != nil {

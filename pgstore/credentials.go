@@ -118,7 +118,7 @@ func (t *Tx) CursorKey() []byte {
 
 // MakeCursorKey stores a random cursor key unless one exists, and returns
 // the stored one: of two nodes making one at once, the first to commit
-// wins and the other runs again (a serialization failure) and reads it.
+// wins and the other meets its key, runs again and reads it.
 func (t *Tx) MakeCursorKey() ([]byte, error) {
 	if k := t.CursorKey(); k != nil {
 		return k, nil

@@ -9,9 +9,10 @@
 // beside the typed columns that lookups, unique keys and orderings need.
 // Every write commits the record, its secondary keys and its search rows
 // (written by the indexer it is opened with, see search.go) in one
-// SERIALIZABLE transaction, retried when PostgreSQL reports
+// REPEATABLE READ transaction, retried when PostgreSQL reports
 // a serialization failure or a deadlock: the seam lets Update run its
-// function more than once. A transaction spends few round trips: a View's
+// function more than once (see tx.go for why this level, and
+// rule_locks.go for the rules that need more). A transaction spends few round trips: a View's
 // BEGIN and the statements whose results it does not read wait to go
 // with the next that it reads (tx.go), it answers its repeated reads of a
 // record by key itself (cache.go), it reads ahead at once what the indexer
@@ -66,7 +67,7 @@ var ReferenceTables = []string{"companies", "credentials", "user_emails", "user_
 var CompanyTables = []string{"users", "teams", "mailboxes", "saved_replies", "customers", "customer_emails", "property_defs",
 	"organizations", "organization_domains", "tags", "tag_names", "conversation_numbers", "conversations", "threads", "ratings",
 	"message_ids", "thread_sources", "attachments", "later", "chats", "chat_timeline", "events", "mail", "webhooks", "deliveries",
-	"workflows", "workflow_runs", "saved_views", "rate_windows", "pulled_ids", "pulls"}
+	"workflows", "workflow_runs", "saved_views", "rate_windows", "pulled_ids", "pulls", "rule_locks"}
 
 // AllCompanies marks the statements that read a company table across
 // companies: the queues that background workers drain in time or sequence
@@ -113,13 +114,10 @@ const (
 	DefaultStatementTimeout = 30 * time.Second
 	// idleInTransactionTimeout ends the session of a node that stopped
 	// (a process paused or wedged) inside a transaction, which releases
-	// its row locks for the other nodes. It is short because while a
-	// serializable transaction stays open, PostgreSQL keeps the predicate
-	// locks of every serializable write that committed since, and with
-	// the lock table full (max_pred_locks_per_transaction) every node's
-	// writes fail; a node sends a transaction's statements one after
-	// another, never waiting on anything else in between, so only a
-	// stopped node idles this long.
+	// its row locks for the other nodes' writes of the same rows, and
+	// lets vacuum pass its snapshot; a node sends a transaction's
+	// statements one after another, never waiting on anything else in
+	// between, so only a stopped node idles this long.
 	idleInTransactionTimeout = 5 * time.Second
 	// The server probes an idle connection after keepaliveIdle, every
 	// keepaliveInterval, and drops it after keepaliveCount unanswered

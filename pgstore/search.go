@@ -54,8 +54,9 @@ func (t *Tx) index(db *DB) error {
 // Reindex writes afresh the search rows of the records entries name, in
 // one write that changes no record: a rebuild of the search tables calls
 // it batch by batch. A write of the same records committing meanwhile
-// conflicts with it (SERIALIZABLE), and one of the two runs again, so the
-// rows left are those of the records as last committed.
+// writes the same search rows, so one of the two meets the other's rows
+// changed after its snapshot and runs again (see DB.Update), and the rows
+// left are those of the records as last committed.
 func (db *DB) Reindex(ctx context.Context, entries []parley.OutboxEntry) error {
 	_, err := db.Update(ctx, func(t *Tx) error {
 		t.touched = append(t.touched, entries...)

@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -45,24 +44,5 @@ func TestConnectionSettings(t *testing.T) {
 				assert.Equal(t, want, got, name)
 			}
 		})
-	}
-}
-
-// TestAdvice: the test server, set up as the docs ask, needs no advice;
-// a server below the predicate locks several nodes need is told so.
-func TestAdvice(t *testing.T) {
-	ctx := context.Background()
-	db, err := Open(ctx, migrated(t), Options{})
-	require.NoError(t, err)
-	defer db.Close()
-	advice, err := db.Advice(ctx)
-	require.NoError(t, err)
-	assert.Empty(t, advice, "the test server runs with max_pred_locks_per_transaction=%d", MinPredicateLocks)
-
-	// The setting needs a server restart, so the other values are
-	// checked on the rule alone.
-	low := `max_pred_locks_per_transaction is 64; set it to at least 256 when several nodes share the database (a node paused inside a write can otherwise make every node's writes fail with "out of shared memory")`
-	for locks, want := range map[int][]string{64: {low}, 255: {strings.Replace(low, "64", "255", 1)}, 256: nil, 1024: nil} {
-		assert.Equal(t, want, predicateLockAdvice(locks), locks)
 	}
 }

@@ -43,19 +43,38 @@ func (db *DB) View(ctx context.Context, fn func(*Tx) error) error {
 	return err
 }
 
-// Update runs fn in a SERIALIZABLE transaction, then the store's indexer
-// on the records it touched (see search.go), committed when both return
-// nil; it returns 0, the sequence of a store without an outbox. fn
-// runs again when PostgreSQL reports a serialization failure or a
+// Update runs fn in a REPEATABLE READ transaction, then the store's
+// indexer on the records it touched (see search.go), committed when both
+// return nil; it returns 0, the sequence of a store without an outbox.
+// fn runs again when PostgreSQL reports a serialization failure or a
 // deadlock, so it must touch only the transaction.
+//
+// Why REPEATABLE READ. fn sees one snapshot, and a record it read and
+// writes back cannot have changed meanwhile: PostgreSQL refuses to write
+// a row that a write committed after the snapshot changed (a
+// serialization failure: fn runs again and sees the change), so no
+// change is lost, and an insert of a key a concurrent write took waits
+// for it and then fails the same way, or as a unique violation, which is
+// retried too (see retryable). READ COMMITTED would see each statement's
+// own snapshot: a record read and written back would silently undo a
+// change committed in between, unless every read of a write locked its
+// row, which would make every write of a company wait on the company's
+// and its mailboxes' rows. SERIALIZABLE also fails writes that only
+// inserted near one another (its predicate locks cover index pages) and,
+// while a write stays open (a node paused inside one), keeps the
+// predicate locks of every write committed since, until the server's
+// lock table fills. The one thing REPEATABLE READ allows that they do
+// not is two writes that each decide on a set of rows no key covers and
+// insert a new one (two mailboxes named alike); those rules take a rule
+// lock first (parley.RuleLocks, rule_locks.go).
 func (db *DB) Update(ctx context.Context, fn func(*Tx) error) (uint64, error) {
 	defer db.observeTx(true, time.Now())
 	return db.run(ctx, func() (*Tx, error) { return db.write(ctx, fn) })
 }
 
 // maxAttempts bounds the runs of one transaction under contention. Writers
-// of one company's records collide (two updates of a conversation, the
-// inserts near one another that serializable isolation cannot tell apart),
+// of one company's records collide (two updates of a conversation, two
+// writes checking one rule),
 // so under load a transaction may lose several times in a row; the pauses
 // between runs grow exponentially (maxPause caps one), spreading the
 // writers out. A request's deadline ends the retries sooner.
@@ -74,7 +93,7 @@ func (db *DB) run(ctx context.Context, attempt func() (*Tx, error)) (uint64, err
 			db.announce(ctx, t)
 			return 0, nil
 		}
-		if !retryable(err) || ctx.Err() != nil {
+		if !retryable(err, n) || ctx.Err() != nil {
 			return 0, err
 		}
 		if n == maxAttempts {
@@ -152,9 +171,9 @@ func (db *DB) read(ctx context.Context, fn func(*Tx) error) (*Tx, error) {
 	return t, nil
 }
 
-// write runs fn once in a SERIALIZABLE transaction, then the indexer.
+// write runs fn once in a REPEATABLE READ transaction, then the indexer.
 func (db *DB) write(ctx context.Context, fn func(*Tx) error) (*Tx, error) {
-	ptx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+	ptx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
 	if err != nil {
 		return nil, shortage(fmt.Errorf("pgstore: begin: %w", err))
 	}
@@ -208,16 +227,22 @@ func (db *DB) committed(t *Tx) {
 // retryable reports an error after which the transaction may succeed when
 // run again: a serialization failure or a deadlock, or the server short
 // of shared memory or of connections. PostgreSQL answers "out of shared
-// memory" (53200) when its predicate lock table is full, which serializable
-// writes fill under load and which empties as the transactions holding the
-// locks end; "too many connections" (53300) passes as other clients
+// memory" (53200) when its lock table is full, which empties as the
+// transactions holding the locks end; "too many connections" (53300) passes as other clients
 // disconnect. A full disk (53100) or a configured limit (53400) lasts
 // until an operator acts, so it is not retried. A transaction the server
 // ended because it idled past idle_in_transaction_session_timeout (25P03:
 // its node was paused, or stalled between two statements) was aborted
 // with its session, whatever statement learns of it, even a COMMIT, so it
 // runs again on another connection.
-func retryable(err error) bool {
+//
+// A unique violation (23505) is what a plain INSERT meets when a
+// concurrent write committed the same key after this one's snapshot: run
+// again, the write sees that key and its rule answers as it would have
+// (a Conflict, or another position). One that persists over
+// uniqueAttempts runs is no race but a write that disagrees with its own
+// snapshot, returned as it is.
+func retryable(err error, attempt int) bool {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
 		return false
@@ -225,9 +250,14 @@ func retryable(err error) bool {
 	switch pgErr.Code {
 	case "40001", "40P01", "53200", "53300", "25P03":
 		return true
+	case "23505":
+		return attempt < uniqueAttempts
 	}
 	return false
 }
+
+// uniqueAttempts bounds the runs of a write that meets unique violations.
+const uniqueAttempts = 3
 
 // Tx is one PostgreSQL transaction with typed accessors. It implements
 // parley.Tx.

@@ -12,20 +12,16 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/parley/parley/internal/pgtest/pgserver"
-	"github.com/parley/parley/pgstore"
 )
 
 // peerSettings configure the PostgreSQL peer as one would a small
 // dedicated server for a bulk load and reads: memory for the buffer cache
 // and index builds, no WAL for tables created in the loading transaction
 // (nothing replicates), durability left on, as Parley's is. The same
-// server holds Parley on PostgreSQL, whose serializable writes need the
-// predicate locks docs/postgresql.md asks for (pgstore.MinPredicateLocks):
-// at the default, 32 HTTP writers failed with "out of shared memory".
+// server holds Parley on PostgreSQL.
 var peerSettings = []string{
 	"shared_buffers=512MB", "effective_cache_size=2GB", "work_mem=32MB", "maintenance_work_mem=256MB",
 	"wal_level=minimal", "max_wal_senders=0", "max_wal_size=4GB", "max_connections=20", "TimeZone=UTC",
-	fmt.Sprintf("max_pred_locks_per_transaction=%d", pgstore.MinPredicateLocks),
 }
 
 // PeerLoad is what the PostgreSQL peer's bulk load measured.

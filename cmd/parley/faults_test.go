@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -212,11 +213,17 @@ func TestStopANodeWhileAnotherTakesWrites(t *testing.T) {
 	t.Logf("A stopped for %s: B acknowledged %d writes while A was stopped, %d in all (%d refused); write latency on B: p50 %s, p99 %s, max %s; time until a search on B found a conversation B acknowledged: p50 %s, max %s; %d conversations acknowledged through either node",
 		stopFor, duringStop, len(timed), refused, took[len(took)/2].Round(time.Millisecond), p99.Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond),
 		foundAfter[len(foundAfter)/2].Round(time.Millisecond), foundAfter[len(foundAfter)-1].Round(time.Millisecond), len(writes))
+	// When the slowest writes happened says what held them: at the stop,
+	// a lock of A's; anywhere, the machine.
+	slowest := slices.SortedFunc(slices.Values(timed), func(a, b timedWrite) int { return cmp.Compare(b.took, a.took) })
+	for _, w := range slowest[:min(3, len(slowest))] {
+		t.Logf("a slow write on B: %s, acknowledged %s after A stopped", w.took.Round(time.Millisecond), w.at.Sub(stoppedAt).Round(time.Millisecond))
+	}
 	assert.Greater(t, duringStop, 100, "B kept taking writes while A was stopped")
-	// Writers of one company collide (serializable writes that fail 30
-	// times in a row are refused); a node stopped inside a write must not
-	// make B refuse writes wholesale (the database running out of the
-	// memory that tracks serializable transactions, say).
+	// Writers of one company may collide (a write that fails 30 times in
+	// a row is refused); a node stopped inside a write must not make B
+	// refuse writes wholesale (the database running out of lock memory,
+	// say).
 	assert.Less(t, refused*100, len(timed), "B refused under 1%% of its writes")
 	assert.Less(t, took[len(took)-1], stallBound, "no write on B waited on the stopped node")
 	assert.Empty(t, notFound, "conversations B acknowledged that a search on B did not find within %s", stallBound)

@@ -125,15 +125,6 @@ func open(ctx context.Context, at location, demo bool, clock parley.Clock, log *
 		}
 	}
 	in := &instance{at: at, db: db, workflows: &workflow.Engine{Clock: clock}}
-	if pg, ok := db.(*pgstore.DB); ok {
-		advice, err := pg.Advice(ctx)
-		if err != nil {
-			log.Warn("could not read the PostgreSQL server's settings", "err", err)
-		}
-		for _, a := range advice {
-			log.Warn(a)
-		}
-	}
 	if at.postgres() {
 		if err := in.openPostgresEngines(ctx); err != nil {
 			in.close()

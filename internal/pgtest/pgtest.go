@@ -17,10 +17,8 @@ import (
 )
 
 // testSettings trade durability for speed: a test server's data dies
-// with the test. max_pred_locks_per_transaction is the value Parley's
-// PostgreSQL documentation asks of a database several nodes share: the
-// default 64 fills while a stopped node holds a serializable write open.
-var testSettings = []string{"fsync=off", "synchronous_commit=off", "full_page_writes=off", "shared_buffers=32MB", "max_connections=60", "max_pred_locks_per_transaction=256"}
+// with the test.
+var testSettings = []string{"fsync=off", "synchronous_commit=off", "full_page_writes=off", "shared_buffers=32MB", "max_connections=60"}
 
 // shared is the server of the running test package, started on first use.
 var shared struct {

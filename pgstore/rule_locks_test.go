@@ -1,0 +1,119 @@
+package pgstore
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	parley "github.com/parley/parley"
+)
+
+// pausingTx is a write's Tx that calls afterMailboxes once it listed a
+// company's mailboxes: a test stops a rule there, between its reads and
+// its write.
+type pausingTx struct {
+	*Tx
+	afterMailboxes func()
+}
+
+func (p pausingTx) Mailboxes(companyID int64) ([]parley.Mailbox, error) {
+	all, err := p.Tx.Mailboxes(companyID)
+	p.afterMailboxes()
+	return all, err
+}
+
+// TestRuleLocksMakeRuleChecksTakeTurns: two writes create a mailbox of
+// one name at once, the first stopped after it found the name free. The
+// second waits for the first's rule lock, then runs again on a snapshot
+// holding the first's mailbox and is refused: without the lock, both see
+// no such mailbox (REPEATABLE READ) and the company gets two.
+func TestRuleLocksMakeRuleChecksTakeTurns(t *testing.T) {
+	ctx := context.Background()
+	db, url := open(t)
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	_, err := db.Update(ctx, func(tx *Tx) error { return tx.PutCompany(&parley.Company{ID: 1, Name: "Acme"}) })
+	require.NoError(t, err)
+	create := func(email string, afterMailboxes func()) (int, error) {
+		runs := 0
+		_, err := db.Update(ctx, func(tx *Tx) error {
+			runs++
+			_, err := parley.CreateMailbox(pausingTx{tx, afterMailboxes}, 1, parley.NewMailbox{Name: parley.Ptr("Support"), Email: &email}, now)
+			return err
+		})
+		return runs, err
+	}
+
+	checked, resume := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	var firstRuns int
+	var firstErr error
+	firstDone := make(chan struct{})
+	go func() {
+		defer close(firstDone)
+		firstRuns, firstErr = create("first@acme.test", func() {
+			once.Do(func() { close(checked); <-resume })
+		})
+	}()
+	<-checked
+	var secondRuns int
+	var secondErr error
+	secondDone := make(chan struct{})
+	go func() {
+		defer close(secondDone)
+		secondRuns, secondErr = create("second@acme.test", func() {})
+	}()
+	// The second write either finishes (nothing made it wait) or waits
+	// for a lock the first holds; then the first goes on.
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	waiting := func() bool {
+		var n int
+		require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&n))
+		return n > 0
+	}
+	require.Eventually(t, func() bool {
+		select {
+		case <-secondDone:
+			return true
+		default:
+			return waiting()
+		}
+	}, 10*time.Second, 10*time.Millisecond)
+	close(resume)
+	<-firstDone
+	<-secondDone
+
+	require.NoError(t, firstErr)
+	assert.Equal(t, 1, firstRuns)
+	var conflict *parley.Error
+	require.ErrorAs(t, secondErr, &conflict, "the second write finds the name taken")
+	assert.Equal(t, parley.KindConflict, conflict.Kind)
+	assert.Equal(t, 2, secondRuns, "the second write ran again after the first committed")
+	err = db.View(ctx, func(tx *Tx) error {
+		all, err := tx.Mailboxes(1)
+		assert.Len(t, all, 1)
+		return err
+	})
+	require.NoError(t, err)
+}
+
+var sqlIsolation = stmt(`SHOW transaction_isolation`)
+
+// TestWritesRunRepeatableRead: a write sees one snapshot (see DB.Update
+// for why this level).
+func TestWritesRunRepeatableRead(t *testing.T) {
+	db, _ := open(t)
+	var level string
+	_, err := db.Update(context.Background(), func(tx *Tx) error {
+		_, err := tx.scan(sqlIsolation, nil, &level)
+		return err
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "repeatable read", level)
+}
