@@ -81,6 +81,10 @@ type Options struct {
 // index.Suggester.
 type Engine struct {
 	pool *pgxpool.Pool
+	// writtenAtOpen is each search table's rows written (inserted or
+	// updated) on the server when the engine opened, for Settle to tell
+	// how much a load wrote.
+	writtenAtOpen map[string]int64
 }
 
 var (
@@ -106,7 +110,12 @@ func Open(ctx context.Context, url string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgindex: %w", err)
 	}
-	return &Engine{pool: pool}, nil
+	e := &Engine{pool: pool}
+	if e.writtenAtOpen, err = e.rowsWritten(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return e, nil
 }
 
 // Migrate applies the search schema's pending migrations, one node at a
@@ -164,10 +173,83 @@ func (e *Engine) Close() error {
 // hold what the load added, which every search reads whole; and no page
 // is marked all-visible, so counts that an index could answer alone read
 // the table.
+//
+// A table that the engine wrote at least a quarter of since it opened
+// (the load, or the rebuild, that Settle follows) also gets its GIN
+// indexes built afresh, without blocking its readers and writers
+// (REINDEX CONCURRENTLY): a GIN index filled row by row holds its
+// posting lists in many small pieces, and at one million conversations
+// the body's index was 605 MB against 512 MB built at once, its scan
+// for two common words 62-70 ms against 34-43 ms. PostgreSQL's own
+// advice for a bulk load into a GIN index is the same.
 func (e *Engine) Settle(ctx context.Context) error {
+	written, err := e.rowsWritten(ctx)
+	if err != nil {
+		return err
+	}
 	for _, t := range Tables {
 		if _, err := e.pool.Exec(ctx, "VACUUM (ANALYZE) "+t); err != nil {
 			return fmt.Errorf("pgindex: vacuum %s: %w", t, err)
+		}
+		var rows float64
+		if err := e.pool.QueryRow(ctx, sqlTableRows, t).Scan(&rows); err != nil {
+			return fmt.Errorf("pgindex: rows of %s: %w", t, err)
+		}
+		if loaded := written[t] - e.writtenAtOpen[t]; loaded <= 0 || float64(loaded)*4 < rows {
+			continue
+		}
+		if err := e.rebuildGIN(ctx, t); err != nil {
+			return err
+		}
+	}
+	e.writtenAtOpen = written
+	return nil
+}
+
+const (
+	// sqlRowsWritten reads the server's counts of rows inserted and
+	// updated per table (cumulative, as the statistics report them).
+	sqlRowsWritten = `SELECT relname, n_tup_ins + n_tup_upd FROM pg_stat_user_tables WHERE relname = ANY($1)`
+	// sqlTableRows is the planner's count of a table's rows, as the
+	// ANALYZE before it left it.
+	sqlTableRows = `SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = $1::regclass`
+	// sqlGINIndexes lists a table's GIN indexes.
+	sqlGINIndexes = `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+WHERE i.indrelid = $1::regclass AND a.amname = 'gin' ORDER BY c.relname`
+)
+
+// rowsWritten is each search table's rows written on the server so far.
+func (e *Engine) rowsWritten(ctx context.Context) (map[string]int64, error) {
+	rows, err := e.pool.Query(ctx, sqlRowsWritten, Tables)
+	if err != nil {
+		return nil, fmt.Errorf("pgindex: table statistics: %w", err)
+	}
+	written := map[string]int64{}
+	var table string
+	var n int64
+	_, err = pgx.ForEachRow(rows, []any{&table, &n}, func() error {
+		written[table] = n
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgindex: table statistics: %w", err)
+	}
+	return written, nil
+}
+
+// rebuildGIN builds each GIN index of table afresh, concurrently.
+func (e *Engine) rebuildGIN(ctx context.Context, table string) error {
+	rows, err := e.pool.Query(ctx, sqlGINIndexes, table)
+	if err != nil {
+		return fmt.Errorf("pgindex: indexes of %s: %w", table, err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("pgindex: indexes of %s: %w", table, err)
+	}
+	for _, name := range names {
+		if _, err := e.pool.Exec(ctx, "REINDEX INDEX CONCURRENTLY "+pgx.Identifier{name}.Sanitize()); err != nil {
+			return fmt.Errorf("pgindex: reindex %s: %w", name, err)
 		}
 	}
 	return nil

@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
@@ -240,3 +242,43 @@ func ptr(v float64) *float64 { return &v }
 var benchDocs = flag.Int("benchdocs", 20000, "documents BenchmarkSearch indexes")
 
 func pgtestDatabase(b *testing.B) string { return pgtest.Database(b) }
+
+// TestSettleRebuildsTheGINIndexesOfALoad: after a load that wrote at
+// least a quarter of a table, Settle builds its GIN indexes afresh (a new
+// index under the old name); a Settle after a smaller write leaves them.
+func TestSettleRebuildsTheGINIndexesOfALoad(t *testing.T) {
+	ctx := context.Background()
+	e, url := open(t)
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	indexOID := func() (oid uint32) {
+		require.NoError(t, conn.QueryRow(ctx, `SELECT 'search_conversation_body_stems'::regclass::oid`).Scan(&oid))
+		return oid
+	}
+	load := func(from, to int) {
+		var docs []index.Document
+		for i := from; i < to; i++ {
+			d := index.NewDocument(strconv.Itoa(i), 1)
+			d.Texts["body"] = []string{"a refund for order " + strconv.Itoa(i)}
+			docs = append(docs, d)
+		}
+		require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: docs}, nil))
+		// The server counts a session's writes once it reports them.
+		require.Eventually(t, func() bool {
+			var written int64
+			require.NoError(t, conn.QueryRow(ctx, `SELECT n_tup_ins + n_tup_upd FROM pg_stat_user_tables WHERE relname = 'search_conversation'`).Scan(&written))
+			return written >= int64(to)
+		}, 30*time.Second, 100*time.Millisecond)
+	}
+
+	load(0, 200)
+	loaded := indexOID()
+	require.NoError(t, e.Settle(ctx))
+	settled := indexOID()
+	assert.NotEqual(t, loaded, settled, "the load's GIN index is built afresh")
+
+	load(200, 220)
+	require.NoError(t, e.Settle(ctx))
+	assert.Equal(t, settled, indexOID(), "20 more rows on 200 leave it")
+}

@@ -177,12 +177,14 @@ func TestWordsOredOnAFieldAreOneTsquery(t *testing.T) {
 	e, err := Open(ctx, pgtest.Database(t), Options{Tracer: rec})
 	require.NoError(t, err)
 	defer e.Close()
+	opened := len(rec.Calls())
 	_, err = e.Search(ctx, index.Request{Kind: index.Conversations, Company: 1, Limit: 25, Query: query.Or{Nodes: []query.Node{
 		query.Match{Field: "subject", Text: "invoice"}, query.Keyword{Field: "status", Value: "active"},
 		query.Match{Field: "subject", Text: "password reset"}, query.Match{Field: "subject", Text: "refund", Exact: true}}}})
 	require.NoError(t, err)
-	require.Len(t, rec.Calls(), 1)
-	sql, args := rec.Calls()[0].SQL, rec.Calls()[0].Args
+	calls := rec.Calls()[opened:]
+	require.Len(t, calls, 1)
+	sql, args := calls[0].SQL, calls[0].Args
 	assert.Equal(t, 2, strings.Count(sql, `d."subject_stems" @@`), sql) // the total's and the page's
 	assert.Equal(t, 2, strings.Count(sql, `d."subject_lexemes" @@`), sql)
 	assert.Contains(t, args, "('invoic') | ('password' & 'reset')")
