@@ -33,7 +33,7 @@ func TestAccessPathsHaveIndexes(t *testing.T) {
 	defer conn.Close(ctx)
 	_, err = conn.Exec(ctx, "SET enable_seqscan = off")
 	require.NoError(t, err)
-	user, weekAgo := 2.0, 1.6e12+993*864e5
+	user, weekAgo, fieldValue := 2.0, 1.6e12+993*864e5, 250.0
 	for _, tc := range []struct {
 		name string
 		run  func() error
@@ -58,6 +58,11 @@ func TestAccessPathsHaveIndexes(t *testing.T) {
 				Ranges: map[string]index.RangeFacet{"created": {Field: "createdAt", Buckets: []index.Bucket{{Max: &weekAgo}, {Min: &weekAgo}}}}})
 			return err
 		}, `Index Only Scan using search_conversation_facets`},
+		{"one value of a custom field (customFieldsByIds)", func() error {
+			_, err := e.Search(ctx, index.Request{Kind: index.Conversations, Company: 1, Limit: 25,
+				Filter: query.NumberRange{Field: "cfn.6", Min: &fieldValue, Max: &fieldValue, MinInclusive: true, MaxInclusive: true}})
+			return err
+		}, `Bitmap Index Scan on search_conversation_extra`},
 		{"the chat report's sums over a period", func() error {
 			_, err := e.Aggregate(ctx, index.AggregateRequest{Kind: index.Chats, Company: 1,
 				Filter: query.NumberRange{Field: "createdAt", Min: &weekAgo, MinInclusive: true},
@@ -104,6 +109,7 @@ func fillForPlans(t *testing.T, e *Engine) {
 			c.Numbers["id"] = []float64{float64(i)}
 			c.Numbers["createdAt"] = []float64{1.6e12 + float64(i)*864e5}
 			c.Numbers["modifiedAt"] = []float64{1.6e12 + float64(i)*864e5}
+			c.Numbers["cfn.6"] = []float64{float64(i % 500)}
 			conversations = append(conversations, c)
 			m := index.NewDocument(id, company)
 			m.Keywords["from"] = []string{"customer", "user", "customer"}[i%3 : i%3+1]

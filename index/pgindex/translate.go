@@ -2,7 +2,9 @@ package pgindex
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -282,7 +284,21 @@ func (s *statement) keyword(field, value string) string {
 		return fmt.Sprintf("(d.%[1]s @> ARRAY[%[2]s::text] AND search_heads(d.%[1]s) @> ARRAY[left(%[2]s::text, 256)])", c.sqlName(), v)
 	}
 	v := s.arg(value)
-	return s.any(vs, func(x string) string { return x + " = " + v + "::text" })
+	cond := s.any(vs, func(x string) string { return x + " = " + v + "::text" })
+	if _, ok := s.layout.column(field, index.KeywordField); !ok {
+		// A field kept in extra (a custom field): the GIN index on extra
+		// finds the documents holding the value as written (see keywords),
+		// the test after it decides.
+		return "(d.extra @> " + s.arg(extraHead("k", field, text(value))) + "::jsonb AND " + cond + ")"
+	}
+	return cond
+}
+
+// extraHead is the jsonb that a document's extra contains when it holds
+// value among the values of one type (k or n) of field.
+func extraHead(kind, field, value string) string {
+	b, _ := json.Marshal(map[string]map[string][]string{kind: {field: {value}}}) // strings always marshal
+	return string(b)
 }
 
 // prefix matches a keyword value, or a token of a text field, starting
@@ -343,6 +359,14 @@ func (s *statement) numberRange(field string, min, max *float64, minIncl, maxInc
 			op = ">="
 		}
 		head = fmt.Sprintf("search_max(d.%s) %s %s::float8 AND ", c.sqlName(), op, s.arg(*min))
+	}
+	if _, ok := s.layout.column(field, index.NumberField); !ok && min != nil && max != nil && *min == *max && minIncl && maxIncl &&
+		*min != 0 && !math.IsNaN(*min) {
+		// One value of a field kept in extra (a custom field): the GIN
+		// index on extra finds the documents holding its text, written as
+		// every value is (float8), which a value other than zero (0 and
+		// -0) has one way; the test after it decides.
+		head = "d.extra @> " + s.arg(extraHead("n", field, float8(*min))) + "::jsonb AND "
 	}
 	cond := s.any(s.valuesOf(field, index.NumberField), func(v string) string {
 		if min != nil && max != nil && *min == *max && minIncl && maxIncl {
