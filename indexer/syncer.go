@@ -299,7 +299,7 @@ func (bs batches) collect(tx parley.Tx, e parley.OutboxEntry) error {
 		// kinds (ConversationDocument, CallDocuments and MessageDocuments
 		// each read them).
 		kind = index.Conversations
-		c, threads, tags, err := threadsOf(tx, e.ID)
+		c, threads, tags, err := threadsOf(tx, e.Company, e.ID)
 		if err != nil {
 			return err
 		}
@@ -320,10 +320,10 @@ func (bs batches) collect(tx parley.Tx, e parley.OutboxEntry) error {
 		bs.delete(index.Messages, c.CompanyID, gone...)
 	case parley.OutboxCustomer:
 		kind = index.Customers
-		doc, ok, err = CustomerDocument(tx, e.ID)
+		doc, ok, err = CustomerDocument(tx, e.Company, e.ID)
 	case parley.OutboxChat:
 		kind = index.Chats
-		doc, ok, err = ChatDocument(tx, e.Ref)
+		doc, ok, err = chatDocument(tx, e.Company, e.Ref)
 	default:
 		return fmt.Errorf("indexer: unknown outbox kind %q", e.Kind)
 	}

@@ -8,6 +8,7 @@ import (
 
 var (
 	sqlConversation       = cachedStmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id = $2`)
+	sqlConversationByID   = stmt(`SELECT c.body FROM conversations c WHERE c.id = $1 ` + ByID)
 	sqlConversationsByIDs = stmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id = ANY($2)`)
 	sqlPutConversation    = stmt(`INSERT INTO conversations (company_id, id, number, customer_id, mailbox_id, deleted, open_assignee, tag_ids, body)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -39,29 +40,18 @@ func (t *Tx) ConversationsByIDs(companyID int64, ids []int64) ([]parley.Conversa
 	return inOrder(t, sqlConversationsByIDs, companyID, ids, func(c *parley.Conversation) int64 { return c.ID })
 }
 
-// ConversationByID loads a conversation whatever its company; only the
-// indexer uses it.
+// ConversationByID loads a conversation whatever its company: an index
+// rebuild's load, by id across companies.
 func (t *Tx) ConversationByID(id int64) (*parley.Conversation, error) {
-	company, found, err := t.companyOf(ownedConversation, id)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, parley.NotFound("conversation")
-	}
-	return t.Conversation(company, id)
+	return one[parley.Conversation](t, "conversation", sqlConversationByID, id)
 }
 
-// conversationCompany is the company of a conversation named by id alone;
-// found is false for an id no conversation holds.
-func (t *Tx) conversationCompany(id int64) (int64, bool, error) {
-	return t.companyOf(ownedConversation, id)
-}
-
-// ConversationIDTaken says whether a conversation id is used.
+// ConversationIDTaken says whether a record of any company holds a
+// conversation id (an id to give must be free).
 func (t *Tx) ConversationIDTaken(id int64) bool {
-	_, found, _ := t.conversationCompany(id)
-	return found
+	var taken bool
+	t.scan(conversationIDs.held, []any{id, 0}, &taken) // a failure stays on the transaction; no company is 0
+	return taken
 }
 
 // ConversationNumberTaken says whether the company used a number.
@@ -86,22 +76,14 @@ func (t *Tx) ConversationIDByNumber(companyID, number int64) (int64, error) {
 // its mailboxes).
 func (t *Tx) PutConversation(c *parley.Conversation) error {
 	var old *parley.Conversation
-	if c.ID == 0 {
-		if err := t.assignOwnedID(seqConversations, ownedConversation, &c.ID, c.CompanyID); err != nil {
-			return err
-		}
-	} else {
+	err := t.assignOrKeepID(conversationIDs, &c.ID, c.CompanyID, func() (bool, error) {
 		var err error
 		if old, err = t.Conversation(c.CompanyID, c.ID); parley.IsNotFound(err) {
-			old = nil
-			if err := t.keepSequencePast(seqConversations, c.ID); err != nil {
-				return err // an imported id: later ids must not reach it
-			}
-		} else if err != nil {
-			return err
+			return true, nil
 		}
-	}
-	if err := t.claim(ownedConversation, c.ID, c.CompanyID); err != nil {
+		return false, err
+	})
+	if err != nil {
 		return err
 	}
 	if err := t.numberConversation(c); err != nil {

@@ -74,7 +74,7 @@ func rateDemoReplies(tx *storage.Tx) error {
 		if err != nil || c.CompanyID != 1 || c.State != parley.StatePublished {
 			continue
 		}
-		threads, err := tx.Threads(id)
+		threads, err := tx.Threads(c.CompanyID, id)
 		if err != nil {
 			return err
 		}

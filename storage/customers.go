@@ -99,7 +99,7 @@ func (t *Tx) PutCustomer(c *parley.Customer) error {
 		return err
 	}
 	if found && (old.Name() != c.Name() || !sameEmails(old.Emails, c.Emails)) {
-		for _, id := range t.CustomerConversationIDs(c.ID) {
+		for _, id := range t.CustomerConversationIDs(c.CompanyID, c.ID) {
 			if err := t.queue(KindConversation, c.CompanyID, id); err != nil {
 				return err
 			}
@@ -163,8 +163,9 @@ func (t *Tx) DeleteCustomer(c *parley.Customer) error {
 }
 
 // CustomerConversationIDs lists a customer's conversations (deleted
-// excluded), in id order.
-func (t *Tx) CustomerConversationIDs(customerID int64) []int64 {
+// excluded), in id order. Ids are unique across companies here, so the
+// customer's id alone finds them.
+func (t *Tx) CustomerConversationIDs(_, customerID int64) []int64 {
 	var out []int64
 	c := t.tx.Bucket(bucketConvByCustomer).Cursor()
 	prefix := key(customerID)
@@ -175,7 +176,7 @@ func (t *Tx) CustomerConversationIDs(customerID int64) []int64 {
 }
 
 // ConversationCount counts a customer's conversations (deleted excluded).
-func (t *Tx) ConversationCount(customerID int64) int {
+func (t *Tx) ConversationCount(_, customerID int64) int {
 	n := 0
 	c := t.tx.Bucket(bucketConvByCustomer).Cursor()
 	prefix := key(customerID)
@@ -195,7 +196,7 @@ func (t *Tx) ConversationCounts(companyID int64, customerIDs []int64) (map[int64
 		} else if err != nil {
 			return nil, err
 		}
-		if n := t.ConversationCount(id); n > 0 {
+		if n := t.ConversationCount(companyID, id); n > 0 {
 			out[id] = n
 		}
 	}
@@ -207,7 +208,7 @@ func (t *Tx) EachCustomer(fn func(*parley.Customer) error) error {
 	return each(t, bucketCustomers, fn)
 }
 
-// CustomerByID loads a customer whatever its company; only the indexer uses it.
+// CustomerByID loads a customer whatever its company (an index rebuild).
 func (t *Tx) CustomerByID(id int64) (*parley.Customer, error) {
 	c := new(parley.Customer)
 	found, err := t.get(bucketCustomers, key(id), c)
@@ -221,7 +222,7 @@ func (t *Tx) CustomerByID(id int64) (*parley.Customer, error) {
 }
 
 // CustomerMailboxes lists the mailboxes a customer has conversations in.
-func (t *Tx) CustomerMailboxes(customerID int64) []int64 {
+func (t *Tx) CustomerMailboxes(_, customerID int64) []int64 {
 	var out []int64
 	seen := map[int64]bool{}
 	c := t.tx.Bucket(bucketConvByCustomer).Cursor()

@@ -98,7 +98,7 @@ func (t *Tx) unkeyOrganization(old *parley.Organization) error {
 }
 
 // OrganizationCustomerIDs lists the customers of an organization in id order.
-func (t *Tx) OrganizationCustomerIDs(orgID int64) []int64 {
+func (t *Tx) OrganizationCustomerIDs(_, orgID int64) []int64 {
 	var out []int64
 	c := t.tx.Bucket(bucketCustomersByOrg).Cursor()
 	prefix := key(orgID)

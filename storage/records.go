@@ -234,7 +234,7 @@ func (t *Tx) EachConversation(fn func(*parley.Conversation) error) error {
 // Threads lists a conversation's threads, oldest first (ids grow with time).
 // The caller owns what it gets: in a write, a clone of what the
 // transaction keeps (Tx.threads).
-func (t *Tx) Threads(conversationID int64) ([]parley.Thread, error) {
+func (t *Tx) Threads(_, conversationID int64) ([]parley.Thread, error) {
 	if kept, ok := t.threads[conversationID]; ok {
 		return cloneThreads(kept), nil
 	}
@@ -353,7 +353,7 @@ func (t *Tx) EachConversationID(fn func(int64)) error {
 }
 
 // DeleteThread removes a thread from a conversation.
-func (t *Tx) DeleteThread(conversationID, threadID int64) error {
+func (t *Tx) DeleteThread(_, conversationID, threadID int64) error {
 	delete(t.threads, conversationID)
 	return t.tx.Bucket(bucketThreads).Delete(key2(conversationID, threadID))
 }

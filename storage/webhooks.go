@@ -95,14 +95,14 @@ func (t *Tx) deliveryIDs(webhookID int64) []int64 {
 	return ids
 }
 
-// Delivery loads a delivery of a webhook.
-func (t *Tx) Delivery(webhookID, id int64) (*parley.Delivery, error) {
+// Delivery loads a delivery of a company's webhook.
+func (t *Tx) Delivery(companyID, webhookID, id int64) (*parley.Delivery, error) {
 	d := new(parley.Delivery)
 	found, err := t.get(bucketDeliveries, key(id), d)
 	if err != nil {
 		return nil, err
 	}
-	if !found || d.WebhookID != webhookID {
+	if !found || d.CompanyID != companyID || d.WebhookID != webhookID {
 		return nil, parley.NotFound("delivery")
 	}
 	return d, nil
@@ -110,14 +110,14 @@ func (t *Tx) Delivery(webhookID, id int64) (*parley.Delivery, error) {
 
 // Deliveries pages through a webhook's deliveries, newest first, and
 // counts them all.
-func (t *Tx) Deliveries(webhookID int64, offset, limit int) ([]parley.Delivery, int, error) {
+func (t *Tx) Deliveries(companyID, webhookID int64, offset, limit int) ([]parley.Delivery, int, error) {
 	ids := t.deliveryIDs(webhookID)
 	slices.Reverse(ids)
 	total := len(ids)
 	ids = ids[min(offset, total):min(offset+limit, total)]
 	out := make([]parley.Delivery, 0, len(ids))
 	for _, id := range ids {
-		d, err := t.Delivery(webhookID, id)
+		d, err := t.Delivery(companyID, webhookID, id)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -184,9 +184,9 @@ func dueKey(d *parley.Delivery) []byte { return timeIDKey(d.NextAttemptAt, d.ID)
 
 // SetDeliveriesPaused pauses (a webhook was disabled) or resumes, due at
 // now, every queued delivery of a webhook.
-func (t *Tx) SetDeliveriesPaused(webhookID int64, paused bool, now time.Time) error {
+func (t *Tx) SetDeliveriesPaused(companyID, webhookID int64, paused bool, now time.Time) error {
 	for _, id := range t.deliveryIDs(webhookID) {
-		d, err := t.Delivery(webhookID, id)
+		d, err := t.Delivery(companyID, webhookID, id)
 		if err != nil {
 			return err
 		}

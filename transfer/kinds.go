@@ -206,8 +206,8 @@ var (
 		return tx.SavedReplies(company, mb.ID)
 	})
 	// A webhook's deliveries oldest first: the order their ids were drawn in.
-	deliveries = under(parley.Tx.Webhooks, func(tx parley.Tx, _ int64, w *parley.Webhook) ([]parley.Delivery, error) {
-		list, _, err := tx.Deliveries(w.ID, 0, maxRecords)
+	deliveries = under(parley.Tx.Webhooks, func(tx parley.Tx, company int64, w *parley.Webhook) ([]parley.Delivery, error) {
+		list, _, err := tx.Deliveries(company, w.ID, 0, maxRecords)
 		slices.Reverse(list)
 		return list, err
 	})

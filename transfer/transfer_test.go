@@ -156,7 +156,7 @@ func addEveryKind(t *testing.T, s parley.Store, company int64) {
 		if err != nil {
 			return err
 		}
-		threads, err := tx.Threads(conv.ID)
+		threads, err := tx.Threads(conv.CompanyID, conv.ID)
 		if err != nil {
 			return err
 		}
@@ -188,7 +188,7 @@ func addEveryKind(t *testing.T, s parley.Store, company int64) {
 		for _, put := range []func() error{
 			func() error { return tx.PutAttachment(file, []byte("abc")) },
 			func() error { th.Attachments = append(th.Attachments, file.ID); return tx.PutThread(&th) },
-			func() error { return tx.PutThreadSource(th.ID, []byte("From: a@example.com\r\n\r\nhi")) },
+			func() error { return tx.PutThreadSource(th.CompanyID, th.ID, []byte("From: a@example.com\r\n\r\nhi")) },
 			func() error {
 				return tx.PutMail(&parley.Mail{CompanyID: company, MailboxID: conv.MailboxID, ConversationID: conv.ID, Kind: "reply",
 					MessageID: "m@example.com", Status: "sent", CreatedAt: clock})

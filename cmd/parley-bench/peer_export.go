@@ -132,7 +132,7 @@ func exportRows(tx *storage.Tx, files map[string]*csvFile) error {
 // field values; its body is the text of the threads Parley's body field
 // holds (published or draft, not line items).
 func exportConversation(tx *storage.Tx, files map[string]*csvFile, c *parley.Conversation) error {
-	threads, err := tx.Threads(c.ID)
+	threads, err := tx.Threads(c.CompanyID, c.ID)
 	if err != nil {
 		return err
 	}
