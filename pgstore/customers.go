@@ -165,16 +165,30 @@ func (t *Tx) DeleteCustomer(c *parley.Customer) error {
 	return nil
 }
 
+// customerConversations runs a statement over a company's customer's
+// conversations: none for a customer that does not exist (a deleted
+// customer's conversations keep its id, but are no longer its). The
+// customer is most often read already, and answered from the cache.
+func (t *Tx) customerConversations(sql string, companyID, customerID int64) []int64 {
+	if _, err := t.Customer(companyID, customerID); err != nil {
+		return nil // a failure stays on the transaction
+	}
+	ids, _ := t.ids(sql, companyID, customerID) // a failure stays on the transaction
+	return ids
+}
+
 // CustomerConversationIDs lists a company's customer's conversations
 // (deleted excluded), in id order.
 func (t *Tx) CustomerConversationIDs(companyID, customerID int64) []int64 {
-	ids, _ := t.ids(sqlCustomerConversations, companyID, customerID) // a failure stays on the transaction
-	return ids
+	return t.customerConversations(sqlCustomerConversations, companyID, customerID)
 }
 
 // ConversationCount counts a company's customer's conversations (deleted
 // excluded).
 func (t *Tx) ConversationCount(companyID, customerID int64) int {
+	if _, err := t.Customer(companyID, customerID); err != nil {
+		return 0 // a failure stays on the transaction
+	}
 	return t.countOf(sqlCustomerConversationCount, companyID, customerID)
 }
 
@@ -203,8 +217,7 @@ func (t *Tx) ConversationCounts(companyID int64, customerIDs []int64) (map[int64
 // the order of their first conversation there.
 func (t *Tx) CustomerMailboxes(companyID, customerID int64) []int64 {
 	var out []int64
-	mailboxes, _ := t.ids(sqlCustomerConversationMailboxes, companyID, customerID) // a failure stays on the transaction
-	for _, id := range mailboxes {
+	for _, id := range t.customerConversations(sqlCustomerConversationMailboxes, companyID, customerID) {
 		if !slices.Contains(out, id) {
 			out = append(out, id)
 		}
