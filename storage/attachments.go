@@ -15,12 +15,8 @@ var (
 
 // PutAttachment stores an attachment and its bytes (none when data is nil).
 func (t *Tx) PutAttachment(a *parley.Attachment, data []byte) error {
-	if a.ID == 0 {
-		id, err := t.nextID(bucketAttachments)
-		if err != nil {
-			return err
-		}
-		a.ID = id
+	if err := t.assignOrKeepID(bucketAttachments, &a.ID); err != nil {
+		return err
 	}
 	if data != nil {
 		if err := t.tx.Bucket(bucketAttachmentData).Put(key(a.ID), data); err != nil {

@@ -42,14 +42,8 @@ var (
 // is a Conflict. When the name or e-mails change, the customer's
 // conversations are queued too: their documents hold them.
 func (t *Tx) PutCustomer(c *parley.Customer) error {
-	if c.ID == 0 {
-		id, err := t.nextID(bucketCustomers)
-		if err != nil {
-			return err
-		}
-		c.ID = id
-	} else if err := keepSequencePast(t.tx.Bucket(bucketCustomers), c.ID); err != nil {
-		return err // an imported id: later ids must not reach it
+	if err := t.assignOrKeepID(bucketCustomers, &c.ID); err != nil {
+		return err
 	}
 	emails := t.tx.Bucket(bucketCustomerEmails)
 	old := new(parley.Customer)

@@ -287,6 +287,19 @@ func (t *Tx) nextID(bucket []byte) (int64, error) {
 	return int64(seq), err
 }
 
+// assignOrKeepID gives *id the next id of a record kind when it is 0, and
+// else moves the kind's sequence past the id given (an import, a copy, a
+// thread a merge moves): no id drawn later may reach a kept one, or its
+// record would overwrite the kept record.
+func (t *Tx) assignOrKeepID(bucket []byte, id *int64) error {
+	if *id != 0 {
+		return keepSequencePast(t.tx.Bucket(bucket), *id)
+	}
+	var err error
+	*id, err = t.nextID(bucket)
+	return err
+}
+
 // each decodes every value of bucket in key order, calling fn until it
 // returns parley.ErrStop or an error.
 func each[T any](t *Tx, bucket []byte, fn func(*T) error) error {

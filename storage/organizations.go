@@ -55,12 +55,8 @@ func (t *Tx) organizationsUnder(companyID int64, prefix []byte) ([]parley.Organi
 // assigning an id when ID is 0. A domain held by another organization of
 // the company is a Conflict.
 func (t *Tx) PutOrganization(o *parley.Organization) error {
-	if o.ID == 0 {
-		id, err := t.nextID(bucketOrganizations)
-		if err != nil {
-			return err
-		}
-		o.ID = id
+	if err := t.assignOrKeepID(bucketOrganizations, &o.ID); err != nil {
+		return err
 	}
 	old := new(parley.Organization)
 	found, err := t.get(bucketOrganizations, key(o.ID), old)

@@ -50,12 +50,8 @@ func (t *Tx) Mailbox(companyID, id int64) (*parley.Mailbox, error) {
 // PutMailbox stores a mailbox, assigning ids to it and to new folders and
 // field definitions (folder, field and option ids share one sequence).
 func (t *Tx) PutMailbox(m *parley.Mailbox) error {
-	if m.ID == 0 {
-		id, err := t.nextID(bucketMailboxes)
-		if err != nil {
-			return err
-		}
-		m.ID = id
+	if err := t.assignOrKeepID(bucketMailboxes, &m.ID); err != nil {
+		return err
 	}
 	seq := func(v *int64) error {
 		if *v != 0 {
@@ -175,14 +171,8 @@ func (t *Tx) ConversationByID(id int64) (*parley.Conversation, error) {
 // PutConversation stores a conversation with its customer key, assigning
 // an id and the company's next number when new, and queues it for indexing.
 func (t *Tx) PutConversation(c *parley.Conversation) error {
-	if c.ID == 0 {
-		id, err := t.nextID(bucketConversations)
-		if err != nil {
-			return err
-		}
-		c.ID = id
-	} else if err := keepSequencePast(t.tx.Bucket(bucketConversations), c.ID); err != nil {
-		return err // an imported id: later ids must not reach it
+	if err := t.assignOrKeepID(bucketConversations, &c.ID); err != nil {
+		return err
 	}
 	if err := t.numberConversation(c); err != nil {
 		return err
@@ -271,12 +261,8 @@ func cloneThreads(threads []parley.Thread) []parley.Thread {
 
 // PutThread stores a thread under its conversation.
 func (t *Tx) PutThread(th *parley.Thread) error {
-	if th.ID == 0 {
-		id, err := t.nextID(bucketThreads)
-		if err != nil {
-			return err
-		}
-		th.ID = id
+	if err := t.assignOrKeepID(bucketThreads, &th.ID); err != nil {
+		return err
 	}
 	if r := th.Rating; r != nil {
 		if r.ID == 0 {

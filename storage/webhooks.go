@@ -48,12 +48,8 @@ func (t *Tx) Webhooks(companyID int64) ([]parley.Webhook, error) {
 
 // PutWebhook stores a webhook, assigning an id when ID is 0.
 func (t *Tx) PutWebhook(w *parley.Webhook) error {
-	if w.ID == 0 {
-		id, err := t.nextID(bucketWebhooks)
-		if err != nil {
-			return err
-		}
-		w.ID = id
+	if err := t.assignOrKeepID(bucketWebhooks, &w.ID); err != nil {
+		return err
 	}
 	if err := t.tx.Bucket(bucketWebhooksByCompany).Put(key2(w.CompanyID, w.ID), nil); err != nil {
 		return err
