@@ -27,7 +27,10 @@ import (
 //     records, Conflict for a taken unique key, Unavailable for a resource
 //     the backend shares running short; anything else is returned as is
 //     and becomes KindInternal.
-//   - Put methods assign an id when the record's ID is 0.
+//   - Put methods assign an id when the record's ID is 0. A new record
+//     may come with its id (an import, a copy, a thread a merge moves):
+//     the backend keeps it, and moves the family's sequence past it so no
+//     id drawn later reaches it.
 //
 // The record families below are named <Noun>Store, one per noun; Tx is all
 // of them. Domain rules take a Tx (or, for the event helpers, the one family

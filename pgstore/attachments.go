@@ -14,14 +14,7 @@ ON CONFLICT (company_id, id) DO UPDATE SET body = EXCLUDED.body, data = coalesce
 
 // PutAttachment stores an attachment and its bytes (none when data is nil).
 func (t *Tx) PutAttachment(a *parley.Attachment, data []byte) error {
-	err := t.assignOrKeepID(attachmentIDs, &a.ID, a.CompanyID, func() (bool, error) {
-		_, err := t.Attachment(a.CompanyID, a.ID)
-		if parley.IsNotFound(err) {
-			return true, nil
-		}
-		return false, err
-	})
-	if err != nil {
+	if err := t.assignOrKeepID(attachmentIDs, &a.ID, a.CompanyID, func() (bool, error) { return absent(t.Attachment(a.CompanyID, a.ID)) }); err != nil {
 		return err
 	}
 	return t.put(sqlPutAttachment, a, a.CompanyID, a.ID, data)

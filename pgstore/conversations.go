@@ -76,14 +76,12 @@ func (t *Tx) ConversationIDByNumber(companyID, number int64) (int64, error) {
 // its mailboxes).
 func (t *Tx) PutConversation(c *parley.Conversation) error {
 	var old *parley.Conversation
-	err := t.assignOrKeepID(conversationIDs, &c.ID, c.CompanyID, func() (bool, error) {
+	isNew := func() (bool, error) {
 		var err error
-		if old, err = t.Conversation(c.CompanyID, c.ID); parley.IsNotFound(err) {
-			return true, nil
-		}
-		return false, err
-	})
-	if err != nil {
+		old, err = t.Conversation(c.CompanyID, c.ID)
+		return absent(old, err)
+	}
+	if err := t.assignOrKeepID(conversationIDs, &c.ID, c.CompanyID, isNew); err != nil {
 		return err
 	}
 	if err := t.numberConversation(c); err != nil {

@@ -79,14 +79,12 @@ func (t *Tx) CustomerIDTaken(id int64) bool {
 // are queued too: their documents hold them.
 func (t *Tx) PutCustomer(c *parley.Customer) error {
 	var old *parley.Customer
-	err := t.assignOrKeepID(customerIDs, &c.ID, c.CompanyID, func() (bool, error) {
+	isNew := func() (bool, error) {
 		var err error
-		if old, err = t.Customer(c.CompanyID, c.ID); parley.IsNotFound(err) {
-			return true, nil
-		}
-		return false, err
-	})
-	if err != nil {
+		old, err = t.Customer(c.CompanyID, c.ID)
+		return absent(old, err)
+	}
+	if err := t.assignOrKeepID(customerIDs, &c.ID, c.CompanyID, isNew); err != nil {
 		return err
 	}
 	if old != nil {

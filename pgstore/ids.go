@@ -1,6 +1,10 @@
 package pgstore
 
-import "fmt"
+import (
+	"fmt"
+
+	parley "github.com/parley/parley"
+)
 
 // Ids are unique across companies (a URL never names two records, and the
 // embedded store keys records by id alone), yet no table holds them all:
@@ -34,21 +38,20 @@ type idFamily struct {
 }
 
 var (
-	conversationIDs = idFamily{"conversation", seqConversations,
-		stmt(`SELECT EXISTS (SELECT 1 FROM conversations c WHERE c.id = $1 AND c.company_id <> $2) ` + ByID)}
-	customerIDs = idFamily{"customer", seqCustomers,
-		stmt(`SELECT EXISTS (SELECT 1 FROM customers c WHERE c.id = $1 AND c.company_id <> $2) ` + ByID)}
-	mailboxIDs = idFamily{"mailbox", seqMailboxes,
-		stmt(`SELECT EXISTS (SELECT 1 FROM mailboxes m WHERE m.id = $1 AND m.company_id <> $2) ` + ByID)}
-	organizationIDs = idFamily{"organization", seqOrganizations,
-		stmt(`SELECT EXISTS (SELECT 1 FROM organizations o WHERE o.id = $1 AND o.company_id <> $2) ` + ByID)}
-	threadIDs = idFamily{"thread", seqThreads,
-		stmt(`SELECT EXISTS (SELECT 1 FROM threads h WHERE h.id = $1 AND h.company_id <> $2) ` + ByID)}
-	attachmentIDs = idFamily{"attachment", seqAttachments,
-		stmt(`SELECT EXISTS (SELECT 1 FROM attachments a WHERE a.id = $1 AND a.company_id <> $2) ` + ByID)}
-	webhookIDs = idFamily{"webhook", seqWebhooks,
-		stmt(`SELECT EXISTS (SELECT 1 FROM webhooks w WHERE w.id = $1 AND w.company_id <> $2) ` + ByID)}
+	conversationIDs = newIDFamily("conversation", seqConversations, "conversations")
+	customerIDs     = newIDFamily("customer", seqCustomers, "customers")
+	mailboxIDs      = newIDFamily("mailbox", seqMailboxes, "mailboxes")
+	organizationIDs = newIDFamily("organization", seqOrganizations, "organizations")
+	threadIDs       = newIDFamily("thread", seqThreads, "threads")
+	attachmentIDs   = newIDFamily("attachment", seqAttachments, "attachments")
+	webhookIDs      = newIDFamily("webhook", seqWebhooks, "webhooks")
 )
+
+// newIDFamily is the family whose records table holds, each by id (an
+// index on id serves the check).
+func newIDFamily(noun, sequence, table string) idFamily {
+	return idFamily{noun, sequence, stmt(`SELECT EXISTS (SELECT 1 FROM ` + table + ` r WHERE r.id = $1 AND r.company_id <> $2) ` + ByID)}
+}
 
 // keepGivenID keeps an id given to a new record of company: the family's
 // sequence moves past it, and a record of another company holding it is
@@ -70,6 +73,15 @@ func (t *Tx) keepGivenID(f idFamily, id, company int64) error {
 		return fmt.Errorf("pgstore: %s %d belongs to another company", f.noun, id)
 	}
 	return nil
+}
+
+// absent turns the read of a record by its company and id into whether
+// the company has no such record (isNew of assignOrKeepID).
+func absent[T any](_ *T, err error) (bool, error) {
+	if parley.IsNotFound(err) {
+		return true, nil
+	}
+	return false, err
 }
 
 // assignOrKeepID gives a record of a family a drawn id when it has none,

@@ -32,14 +32,7 @@ func (t *Tx) Mailboxes(companyID int64) ([]parley.Mailbox, error) {
 // PutMailbox stores a mailbox, assigning ids to it and to new folders and
 // field definitions (folder, field and option ids share one sequence).
 func (t *Tx) PutMailbox(m *parley.Mailbox) error {
-	err := t.assignOrKeepID(mailboxIDs, &m.ID, m.CompanyID, func() (bool, error) {
-		_, err := t.Mailbox(m.CompanyID, m.ID)
-		if parley.IsNotFound(err) {
-			return true, nil
-		}
-		return false, err
-	})
-	if err != nil {
+	if err := t.assignOrKeepID(mailboxIDs, &m.ID, m.CompanyID, func() (bool, error) { return absent(t.Mailbox(m.CompanyID, m.ID)) }); err != nil {
 		return err
 	}
 	for i := range m.Folders {

@@ -46,14 +46,7 @@ func (t *Tx) OrganizationsByName(companyID int64, name string) ([]parley.Organiz
 // an id when ID is 0. A domain held by another organization of the company
 // is a Conflict.
 func (t *Tx) PutOrganization(o *parley.Organization) error {
-	err := t.assignOrKeepID(organizationIDs, &o.ID, o.CompanyID, func() (bool, error) {
-		_, err := t.Organization(o.CompanyID, o.ID)
-		if parley.IsNotFound(err) {
-			return true, nil
-		}
-		return false, err
-	})
-	if err != nil {
+	if err := t.assignOrKeepID(organizationIDs, &o.ID, o.CompanyID, func() (bool, error) { return absent(t.Organization(o.CompanyID, o.ID)) }); err != nil {
 		return err
 	}
 	if err := t.exec(sqlDropOrganizationDomains, o.CompanyID, o.ID); err != nil {

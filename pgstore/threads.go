@@ -27,14 +27,12 @@ func (t *Tx) Threads(companyID, conversationID int64) ([]parley.Thread, error) {
 // PutThread stores a thread under its conversation, with the address of
 // its rating and its Message-ID key.
 func (t *Tx) PutThread(th *parley.Thread) error {
-	err := t.assignOrKeepID(threadIDs, &th.ID, th.CompanyID, func() (bool, error) {
-		_, err := one[parley.Thread](t, "thread", sqlThread, th.CompanyID, th.ConversationID, th.ID)
-		if parley.IsNotFound(err) {
-			return true, nil // a thread given its id, or one a merge moves here
-		}
-		return false, err
-	})
-	if err != nil {
+	// A thread is new to its conversation when given its id, or when a
+	// merge moves it here.
+	isNew := func() (bool, error) {
+		return absent(one[parley.Thread](t, "thread", sqlThread, th.CompanyID, th.ConversationID, th.ID))
+	}
+	if err := t.assignOrKeepID(threadIDs, &th.ID, th.CompanyID, isNew); err != nil {
 		return err
 	}
 	if r := th.Rating; r != nil {

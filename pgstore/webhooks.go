@@ -42,14 +42,7 @@ func (t *Tx) Webhooks(companyID int64) ([]parley.Webhook, error) {
 
 // PutWebhook stores a webhook, assigning an id when ID is 0.
 func (t *Tx) PutWebhook(w *parley.Webhook) error {
-	err := t.assignOrKeepID(webhookIDs, &w.ID, w.CompanyID, func() (bool, error) {
-		_, err := t.Webhook(w.CompanyID, w.ID)
-		if parley.IsNotFound(err) {
-			return true, nil
-		}
-		return false, err
-	})
-	if err != nil {
+	if err := t.assignOrKeepID(webhookIDs, &w.ID, w.CompanyID, func() (bool, error) { return absent(t.Webhook(w.CompanyID, w.ID)) }); err != nil {
 		return err
 	}
 	return t.put(sqlPutWebhook, w, w.CompanyID, w.ID)

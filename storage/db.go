@@ -287,6 +287,12 @@ func (t *Tx) nextID(bucket []byte) (int64, error) {
 	return int64(seq), err
 }
 
+// Ids are unique across companies here, record kind by kind, so the reads
+// of a record's children (a conversation's threads, a customer's
+// conversations, a webhook's deliveries) find them by the parent's id
+// alone: the company the seam hands them is the parent's, and goes
+// unchecked. A read of one record (a delivery, an attachment) checks it.
+
 // assignOrKeepID gives *id the next id of a record kind when it is 0, and
 // else moves the kind's sequence past the id given (an import, a copy, a
 // thread a merge moves): no id drawn later may reach a kept one, or its
