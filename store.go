@@ -20,9 +20,10 @@ import (
 //     cannot tell them apart. A read that names a record by its id takes
 //     the company too (the caller always knows it), so a backend that
 //     spreads companies over nodes reads one company's rows; only the
-//     index rebuild's loads (ConversationByID, CustomerByID, ChatByID) and
-//     the checks of given ids (ConversationIDTaken, CustomerIDTaken) look
-//     across companies.
+//     indexer's loads of records its oldest outbox entries name without a
+//     company (ConversationByID, CustomerByID, ChatByID) and the checks of
+//     given ids (ConversationIDTaken, CustomerIDTaken) look across
+//     companies.
 //   - Errors are domain errors (*Error, see errors.go): NotFound for missing
 //     records, Conflict for a taken unique key, Unavailable for a resource
 //     the backend shares running short; anything else is returned as is
@@ -229,15 +230,15 @@ type CustomerStore interface {
 	// exists, and returns the stored one.
 	CursorKey() []byte
 	MakeCursorKey() ([]byte, error)
-	// CustomerByID loads a customer whatever its company, for an index
-	// rebuild, which learns the company from the record; whoever knows the
-	// company reads Customer.
+	// CustomerByID loads a customer whatever its company, for the indexer
+	// given an outbox entry older than entries naming their company;
+	// whoever knows the company reads Customer.
 	CustomerByID(id int64) (*Customer, error)
 	// CustomerMailboxes lists the mailboxes a customer has conversations in.
 	CustomerMailboxes(companyID, customerID int64) []int64
-	// EachCustomerID calls fn with every customer id of every company (an
-	// index rebuild).
-	EachCustomerID(fn func(int64)) error
+	// EachCustomerID calls fn with every customer id of every company, and
+	// the company (an index rebuild).
+	EachCustomerID(fn func(companyID, id int64)) error
 }
 
 // PropertyStore holds the customer property definitions.
@@ -292,9 +293,9 @@ type ConversationStore interface {
 	// asked, skipping ids no conversation of the company holds: a page of
 	// conversations in one read.
 	ConversationsByIDs(companyID int64, ids []int64) ([]Conversation, error)
-	// ConversationByID loads a conversation whatever its company, for an
-	// index rebuild, which learns the company from the record; whoever
-	// knows the company reads Conversation.
+	// ConversationByID loads a conversation whatever its company, for the
+	// indexer given an outbox entry older than entries naming their
+	// company; whoever knows the company reads Conversation.
 	ConversationByID(id int64) (*Conversation, error)
 	// PutConversation stores a conversation, assigning an id and a number
 	// when they are 0, and queues it for indexing. A new conversation may
@@ -318,10 +319,10 @@ type ConversationStore interface {
 	// RatedThread finds the thread a rating (by its id) belongs to.
 	RatedThread(companyID, ratingID int64) (*Conversation, *Thread, error)
 	// EachConversation calls fn with every conversation of every company,
-	// and EachConversationID with every conversation id (filling the
-	// search engines).
+	// and EachConversationID with every conversation id and its company
+	// (filling the search engines).
 	EachConversation(fn func(*Conversation) error) error
-	EachConversationID(fn func(int64)) error
+	EachConversationID(fn func(companyID, id int64)) error
 }
 
 // AttachmentStore holds attachments and their bytes.
@@ -363,14 +364,15 @@ type LaterStore interface {
 // ChatStore holds chats and their timelines.
 type ChatStore interface {
 	Chat(companyID int64, id string) (*Chat, error)
-	// ChatByID loads a chat whatever its company, for an index rebuild,
-	// which learns the company from the chat; whoever knows the company
-	// reads Chat.
+	// ChatByID loads a chat whatever its company, for the indexer given an
+	// outbox entry older than entries naming their company; whoever knows
+	// the company reads Chat.
 	ChatByID(id string) (*Chat, error)
 	// PutChat stores a chat and queues it for indexing.
 	PutChat(c *Chat) error
-	// EachChatID calls fn with every chat id (an index rebuild).
-	EachChatID(fn func(string)) error
+	// EachChatID calls fn with every chat id, and its company (an index
+	// rebuild).
+	EachChatID(fn func(companyID int64, id string)) error
 	// PutTimelineEntry appends an entry to a chat's timeline. The entries
 	// are records of their own, keyed by chat: adding one writes that
 	// entry alone, never the chat nor its other entries, and queues

@@ -5,16 +5,9 @@ import (
 	"github.com/parley/parley/index"
 )
 
-// ChatDocument builds the document of a chat whatever its company (the
-// list engine fills itself from every chat id): what the chat report
-// needs.
-func ChatDocument(tx parley.Tx, id string) (doc index.Document, ok bool, err error) {
-	return chatDocument(tx, 0, id)
-}
-
-// chatDocument builds the document of a company's chat (company 0:
-// whatever its company, see conversationOf).
-func chatDocument(tx parley.Tx, companyID int64, id string) (doc index.Document, ok bool, err error) {
+// ChatDocument builds the document of a company's chat (company 0:
+// whatever its company, see conversationOf): what the chat report needs.
+func ChatDocument(tx parley.Tx, companyID int64, id string) (doc index.Document, ok bool, err error) {
 	var c *parley.Chat
 	if companyID == 0 {
 		c, err = tx.ChatByID(id)

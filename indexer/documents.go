@@ -62,10 +62,9 @@ func tagNames(tx parley.Tx, c *parley.Conversation) []string {
 }
 
 // conversationOf loads a company's conversation. Company 0 is an unknown
-// company (an index rebuild, an outbox entry older than entries naming
-// their company): the conversation is then read whatever its company,
-// which a store that spreads companies over nodes answers by asking them
-// all.
+// company (an outbox entry older than entries naming their company): the
+// conversation is then read whatever its company, which a store that
+// spreads companies over nodes answers by asking them all.
 func conversationOf(tx parley.Tx, companyID, id int64) (*parley.Conversation, error) {
 	if companyID == 0 {
 		return tx.ConversationByID(id)

@@ -18,8 +18,8 @@ func (t *Tx) Chat(companyID int64, id string) (*parley.Chat, error) {
 	return one[parley.Chat](t, "chat", sqlChat, companyID, keyText(id))
 }
 
-// ChatByID loads a chat whatever its company: an index rebuild's load, by
-// id across companies.
+// ChatByID loads a chat whatever its company, by id across companies (see
+// ByID).
 func (t *Tx) ChatByID(id string) (*parley.Chat, error) {
 	return one[parley.Chat](t, "chat", sqlChatByID, keyText(id))
 }
@@ -34,8 +34,9 @@ func (t *Tx) PutChat(c *parley.Chat) error {
 	return nil
 }
 
-// EachChatID calls fn with every chat id, company by company in id order.
-func (t *Tx) EachChatID(fn func(string)) error {
+// EachChatID calls fn with every chat id and its company, company by
+// company in id order.
+func (t *Tx) EachChatID(fn func(companyID int64, id string)) error {
 	return t.eachCompany(func(company int64) error {
 		after := ""
 		for {
@@ -44,7 +45,7 @@ func (t *Tx) EachChatID(fn func(string)) error {
 				return err
 			}
 			for _, id := range page {
-				fn(id)
+				fn(company, id)
 			}
 			if len(page) < walkPage {
 				return nil

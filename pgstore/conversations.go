@@ -40,8 +40,8 @@ func (t *Tx) ConversationsByIDs(companyID int64, ids []int64) ([]parley.Conversa
 	return inOrder(t, sqlConversationsByIDs, companyID, ids, func(c *parley.Conversation) int64 { return c.ID })
 }
 
-// ConversationByID loads a conversation whatever its company: an index
-// rebuild's load, by id across companies.
+// ConversationByID loads a conversation whatever its company, by id
+// across companies (see ByID).
 func (t *Tx) ConversationByID(id int64) (*parley.Conversation, error) {
 	return one[parley.Conversation](t, "conversation", sqlConversationByID, id)
 }
@@ -175,7 +175,7 @@ func (t *Tx) EachConversation(fn func(*parley.Conversation) error) error {
 		func(c parley.Conversation) error { return fn(&c) })
 }
 
-// EachConversationID calls fn with every conversation id.
-func (t *Tx) EachConversationID(fn func(int64)) error {
-	return walk(t, sqlConversationIDsFrom, idRow, func(id int64) int64 { return id }, func(id int64) error { fn(id); return nil })
+// EachConversationID calls fn with every conversation id and its company.
+func (t *Tx) EachConversationID(fn func(companyID, id int64)) error {
+	return walkIDs(t, sqlConversationIDsFrom, fn)
 }

@@ -59,8 +59,8 @@ func (t *Tx) CustomerByEmail(companyID int64, email string) (*parley.Customer, e
 	return t.Customer(companyID, id)
 }
 
-// CustomerByID loads a customer whatever its company: an index rebuild's
-// load, by id across companies.
+// CustomerByID loads a customer whatever its company, by id across
+// companies (see ByID).
 func (t *Tx) CustomerByID(id int64) (*parley.Customer, error) {
 	return one[parley.Customer](t, "customer", sqlCustomerByID, id)
 }
@@ -230,7 +230,7 @@ func (t *Tx) EachCustomer(fn func(*parley.Customer) error) error {
 		func(c parley.Customer) error { return fn(&c) })
 }
 
-// EachCustomerID calls fn with every customer id.
-func (t *Tx) EachCustomerID(fn func(int64)) error {
-	return walk(t, sqlCustomerIDsFrom, idRow, func(id int64) int64 { return id }, func(id int64) error { fn(id); return nil })
+// EachCustomerID calls fn with every customer id and its company.
+func (t *Tx) EachCustomerID(fn func(companyID, id int64)) error {
+	return walkIDs(t, sqlCustomerIDsFrom, fn)
 }

@@ -23,10 +23,12 @@ import (
 // caller (the seam's methods take it), so no statement looks a company up.
 
 // ByID marks the statements that read a company table by id across
-// companies: the check of a given id, the index rebuild's loads of a record
-// whatever its company. Under Citus they are multi-shard reads, run for
-// imports, copies and rebuilds, never for a record's ordinary writes.
-const ByID = "/* by id across companies: a given id, a rebuild */"
+// companies: the check of a given id, and the loads of a record whatever
+// its company (ConversationByID and the like, for outbox entries older
+// than entries naming their company, which this store never writes).
+// Under Citus they are multi-shard reads, run for imports, copies and
+// pulls, never for a record's ordinary writes or reads.
+const ByID = "/* by id across companies: a given id, an unknown company */"
 
 // idFamily is a family of ids that may be given to new records: its
 // sequence, and the read of whether a record of another company than $2

@@ -202,7 +202,8 @@ func (t *Tx) EachCustomer(fn func(*parley.Customer) error) error {
 	return each(t, bucketCustomers, fn)
 }
 
-// CustomerByID loads a customer whatever its company (an index rebuild).
+// CustomerByID loads a customer whatever its company; only the indexer
+// uses it.
 func (t *Tx) CustomerByID(id int64) (*parley.Customer, error) {
 	c := new(parley.Customer)
 	found, err := t.get(bucketCustomers, key(id), c)
@@ -234,9 +235,9 @@ func (t *Tx) CustomerMailboxes(_, customerID int64) []int64 {
 	return out
 }
 
-// EachCustomerID calls fn with every customer id.
-func (t *Tx) EachCustomerID(fn func(int64)) error {
-	return t.tx.Bucket(bucketCustomers).ForEach(func(k, _ []byte) error { fn(idOf(k)); return nil })
+// EachCustomerID calls fn with every customer id and its company.
+func (t *Tx) EachCustomerID(fn func(companyID, id int64)) error {
+	return eachCompanyOf(bucketCustomers, t, func(k []byte, company int64) { fn(company, idOf(k)) })
 }
 
 // CustomerIDTaken says whether a customer id is used.

@@ -306,6 +306,21 @@ func (t *Tx) assignOrKeepID(bucket []byte, id *int64) error {
 	return err
 }
 
+// eachCompanyOf calls fn with the key of every record of bucket and the
+// company the record names (only that field is decoded).
+func eachCompanyOf(bucket []byte, t *Tx, fn func(k []byte, companyID int64)) error {
+	return t.tx.Bucket(bucket).ForEach(func(k, v []byte) error {
+		var rec struct {
+			CompanyID int64 `json:"companyId"`
+		}
+		if err := decode(bucket, v, &rec); err != nil {
+			return err
+		}
+		fn(k, rec.CompanyID)
+		return nil
+	})
+}
+
 // each decodes every value of bucket in key order, calling fn until it
 // returns parley.ErrStop or an error.
 func each[T any](t *Tx, bucket []byte, fn func(*T) error) error {

@@ -333,9 +333,9 @@ func (t *Tx) RatedThread(companyID, ratingID int64) (*parley.Conversation, *parl
 	return c, th, nil
 }
 
-// EachConversationID calls fn with every conversation id.
-func (t *Tx) EachConversationID(fn func(int64)) error {
-	return t.tx.Bucket(bucketConversations).ForEach(func(k, _ []byte) error { fn(idOf(k)); return nil })
+// EachConversationID calls fn with every conversation id and its company.
+func (t *Tx) EachConversationID(fn func(companyID, id int64)) error {
+	return eachCompanyOf(bucketConversations, t, func(k []byte, company int64) { fn(company, idOf(k)) })
 }
 
 // DeleteThread removes a thread from a conversation.

@@ -170,7 +170,7 @@ func addEveryKind(t *testing.T, s parley.Store, company int64) {
 			return errors.Join(err, errors.New("the demo has no workflow"))
 		}
 		var chats []string
-		if err := tx.EachChatID(func(id string) { chats = append(chats, id) }); err != nil {
+		if err := tx.EachChatID(func(_ int64, id string) { chats = append(chats, id) }); err != nil {
 			return err
 		}
 		var chat *parley.Chat

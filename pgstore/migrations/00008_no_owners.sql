@@ -6,8 +6,8 @@
 -- drawn id is unique by construction (its sequence), and an id given to a
 -- new record (an import, a copy, a pull) moves its family's sequence past
 -- it and is checked free by a read of the family's table by id, across
--- companies: the indexes below serve that read and the index rebuild's
--- loads of a record whatever its company.
+-- companies: the indexes below serve that read and the loads of a record
+-- whatever its company (ConversationByID and the like).
 --
 -- Each family's sequence is first moved past the ids its table holds, so
 -- that no drawn id can reach an id kept before (the owners table refused
