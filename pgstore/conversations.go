@@ -49,9 +49,7 @@ func (t *Tx) ConversationByID(id int64) (*parley.Conversation, error) {
 // ConversationIDTaken says whether a record of any company holds a
 // conversation id (an id to give must be free).
 func (t *Tx) ConversationIDTaken(id int64) bool {
-	var taken bool
-	t.scan(conversationIDs.held, []any{id, 0}, &taken) // a failure stays on the transaction; no company is 0
-	return taken
+	return t.idTaken(conversationIDs, id)
 }
 
 // ConversationNumberTaken says whether the company used a number.

@@ -68,9 +68,7 @@ func (t *Tx) CustomerByID(id int64) (*parley.Customer, error) {
 // CustomerIDTaken says whether a record of any company holds a customer
 // id (an id to give must be free).
 func (t *Tx) CustomerIDTaken(id int64) bool {
-	var taken bool
-	t.scan(customerIDs.held, []any{id, 0}, &taken) // a failure stays on the transaction; no company is 0
-	return taken
+	return t.idTaken(customerIDs, id)
 }
 
 // PutCustomer stores a customer with its e-mail keys and queues it for

@@ -32,7 +32,7 @@ const ByID = "/* by id across companies: a given id, an unknown company */"
 
 // idFamily is a family of ids that may be given to new records: its
 // sequence, and the read of whether a record of another company than $2
-// holds the id $1.
+// holds the id $1, and whether the sequence $3 has not reached it yet.
 type idFamily struct {
 	noun     string
 	sequence string
@@ -52,29 +52,38 @@ var (
 // newIDFamily is the family whose records table holds, each by id (an
 // index on id serves the check).
 func newIDFamily(noun, sequence, table string) idFamily {
-	return idFamily{noun, sequence, stmt(`SELECT EXISTS (SELECT 1 FROM ` + table + ` r WHERE r.id = $1 AND r.company_id <> $2) ` + ByID)}
+	return idFamily{noun, sequence, stmt(`SELECT EXISTS (SELECT 1 FROM ` + table + ` r WHERE r.id = $1 AND r.company_id <> $2),
+coalesce((SELECT s.last_value FROM pg_sequences s WHERE s.schemaname = current_schema() AND s.sequencename = $3), 0) < $1 ` + ByID)}
 }
 
-// keepGivenID keeps an id given to a new record of company: the family's
-// sequence moves past it, and a record of another company holding it is
-// refused (the embedded store would overwrite that company's record; the
-// domain checks ConversationIDTaken and CustomerIDTaken first). The
-// sequence's lock, held until commit, makes two writes giving ids of the
-// family take turns; the serializable transaction makes two that give the
-// same id to two companies fail one of them (both read the id free, then
-// write it), and the failed one runs again and finds it held.
+// keepGivenID keeps an id given to a new record of company: a record of
+// another company holding it is refused (the embedded store would
+// overwrite that company's record; the domain checks ConversationIDTaken
+// and CustomerIDTaken first), and the family's sequence moves past it
+// unless it is past already (a sequence only grows, so an id it reached
+// needs no lock). The serializable transaction makes two writes that give
+// the same id to two companies fail one of them (both read the id free,
+// then write it), and the failed one runs again and finds it held.
 func (t *Tx) keepGivenID(f idFamily, id, company int64) error {
-	if err := t.keepSequencePast(f.sequence, id); err != nil {
-		return err
-	}
-	var held bool
-	if _, err := t.scan(f.held, []any{id, company}, &held); err != nil {
+	var held, ahead bool
+	if _, err := t.scan(f.held, []any{id, company, f.sequence}, &held, &ahead); err != nil {
 		return err
 	}
 	if held {
 		return fmt.Errorf("pgstore: %s %d belongs to another company", f.noun, id)
 	}
+	if ahead {
+		return t.keepSequencePast(f.sequence, id)
+	}
 	return nil
+}
+
+// idTaken says whether a record of any company holds an id of a family
+// (no company is 0).
+func (t *Tx) idTaken(f idFamily, id int64) bool {
+	var taken, ahead bool
+	t.scan(f.held, []any{id, 0, f.sequence}, &taken, &ahead) // a failure stays on the transaction
+	return taken
 }
 
 // absent turns the read of a record by its company and id into whether
