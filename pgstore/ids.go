@@ -21,6 +21,15 @@ import (
 //
 // Every other read that names a record by id takes its company from the
 // caller (the seam's methods take it), so no statement looks a company up.
+//
+// What the check cannot see: a given id that the sequence had already
+// reached, equal to an id drawn by a write still running (the drawing
+// write reads nothing the giving one writes, so the serializable
+// transactions do not conflict). Ids given are a source's (an import's, a
+// pull's) or a copy's, into a target checked first; one equal to an id
+// drawn in the same moment is unlikely, not impossible. And under Citus,
+// whose transactions across nodes are not serializable, two writes giving
+// one id to two companies at once on two nodes may both pass.
 
 // ByID marks the statements that read a company table by id across
 // companies: the check of a given id, and the loads of a record whatever
