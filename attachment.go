@@ -174,7 +174,7 @@ func ReadAttachment(tx Tx, caller Caller, convID, attachmentID int64, now time.T
 		return nil, nil, &Error{Kind: KindGone, Message: CodeInfectedAttachment, Errors: []FieldError{{
 			Code: CodeInfectedAttachment, Message: "the attachment was removed: malicious content was found", Origin: OriginSubject}}}
 	}
-	data, err := tx.AttachmentData(a.ID)
+	data, err := tx.AttachmentData(a.CompanyID, a.ID)
 	return a, data, err
 }
 
@@ -206,7 +206,7 @@ func DeleteAttachment(tx Tx, caller Caller, convID, attachmentID int64, now time
 	if err := tx.PutThread(t); err != nil {
 		return err
 	}
-	if err := tx.DeleteAttachment(a.ID); err != nil {
+	if err := tx.DeleteAttachment(a.CompanyID, a.ID); err != nil {
 		return err
 	}
 	return saveConversation(tx, c, now)

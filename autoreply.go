@@ -102,7 +102,7 @@ func autoRepliedSince(tx Tx, m *Mailbox, address string, since time.Time) (bool,
 	if err != nil {
 		return false, err
 	}
-	ids := tx.CustomerConversationIDs(cu.ID)
+	ids := tx.CustomerConversationIDs(cu.CompanyID, cu.ID)
 	slices.Sort(ids)
 	read := 0
 	for i := len(ids) - 1; i >= 0; i-- {
@@ -122,7 +122,7 @@ func autoRepliedSince(tx Tx, m *Mailbox, address string, since time.Time) (bool,
 		if read++; read > maxAutoReplyLookback {
 			return true, nil
 		}
-		mails, err := tx.ConversationMail(c.ID)
+		mails, err := tx.ConversationMail(c.CompanyID, c.ID)
 		if err != nil {
 			return false, err
 		}

@@ -32,11 +32,11 @@ func Merge(tx Tx, caller Caller, sourceID int64, r *MergeRequest, now time.Time)
 		}
 		return nil, err
 	}
-	moving, err := tx.Threads(src.ID)
+	moving, err := tx.Threads(src.CompanyID, src.ID)
 	if err != nil {
 		return nil, err
 	}
-	existing, err := tx.Threads(dst.ID)
+	existing, err := tx.Threads(dst.CompanyID, dst.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -48,14 +48,14 @@ func Merge(tx Tx, caller Caller, sourceID int64, r *MergeRequest, now time.Time)
 	}
 	for i := range moving {
 		t := moving[i]
-		if err := tx.DeleteThread(src.ID, t.ID); err != nil {
+		if err := tx.DeleteThread(src.CompanyID, src.ID, t.ID); err != nil {
 			return nil, err
 		}
 		t.ConversationID = dst.ID
 		if err := tx.PutThread(&t); err != nil {
 			return nil, err
 		}
-		if err := tx.MoveAttachments(t.Attachments, dst.ID); err != nil {
+		if err := tx.MoveAttachments(dst.CompanyID, t.Attachments, dst.ID); err != nil {
 			return nil, err
 		}
 	}

@@ -44,7 +44,7 @@ func PatchConversation(tx Tx, caller Caller, id int64, ops []PatchOp, now time.T
 		return err
 	}
 	was := *c
-	threads, err := tx.Threads(c.ID)
+	threads, err := tx.Threads(c.CompanyID, c.ID)
 	if err != nil {
 		return err
 	}
@@ -320,7 +320,7 @@ func dropLater(tx Tx, c *Conversation) error {
 			return err
 		}
 	}
-	threads, err := tx.Threads(c.ID)
+	threads, err := tx.Threads(c.CompanyID, c.ID)
 	if err != nil {
 		return err
 	}

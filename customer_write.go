@@ -175,7 +175,7 @@ func modifiableCustomer(tx Tx, companyID, id int64) (*Customer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n := tx.ConversationCount(c.ID); n > MaxModifiableConversations {
+	if n := tx.ConversationCount(c.CompanyID, c.ID); n > MaxModifiableConversations {
 		msg := fmt.Sprintf("the customer has %d conversations; customers with more than %d cannot be modified", n, MaxModifiableConversations)
 		return nil, &Error{Kind: KindCustomerLocked, Message: CodeCustomerLocked,
 			Errors: []FieldError{{Code: CodeCustomerLocked, Message: msg, Path: "customerId", Origin: OriginSubject, RejectedValue: id}}}
@@ -190,7 +190,7 @@ func DeleteCustomer(tx Tx, companyID, id int64, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	convs := tx.CustomerConversationIDs(c.ID)
+	convs := tx.CustomerConversationIDs(c.CompanyID, c.ID)
 	if len(convs) > MaxDeletableConversations {
 		return InvalidID("customerId", CodeRejectedRequest, fmt.Sprintf(
 			"the customer has %d conversations; only customers with at most %d conversations can be deleted permanently",

@@ -206,7 +206,7 @@ func ReceiveMail(tx Tx, m *Mailbox, in *InboundMail, scan Scanner, autoReplyEver
 	if err := tx.PutConversation(c); err != nil {
 		return nil, err
 	}
-	threads, err := tx.Threads(c.ID)
+	threads, err := tx.Threads(c.CompanyID, c.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +224,7 @@ func receiveBounce(tx Tx, companyID int64, b *InboundBounce, now time.Time) (*Re
 	if err != nil {
 		return nil, err
 	}
-	mails, err := tx.ConversationMail(convID)
+	mails, err := tx.ConversationMail(companyID, convID)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +326,7 @@ func keepSource(tx Tx, t *Thread, in *InboundMail) error {
 			return err
 		}
 	}
-	return tx.PutThreadSource(t.ID, in.Raw)
+	return tx.PutThreadSource(t.CompanyID, t.ID, in.Raw)
 }
 
 // senderInput is the customer a message is from, named by its display

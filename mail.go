@@ -223,8 +223,9 @@ func BounceThread(tx Tx, m *Mail, now time.Time) error {
 // message Parley built and sent for a reply. Threads that never were an
 // e-mail (notes, chats, threads created through the API) have none.
 func ReadThreadSource(tx Tx, caller Caller, convID, threadID int64, now time.Time) ([]byte, error) {
-	if _, _, err := loadThread(tx, caller, convID, threadID, now); err != nil {
+	c, _, err := loadThread(tx, caller, convID, threadID, now)
+	if err != nil {
 		return nil, err
 	}
-	return tx.ThreadSource(threadID)
+	return tx.ThreadSource(c.CompanyID, threadID)
 }

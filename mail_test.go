@@ -23,7 +23,7 @@ func TestThreadSourceAndBounce(t *testing.T) {
 		if note, err = parley.AddThread(tx, w.caller, id, parley.ThreadNote, &parley.ThreadRequest{Text: parley.Ptr("Note")}, parley.EICARScanner{}, ruleNow); err != nil {
 			return err
 		}
-		return tx.PutThreadSource(reply.ID, []byte("Subject: Sent\r\n\r\nSent\r\n"))
+		return tx.PutThreadSource(reply.CompanyID, reply.ID, []byte("Subject: Sent\r\n\r\nSent\r\n"))
 	}))
 	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
 		raw, err := parley.ReadThreadSource(tx, w.caller, id, reply.ID, ruleNow)
@@ -121,7 +121,7 @@ func TestReceiveMail(t *testing.T) {
 	tag := fmt.Sprintf("Re: [#%d]", c.Number)
 
 	require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
-		mails, err := tx.ConversationMail(first.ConversationID)
+		mails, err := tx.ConversationMail(m.CompanyID, first.ConversationID)
 		require.Len(t, mails, 1)
 		assert.Equal(t, []any{parley.MailAutoReply, "Got it"}, []any{mails[0].Kind, mails[0].Subject}, "a new conversation is auto-replied to")
 		return err
@@ -160,10 +160,10 @@ func TestReceiveMail(t *testing.T) {
 				return
 			}
 			require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) error {
-				raw, err := tx.ThreadSource(got.ThreadID)
+				raw, err := tx.ThreadSource(m.CompanyID, got.ThreadID)
 				require.NoError(t, err)
 				assert.Equal(t, tc.in.Raw, raw, "the raw message is kept")
-				mails, err := tx.ConversationMail(got.ConversationID)
+				mails, err := tx.ConversationMail(m.CompanyID, got.ConversationID)
 				require.NoError(t, err)
 				replied := false
 				for _, out := range mails {

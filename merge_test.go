@@ -90,7 +90,7 @@ func TestMerge(t *testing.T) {
 		assert.Equal(t, parley.StateDeleted, gone.State)
 		assert.Equal(t, target, gone.MergedInto)
 		assert.Equal(t, &mergeAt, gone.MergedAt)
-		left, err := tx.Threads(source)
+		left, err := tx.Threads(w.caller.Company.ID, source)
 		require.NoError(t, err)
 		assert.Empty(t, left, "every thread moved")
 		_, err = parley.LoadConversation(tx, w.caller, source, mergeAt)

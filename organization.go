@@ -197,7 +197,7 @@ func RemoveOrganization(tx Tx, companyID, id int64, now time.Time) error {
 // customers, updated at now (and so reindexed): what every backend's
 // DeleteOrganization does before removing the organization.
 func UnlinkOrganizationCustomers(tx Tx, o *Organization, now time.Time) error {
-	for _, id := range tx.OrganizationCustomerIDs(o.ID) {
+	for _, id := range tx.OrganizationCustomerIDs(o.CompanyID, o.ID) {
 		cu, err := tx.Customer(o.CompanyID, id)
 		if IsNotFound(err) {
 			continue

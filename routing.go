@@ -234,5 +234,5 @@ func routingMember(tx Tx, u *User, m *Mailbox) (RoutingMember, bool) {
 	if !u.Active || !u.CanAccessMailbox(m.ID) {
 		return RoutingMember{}, false
 	}
-	return RoutingMember{UserID: u.ID, Away: u.CurrentStatus().Email == EmailAway, Open: tx.OpenAssigned(m.ID, u.ID)}, true
+	return RoutingMember{UserID: u.ID, Away: u.CurrentStatus().Email == EmailAway, Open: tx.OpenAssigned(m.CompanyID, m.ID, u.ID)}, true
 }

@@ -136,7 +136,7 @@ func (w *world) load(t *testing.T, id int64) (*parley.Conversation, []parley.Thr
 		if c, err = tx.Conversation(w.caller.Company.ID, id); err != nil {
 			return err
 		}
-		threads, err = tx.Threads(id)
+		threads, err = tx.Threads(c.CompanyID, id)
 		return err
 	}))
 	return c, threads

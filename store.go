@@ -17,12 +17,21 @@ import (
 //     when it returns an error or when their context is done.
 //   - Every lookup scopes by company where the record has one, and a record
 //     of another company, or none, answers a NotFound *Error: the caller
-//     cannot tell them apart.
+//     cannot tell them apart. A read that names a record by its id takes
+//     the company too (the caller always knows it), so a backend that
+//     spreads companies over nodes reads one company's rows; only the
+//     indexer's loads of records its oldest outbox entries name without a
+//     company (ConversationByID, CustomerByID, ChatByID) and the checks of
+//     given ids (ConversationIDTaken, CustomerIDTaken) look across
+//     companies.
 //   - Errors are domain errors (*Error, see errors.go): NotFound for missing
 //     records, Conflict for a taken unique key, Unavailable for a resource
 //     the backend shares running short; anything else is returned as is
 //     and becomes KindInternal.
-//   - Put methods assign an id when the record's ID is 0.
+//   - Put methods assign an id when the record's ID is 0. A new record
+//     may come with its id (an import, a copy, a thread a merge moves):
+//     the backend keeps it, and moves the family's sequence past it so no
+//     id drawn later reaches it.
 //
 // The record families below are named <Noun>Store, one per noun; Tx is all
 // of them. Domain rules take a Tx (or, for the event helpers, the one family
@@ -189,7 +198,7 @@ type MailboxStore interface {
 	MailboxByWidget(widgetID string) (*Mailbox, error)
 	// OpenAssigned counts the open (active or pending, published)
 	// conversations of a mailbox assigned to a user.
-	OpenAssigned(mailboxID, userID int64) int
+	OpenAssigned(companyID, mailboxID, userID int64) int
 	// MailboxByEmail finds the mailbox with an address (compared
 	// normalized), in any company: the recipients of incoming mail name
 	// no company. Of several, the oldest.
@@ -220,12 +229,13 @@ type CustomerStore interface {
 	PutCustomer(c *Customer) error
 	// DeleteCustomer removes a customer record and its keys.
 	DeleteCustomer(c *Customer) error
-	// CustomerIDTaken says whether any record holds a customer id.
+	// CustomerIDTaken says whether any record, of any company, holds a
+	// customer id: an id given to a new customer (an import) must be free.
 	CustomerIDTaken(id int64) bool
 	// ConversationCount counts the customer's conversations (not deleted).
-	ConversationCount(customerID int64) int
+	ConversationCount(companyID, customerID int64) int
 	// CustomerConversationIDs lists the customer's conversations (not deleted).
-	CustomerConversationIDs(customerID int64) []int64
+	CustomerConversationIDs(companyID, customerID int64) []int64
 	// EachCustomer calls fn with every customer of every company.
 	EachCustomer(fn func(*Customer) error) error
 	// CursorKey returns the key that signs customer list cursors, or nil
@@ -233,14 +243,15 @@ type CustomerStore interface {
 	// exists, and returns the stored one.
 	CursorKey() []byte
 	MakeCursorKey() ([]byte, error)
-	// CustomerByID loads a customer whatever its company, for the indexer,
-	// which learns the company from the record.
+	// CustomerByID loads a customer whatever its company, for the indexer
+	// given an outbox entry older than entries naming their company;
+	// whoever knows the company reads Customer.
 	CustomerByID(id int64) (*Customer, error)
 	// CustomerMailboxes lists the mailboxes a customer has conversations in.
-	CustomerMailboxes(customerID int64) []int64
-	// EachCustomerID calls fn with every customer id of every company (an
-	// index rebuild).
-	EachCustomerID(fn func(int64)) error
+	CustomerMailboxes(companyID, customerID int64) []int64
+	// EachCustomerID calls fn with every customer id of every company, and
+	// the company (an index rebuild).
+	EachCustomerID(fn func(companyID, id int64)) error
 }
 
 // PropertyStore holds the customer property definitions.
@@ -258,7 +269,7 @@ type OrganizationStore interface {
 	Organization(companyID, id int64) (*Organization, error)
 	Organizations(companyID int64) ([]Organization, error)
 	// OrganizationCustomerIDs lists the customers of an organization in id order.
-	OrganizationCustomerIDs(orgID int64) []int64
+	OrganizationCustomerIDs(companyID, orgID int64) []int64
 	// OrganizationsByName finds a company's organizations with this name,
 	// compared case-insensitively, in id order.
 	OrganizationsByName(companyID int64, name string) ([]Organization, error)
@@ -296,14 +307,16 @@ type ConversationStore interface {
 	// conversations in one read.
 	ConversationsByIDs(companyID int64, ids []int64) ([]Conversation, error)
 	// ConversationByID loads a conversation whatever its company, for the
-	// indexer, which learns the company from the record.
+	// indexer given an outbox entry older than entries naming their
+	// company; whoever knows the company reads Conversation.
 	ConversationByID(id int64) (*Conversation, error)
 	// PutConversation stores a conversation, assigning an id and a number
 	// when they are 0, and queues it for indexing. A new conversation may
 	// come with its id and number (an import): they must be free.
 	PutConversation(c *Conversation) error
 	// ConversationIDTaken and ConversationNumberTaken say whether an id is
-	// used (by any company) and a number by the company.
+	// used (by any company: an id given to a new conversation must be free)
+	// and a number by the company.
 	ConversationIDTaken(id int64) bool
 	ConversationNumberTaken(companyID, number int64) bool
 	// ConversationByMessageID finds the conversation of the company holding
@@ -312,17 +325,17 @@ type ConversationStore interface {
 	// ConversationIDByNumber finds a company's conversation by number.
 	ConversationIDByNumber(companyID, number int64) (int64, error)
 	// Threads lists a conversation's threads, oldest first.
-	Threads(conversationID int64) ([]Thread, error)
+	Threads(companyID, conversationID int64) ([]Thread, error)
 	PutThread(t *Thread) error
 	// DeleteThread removes a thread from a conversation (merge moves it).
-	DeleteThread(conversationID, threadID int64) error
+	DeleteThread(companyID, conversationID, threadID int64) error
 	// RatedThread finds the thread a rating (by its id) belongs to.
 	RatedThread(companyID, ratingID int64) (*Conversation, *Thread, error)
 	// EachConversation calls fn with every conversation of every company,
-	// and EachConversationID with every conversation id (filling the
-	// search engines).
+	// and EachConversationID with every conversation id and its company
+	// (filling the search engines).
 	EachConversation(fn func(*Conversation) error) error
-	EachConversationID(fn func(int64)) error
+	EachConversationID(fn func(companyID, id int64)) error
 }
 
 // AttachmentStore holds attachments and their bytes.
@@ -331,10 +344,11 @@ type AttachmentStore interface {
 	// (nil for a file that must not be kept).
 	PutAttachment(a *Attachment, data []byte) error
 	Attachment(companyID, id int64) (*Attachment, error)
-	AttachmentData(id int64) ([]byte, error)
-	DeleteAttachment(id int64) error
-	// MoveAttachments points attachments at another conversation.
-	MoveAttachments(ids []int64, conversationID int64) error
+	AttachmentData(companyID, id int64) ([]byte, error)
+	DeleteAttachment(companyID, id int64) error
+	// MoveAttachments points a company's attachments at another of its
+	// conversations.
+	MoveAttachments(companyID int64, ids []int64, conversationID int64) error
 }
 
 // LaterStore holds wake-ups: snoozes, scheduled replies and workflows'
@@ -363,13 +377,15 @@ type LaterStore interface {
 // ChatStore holds chats and their timelines.
 type ChatStore interface {
 	Chat(companyID int64, id string) (*Chat, error)
-	// ChatByID loads a chat whatever its company, for callers that learn
-	// the company from the chat (the indexer, the visitor widget).
+	// ChatByID loads a chat whatever its company, for the indexer given an
+	// outbox entry older than entries naming their company; whoever knows
+	// the company reads Chat.
 	ChatByID(id string) (*Chat, error)
 	// PutChat stores a chat and queues it for indexing.
 	PutChat(c *Chat) error
-	// EachChatID calls fn with every chat id (an index rebuild).
-	EachChatID(fn func(string)) error
+	// EachChatID calls fn with every chat id, and its company (an index
+	// rebuild).
+	EachChatID(fn func(companyID int64, id string)) error
 	// PutTimelineEntry appends an entry to a chat's timeline. The entries
 	// are records of their own, keyed by chat: adding one writes that
 	// entry alone, never the chat nor its other entries, and queues
@@ -395,11 +411,11 @@ type MailStore interface {
 	// PutThreadSource keeps the raw message a thread came in as, or the
 	// message Parley built for it; ThreadSource reads it back (NotFound
 	// when there is none).
-	PutThreadSource(threadID int64, raw []byte) error
-	ThreadSource(threadID int64) ([]byte, error)
+	PutThreadSource(companyID, threadID int64, raw []byte) error
+	ThreadSource(companyID, threadID int64) ([]byte, error)
 	// ConversationMail lists a conversation's outgoing e-mails, oldest
 	// first (its delivery log).
-	ConversationMail(conversationID int64) ([]Mail, error)
+	ConversationMail(companyID, conversationID int64) ([]Mail, error)
 }
 
 // WebhookStore holds webhooks and their deliveries.
@@ -410,16 +426,16 @@ type WebhookStore interface {
 	DeleteWebhook(w *Webhook) error
 	// Webhooks lists a company's webhooks in id order.
 	Webhooks(companyID int64) ([]Webhook, error)
-	Delivery(webhookID, id int64) (*Delivery, error)
+	Delivery(companyID, webhookID, id int64) (*Delivery, error)
 	// Deliveries pages through a webhook's deliveries, newest first, and
 	// counts them all.
-	Deliveries(webhookID int64, offset, limit int) ([]Delivery, int, error)
+	Deliveries(companyID, webhookID int64, offset, limit int) ([]Delivery, int, error)
 	// PutDelivery stores a delivery and keeps it queued while it is
 	// pending.
 	PutDelivery(d *Delivery) error
 	// SetDeliveriesPaused pauses or resumes (due at now) every pending
 	// delivery of a webhook.
-	SetDeliveriesPaused(webhookID int64, paused bool, now time.Time) error
+	SetDeliveriesPaused(companyID, webhookID int64, paused bool, now time.Time) error
 }
 
 // The queues below are what the background workers drain (the webhook

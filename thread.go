@@ -107,7 +107,7 @@ func AddThread(tx Tx, caller Caller, convID int64, kind ThreadType, r *ThreadReq
 	if err != nil {
 		return nil, err
 	}
-	threads, err := tx.Threads(c.ID)
+	threads, err := tx.Threads(c.CompanyID, c.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +272,7 @@ const StatusNoChange Status = "nochange"
 // saveWithThreads re-derives a conversation from its stored threads and
 // stores it.
 func saveWithThreads(tx Tx, c *Conversation, m *Mailbox, now time.Time) error {
-	threads, err := tx.Threads(c.ID)
+	threads, err := tx.Threads(c.CompanyID, c.ID)
 	if err != nil {
 		return err
 	}
@@ -295,7 +295,7 @@ func loadThread(tx Tx, caller Caller, convID, threadID int64, now time.Time) (*C
 
 // findThread finds a thread of a conversation.
 func findThread(tx Tx, c *Conversation, threadID int64) (*Thread, error) {
-	threads, err := tx.Threads(c.ID)
+	threads, err := tx.Threads(c.CompanyID, c.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -338,7 +338,7 @@ func UpdateWebhook(tx Tx, caller Caller, id int64, in *WebhookInput, policy Webh
 		if state == WebhookDisabled {
 			w.DisabledAt, w.DisabledReason = &now, "disabled through the API"
 		}
-		if err := tx.SetDeliveriesPaused(w.ID, state == WebhookDisabled, now); err != nil {
+		if err := tx.SetDeliveriesPaused(w.CompanyID, w.ID, state == WebhookDisabled, now); err != nil {
 			return err
 		}
 	}
@@ -362,7 +362,7 @@ func ReplayDelivery(tx Tx, caller Caller, webhookID, deliveryID int64, now time.
 	if err != nil {
 		return nil, err
 	}
-	d, err := tx.Delivery(w.ID, deliveryID)
+	d, err := tx.Delivery(w.CompanyID, w.ID, deliveryID)
 	if err != nil {
 		return nil, err
 	}

@@ -148,7 +148,7 @@ func TestCopyWebhook(t *testing.T) {
 		if stored, err = parley.LoadWebhook(tx, w.caller, hook.ID); err != nil {
 			return err
 		}
-		_, deliveries, err = tx.Deliveries(hook.ID, 0, 10)
+		_, deliveries, err = tx.Deliveries(hook.CompanyID, hook.ID, 0, 10)
 		return err
 	}))
 	assert.Len(t, stored.Secret, parley.MaxWebhookSecret/2, "a stand-in secret")
@@ -176,7 +176,7 @@ func TestReplayDelivery(t *testing.T) {
 	dead := ruleNow.Add(time.Hour)
 	var delivery parley.Delivery
 	require.NoError(t, w.write(func(tx parley.Tx) error {
-		queued, _, err := tx.Deliveries(hook.ID, 0, 1)
+		queued, _, err := tx.Deliveries(hook.CompanyID, hook.ID, 0, 1)
 		if err != nil {
 			return err
 		}
@@ -193,7 +193,7 @@ func TestReplayDelivery(t *testing.T) {
 	load := func() parley.Delivery {
 		var d *parley.Delivery
 		require.NoError(t, w.st.View(context.Background(), func(tx parley.Tx) (err error) {
-			d, err = tx.Delivery(hook.ID, delivery.ID)
+			d, err = tx.Delivery(hook.CompanyID, hook.ID, delivery.ID)
 			return err
 		}))
 		return *d
@@ -234,7 +234,7 @@ func TestEventConversation(t *testing.T) {
 		if err := parley.RateThread(tx, w.caller, id, reply.ID, &parley.RatingInput{Rating: parley.Ptr("great")}, ruleNow); err != nil {
 			return err
 		}
-		threads, err := tx.Threads(id)
+		threads, err := tx.Threads(w.caller.Company.ID, id)
 		for _, th := range threads {
 			if th.ID == reply.ID {
 				ratingID = th.Rating.ID

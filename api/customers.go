@@ -214,7 +214,7 @@ func (v *customerView) resource(cu *parley.Customer, withAddress bool) (*custome
 		ID: cu.ID, FirstName: cu.FirstName, LastName: cu.LastName, PhotoURL: cu.PhotoURL,
 		PhotoType: cu.PhotoType, JobTitle: cu.JobTitle, Background: cu.Background, Location: cu.Location,
 		Organization: cu.Organization, Gender: cu.Gender, Age: cu.Age, Draft: cu.Draft,
-		ConversationCount: v.conversationCount(cu.ID),
+		ConversationCount: v.conversationCount(cu),
 		CreatedAt:         parley.FormatTime(cu.CreatedAt), UpdatedAt: parley.FormatTime(cu.UpdatedAt),
 		Embedded: customerEmbedded{
 			Emails:         entries(cu.Emails, true),
@@ -250,11 +250,11 @@ func (v *customerView) resource(cu *parley.Customer, withAddress bool) (*custome
 
 // conversationCount is a customer's conversation count, from the page's
 // counts when they were read at once.
-func (v *customerView) conversationCount(customerID int64) int {
+func (v *customerView) conversationCount(cu *parley.Customer) int {
 	if v.counts != nil {
-		return v.counts[customerID]
+		return v.counts[cu.ID]
 	}
-	return v.tx.ConversationCount(customerID)
+	return v.tx.ConversationCount(cu.CompanyID, cu.ID)
 }
 
 // propertyValue is a customer property: every property defined in the

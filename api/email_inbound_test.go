@@ -394,7 +394,7 @@ func TestEmailReplyCCBounded(t *testing.T) {
 	// conversation's when it is built, bounded all the same.
 	w.postThread("/v2/conversations/1/reply", reply(map[string]any{"text": "Queued long ago."}))
 	_, err := w.store.Update(context.Background(), func(tx parley.Tx) error {
-		log, err := tx.ConversationMail(1)
+		log, err := tx.ConversationMail(1, 1)
 		if err != nil {
 			return err
 		}

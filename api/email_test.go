@@ -294,7 +294,7 @@ func TestEmailBounce(t *testing.T) {
 	assert.Equal(t, 0, w.deliver())
 	assert.Equal(t, "bounced", threadState(t, w.conv(id), hard))
 	require.NoError(t, w.store.View(context.Background(), func(tx parley.Tx) error {
-		log, err := tx.ConversationMail(id)
+		log, err := tx.ConversationMail(1, id)
 		require.NoError(t, err)
 		require.Len(t, log, 2)
 		assert.Equal(t, parley.MailSent, log[0].Status)
@@ -302,7 +302,7 @@ func TestEmailBounce(t *testing.T) {
 		assert.Equal(t, parley.MailBounced, log[1].Status)
 		assert.Equal(t, 550, log[1].ResponseCode)
 		assert.True(t, strings.Contains(log[1].LastError, "no such user"), log[1].LastError)
-		th, err := tx.Threads(id)
+		th, err := tx.Threads(1, id)
 		require.NoError(t, err)
 		assert.Equal(t, log[1].LastError, th[len(th)-1].BounceReason)
 		return nil
@@ -580,7 +580,7 @@ func TestEmailBounceNotification(t *testing.T) {
 	assert.Equal(t, "bounced", threadState(t, c, answer))
 	assert.Len(t, field(t, c, "_embedded", "threads").([]any), 2, "the bounce is no thread")
 	require.NoError(t, w.store.View(context.Background(), func(tx parley.Tx) error {
-		log, err := tx.ConversationMail(id)
+		log, err := tx.ConversationMail(1, id)
 		require.NoError(t, err)
 		require.Len(t, log, 1)
 		assert.Equal(t, parley.MailBounced, log[0].Status)

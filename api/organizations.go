@@ -116,10 +116,10 @@ func (s *Server) getOrganization(c *gin.Context) error {
 			}
 			body = s.organizationResource(c, o)
 			if counts {
-				customers := tx.OrganizationCustomerIDs(o.ID)
+				customers := tx.OrganizationCustomerIDs(o.CompanyID, o.ID)
 				conversations := 0
 				for _, cid := range customers {
-					conversations += tx.ConversationCount(cid)
+					conversations += tx.ConversationCount(o.CompanyID, cid)
 				}
 				count := len(customers)
 				body.CustomerCount, body.ConversationCount = &count, &conversations
@@ -192,7 +192,7 @@ func (s *Server) organizationCustomers(c *gin.Context) ([]int64, error) {
 	err = s.store.View(c.Request.Context(), func(tx parley.Tx) error {
 		o, err := tx.Organization(caller(c).Company.ID, id)
 		if err == nil {
-			ids = tx.OrganizationCustomerIDs(o.ID)
+			ids = tx.OrganizationCustomerIDs(o.CompanyID, o.ID)
 		}
 		return err
 	})

@@ -272,7 +272,7 @@ func (r *renderer) conversation(conv *parley.Conversation, embed bool) (*convers
 			CancelOnCustomerReply: e.CancelOnCustomerReply}
 	}
 	if embed {
-		threads, err := r.tx.Threads(conv.ID)
+		threads, err := r.tx.Threads(conv.CompanyID, conv.ID)
 		if err != nil {
 			return nil, err
 		}

@@ -181,7 +181,7 @@ func ratedReply(tx parley.Tx, company int64, docID string) (*parley.Conversation
 	if err != nil {
 		return nil, nil, err
 	}
-	threads, err := tx.Threads(convID)
+	threads, err := tx.Threads(company, convID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -33,7 +33,7 @@ func (s *Server) listThreads(c *gin.Context) error {
 		if err != nil {
 			return err
 		}
-		threads, err := tx.Threads(conv.ID)
+		threads, err := tx.Threads(conv.CompanyID, conv.ID)
 		if err != nil {
 			return err
 		}

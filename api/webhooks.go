@@ -209,7 +209,7 @@ func (s *Server) listDeliveries(c *gin.Context) error {
 	err := p.err()
 	if err == nil {
 		err = s.webhookRead(c, func(tx parley.Tx, w *parley.Webhook) error {
-			list, total, err := tx.Deliveries(w.ID, pg.offset(), pg.size)
+			list, total, err := tx.Deliveries(w.CompanyID, w.ID, pg.offset(), pg.size)
 			pg.total = total
 			for i := range list {
 				items = append(items, s.deliveryResource(c, &list[i]))
@@ -232,7 +232,7 @@ func (s *Server) getDelivery(c *gin.Context) error {
 		if err != nil {
 			return err
 		}
-		d, err := tx.Delivery(w.ID, id)
+		d, err := tx.Delivery(w.CompanyID, w.ID, id)
 		if err == nil {
 			body = s.deliveryResource(c, d)
 		}

@@ -85,7 +85,11 @@ func (s *Server) startChat(c *gin.Context) error {
 
 // visitorChat loads the chat of a widget path for its visitor.
 func (s *Server) visitorChat(tx parley.Tx, c *gin.Context) (*parley.Chat, error) {
-	chat, err := tx.ChatByID(c.Param("chatId"))
+	m, err := tx.MailboxByWidget(c.Param("widgetId"))
+	if err != nil {
+		return nil, parley.NotFound("chat")
+	}
+	chat, err := tx.Chat(m.CompanyID, c.Param("chatId"))
 	if err != nil || chat.WidgetID != c.Param("widgetId") {
 		return nil, parley.NotFound("chat")
 	}

@@ -173,7 +173,7 @@ func (d *Dispatcher) prepare(ctx context.Context, m *parley.Mail, now time.Time)
 		}
 		m.From, m.Recipients, m.Raw = b.from, b.recipients, b.raw
 		if m.Kind == parley.MailReply {
-			if err := tx.PutThreadSource(m.ThreadID, b.raw); err != nil {
+			if err := tx.PutThreadSource(m.CompanyID, m.ThreadID, b.raw); err != nil {
 				return err
 			}
 		}

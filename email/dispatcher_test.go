@@ -107,11 +107,11 @@ func TestRestartDeliversOnce(t *testing.T) {
 				assert.Equal(t, string(raw), string(msgs[0].Data))
 			}
 			require.NoError(t, db.View(func(tx *storage.Tx) error {
-				log, err := tx.ConversationMail(c.ID)
+				log, err := tx.ConversationMail(c.CompanyID, c.ID)
 				require.NoError(t, err)
 				require.Len(t, log, 1)
 				assert.Equal(t, parley.MailSent, log[0].Status)
-				src, err := tx.ThreadSource(log[0].ThreadID)
+				src, err := tx.ThreadSource(log[0].CompanyID, log[0].ThreadID)
 				require.NoError(t, err)
 				assert.Equal(t, string(msgs[0].Data), string(src), "the original source is what was sent")
 				return nil

@@ -39,7 +39,7 @@ func build(tx parley.Tx, m *parley.Mail) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	threads, err := tx.Threads(c.ID)
+	threads, err := tx.Threads(c.CompanyID, c.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func build(tx parley.Tx, m *parley.Mail) (*built, error) {
 		if a.State != parley.AttachmentOK {
 			continue // a file found malicious is never sent
 		}
-		data, err := tx.AttachmentData(id)
+		data, err := tx.AttachmentData(m.CompanyID, id)
 		if err != nil {
 			return nil, err
 		}

@@ -138,7 +138,7 @@ func Run(db parley.Store, e *Export, opt Options) (*Summary, error) {
 			}
 			if there {
 				threads[i], ids[i] = -1, id
-				if err := noteThere(tx, c, id, opt.Wrote); err != nil {
+				if err := noteThere(tx, caller.Company.ID, c, id, opt.Wrote); err != nil {
 					return err
 				}
 				continue
@@ -268,14 +268,14 @@ func existingConversations(db parley.Store, companyID int64) (map[string]int64, 
 
 // noteThere tells wrote the conversation (and its threads) a previous
 // import wrote, found by its key.
-func noteThere(tx parley.Tx, c *Conversation, id int64, wrote Wrote) error {
+func noteThere(tx parley.Tx, companyID int64, c *Conversation, id int64, wrote Wrote) error {
 	if wrote == nil {
 		return nil
 	}
 	if err := wrote(tx, "conversation", c.ID, id); err != nil {
 		return err
 	}
-	_, err := noteThreads(tx, id, Importable(c.Embedded.Threads), wrote)
+	_, err := noteThreads(tx, companyID, id, Importable(c.Embedded.Threads), wrote)
 	return err
 }
 
@@ -398,7 +398,7 @@ func importConversation(tx parley.Tx, caller parley.Caller, users map[int64]bool
 	if err := wrote.note(tx, "conversation", c.ID, made.ID); err != nil {
 		return 0, 0, err
 	}
-	pairs, err := noteThreads(tx, made.ID, threads, wrote)
+	pairs, err := noteThreads(tx, made.CompanyID, made.ID, threads, wrote)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -448,8 +448,8 @@ type threadPair struct {
 // noteThreads pairs the export's threads (importable, oldest first) with
 // the conversation's by creation time, in order, and tells wrote each
 // pair and their attachments (those with a file, in order).
-func noteThreads(tx parley.Tx, convID int64, threads []Thread, wrote Wrote) ([]threadPair, error) {
-	have, err := tx.Threads(convID)
+func noteThreads(tx parley.Tx, companyID, convID int64, threads []Thread, wrote Wrote) ([]threadPair, error) {
+	have, err := tx.Threads(companyID, convID)
 	if err != nil {
 		return nil, err
 	}

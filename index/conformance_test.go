@@ -331,7 +331,7 @@ func newQueryGen(t *testing.T, db *storage.DB) *queryGen {
 					g.words = append(g.words, w)
 				}
 			}
-			threads, err := tx.Threads(c.ID)
+			threads, err := tx.Threads(c.CompanyID, c.ID)
 			if err != nil {
 				return err
 			}

@@ -5,9 +5,15 @@ import (
 	"github.com/parley/parley/index"
 )
 
-// ChatDocument builds the document of a chat: what the chat report needs.
-func ChatDocument(tx parley.Tx, id string) (doc index.Document, ok bool, err error) {
-	c, err := tx.ChatByID(id)
+// ChatDocument builds the document of a company's chat (company 0:
+// whatever its company, see conversationOf): what the chat report needs.
+func ChatDocument(tx parley.Tx, companyID int64, id string) (doc index.Document, ok bool, err error) {
+	var c *parley.Chat
+	if companyID == 0 {
+		c, err = tx.ChatByID(id)
+	} else {
+		c, err = tx.Chat(companyID, id)
+	}
 	if parley.IsNotFound(err) {
 		return doc, false, nil
 	}
@@ -26,7 +32,7 @@ func ChatDocument(tx parley.Tx, id string) (doc index.Document, ok bool, err err
 	}
 	if c.ConversationID != 0 {
 		n["conversationId"] = []float64{float64(c.ConversationID)}
-		if conv, err := tx.ConversationByID(c.ConversationID); err == nil {
+		if conv, err := tx.Conversation(c.CompanyID, c.ConversationID); err == nil {
 			n["folderId"] = []float64{float64(conv.FolderID)}
 		}
 	}

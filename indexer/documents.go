@@ -61,11 +61,22 @@ func tagNames(tx parley.Tx, c *parley.Conversation) []string {
 	return out
 }
 
-// ConversationDocument builds the document of a conversation from storage.
-// It returns ok=false when the conversation must not be searchable
-// (deleted or gone).
-func ConversationDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, err error) {
-	c, err := tx.ConversationByID(id)
+// conversationOf loads a company's conversation. Company 0 is an unknown
+// company (an outbox entry older than entries naming their company): the
+// conversation is then read whatever its company, which a store that
+// spreads companies over nodes answers by asking them all.
+func conversationOf(tx parley.Tx, companyID, id int64) (*parley.Conversation, error) {
+	if companyID == 0 {
+		return tx.ConversationByID(id)
+	}
+	return tx.Conversation(companyID, id)
+}
+
+// ConversationDocument builds the document of a company's conversation
+// from storage. It returns ok=false when the conversation must not be
+// searchable (deleted or gone).
+func ConversationDocument(tx parley.Tx, companyID, id int64) (doc index.Document, ok bool, err error) {
+	c, err := conversationOf(tx, companyID, id)
 	if parley.IsNotFound(err) {
 		return doc, false, nil
 	}
@@ -75,7 +86,7 @@ func ConversationDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, 
 	if c.State == parley.StateDeleted {
 		return doc, false, nil
 	}
-	threads, err := tx.Threads(c.ID)
+	threads, err := tx.Threads(c.CompanyID, c.ID)
 	if err != nil {
 		return doc, false, err
 	}
@@ -158,7 +169,7 @@ func conversationDocument(tx parley.Tx, c *parley.Conversation, threads []parley
 // searchable), its messages' and its calls'. The list engine loads
 // itself through it (lists.Projection), reading the threads once.
 func Documents(tx parley.Tx, c *parley.Conversation, yield func(index.Kind, index.Document)) error {
-	threads, err := tx.Threads(c.ID)
+	threads, err := tx.Threads(c.CompanyID, c.ID)
 	if err != nil {
 		return err
 	}
@@ -228,9 +239,15 @@ func assigneeName(tx parley.Tx, c *parley.Conversation) string {
 	return ""
 }
 
-// CustomerDocument builds the document of a customer.
-func CustomerDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, err error) {
-	cu, err := tx.CustomerByID(id)
+// CustomerDocument builds the document of a company's customer (company 0:
+// whatever its company, see conversationOf).
+func CustomerDocument(tx parley.Tx, companyID, id int64) (doc index.Document, ok bool, err error) {
+	var cu *parley.Customer
+	if companyID == 0 {
+		cu, err = tx.CustomerByID(id)
+	} else {
+		cu, err = tx.Customer(companyID, id)
+	}
 	if parley.IsNotFound(err) {
 		return doc, false, nil
 	}
@@ -264,7 +281,7 @@ func CustomerDocument(tx parley.Tx, id int64) (doc index.Document, ok bool, err 
 			d.Keywords["emailDomain"] = append(d.Keywords["emailDomain"], v[at+1:])
 		}
 	}
-	for _, mid := range tx.CustomerMailboxes(cu.ID) {
+	for _, mid := range tx.CustomerMailboxes(cu.CompanyID, cu.ID) {
 		d.Numbers["mailboxId"] = append(d.Numbers["mailboxId"], float64(mid))
 	}
 	return d, true, nil
@@ -286,8 +303,8 @@ func boolString(b bool) string {
 // threads, and lists the ids of its threads that must not have one (the
 // conversation is deleted, or the thread is not a published phone call),
 // with the conversation's company.
-func CallDocuments(tx parley.Tx, convID int64) (upserts []index.Document, deletes []string, company int64, err error) {
-	c, threads, tags, err := threadsOf(tx, convID)
+func CallDocuments(tx parley.Tx, companyID, convID int64) (upserts []index.Document, deletes []string, company int64, err error) {
+	c, threads, tags, err := threadsOf(tx, companyID, convID)
 	if c == nil || err != nil {
 		return nil, nil, 0, err
 	}

@@ -115,8 +115,8 @@ func conversationFigures(c *parley.Conversation, times conversationTimes) string
 // replies and customer messages, and lists the ids of its threads that
 // must not have one (the conversation is deleted, or the thread is
 // neither), with the conversation's company.
-func MessageDocuments(tx parley.Tx, convID int64) (upserts []index.Document, deletes []string, company int64, err error) {
-	c, threads, tags, err := threadsOf(tx, convID)
+func MessageDocuments(tx parley.Tx, companyID, convID int64) (upserts []index.Document, deletes []string, company int64, err error) {
+	c, threads, tags, err := threadsOf(tx, companyID, convID)
 	if c == nil || err != nil {
 		return nil, nil, 0, err
 	}
@@ -227,17 +227,18 @@ func reportClock(tx parley.Tx, companyID int64) (*time.Location, *officeClock) {
 	return loc, &officeClock{hours: &company.OfficeHours, loc: company.OfficeHours.Location()}
 }
 
-// threadsOf loads a conversation, its threads and its tag names, for the
-// documents built per thread; the conversation is nil when it is gone.
-func threadsOf(tx parley.Tx, convID int64) (*parley.Conversation, []parley.Thread, []string, error) {
-	c, err := tx.ConversationByID(convID)
+// threadsOf loads a company's conversation (see conversationOf), its
+// threads and its tag names, for the documents built per thread; the
+// conversation is nil when it is gone.
+func threadsOf(tx parley.Tx, companyID, convID int64) (*parley.Conversation, []parley.Thread, []string, error) {
+	c, err := conversationOf(tx, companyID, convID)
 	if parley.IsNotFound(err) {
 		return nil, nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	threads, err := tx.Threads(c.ID)
+	threads, err := tx.Threads(c.CompanyID, c.ID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -252,7 +253,7 @@ const maxMergeHops = 100
 func mergedThreads(tx parley.Tx, c *parley.Conversation) ([]parley.Thread, error) {
 	target := c
 	for hops := 0; target.MergedInto != 0 && hops < maxMergeHops; hops++ {
-		next, err := tx.ConversationByID(target.MergedInto)
+		next, err := tx.Conversation(c.CompanyID, target.MergedInto)
 		if parley.IsNotFound(err) {
 			return nil, nil
 		}
@@ -261,5 +262,5 @@ func mergedThreads(tx parley.Tx, c *parley.Conversation) ([]parley.Thread, error
 		}
 		target = next
 	}
-	return tx.Threads(target.ID)
+	return tx.Threads(target.CompanyID, target.ID)
 }

@@ -299,7 +299,7 @@ func (bs batches) collect(tx parley.Tx, e parley.OutboxEntry) error {
 		// kinds (ConversationDocument, CallDocuments and MessageDocuments
 		// each read them).
 		kind = index.Conversations
-		c, threads, tags, err := threadsOf(tx, e.ID)
+		c, threads, tags, err := threadsOf(tx, e.Company, e.ID)
 		if err != nil {
 			return err
 		}
@@ -320,10 +320,10 @@ func (bs batches) collect(tx parley.Tx, e parley.OutboxEntry) error {
 		bs.delete(index.Messages, c.CompanyID, gone...)
 	case parley.OutboxCustomer:
 		kind = index.Customers
-		doc, ok, err = CustomerDocument(tx, e.ID)
+		doc, ok, err = CustomerDocument(tx, e.Company, e.ID)
 	case parley.OutboxChat:
 		kind = index.Chats
-		doc, ok, err = ChatDocument(tx, e.Ref)
+		doc, ok, err = ChatDocument(tx, e.Company, e.Ref)
 	default:
 		return fmt.Errorf("indexer: unknown outbox kind %q", e.Kind)
 	}
@@ -481,17 +481,23 @@ func (s *Syncer) rebuildInto(ctx context.Context, engine index.Engine, progress 
 }
 
 // Records names every record that may have documents (conversations,
-// customers, chats), without their companies, as entries a rebuild hands
-// to Batches.
+// customers, chats), with their companies, as entries a rebuild hands to
+// Batches.
 func Records(tx parley.Tx) ([]parley.OutboxEntry, error) {
 	var refs []parley.OutboxEntry
-	if err := tx.EachConversationID(func(id int64) { refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxConversation, ID: id}) }); err != nil {
+	if err := tx.EachConversationID(func(company, id int64) {
+		refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxConversation, Company: company, ID: id})
+	}); err != nil {
 		return nil, err
 	}
-	if err := tx.EachCustomerID(func(id int64) { refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxCustomer, ID: id}) }); err != nil {
+	if err := tx.EachCustomerID(func(company, id int64) {
+		refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxCustomer, Company: company, ID: id})
+	}); err != nil {
 		return nil, err
 	}
-	err := tx.EachChatID(func(id string) { refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxChat, Ref: id}) })
+	err := tx.EachChatID(func(company int64, id string) {
+		refs = append(refs, parley.OutboxEntry{Kind: parley.OutboxChat, Company: company, Ref: id})
+	})
 	return refs, err
 }
 

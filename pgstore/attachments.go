@@ -14,10 +14,7 @@ ON CONFLICT (company_id, id) DO UPDATE SET body = EXCLUDED.body, data = coalesce
 
 // PutAttachment stores an attachment and its bytes (none when data is nil).
 func (t *Tx) PutAttachment(a *parley.Attachment, data []byte) error {
-	if err := t.assignOwnedID(seqAttachments, ownedAttachment, &a.ID, a.CompanyID); err != nil {
-		return err
-	}
-	if err := t.claim(ownedAttachment, a.ID, a.CompanyID); err != nil {
+	if err := t.assignOrKeepID(attachmentIDs, &a.ID, a.CompanyID, func() (bool, error) { return absent(t.Attachment(a.CompanyID, a.ID)) }); err != nil {
 		return err
 	}
 	return t.put(sqlPutAttachment, a, a.CompanyID, a.ID, data)
@@ -28,13 +25,10 @@ func (t *Tx) Attachment(companyID, id int64) (*parley.Attachment, error) {
 	return one[parley.Attachment](t, "attachment", sqlAttachment, companyID, id)
 }
 
-// AttachmentData returns an attachment's bytes.
-func (t *Tx) AttachmentData(id int64) ([]byte, error) {
-	company, found, err := t.companyOf(ownedAttachment, id)
+// AttachmentData returns the bytes of a company's attachment.
+func (t *Tx) AttachmentData(companyID, id int64) ([]byte, error) {
 	var data []byte
-	if err == nil && found {
-		found, err = t.scan(sqlAttachmentData, []any{company, id}, &data)
-	}
+	found, err := t.scan(sqlAttachmentData, []any{companyID, id}, &data)
 	if err != nil {
 		return nil, err
 	}
@@ -44,29 +38,19 @@ func (t *Tx) AttachmentData(id int64) ([]byte, error) {
 	return data, nil
 }
 
-// DeleteAttachment removes an attachment and its bytes.
-func (t *Tx) DeleteAttachment(id int64) error {
-	company, found, err := t.companyOf(ownedAttachment, id)
-	if err != nil || !found {
-		return err
-	}
-	if err := t.exec(sqlDeleteAttachment, company, id); err != nil {
-		return err
-	}
-	return t.disown(ownedAttachment, id)
+// DeleteAttachment removes a company's attachment and its bytes.
+func (t *Tx) DeleteAttachment(companyID, id int64) error {
+	return t.exec(sqlDeleteAttachment, companyID, id)
 }
 
-// MoveAttachments points attachments at another conversation.
-func (t *Tx) MoveAttachments(ids []int64, conversationID int64) error {
+// MoveAttachments points a company's attachments at another of its
+// conversations.
+func (t *Tx) MoveAttachments(companyID int64, ids []int64, conversationID int64) error {
 	for _, id := range ids {
-		company, found, err := t.companyOf(ownedAttachment, id)
-		if err != nil {
-			return err
-		}
-		if !found {
+		a, err := t.Attachment(companyID, id)
+		if parley.IsNotFound(err) {
 			continue
 		}
-		a, err := t.Attachment(company, id)
 		if err != nil {
 			return err
 		}

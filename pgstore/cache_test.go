@@ -92,7 +92,7 @@ func TestCachedReadsFollowTheTransactionsWrites(t *testing.T) {
 			return field(c, err, func(c *parley.Conversation) string { return c.Subject })
 		}, func(tx *Tx) error { conv.Subject = "Hello again"; return tx.PutConversation(conv) }, "Hello again"},
 		{"threads", func(tx *Tx) (string, error) {
-			threads, err := tx.Threads(conv.ID)
+			threads, err := tx.Threads(conv.CompanyID, conv.ID)
 			var bodies []string
 			for _, th := range threads {
 				bodies = append(bodies, th.Body)

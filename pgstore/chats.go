@@ -4,6 +4,7 @@ import parley "github.com/parley/parley"
 
 var (
 	sqlChat         = stmt(`SELECT h.body FROM chats h WHERE h.company_id = $1 AND h.id = $2`)
+	sqlChatByID     = stmt(`SELECT h.body FROM chats h WHERE h.id = $1 ` + ByID)
 	sqlPutChat      = stmt(`INSERT INTO chats (company_id, id, body) VALUES ($1, $2, $3) ON CONFLICT (company_id, id) DO UPDATE SET body = EXCLUDED.body`)
 	sqlChatIDsAfter = stmt(`SELECT h.id FROM chats h WHERE h.company_id = $1 AND h.id > $2 ORDER BY h.id LIMIT $3`)
 
@@ -17,25 +18,15 @@ func (t *Tx) Chat(companyID int64, id string) (*parley.Chat, error) {
 	return one[parley.Chat](t, "chat", sqlChat, companyID, keyText(id))
 }
 
-// ChatByID loads a chat whatever its company, for callers that learn the
-// company from the chat (the indexer, the visitor widget).
+// ChatByID loads a chat whatever its company, by id across companies (see
+// ByID).
 func (t *Tx) ChatByID(id string) (*parley.Chat, error) {
-	var company int64
-	found, err := t.scan(sqlChatOwner, []any{keyText(id)}, &company)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, parley.NotFound("chat")
-	}
-	return t.Chat(company, id)
+	return one[parley.Chat](t, "chat", sqlChatByID, keyText(id))
 }
 
-// PutChat stores a chat and queues it for indexing.
+// PutChat stores a chat and queues it for indexing. Chat ids are random
+// (UUIDs), unique without a claim.
 func (t *Tx) PutChat(c *parley.Chat) error {
-	if err := t.exec(sqlClaimChat, keyText(c.ID), c.CompanyID); err != nil {
-		return err
-	}
 	if err := t.put(sqlPutChat, c, c.CompanyID, keyText(c.ID)); err != nil {
 		return err
 	}
@@ -43,8 +34,9 @@ func (t *Tx) PutChat(c *parley.Chat) error {
 	return nil
 }
 
-// EachChatID calls fn with every chat id, company by company in id order.
-func (t *Tx) EachChatID(fn func(string)) error {
+// EachChatID calls fn with every chat id and its company, company by
+// company in id order.
+func (t *Tx) EachChatID(fn func(companyID int64, id string)) error {
 	return t.eachCompany(func(company int64) error {
 		after := ""
 		for {
@@ -53,7 +45,7 @@ func (t *Tx) EachChatID(fn func(string)) error {
 				return err
 			}
 			for _, id := range page {
-				fn(id)
+				fn(company, id)
 			}
 			if len(page) < walkPage {
 				return nil

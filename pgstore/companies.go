@@ -65,6 +65,17 @@ const walkPage = 500
 // company, the key of the last row read (from key) and a page size; each
 // page is read whole before fn runs, so fn may use the transaction.
 func walk[T any](t *Tx, sql string, scan func(pgx.CollectableRow) (T, error), key func(T) int64, fn func(T) error) error {
+	return walkCompanies(t, sql, scan, key, func(_ int64, rec T) error { return fn(rec) })
+}
+
+// walkIDs calls fn with every id of a paged statement of ids (see walk),
+// and its company.
+func walkIDs(t *Tx, sql string, fn func(companyID, id int64)) error {
+	return walkCompanies(t, sql, idRow, func(id int64) int64 { return id }, func(company, id int64) error { fn(company, id); return nil })
+}
+
+// walkCompanies is walk handing fn each row's company too.
+func walkCompanies[T any](t *Tx, sql string, scan func(pgx.CollectableRow) (T, error), key func(T) int64, fn func(int64, T) error) error {
 	err := t.eachCompany(func(company int64) error {
 		var after int64
 		for {
@@ -73,7 +84,7 @@ func walk[T any](t *Tx, sql string, scan func(pgx.CollectableRow) (T, error), ke
 				return err
 			}
 			for _, rec := range page {
-				if err := fn(rec); err != nil {
+				if err := fn(company, rec); err != nil {
 					return err
 				}
 			}

@@ -8,6 +8,7 @@ import (
 
 var (
 	sqlConversation       = cachedStmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id = $2`)
+	sqlConversationByID   = stmt(`SELECT c.body FROM conversations c WHERE c.id = $1 ` + ByID)
 	sqlConversationsByIDs = stmt(`SELECT c.body FROM conversations c WHERE c.company_id = $1 AND c.id = ANY($2)`)
 	sqlPutConversation    = stmt(`INSERT INTO conversations (company_id, id, number, customer_id, mailbox_id, deleted, open_assignee, tag_ids, body)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -39,29 +40,16 @@ func (t *Tx) ConversationsByIDs(companyID int64, ids []int64) ([]parley.Conversa
 	return inOrder(t, sqlConversationsByIDs, companyID, ids, func(c *parley.Conversation) int64 { return c.ID })
 }
 
-// ConversationByID loads a conversation whatever its company; only the
-// indexer uses it.
+// ConversationByID loads a conversation whatever its company, by id
+// across companies (see ByID).
 func (t *Tx) ConversationByID(id int64) (*parley.Conversation, error) {
-	company, found, err := t.companyOf(ownedConversation, id)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, parley.NotFound("conversation")
-	}
-	return t.Conversation(company, id)
+	return one[parley.Conversation](t, "conversation", sqlConversationByID, id)
 }
 
-// conversationCompany is the company of a conversation named by id alone;
-// found is false for an id no conversation holds.
-func (t *Tx) conversationCompany(id int64) (int64, bool, error) {
-	return t.companyOf(ownedConversation, id)
-}
-
-// ConversationIDTaken says whether a conversation id is used.
+// ConversationIDTaken says whether a record of any company holds a
+// conversation id (an id to give must be free).
 func (t *Tx) ConversationIDTaken(id int64) bool {
-	_, found, _ := t.conversationCompany(id)
-	return found
+	return t.idTaken(conversationIDs, id)
 }
 
 // ConversationNumberTaken says whether the company used a number.
@@ -86,22 +74,12 @@ func (t *Tx) ConversationIDByNumber(companyID, number int64) (int64, error) {
 // its mailboxes).
 func (t *Tx) PutConversation(c *parley.Conversation) error {
 	var old *parley.Conversation
-	if c.ID == 0 {
-		if err := t.assignOwnedID(seqConversations, ownedConversation, &c.ID, c.CompanyID); err != nil {
-			return err
-		}
-	} else {
+	isNew := func() (bool, error) {
 		var err error
-		if old, err = t.Conversation(c.CompanyID, c.ID); parley.IsNotFound(err) {
-			old = nil
-			if err := t.keepSequencePast(seqConversations, c.ID); err != nil {
-				return err // an imported id: later ids must not reach it
-			}
-		} else if err != nil {
-			return err
-		}
+		old, err = t.Conversation(c.CompanyID, c.ID)
+		return absent(old, err)
 	}
-	if err := t.claim(ownedConversation, c.ID, c.CompanyID); err != nil {
+	if err := t.assignOrKeepID(conversationIDs, &c.ID, c.CompanyID, isNew); err != nil {
 		return err
 	}
 	if err := t.numberConversation(c); err != nil {
@@ -195,7 +173,7 @@ func (t *Tx) EachConversation(fn func(*parley.Conversation) error) error {
 		func(c parley.Conversation) error { return fn(&c) })
 }
 
-// EachConversationID calls fn with every conversation id.
-func (t *Tx) EachConversationID(fn func(int64)) error {
-	return walk(t, sqlConversationIDsFrom, idRow, func(id int64) int64 { return id }, func(id int64) error { fn(id); return nil })
+// EachConversationID calls fn with every conversation id and its company.
+func (t *Tx) EachConversationID(fn func(companyID, id int64)) error {
+	return walkIDs(t, sqlConversationIDsFrom, fn)
 }

@@ -10,6 +10,7 @@ import (
 
 var (
 	sqlCustomer       = cachedStmt(`SELECT c.body FROM customers c WHERE c.company_id = $1 AND c.id = $2`)
+	sqlCustomerByID   = stmt(`SELECT c.body FROM customers c WHERE c.id = $1 ` + ByID)
 	sqlCustomersByIDs = stmt(`SELECT c.body FROM customers c WHERE c.company_id = $1 AND c.id = ANY($2)`)
 	sqlPutCustomer    = stmt(`INSERT INTO customers (company_id, id, organization_id, body) VALUES ($1, $2, $3, $4)
 ON CONFLICT (company_id, id) DO UPDATE SET organization_id = EXCLUDED.organization_id, body = EXCLUDED.body`)
@@ -58,22 +59,16 @@ func (t *Tx) CustomerByEmail(companyID int64, email string) (*parley.Customer, e
 	return t.Customer(companyID, id)
 }
 
-// CustomerByID loads a customer whatever its company; only the indexer uses it.
+// CustomerByID loads a customer whatever its company, by id across
+// companies (see ByID).
 func (t *Tx) CustomerByID(id int64) (*parley.Customer, error) {
-	company, found, err := t.companyOf(ownedCustomer, id)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, parley.NotFound("customer")
-	}
-	return t.Customer(company, id)
+	return one[parley.Customer](t, "customer", sqlCustomerByID, id)
 }
 
-// CustomerIDTaken says whether a customer id is used.
+// CustomerIDTaken says whether a record of any company holds a customer
+// id (an id to give must be free).
 func (t *Tx) CustomerIDTaken(id int64) bool {
-	_, found, _ := t.companyOf(ownedCustomer, id)
-	return found
+	return t.idTaken(customerIDs, id)
 }
 
 // PutCustomer stores a customer with its e-mail keys and queues it for
@@ -82,22 +77,12 @@ func (t *Tx) CustomerIDTaken(id int64) bool {
 // are queued too: their documents hold them.
 func (t *Tx) PutCustomer(c *parley.Customer) error {
 	var old *parley.Customer
-	if c.ID == 0 {
-		if err := t.assignOwnedID(seqCustomers, ownedCustomer, &c.ID, c.CompanyID); err != nil {
-			return err
-		}
-	} else {
+	isNew := func() (bool, error) {
 		var err error
-		if old, err = t.Customer(c.CompanyID, c.ID); parley.IsNotFound(err) {
-			old = nil
-			if err := t.keepSequencePast(seqCustomers, c.ID); err != nil {
-				return err // an imported id: later ids must not reach it
-			}
-		} else if err != nil {
-			return err
-		}
+		old, err = t.Customer(c.CompanyID, c.ID)
+		return absent(old, err)
 	}
-	if err := t.claim(ownedCustomer, c.ID, c.CompanyID); err != nil {
+	if err := t.assignOrKeepID(customerIDs, &c.ID, c.CompanyID, isNew); err != nil {
 		return err
 	}
 	if old != nil {
@@ -125,7 +110,7 @@ func (t *Tx) PutCustomer(c *parley.Customer) error {
 		return err
 	}
 	if old != nil && (old.Name() != c.Name() || !sameEmails(old.Emails, c.Emails)) {
-		for _, id := range t.CustomerConversationIDs(c.ID) {
+		for _, id := range t.CustomerConversationIDs(c.CompanyID, c.ID) {
 			t.touch(parley.OutboxConversation, c.CompanyID, id)
 		}
 	}
@@ -172,37 +157,35 @@ func (t *Tx) DeleteCustomer(c *parley.Customer) error {
 	if err := t.exec(sqlDeleteCustomer, c.CompanyID, c.ID); err != nil {
 		return err
 	}
-	if err := t.disown(ownedCustomer, c.ID); err != nil {
-		return err
-	}
 	t.touch(parley.OutboxCustomer, c.CompanyID, c.ID)
 	return nil
 }
 
-// customerConversations runs a statement over a customer's conversations,
-// in its company (none for a customer that does not exist).
-func (t *Tx) customerConversations(sql string, customerID int64) []int64 {
-	company, found, err := t.companyOf(ownedCustomer, customerID)
-	if err != nil || !found {
-		return nil
+// customerConversations runs a statement over a company's customer's
+// conversations: none for a customer that does not exist (a deleted
+// customer's conversations keep its id, but are no longer its). The
+// customer is most often read already, and answered from the cache.
+func (t *Tx) customerConversations(sql string, companyID, customerID int64) []int64 {
+	if _, err := t.Customer(companyID, customerID); err != nil {
+		return nil // a failure stays on the transaction
 	}
-	ids, _ := t.ids(sql, company, customerID) // a failure stays on the transaction
+	ids, _ := t.ids(sql, companyID, customerID) // a failure stays on the transaction
 	return ids
 }
 
-// CustomerConversationIDs lists a customer's conversations (deleted
-// excluded), in id order.
-func (t *Tx) CustomerConversationIDs(customerID int64) []int64 {
-	return t.customerConversations(sqlCustomerConversations, customerID)
+// CustomerConversationIDs lists a company's customer's conversations
+// (deleted excluded), in id order.
+func (t *Tx) CustomerConversationIDs(companyID, customerID int64) []int64 {
+	return t.customerConversations(sqlCustomerConversations, companyID, customerID)
 }
 
-// ConversationCount counts a customer's conversations (deleted excluded).
-func (t *Tx) ConversationCount(customerID int64) int {
-	company, found, err := t.companyOf(ownedCustomer, customerID)
-	if err != nil || !found {
-		return 0
+// ConversationCount counts a company's customer's conversations (deleted
+// excluded).
+func (t *Tx) ConversationCount(companyID, customerID int64) int {
+	if _, err := t.Customer(companyID, customerID); err != nil {
+		return 0 // a failure stays on the transaction
 	}
-	return t.countOf(sqlCustomerConversationCount, company, customerID)
+	return t.countOf(sqlCustomerConversationCount, companyID, customerID)
 }
 
 // ConversationCounts counts the conversations of each of a company's
@@ -228,9 +211,9 @@ func (t *Tx) ConversationCounts(companyID int64, customerIDs []int64) (map[int64
 
 // CustomerMailboxes lists the mailboxes a customer has conversations in, in
 // the order of their first conversation there.
-func (t *Tx) CustomerMailboxes(customerID int64) []int64 {
+func (t *Tx) CustomerMailboxes(companyID, customerID int64) []int64 {
 	var out []int64
-	for _, id := range t.customerConversations(sqlCustomerConversationMailboxes, customerID) {
+	for _, id := range t.customerConversations(sqlCustomerConversationMailboxes, companyID, customerID) {
 		if !slices.Contains(out, id) {
 			out = append(out, id)
 		}
@@ -245,7 +228,7 @@ func (t *Tx) EachCustomer(fn func(*parley.Customer) error) error {
 		func(c parley.Customer) error { return fn(&c) })
 }
 
-// EachCustomerID calls fn with every customer id.
-func (t *Tx) EachCustomerID(fn func(int64)) error {
-	return walk(t, sqlCustomerIDsFrom, idRow, func(id int64) int64 { return id }, func(id int64) error { fn(id); return nil })
+// EachCustomerID calls fn with every customer id and its company.
+func (t *Tx) EachCustomerID(fn func(companyID, id int64)) error {
+	return walkIDs(t, sqlCustomerIDsFrom, fn)
 }

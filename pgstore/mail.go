@@ -42,12 +42,8 @@ func dueAt(queued bool, at time.Time) *int64 {
 
 // ConversationMail lists a conversation's outgoing e-mails, oldest first:
 // its delivery log.
-func (t *Tx) ConversationMail(conversationID int64) ([]parley.Mail, error) {
-	company, found, err := t.conversationCompany(conversationID)
-	if err != nil || !found {
-		return nil, err
-	}
-	return many[parley.Mail](t, sqlConversationMail, company, conversationID)
+func (t *Tx) ConversationMail(companyID, conversationID int64) ([]parley.Mail, error) {
+	return many[parley.Mail](t, sqlConversationMail, companyID, conversationID)
 }
 
 // Mail loads an outgoing e-mail of a company.

@@ -32,7 +32,7 @@ func (t *Tx) Mailboxes(companyID int64) ([]parley.Mailbox, error) {
 // PutMailbox stores a mailbox, assigning ids to it and to new folders and
 // field definitions (folder, field and option ids share one sequence).
 func (t *Tx) PutMailbox(m *parley.Mailbox) error {
-	if err := t.assignOwnedID(seqMailboxes, ownedMailbox, &m.ID, m.CompanyID); err != nil {
+	if err := t.assignOrKeepID(mailboxIDs, &m.ID, m.CompanyID, func() (bool, error) { return absent(t.Mailbox(m.CompanyID, m.ID)) }); err != nil {
 		return err
 	}
 	for i := range m.Folders {
@@ -49,9 +49,6 @@ func (t *Tx) PutMailbox(m *parley.Mailbox) error {
 				return err
 			}
 		}
-	}
-	if err := t.claim(ownedMailbox, m.ID, m.CompanyID); err != nil {
-		return err
 	}
 	if err := t.keyWidgets(m); err != nil {
 		return err
@@ -100,12 +97,8 @@ func (t *Tx) MailboxByWidget(widgetID string) (*parley.Mailbox, error) {
 
 // OpenAssigned counts the open conversations of a mailbox assigned to a
 // user.
-func (t *Tx) OpenAssigned(mailboxID, userID int64) int {
-	company, found, err := t.companyOf(ownedMailbox, mailboxID)
-	if err != nil || !found {
-		return 0
-	}
-	return t.countOf(sqlOpenCount, company, mailboxID, userID)
+func (t *Tx) OpenAssigned(companyID, mailboxID, userID int64) int {
+	return t.countOf(sqlOpenCount, companyID, mailboxID, userID)
 }
 
 // MailboxByEmail finds the mailbox with an address, in any company (the

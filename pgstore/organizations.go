@@ -46,10 +46,7 @@ func (t *Tx) OrganizationsByName(companyID int64, name string) ([]parley.Organiz
 // an id when ID is 0. A domain held by another organization of the company
 // is a Conflict.
 func (t *Tx) PutOrganization(o *parley.Organization) error {
-	if err := t.assignOwnedID(seqOrganizations, ownedOrganization, &o.ID, o.CompanyID); err != nil {
-		return err
-	}
-	if err := t.claim(ownedOrganization, o.ID, o.CompanyID); err != nil {
+	if err := t.assignOrKeepID(organizationIDs, &o.ID, o.CompanyID, func() (bool, error) { return absent(t.Organization(o.CompanyID, o.ID)) }); err != nil {
 		return err
 	}
 	if err := t.exec(sqlDropOrganizationDomains, o.CompanyID, o.ID); err != nil {
@@ -74,12 +71,8 @@ func (t *Tx) PutOrganization(o *parley.Organization) error {
 }
 
 // OrganizationCustomerIDs lists the customers of an organization in id order.
-func (t *Tx) OrganizationCustomerIDs(orgID int64) []int64 {
-	company, found, err := t.companyOf(ownedOrganization, orgID)
-	if err != nil || !found {
-		return nil
-	}
-	ids, _ := t.ids(sqlOrganizationCustomers, company, orgID) // a failure stays on the transaction
+func (t *Tx) OrganizationCustomerIDs(companyID, orgID int64) []int64 {
+	ids, _ := t.ids(sqlOrganizationCustomers, companyID, orgID) // a failure stays on the transaction
 	return ids
 }
 
@@ -92,8 +85,5 @@ func (t *Tx) DeleteOrganization(o *parley.Organization, now time.Time) error {
 	if err := t.exec(sqlDropOrganizationDomains, o.CompanyID, o.ID); err != nil {
 		return err
 	}
-	if err := t.exec(sqlDeleteOrganization, o.CompanyID, o.ID); err != nil {
-		return err
-	}
-	return t.disown(ownedOrganization, o.ID)
+	return t.exec(sqlDeleteOrganization, o.CompanyID, o.ID)
 }

@@ -56,9 +56,11 @@ const migrationLock = 0x70617273746f7265 // "parstore"
 // every node under Citus (create_reference_table): companies themselves,
 // and the keys a request or a background job starts from before it knows
 // the company: credentials by hash or client id, sign-in e-mails, V1 key
-// hashes, public widget ids, mailbox addresses, and the owners of ids that a few reads of the
-// seam name without their company. Every other table is in CompanyTables.
-var ReferenceTables = []string{"companies", "credentials", "user_emails", "user_v1_keys", "widgets", "mailbox_emails", "owners", "chat_owners"}
+// hashes, public widget ids, mailbox addresses. No write of a record of a
+// company table writes one of these (see ids.go for how ids stay unique
+// without one), but for a mailbox's address and widget keys. Every other
+// table is in CompanyTables.
+var ReferenceTables = []string{"companies", "credentials", "user_emails", "user_v1_keys", "widgets", "mailbox_emails"}
 
 // CompanyTables are the tables keyed by company_id first, distributed by
 // company under Citus (create_distributed_table(table, 'company_id')):

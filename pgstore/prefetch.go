@@ -11,18 +11,15 @@ import (
 )
 
 // Before the indexer builds the documents of the records a write touched
-// (see search.go), the transaction reads, in two round trips whatever
-// their number, what the indexer reads of each one by one: the owners of
-// the touched conversations and customers, then the conversations, their
-// threads, the customers, and the mailboxes of the customers'
-// conversations. The answers go to the transaction's cache (cache.go)
+// (see search.go), the transaction reads, in one round trip whatever
+// their number, what the indexer reads of each one by one: the touched
+// conversations (by the company each touch names), their threads, the
+// customers, and the mailboxes of the customers' conversations. The answers go to the transaction's cache (cache.go)
 // under the reads the indexer makes, so each of its reads is answered
 // without a round trip; a loader's transaction of hundreds of
 // conversations saves several round trips per conversation.
 
 var (
-	sqlOwnersOf = stmt(`SELECT o.id, o.company_id FROM owners o WHERE o.kind = $1 AND o.id = ANY($2)`)
-
 	sqlConversationBodies = stmt(`SELECT c.id, c.body FROM conversations c WHERE c.company_id = $1 AND c.id = ANY($2)`)
 	sqlThreadsOf          = stmt(`SELECT h.conversation_id, h.body FROM threads h WHERE h.company_id = $1 AND h.conversation_id = ANY($2)
 ORDER BY h.conversation_id, h.id`)
@@ -45,58 +42,23 @@ type bulkRead struct {
 
 // prefetch reads ahead what the indexer will read of the touched records.
 func (t *Tx) prefetch(touched []parley.OutboxEntry) {
-	wanted := map[string]map[int64]bool{ownedConversation: {}, ownedCustomer: {}}
+	conversations, customers := map[int64][]int64{}, map[int64][]int64{}
 	for _, e := range touched {
 		switch e.Kind {
 		case parley.OutboxConversation:
-			wanted[ownedConversation][e.ID] = true
+			conversations[e.Company] = append(conversations[e.Company], e.ID)
 		case parley.OutboxCustomer:
-			wanted[ownedCustomer][e.ID] = true
+			customers[e.Company] = append(customers[e.Company], e.ID)
 		}
-	}
-	// The owners first: the other reads filter by company.
-	var owners []pendingRead
-	for _, kind := range []string{ownedConversation, ownedCustomer} {
-		var unknown []int64
-		for id := range wanted[kind] {
-			if _, ok := t.owners[owner{kind, id}]; !ok {
-				unknown = append(unknown, id)
-			}
-		}
-		if len(unknown) == 0 {
-			continue
-		}
-		slices.Sort(unknown)
-		owners = append(owners, pendingRead{sql: sqlOwnersOf, args: []any{kind, unknown}, row: func(rows pgx.Rows) error {
-			var id, company int64
-			if err := rows.Scan(&id, &company); err != nil {
-				return err
-			}
-			t.owners[owner{kind, id}] = company
-			return nil
-		}})
-	}
-	if !t.pipeline(owners) {
-		return
-	}
-	byCompany := func(kind string) map[int64][]int64 {
-		out := map[int64][]int64{}
-		for _, id := range slices.Sorted(maps.Keys(wanted[kind])) {
-			if company, ok := t.owners[owner{kind, id}]; ok {
-				out[company] = append(out[company], id)
-			}
-		}
-		return out
 	}
 	var bulk []bulkRead
-	conversations, customers := byCompany(ownedConversation), byCompany(ownedCustomer)
 	for _, company := range slices.Sorted(maps.Keys(conversations)) {
-		ids := conversations[company]
+		ids := sortedOnce(conversations[company])
 		bulk = append(bulk, bulkRead{sql: sqlConversationBodies, company: company, keys: ids, one: sqlConversation, bodies: true},
 			bulkRead{sql: sqlThreadsOf, company: company, keys: ids, one: sqlThreads, all: true, bodies: true})
 	}
 	for _, company := range slices.Sorted(maps.Keys(customers)) {
-		ids := customers[company]
+		ids := sortedOnce(customers[company])
 		bulk = append(bulk, bulkRead{sql: sqlCustomerBodies, company: company, keys: ids, one: sqlCustomer, bodies: true},
 			bulkRead{sql: sqlCustomersConversationMailboxes, company: company, keys: ids, one: sqlCustomerConversationMailboxes, all: true})
 	}
@@ -105,6 +67,12 @@ func (t *Tx) prefetch(touched []parley.OutboxEntry) {
 		reads[i] = t.bulk(b)
 	}
 	t.pipeline(reads)
+}
+
+// sortedOnce sorts ids and drops the repeated ones.
+func sortedOnce(ids []int64) []int64 {
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 // bulk is the pipelined read of a bulkRead, whose rows it keeps as the

@@ -18,22 +18,21 @@ ON CONFLICT (company_id, id) DO UPDATE SET conversation_id = EXCLUDED.conversati
 ON CONFLICT (company_id, thread_id) DO UPDATE SET raw = EXCLUDED.raw`)
 )
 
-// Threads lists a conversation's threads, oldest first (ids grow with time).
-func (t *Tx) Threads(conversationID int64) ([]parley.Thread, error) {
-	company, found, err := t.conversationCompany(conversationID)
-	if err != nil || !found {
-		return nil, err
-	}
-	return many[parley.Thread](t, sqlThreads, company, conversationID)
+// Threads lists a company's conversation's threads, oldest first (ids
+// grow with time).
+func (t *Tx) Threads(companyID, conversationID int64) ([]parley.Thread, error) {
+	return many[parley.Thread](t, sqlThreads, companyID, conversationID)
 }
 
 // PutThread stores a thread under its conversation, with the address of
 // its rating and its Message-ID key.
 func (t *Tx) PutThread(th *parley.Thread) error {
-	if err := t.assignOwnedID(seqThreads, ownedThread, &th.ID, th.CompanyID); err != nil {
-		return err
+	// A thread is new to its conversation when given its id, or when a
+	// merge moves it here.
+	isNew := func() (bool, error) {
+		return absent(one[parley.Thread](t, "thread", sqlThread, th.CompanyID, th.ConversationID, th.ID))
 	}
-	if err := t.claim(ownedThread, th.ID, th.CompanyID); err != nil {
+	if err := t.assignOrKeepID(threadIDs, &th.ID, th.CompanyID, isNew); err != nil {
 		return err
 	}
 	if r := th.Rating; r != nil {
@@ -55,12 +54,8 @@ func (t *Tx) PutThread(th *parley.Thread) error {
 
 // DeleteThread removes a thread from a conversation (a merge moves it: its
 // source and rating stay).
-func (t *Tx) DeleteThread(conversationID, threadID int64) error {
-	company, found, err := t.conversationCompany(conversationID)
-	if err != nil || !found {
-		return err
-	}
-	return t.exec(sqlDeleteThread, company, conversationID, threadID)
+func (t *Tx) DeleteThread(companyID, conversationID, threadID int64) error {
+	return t.exec(sqlDeleteThread, companyID, conversationID, threadID)
 }
 
 // RatedThread finds the conversation and the reply a company's rating is
@@ -91,34 +86,22 @@ func (t *Tx) RatedThread(companyID, ratingID int64) (*parley.Conversation, *parl
 	return c, th, nil
 }
 
-// PutThreadSource keeps the raw message a thread came in as, or the one
-// Parley built for it.
-func (t *Tx) PutThreadSource(threadID int64, raw []byte) error {
-	company, found, err := t.companyOf(ownedThread, threadID)
-	if err != nil {
-		return err
-	}
-	if !found {
-		return parley.NotFound("thread")
-	}
+// PutThreadSource keeps the raw message a company's thread came in as, or
+// the one Parley built for it.
+func (t *Tx) PutThreadSource(companyID, threadID int64, raw []byte) error {
 	if raw == nil {
 		raw = []byte{} // kept, though empty, as the embedded store keeps it
 	}
-	return t.exec(sqlPutThreadSource, company, threadID, raw)
+	return t.exec(sqlPutThreadSource, companyID, threadID, raw)
 }
 
 // ThreadSource is the raw message a thread came in as, or the message
 // Parley built and sent for it; NotFound when it has neither.
-func (t *Tx) ThreadSource(threadID int64) ([]byte, error) {
-	company, found, err := t.companyOf(ownedThread, threadID)
+func (t *Tx) ThreadSource(companyID, threadID int64) ([]byte, error) {
+	var raw []byte
+	found, err := t.scan(sqlThreadSource, []any{companyID, threadID}, &raw)
 	if err != nil {
 		return nil, err
-	}
-	var raw []byte
-	if found {
-		if found, err = t.scan(sqlThreadSource, []any{company, threadID}, &raw); err != nil {
-			return nil, err
-		}
 	}
 	if !found {
 		return nil, parley.NotFound("original source")

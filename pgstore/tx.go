@@ -138,7 +138,7 @@ func (db *DB) read(ctx context.Context, fn func(*Tx) error) (*Tx, error) {
 	if err != nil {
 		return nil, shortage(fmt.Errorf("pgstore: begin: %w", err))
 	}
-	t := &Tx{ctx: ctx, conn: conn, begin: sqlBeginRead, counters: db.counters, owners: map[owner]int64{}}
+	t := &Tx{ctx: ctx, conn: conn, begin: sqlBeginRead, counters: db.counters}
 	defer func() {
 		// A connection left inside a transaction (its statement, its
 		// COMMIT or its ROLLBACK failed) is closed by Release, never
@@ -180,7 +180,7 @@ func (db *DB) write(ctx context.Context, fn func(*Tx) error) (*Tx, error) {
 	// After Commit, Rollback does nothing; before it, the error that
 	// matters is the one returned below.
 	defer func() { _ = ptx.Rollback(ctx) }()
-	t := &Tx{ctx: ctx, tx: ptx, conn: ptx, counters: db.counters, owners: map[owner]int64{}, writable: true}
+	t := &Tx{ctx: ctx, tx: ptx, conn: ptx, counters: db.counters, writable: true}
 	err = fn(t)
 	// The queued statements run even when fn failed: one of them failing
 	// is the cause to report, as when each ran on its own.
@@ -284,9 +284,6 @@ type Tx struct {
 	// reads keeps the answers of the transaction's reads of records by
 	// key, by table, until it writes the table (see cache.go).
 	reads map[string]map[readKey]answer
-	// owners caches the companies of ids this transaction looked up or
-	// wrote (see owners.go).
-	owners map[owner]int64
 	// touched lists the records whose search documents the write changed,
 	// for the indexer before the commit (see search.go).
 	touched []parley.OutboxEntry

@@ -42,10 +42,7 @@ func (t *Tx) Webhooks(companyID int64) ([]parley.Webhook, error) {
 
 // PutWebhook stores a webhook, assigning an id when ID is 0.
 func (t *Tx) PutWebhook(w *parley.Webhook) error {
-	if err := t.assignOwnedID(seqWebhooks, ownedWebhook, &w.ID, w.CompanyID); err != nil {
-		return err
-	}
-	if err := t.claim(ownedWebhook, w.ID, w.CompanyID); err != nil {
+	if err := t.assignOrKeepID(webhookIDs, &w.ID, w.CompanyID, func() (bool, error) { return absent(t.Webhook(w.CompanyID, w.ID)) }); err != nil {
 		return err
 	}
 	return t.put(sqlPutWebhook, w, w.CompanyID, w.ID)
@@ -56,33 +53,19 @@ func (t *Tx) DeleteWebhook(w *parley.Webhook) error {
 	if err := t.exec(sqlDeleteDeliveries, w.CompanyID, w.ID); err != nil {
 		return err
 	}
-	if err := t.exec(sqlDeleteWebhook, w.CompanyID, w.ID); err != nil {
-		return err
-	}
-	return t.disown(ownedWebhook, w.ID)
+	return t.exec(sqlDeleteWebhook, w.CompanyID, w.ID)
 }
 
-// Delivery loads a delivery of a webhook.
-func (t *Tx) Delivery(webhookID, id int64) (*parley.Delivery, error) {
-	company, found, err := t.companyOf(ownedWebhook, webhookID)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, parley.NotFound("delivery")
-	}
-	return one[parley.Delivery](t, "delivery", sqlDelivery, company, webhookID, id)
+// Delivery loads a delivery of a company's webhook.
+func (t *Tx) Delivery(companyID, webhookID, id int64) (*parley.Delivery, error) {
+	return one[parley.Delivery](t, "delivery", sqlDelivery, companyID, webhookID, id)
 }
 
 // Deliveries pages through a webhook's deliveries, newest first, and
 // counts them all.
-func (t *Tx) Deliveries(webhookID int64, offset, limit int) ([]parley.Delivery, int, error) {
-	company, found, err := t.companyOf(ownedWebhook, webhookID)
-	if err != nil || !found {
-		return []parley.Delivery{}, 0, err
-	}
-	total := t.countOf(sqlDeliveryCount, company, webhookID)
-	page, err := many[parley.Delivery](t, sqlDeliveriesPage, company, webhookID, offset, limit)
+func (t *Tx) Deliveries(companyID, webhookID int64, offset, limit int) ([]parley.Delivery, int, error) {
+	total := t.countOf(sqlDeliveryCount, companyID, webhookID)
+	page, err := many[parley.Delivery](t, sqlDeliveriesPage, companyID, webhookID, offset, limit)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -105,12 +88,8 @@ func (t *Tx) PutDelivery(d *parley.Delivery) error {
 
 // SetDeliveriesPaused pauses (a webhook was disabled) or resumes, due at
 // now, every queued delivery of a webhook.
-func (t *Tx) SetDeliveriesPaused(webhookID int64, paused bool, now time.Time) error {
-	company, found, err := t.companyOf(ownedWebhook, webhookID)
-	if err != nil || !found {
-		return err
-	}
-	queued, err := many[parley.Delivery](t, sqlQueuedDeliveries, company, webhookID)
+func (t *Tx) SetDeliveriesPaused(companyID, webhookID int64, paused bool, now time.Time) error {
+	queued, err := many[parley.Delivery](t, sqlQueuedDeliveries, companyID, webhookID)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func countByHand(t *testing.T, db *storage.DB, r reports.Request) byHand {
 			if c.CompanyID != r.Company || c.State == parley.StateDeleted || !matches(tx, c, r.Filter) {
 				return nil
 			}
-			threads, err := tx.Threads(c.ID)
+			threads, err := tx.Threads(c.CompanyID, c.ID)
 			if err != nil {
 				return err
 			}

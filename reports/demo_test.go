@@ -66,7 +66,7 @@ func rateDemoReplies(tx *storage.Tx) error {
 	turn := []string{"great", "okay", "not-good", "great", ""}
 	k := 0
 	var ids []int64
-	if err := tx.EachConversationID(func(id int64) { ids = append(ids, id) }); err != nil {
+	if err := tx.EachConversationID(func(_, id int64) { ids = append(ids, id) }); err != nil {
 		return err
 	}
 	for _, id := range ids {
@@ -74,7 +74,7 @@ func rateDemoReplies(tx *storage.Tx) error {
 		if err != nil || c.CompanyID != 1 || c.State != parley.StatePublished {
 			continue
 		}
-		threads, err := tx.Threads(id)
+		threads, err := tx.Threads(c.CompanyID, id)
 		if err != nil {
 			return err
 		}

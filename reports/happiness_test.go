@@ -139,7 +139,7 @@ func eachMatching(t *testing.T, db *storage.DB, r reports.Request, fn func(c *pa
 			if c.CompanyID != r.Company || c.State == parley.StateDeleted || !matches(tx, c, r.Filter) {
 				return nil
 			}
-			threads, err := tx.Threads(c.ID)
+			threads, err := tx.Threads(c.CompanyID, c.ID)
 			if err == nil {
 				fn(c, threads)
 			}

@@ -262,8 +262,8 @@ func TestReportsAgreeWithTheOracle(t *testing.T) {
 	var n, waited int
 	var waitSum float64
 	require.NoError(t, f.db.View(func(tx *storage.Tx) error {
-		return tx.EachChatID(func(id string) {
-			c, _ := tx.ChatByID(id)
+		return tx.EachChatID(func(company int64, id string) {
+			c, _ := tx.Chat(company, id)
 			if c.CreatedAt.Before(req.Current.Start) || !c.CreatedAt.Before(req.Current.End) {
 				return
 			}

@@ -53,9 +53,9 @@ func (t *Tx) PutChat(c *parley.Chat) error {
 	return t.queueRef(KindChat, c.CompanyID, c.ID)
 }
 
-// EachChatID calls fn with every chat id.
-func (t *Tx) EachChatID(fn func(string)) error {
-	return t.tx.Bucket(bucketChats).ForEach(func(k, _ []byte) error { fn(string(k)); return nil })
+// EachChatID calls fn with every chat id and its company.
+func (t *Tx) EachChatID(fn func(companyID int64, id string)) error {
+	return eachCompanyOf(bucketChats, t, func(k []byte, company int64) { fn(company, string(k)) })
 }
 
 // timelinePrefix starts the keys of a chat's timeline entries: the

@@ -202,7 +202,7 @@ func TestPlainJSONDatabaseStillReads(t *testing.T) {
 		got, err := tx.Conversation(1, 1)
 		require.NoError(t, err)
 		assert.Equal(t, conv, got)
-		gotThreads, err := tx.Threads(1)
+		gotThreads, err := tx.Threads(1, 1)
 		require.NoError(t, err)
 		assert.Equal(t, threads, gotThreads)
 		gotCustomer, err := tx.Customer(1, 3)
@@ -231,7 +231,7 @@ func TestPlainJSONDatabaseStillReads(t *testing.T) {
 	require.NoError(t, db.View(func(tx *Tx) error {
 		assert.Equal(t, tagZstd1, tx.tx.Bucket(bucketThreads).Get(key2(1, added.ID))[0], "new values are compressed")
 		assert.Equal(t, byte('{'), tx.tx.Bucket(bucketThreads).Get(key2(1, 1))[0], "old values are not rewritten by reading")
-		gotThreads, err := tx.Threads(1)
+		gotThreads, err := tx.Threads(1, 1)
 		require.NoError(t, err)
 		assert.Equal(t, append(threads, added), gotThreads)
 		return nil

@@ -42,14 +42,8 @@ var (
 // is a Conflict. When the name or e-mails change, the customer's
 // conversations are queued too: their documents hold them.
 func (t *Tx) PutCustomer(c *parley.Customer) error {
-	if c.ID == 0 {
-		id, err := t.nextID(bucketCustomers)
-		if err != nil {
-			return err
-		}
-		c.ID = id
-	} else if err := keepSequencePast(t.tx.Bucket(bucketCustomers), c.ID); err != nil {
-		return err // an imported id: later ids must not reach it
+	if err := t.assignOrKeepID(bucketCustomers, &c.ID); err != nil {
+		return err
 	}
 	emails := t.tx.Bucket(bucketCustomerEmails)
 	old := new(parley.Customer)
@@ -99,7 +93,7 @@ func (t *Tx) PutCustomer(c *parley.Customer) error {
 		return err
 	}
 	if found && (old.Name() != c.Name() || !sameEmails(old.Emails, c.Emails)) {
-		for _, id := range t.CustomerConversationIDs(c.ID) {
+		for _, id := range t.CustomerConversationIDs(c.CompanyID, c.ID) {
 			if err := t.queue(KindConversation, c.CompanyID, id); err != nil {
 				return err
 			}
@@ -163,8 +157,9 @@ func (t *Tx) DeleteCustomer(c *parley.Customer) error {
 }
 
 // CustomerConversationIDs lists a customer's conversations (deleted
-// excluded), in id order.
-func (t *Tx) CustomerConversationIDs(customerID int64) []int64 {
+// excluded), in id order. Ids are unique across companies here, so the
+// customer's id alone finds them.
+func (t *Tx) CustomerConversationIDs(_, customerID int64) []int64 {
 	var out []int64
 	c := t.tx.Bucket(bucketConvByCustomer).Cursor()
 	prefix := key(customerID)
@@ -175,7 +170,7 @@ func (t *Tx) CustomerConversationIDs(customerID int64) []int64 {
 }
 
 // ConversationCount counts a customer's conversations (deleted excluded).
-func (t *Tx) ConversationCount(customerID int64) int {
+func (t *Tx) ConversationCount(_, customerID int64) int {
 	n := 0
 	c := t.tx.Bucket(bucketConvByCustomer).Cursor()
 	prefix := key(customerID)
@@ -195,7 +190,7 @@ func (t *Tx) ConversationCounts(companyID int64, customerIDs []int64) (map[int64
 		} else if err != nil {
 			return nil, err
 		}
-		if n := t.ConversationCount(id); n > 0 {
+		if n := t.ConversationCount(companyID, id); n > 0 {
 			out[id] = n
 		}
 	}
@@ -207,7 +202,8 @@ func (t *Tx) EachCustomer(fn func(*parley.Customer) error) error {
 	return each(t, bucketCustomers, fn)
 }
 
-// CustomerByID loads a customer whatever its company; only the indexer uses it.
+// CustomerByID loads a customer whatever its company; only the indexer
+// uses it.
 func (t *Tx) CustomerByID(id int64) (*parley.Customer, error) {
 	c := new(parley.Customer)
 	found, err := t.get(bucketCustomers, key(id), c)
@@ -221,7 +217,7 @@ func (t *Tx) CustomerByID(id int64) (*parley.Customer, error) {
 }
 
 // CustomerMailboxes lists the mailboxes a customer has conversations in.
-func (t *Tx) CustomerMailboxes(customerID int64) []int64 {
+func (t *Tx) CustomerMailboxes(_, customerID int64) []int64 {
 	var out []int64
 	seen := map[int64]bool{}
 	c := t.tx.Bucket(bucketConvByCustomer).Cursor()
@@ -239,9 +235,9 @@ func (t *Tx) CustomerMailboxes(customerID int64) []int64 {
 	return out
 }
 
-// EachCustomerID calls fn with every customer id.
-func (t *Tx) EachCustomerID(fn func(int64)) error {
-	return t.tx.Bucket(bucketCustomers).ForEach(func(k, _ []byte) error { fn(idOf(k)); return nil })
+// EachCustomerID calls fn with every customer id and its company.
+func (t *Tx) EachCustomerID(fn func(companyID, id int64)) error {
+	return eachCompanyOf(bucketCustomers, t, func(k []byte, company int64) { fn(company, idOf(k)) })
 }
 
 // CustomerIDTaken says whether a customer id is used.

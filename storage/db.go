@@ -287,6 +287,40 @@ func (t *Tx) nextID(bucket []byte) (int64, error) {
 	return int64(seq), err
 }
 
+// Ids are unique across companies here, record kind by kind, so the reads
+// of a record's children (a conversation's threads, a customer's
+// conversations, a webhook's deliveries) find them by the parent's id
+// alone: the company the seam hands them is the parent's, and goes
+// unchecked. A read of one record (a delivery, an attachment) checks it.
+
+// assignOrKeepID gives *id the next id of a record kind when it is 0, and
+// else moves the kind's sequence past the id given (an import, a copy, a
+// thread a merge moves): no id drawn later may reach a kept one, or its
+// record would overwrite the kept record.
+func (t *Tx) assignOrKeepID(bucket []byte, id *int64) error {
+	if *id != 0 {
+		return keepSequencePast(t.tx.Bucket(bucket), *id)
+	}
+	var err error
+	*id, err = t.nextID(bucket)
+	return err
+}
+
+// eachCompanyOf calls fn with the key of every record of bucket and the
+// company the record names (only that field is decoded).
+func eachCompanyOf(bucket []byte, t *Tx, fn func(k []byte, companyID int64)) error {
+	return t.tx.Bucket(bucket).ForEach(func(k, v []byte) error {
+		var rec struct {
+			CompanyID int64 `json:"companyId"`
+		}
+		if err := decode(bucket, v, &rec); err != nil {
+			return err
+		}
+		fn(k, rec.CompanyID)
+		return nil
+	})
+}
+
 // each decodes every value of bucket in key order, calling fn until it
 // returns parley.ErrStop or an error.
 func each[T any](t *Tx, bucket []byte, fn func(*T) error) error {

@@ -114,7 +114,7 @@ func (t *Tx) DueMail(now time.Time, max int) ([]parley.Mail, error) {
 
 // ConversationMail lists a conversation's outgoing e-mails, oldest first:
 // its delivery log.
-func (t *Tx) ConversationMail(conversationID int64) ([]parley.Mail, error) {
+func (t *Tx) ConversationMail(_, conversationID int64) ([]parley.Mail, error) {
 	var out []parley.Mail
 	c := t.tx.Bucket(bucketMailByConv).Cursor()
 	prefix := key(conversationID)
@@ -147,13 +147,13 @@ func (t *Tx) ConversationByMessageID(companyID int64, messageID string) (int64, 
 }
 
 // PutThreadSource keeps the raw message a thread came in as.
-func (t *Tx) PutThreadSource(threadID int64, raw []byte) error {
+func (t *Tx) PutThreadSource(_, threadID int64, raw []byte) error {
 	return t.tx.Bucket(bucketSources).Put(key(threadID), raw)
 }
 
 // ThreadSource is the raw message a thread came in as, or the message
 // Parley built and sent for it; NotFound when it has neither.
-func (t *Tx) ThreadSource(threadID int64) ([]byte, error) {
+func (t *Tx) ThreadSource(_, threadID int64) ([]byte, error) {
 	if v := t.tx.Bucket(bucketSources).Get(key(threadID)); v != nil {
 		return bytes.Clone(v), nil
 	}

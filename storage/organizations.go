@@ -55,12 +55,8 @@ func (t *Tx) organizationsUnder(companyID int64, prefix []byte) ([]parley.Organi
 // assigning an id when ID is 0. A domain held by another organization of
 // the company is a Conflict.
 func (t *Tx) PutOrganization(o *parley.Organization) error {
-	if o.ID == 0 {
-		id, err := t.nextID(bucketOrganizations)
-		if err != nil {
-			return err
-		}
-		o.ID = id
+	if err := t.assignOrKeepID(bucketOrganizations, &o.ID); err != nil {
+		return err
 	}
 	old := new(parley.Organization)
 	found, err := t.get(bucketOrganizations, key(o.ID), old)
@@ -98,7 +94,7 @@ func (t *Tx) unkeyOrganization(old *parley.Organization) error {
 }
 
 // OrganizationCustomerIDs lists the customers of an organization in id order.
-func (t *Tx) OrganizationCustomerIDs(orgID int64) []int64 {
+func (t *Tx) OrganizationCustomerIDs(_, orgID int64) []int64 {
 	var out []int64
 	c := t.tx.Bucket(bucketCustomersByOrg).Cursor()
 	prefix := key(orgID)

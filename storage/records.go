@@ -50,12 +50,8 @@ func (t *Tx) Mailbox(companyID, id int64) (*parley.Mailbox, error) {
 // PutMailbox stores a mailbox, assigning ids to it and to new folders and
 // field definitions (folder, field and option ids share one sequence).
 func (t *Tx) PutMailbox(m *parley.Mailbox) error {
-	if m.ID == 0 {
-		id, err := t.nextID(bucketMailboxes)
-		if err != nil {
-			return err
-		}
-		m.ID = id
+	if err := t.assignOrKeepID(bucketMailboxes, &m.ID); err != nil {
+		return err
 	}
 	seq := func(v *int64) error {
 		if *v != 0 {
@@ -175,14 +171,8 @@ func (t *Tx) ConversationByID(id int64) (*parley.Conversation, error) {
 // PutConversation stores a conversation with its customer key, assigning
 // an id and the company's next number when new, and queues it for indexing.
 func (t *Tx) PutConversation(c *parley.Conversation) error {
-	if c.ID == 0 {
-		id, err := t.nextID(bucketConversations)
-		if err != nil {
-			return err
-		}
-		c.ID = id
-	} else if err := keepSequencePast(t.tx.Bucket(bucketConversations), c.ID); err != nil {
-		return err // an imported id: later ids must not reach it
+	if err := t.assignOrKeepID(bucketConversations, &c.ID); err != nil {
+		return err
 	}
 	if err := t.numberConversation(c); err != nil {
 		return err
@@ -234,7 +224,7 @@ func (t *Tx) EachConversation(fn func(*parley.Conversation) error) error {
 // Threads lists a conversation's threads, oldest first (ids grow with time).
 // The caller owns what it gets: in a write, a clone of what the
 // transaction keeps (Tx.threads).
-func (t *Tx) Threads(conversationID int64) ([]parley.Thread, error) {
+func (t *Tx) Threads(_, conversationID int64) ([]parley.Thread, error) {
 	if kept, ok := t.threads[conversationID]; ok {
 		return cloneThreads(kept), nil
 	}
@@ -271,12 +261,8 @@ func cloneThreads(threads []parley.Thread) []parley.Thread {
 
 // PutThread stores a thread under its conversation.
 func (t *Tx) PutThread(th *parley.Thread) error {
-	if th.ID == 0 {
-		id, err := t.nextID(bucketThreads)
-		if err != nil {
-			return err
-		}
-		th.ID = id
+	if err := t.assignOrKeepID(bucketThreads, &th.ID); err != nil {
+		return err
 	}
 	if r := th.Rating; r != nil {
 		if r.ID == 0 {
@@ -347,13 +333,13 @@ func (t *Tx) RatedThread(companyID, ratingID int64) (*parley.Conversation, *parl
 	return c, th, nil
 }
 
-// EachConversationID calls fn with every conversation id.
-func (t *Tx) EachConversationID(fn func(int64)) error {
-	return t.tx.Bucket(bucketConversations).ForEach(func(k, _ []byte) error { fn(idOf(k)); return nil })
+// EachConversationID calls fn with every conversation id and its company.
+func (t *Tx) EachConversationID(fn func(companyID, id int64)) error {
+	return eachCompanyOf(bucketConversations, t, func(k []byte, company int64) { fn(company, idOf(k)) })
 }
 
 // DeleteThread removes a thread from a conversation.
-func (t *Tx) DeleteThread(conversationID, threadID int64) error {
+func (t *Tx) DeleteThread(_, conversationID, threadID int64) error {
 	delete(t.threads, conversationID)
 	return t.tx.Bucket(bucketThreads).Delete(key2(conversationID, threadID))
 }

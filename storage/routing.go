@@ -43,7 +43,7 @@ func (t *Tx) keyOpen(old, c *parley.Conversation) error {
 
 // OpenAssigned counts the open conversations of a mailbox assigned to a
 // user.
-func (t *Tx) OpenAssigned(mailboxID, userID int64) int {
+func (t *Tx) OpenAssigned(_, mailboxID, userID int64) int {
 	n := 0
 	prefix := key2(mailboxID, userID)
 	c := t.tx.Bucket(bucketOpenByAssignee).Cursor()

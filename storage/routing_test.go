@@ -25,7 +25,7 @@ func TestOpenAssignedFollowsEveryWrite(t *testing.T) {
 		{CompanyID: 1, MailboxID: 1, CustomerID: 1, State: parley.StatePublished, Status: parley.StatusActive, Assignee: user(8)},
 	}
 	count := func(db *storage.DB, mailbox, user int64) (n int) {
-		require.NoError(t, db.View(func(tx *storage.Tx) error { n = tx.OpenAssigned(mailbox, user); return nil }))
+		require.NoError(t, db.View(func(tx *storage.Tx) error { n = tx.OpenAssigned(1, mailbox, user); return nil }))
 		return n
 	}
 	_, err := db.Update(func(tx *storage.Tx) error {

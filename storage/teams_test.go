@@ -57,7 +57,7 @@ func TestOpenMovesTeamsOutOfTheUsersIDs(t *testing.T) {
 		c, err = tx.Conversation(1, toUser)
 		require.NoError(t, err)
 		assert.Equal(t, parley.Party{ID: 1, Type: parley.PartyUser}, *c.Assignee, "a user assignee stays")
-		threads, err := tx.Threads(toTeam)
+		threads, err := tx.Threads(1, toTeam)
 		require.NoError(t, err)
 		assert.Equal(t, parley.Party{ID: 3, Type: parley.PartyTeam}, *threads[0].AssignedTo)
 		return nil

@@ -48,12 +48,8 @@ func (t *Tx) Webhooks(companyID int64) ([]parley.Webhook, error) {
 
 // PutWebhook stores a webhook, assigning an id when ID is 0.
 func (t *Tx) PutWebhook(w *parley.Webhook) error {
-	if w.ID == 0 {
-		id, err := t.nextID(bucketWebhooks)
-		if err != nil {
-			return err
-		}
-		w.ID = id
+	if err := t.assignOrKeepID(bucketWebhooks, &w.ID); err != nil {
+		return err
 	}
 	if err := t.tx.Bucket(bucketWebhooksByCompany).Put(key2(w.CompanyID, w.ID), nil); err != nil {
 		return err
@@ -95,14 +91,14 @@ func (t *Tx) deliveryIDs(webhookID int64) []int64 {
 	return ids
 }
 
-// Delivery loads a delivery of a webhook.
-func (t *Tx) Delivery(webhookID, id int64) (*parley.Delivery, error) {
+// Delivery loads a delivery of a company's webhook.
+func (t *Tx) Delivery(companyID, webhookID, id int64) (*parley.Delivery, error) {
 	d := new(parley.Delivery)
 	found, err := t.get(bucketDeliveries, key(id), d)
 	if err != nil {
 		return nil, err
 	}
-	if !found || d.WebhookID != webhookID {
+	if !found || d.CompanyID != companyID || d.WebhookID != webhookID {
 		return nil, parley.NotFound("delivery")
 	}
 	return d, nil
@@ -110,14 +106,14 @@ func (t *Tx) Delivery(webhookID, id int64) (*parley.Delivery, error) {
 
 // Deliveries pages through a webhook's deliveries, newest first, and
 // counts them all.
-func (t *Tx) Deliveries(webhookID int64, offset, limit int) ([]parley.Delivery, int, error) {
+func (t *Tx) Deliveries(companyID, webhookID int64, offset, limit int) ([]parley.Delivery, int, error) {
 	ids := t.deliveryIDs(webhookID)
 	slices.Reverse(ids)
 	total := len(ids)
 	ids = ids[min(offset, total):min(offset+limit, total)]
 	out := make([]parley.Delivery, 0, len(ids))
 	for _, id := range ids {
-		d, err := t.Delivery(webhookID, id)
+		d, err := t.Delivery(companyID, webhookID, id)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -184,9 +180,9 @@ func dueKey(d *parley.Delivery) []byte { return timeIDKey(d.NextAttemptAt, d.ID)
 
 // SetDeliveriesPaused pauses (a webhook was disabled) or resumes, due at
 // now, every queued delivery of a webhook.
-func (t *Tx) SetDeliveriesPaused(webhookID int64, paused bool, now time.Time) error {
+func (t *Tx) SetDeliveriesPaused(companyID, webhookID int64, paused bool, now time.Time) error {
 	for _, id := range t.deliveryIDs(webhookID) {
-		d, err := t.Delivery(webhookID, id)
+		d, err := t.Delivery(companyID, webhookID, id)
 		if err != nil {
 			return err
 		}

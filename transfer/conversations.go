@@ -55,11 +55,11 @@ func loadConversation(tx parley.Tx, company, id int64) (conversation, error) {
 		return out, err
 	}
 	out.Conversation = *c
-	if out.Threads, err = tx.Threads(id); err != nil {
+	if out.Threads, err = tx.Threads(company, id); err != nil {
 		return out, err
 	}
 	for _, th := range out.Threads {
-		raw, err := tx.ThreadSource(th.ID)
+		raw, err := tx.ThreadSource(company, th.ID)
 		switch {
 		case err == nil:
 			out.Sources = append(out.Sources, threadSource{th.ID, raw})
@@ -74,7 +74,7 @@ func loadConversation(tx parley.Tx, company, id int64) (conversation, error) {
 			out.Attachments = append(out.Attachments, file)
 		}
 	}
-	out.Mail, err = tx.ConversationMail(id)
+	out.Mail, err = tx.ConversationMail(company, id)
 	return out, err
 }
 
@@ -83,7 +83,7 @@ func loadAttachment(tx parley.Tx, company, id int64) (attachment, error) {
 	if err != nil {
 		return attachment{}, err
 	}
-	data, err := tx.AttachmentData(id)
+	data, err := tx.AttachmentData(company, id)
 	if parley.IsNotFound(err) {
 		data, err = nil, nil
 	}
@@ -100,7 +100,7 @@ func putConversation(tx parley.Tx, c *conversation) error {
 		}
 	}
 	for _, s := range c.Sources {
-		if err := tx.PutThreadSource(s.ThreadID, s.Raw); err != nil {
+		if err := tx.PutThreadSource(c.Conversation.CompanyID, s.ThreadID, s.Raw); err != nil {
 			return err
 		}
 	}

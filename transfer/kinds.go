@@ -121,22 +121,14 @@ func customerIDs(tx parley.Tx, company int64) ([]int64, error) {
 
 // chatIDs lists the company's chats.
 func chatIDs(tx parley.Tx, company int64) ([]string, error) {
-	var all []string
-	if err := tx.EachChatID(func(id string) { all = append(all, id) }); err != nil {
-		return nil, err
-	}
-	slices.Sort(all)
 	var ids []string
-	for _, id := range all {
-		c, err := tx.ChatByID(id)
-		if err != nil {
-			return nil, err
-		}
-		if c.CompanyID == company {
+	err := tx.EachChatID(func(of int64, id string) {
+		if of == company {
 			ids = append(ids, id)
 		}
-	}
-	return ids, nil
+	})
+	slices.Sort(ids)
+	return ids, err
 }
 
 // chat is a chat with its timeline, which is stored apart.
@@ -206,8 +198,8 @@ var (
 		return tx.SavedReplies(company, mb.ID)
 	})
 	// A webhook's deliveries oldest first: the order their ids were drawn in.
-	deliveries = under(parley.Tx.Webhooks, func(tx parley.Tx, _ int64, w *parley.Webhook) ([]parley.Delivery, error) {
-		list, _, err := tx.Deliveries(w.ID, 0, maxRecords)
+	deliveries = under(parley.Tx.Webhooks, func(tx parley.Tx, company int64, w *parley.Webhook) ([]parley.Delivery, error) {
+		list, _, err := tx.Deliveries(company, w.ID, 0, maxRecords)
 		slices.Reverse(list)
 		return list, err
 	})

@@ -156,7 +156,7 @@ func addEveryKind(t *testing.T, s parley.Store, company int64) {
 		if err != nil {
 			return err
 		}
-		threads, err := tx.Threads(conv.ID)
+		threads, err := tx.Threads(conv.CompanyID, conv.ID)
 		if err != nil {
 			return err
 		}
@@ -170,7 +170,7 @@ func addEveryKind(t *testing.T, s parley.Store, company int64) {
 			return errors.Join(err, errors.New("the demo has no workflow"))
 		}
 		var chats []string
-		if err := tx.EachChatID(func(id string) { chats = append(chats, id) }); err != nil {
+		if err := tx.EachChatID(func(_ int64, id string) { chats = append(chats, id) }); err != nil {
 			return err
 		}
 		var chat *parley.Chat
@@ -188,7 +188,7 @@ func addEveryKind(t *testing.T, s parley.Store, company int64) {
 		for _, put := range []func() error{
 			func() error { return tx.PutAttachment(file, []byte("abc")) },
 			func() error { th.Attachments = append(th.Attachments, file.ID); return tx.PutThread(&th) },
-			func() error { return tx.PutThreadSource(th.ID, []byte("From: a@example.com\r\n\r\nhi")) },
+			func() error { return tx.PutThreadSource(th.CompanyID, th.ID, []byte("From: a@example.com\r\n\r\nhi")) },
 			func() error {
 				return tx.PutMail(&parley.Mail{CompanyID: company, MailboxID: conv.MailboxID, ConversationID: conv.ID, Kind: "reply",
 					MessageID: "m@example.com", Status: "sent", CreatedAt: clock})

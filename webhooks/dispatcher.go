@@ -377,7 +377,7 @@ func (d *Dispatcher) record(ctx context.Context, sent *parley.Delivery, a parley
 	var status parley.DeliveryStatus
 	_, err := d.cfg.DB.Store().Update(context.WithoutCancel(ctx), func(tx parley.Tx) error {
 		status = ""
-		del, err := tx.Delivery(sent.WebhookID, sent.ID)
+		del, err := tx.Delivery(sent.CompanyID, sent.WebhookID, sent.ID)
 		if parley.IsNotFound(err) {
 			return nil
 		}
@@ -398,7 +398,7 @@ func (d *Dispatcher) record(ctx context.Context, sent *parley.Delivery, a parley
 		status = del.Status
 		if disabled {
 			d.cfg.Log.Warn("webhooks: webhook disabled", "webhook", w.ID, "reason", w.DisabledReason)
-			if err := tx.SetDeliveriesPaused(w.ID, true, now); err != nil {
+			if err := tx.SetDeliveriesPaused(w.CompanyID, w.ID, true, now); err != nil {
 				return err
 			}
 		}

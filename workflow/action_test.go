@@ -157,7 +157,7 @@ func TestSavedReplyAction(t *testing.T) {
 		Actions: []parley.WorkflowAction{{Type: parley.ActionSavedReply, SavedReplyID: reply.ID}}})
 	var mailBefore, eventsBefore int
 	require.NoError(t, db.View(func(tx *storage.Tx) error {
-		mail, err := tx.ConversationMail(conv.ID)
+		mail, err := tx.ConversationMail(conv.CompanyID, conv.ID)
 		mailBefore = len(mail)
 		events, _ := tx.Events()
 		eventsBefore = len(events)
@@ -165,7 +165,7 @@ func TestSavedReplyAction(t *testing.T) {
 	}))
 	runOn(t, db, caller, w, conv.ID)
 	require.NoError(t, db.View(func(tx *storage.Tx) error {
-		threads, err := tx.Threads(conv.ID)
+		threads, err := tx.Threads(conv.CompanyID, conv.ID)
 		require.NoError(t, err)
 		var sent *parley.Thread
 		for i := range threads {
@@ -178,7 +178,7 @@ func TestSavedReplyAction(t *testing.T) {
 		assert.Equal(t, parley.ThreadPublished, sent.State)
 		assert.Equal(t, reply.Text, sent.Body)
 		assert.Equal(t, parley.Party{ID: caller.User.ID, Type: parley.PartyUser}, sent.CreatedBy)
-		mail, err := tx.ConversationMail(conv.ID)
+		mail, err := tx.ConversationMail(conv.CompanyID, conv.ID)
 		require.NoError(t, err)
 		assert.Len(t, mail, mailBefore+1, "the reply's e-mail is queued")
 		events, err := tx.Events()

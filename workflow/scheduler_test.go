@@ -189,7 +189,7 @@ func (d *schedulerDemo) read(t *testing.T, c *parley.Conversation) (*parley.Conv
 		if got, err = tx.Conversation(c.CompanyID, c.ID); err != nil {
 			return err
 		}
-		threads, err := tx.Threads(c.ID)
+		threads, err := tx.Threads(c.CompanyID, c.ID)
 		for _, th := range threads {
 			if th.Action != nil {
 				items = append(items, th.Action.Text)
@@ -266,7 +266,7 @@ func TestSchedulerFailingCompanyDelaysNoOther(t *testing.T) {
 	_, items := d.read(t, broken)
 	assert.Equal(t, []string{"Scheduled reply could not be sent: an internal error (see the server log)"}, items)
 	require.NoError(t, d.db.View(func(tx *storage.Tx) error {
-		threads, err := tx.Threads(broken.ID)
+		threads, err := tx.Threads(broken.CompanyID, broken.ID)
 		for _, th := range threads {
 			if th.ID == reply.ID {
 				assert.Equal(t, parley.ThreadDraft, th.State, "the reply stays a draft")

@@ -17,7 +17,7 @@ import (
 // agrees with what listing the view finds. A conversation that is not
 // searchable (deleted) or of another company is in no view.
 func MatchesView(tx parley.Tx, v *parley.SavedView, convID int64, now time.Time) (bool, error) {
-	doc, ok, err := indexer.ConversationDocument(tx, convID)
+	doc, ok, err := indexer.ConversationDocument(tx, v.CompanyID, convID)
 	if err != nil || !ok || doc.Company != v.CompanyID {
 		return false, err
 	}

@@ -219,7 +219,7 @@ func schedule(cs *conditions, auto []parley.Workflow, companyID, convID int64, d
 			continue
 		}
 		if doc == nil {
-			built, ok, err := indexer.ConversationDocument(tx, convID)
+			built, ok, err := indexer.ConversationDocument(tx, companyID, convID)
 			if err != nil {
 				return err
 			}

@@ -42,7 +42,7 @@ func compile(m *parley.Mailbox, condition string, now time.Time) (query.Node, er
 // that is not searchable (deleted) matches nothing; so does a condition
 // that no longer checks (a custom field since removed from the mailbox).
 func Matches(tx parley.Tx, w *parley.Workflow, convID int64, now time.Time) (bool, error) {
-	doc, ok, err := indexer.ConversationDocument(tx, convID)
+	doc, ok, err := indexer.ConversationDocument(tx, w.CompanyID, convID)
 	if err != nil || !ok {
 		return false, err
 	}
@@ -215,7 +215,7 @@ func runAutomatic(tx parley.Tx, companyID, convID int64, trigger string, ran map
 		if err != nil {
 			return err
 		}
-		doc, ok, err := indexer.ConversationDocument(tx, convID)
+		doc, ok, err := indexer.ConversationDocument(tx, companyID, convID)
 		if err != nil || !ok {
 			return err
 		}

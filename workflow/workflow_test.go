@@ -64,7 +64,7 @@ func ptr[T any](v T) *T { return &v }
 func lineItems(t *testing.T, db *storage.DB, convID int64) []string {
 	var out []string
 	require.NoError(t, db.View(func(tx *storage.Tx) error {
-		threads, err := tx.Threads(convID)
+		threads, err := tx.Threads(1, convID)
 		for _, th := range threads {
 			if th.Action != nil && th.Action.Type == "workflow" {
 				out = append(out, th.Action.Text)

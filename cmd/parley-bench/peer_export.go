@@ -112,12 +112,16 @@ func exportRows(tx *storage.Tx, files map[string]*csvFile) error {
 	if err := tx.EachConversation(func(c *parley.Conversation) error { return exportConversation(tx, files, c) }); err != nil {
 		return err
 	}
-	var chatIDs []string
-	if err := tx.EachChatID(func(id string) { chatIDs = append(chatIDs, id) }); err != nil {
+	type chat struct {
+		company int64
+		id      string
+	}
+	var chats []chat
+	if err := tx.EachChatID(func(company int64, id string) { chats = append(chats, chat{company, id}) }); err != nil {
 		return err
 	}
-	for _, id := range chatIDs {
-		c, err := tx.ChatByID(id)
+	for _, ch := range chats {
+		c, err := tx.Chat(ch.company, ch.id)
 		if err != nil {
 			return err
 		}
@@ -132,7 +136,7 @@ func exportRows(tx *storage.Tx, files map[string]*csvFile) error {
 // field values; its body is the text of the threads Parley's body field
 // holds (published or draft, not line items).
 func exportConversation(tx *storage.Tx, files map[string]*csvFile, c *parley.Conversation) error {
-	threads, err := tx.Threads(c.ID)
+	threads, err := tx.Threads(c.CompanyID, c.ID)
 	if err != nil {
 		return err
 	}

@@ -138,7 +138,7 @@ func records(t *testing.T, dir string) map[string]string {
 		if err := tx.EachConversation(func(c *parley.Conversation) error {
 			b, _ := json.Marshal(c)
 			out[fmt.Sprintf("conversation %d", c.ID)] = string(b)
-			threads, err := tx.Threads(c.ID)
+			threads, err := tx.Threads(c.CompanyID, c.ID)
 			b, _ = json.Marshal(threads)
 			out[fmt.Sprintf("threads %d", c.ID)] = string(b)
 			return err

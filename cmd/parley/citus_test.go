@@ -5,14 +5,17 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	parley "github.com/parley/parley"
 	"github.com/parley/parley/index/pgindex"
 	"github.com/parley/parley/internal/pgtest"
 	"github.com/parley/parley/pgstore"
@@ -108,4 +111,113 @@ func fencedBlock(doc, first string) (string, bool) {
 		return "", false
 	}
 	return body[:end], true
+}
+
+// writtenTable finds the tables a statement writes.
+var writtenTable = regexp.MustCompile(`(?i)\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_]+)`)
+
+// TestRecordWritesKeepOffReferenceTables writes a new record of each
+// family a company makes many of, then changes it, on a migrated database,
+// and fails when a statement of the write touches a reference table
+// (pgstore.ReferenceTables): under Citus each such write is replicated to
+// every node, in a two-phase commit. A mailbox is the one record that
+// keeps keys there (its address and widget ids, which incoming mail and
+// the chat widget start from), and only those.
+func TestRecordWritesKeepOffReferenceTables(t *testing.T) {
+	ctx := context.Background()
+	database := pgtest.Database(t)
+	var out bytes.Buffer
+	require.Equal(t, 0, run(ctx, []string{"migrate", "--database", database}, &out, &out), out.String())
+	rec := &pgtest.Recorder{}
+	db, err := pgstore.Open(ctx, database, pgstore.Options{Tracer: rec})
+	require.NoError(t, err)
+	defer db.Close()
+	at := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	var conv parley.Conversation
+	writes := []struct {
+		name    string
+		allowed []string // the reference tables the write may touch
+		put     func(tx *pgstore.Tx) error
+	}{
+		{"mailbox", []string{"mailbox_emails", "widgets"}, func(tx *pgstore.Tx) error {
+			m := &parley.Mailbox{CompanyID: 1, Name: "Support", Email: "support@example.com", Widgets: []string{"w1"}, CreatedAt: at}
+			if err := tx.PutMailbox(m); err != nil {
+				return err
+			}
+			m.Name = "Help"
+			return tx.PutMailbox(m)
+		}},
+		{"customer", nil, func(tx *pgstore.Tx) error {
+			c := &parley.Customer{CompanyID: 1, FirstName: "Ann", Emails: []parley.Entry{{Value: "ann@example.com", Type: "work"}}, CreatedAt: at}
+			if err := tx.PutCustomer(c); err != nil {
+				return err
+			}
+			c.LastName = "Lee"
+			return tx.PutCustomer(c)
+		}},
+		{"organization", nil, func(tx *pgstore.Tx) error {
+			o := &parley.Organization{CompanyID: 1, Name: "Acme", Domains: []string{"acme.example"}, CreatedAt: at}
+			if err := tx.PutOrganization(o); err != nil {
+				return err
+			}
+			o.Name = "Acme Inc"
+			return tx.PutOrganization(o)
+		}},
+		{"conversation", nil, func(tx *pgstore.Tx) error {
+			conv = parley.Conversation{CompanyID: 1, MailboxID: 1, CustomerID: 1, Subject: "Order", State: parley.StatePublished,
+				Status: parley.StatusActive, CreatedAt: at}
+			if err := tx.PutConversation(&conv); err != nil {
+				return err
+			}
+			conv.Status = parley.StatusPending
+			return tx.PutConversation(&conv)
+		}},
+		{"thread", nil, func(tx *pgstore.Tx) error {
+			th := &parley.Thread{CompanyID: 1, ConversationID: conv.ID, Type: parley.ThreadNote, Body: "hi", MessageID: "m1@example.com", CreatedAt: at}
+			if err := tx.PutThread(th); err != nil {
+				return err
+			}
+			th.Body = "hello"
+			if err := tx.PutThread(th); err != nil {
+				return err
+			}
+			return tx.PutThreadSource(1, th.ID, []byte("raw"))
+		}},
+		{"attachment", nil, func(tx *pgstore.Tx) error {
+			a := &parley.Attachment{CompanyID: 1, ConversationID: conv.ID, FileName: "a.txt", CreatedAt: at}
+			if err := tx.PutAttachment(a, []byte("a")); err != nil {
+				return err
+			}
+			return tx.MoveAttachments(1, []int64{a.ID}, conv.ID)
+		}},
+		{"webhook", nil, func(tx *pgstore.Tx) error {
+			w := &parley.Webhook{CompanyID: 1, URL: "https://hooks.example.com", Events: []string{"convo.created"}, Secret: "s", CreatedAt: at}
+			if err := tx.PutWebhook(w); err != nil {
+				return err
+			}
+			return tx.SetDeliveriesPaused(1, w.ID, true, at)
+		}},
+		{"chat", nil, func(tx *pgstore.Tx) error {
+			c := &parley.Chat{ID: "5d2b7c1e-0d7e-4c0e-9a57-3f1f3c1b2a01", CompanyID: 1, MailboxID: 1, CreatedAt: at}
+			if err := tx.PutChat(c); err != nil {
+				return err
+			}
+			return tx.PutTimelineEntry(1, c.ID, parley.TimelineEntry{Type: "page-viewed", Timestamp: at})
+		}},
+	}
+	for _, w := range writes {
+		from := len(rec.Calls())
+		_, err := db.Update(ctx, w.put)
+		require.NoError(t, err, w.name)
+		calls := rec.Calls()[from:]
+		require.NotEmpty(t, calls, w.name)
+		for _, call := range calls {
+			for _, m := range writtenTable.FindAllStringSubmatch(call.SQL, -1) {
+				table := strings.ToLower(m[1])
+				if slices.Contains(pgstore.ReferenceTables, table) && !slices.Contains(w.allowed, table) {
+					t.Errorf("writing a %s record touches the reference table %s: %s", w.name, table, call.SQL)
+				}
+			}
+		}
+	}
 }

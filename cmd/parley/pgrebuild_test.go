@@ -88,7 +88,7 @@ func TestUpgradeRebuildsTheSearchTables(t *testing.T) {
 	defer writer.Close()
 	var first int64
 	require.NoError(t, writer.Store().View(ctx, func(tx parley.Tx) error {
-		return tx.EachConversationID(func(id int64) {
+		return tx.EachConversationID(func(_, id int64) {
 			if first == 0 {
 				first = id
 			}

@@ -36,7 +36,7 @@ func TestAWriteIsSearchedOnAnotherNodeAtOnce(t *testing.T) {
 
 	var conversation int64
 	require.NoError(t, a.db.Store().View(context.Background(), func(tx parley.Tx) error {
-		return tx.EachConversationID(func(id int64) { conversation = max(conversation, id) })
+		return tx.EachConversationID(func(_, id int64) { conversation = max(conversation, id) })
 	}))
 	phone := &parley.Thread{CompanyID: 1, ConversationID: conversation, Type: parley.ThreadPhone, State: parley.ThreadPublished,
 		Body: "Called about the wombat", CreatedBy: parley.Party{ID: 1, Type: parley.PartyUser}, CreatedAt: time.Unix(1700000000, 0)}

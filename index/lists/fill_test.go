@@ -59,7 +59,7 @@ func TestFillLeavesAppliedDocumentsAlone(t *testing.T) {
 			yield(index.Messages, message(c.ID, 1)) // the store's state: every message at 1
 			return nil
 		},
-		Chat: func(parley.Tx, string) (index.Document, bool, error) { return index.Document{}, false, nil },
+		Chat: func(parley.Tx, int64, string) (index.Document, bool, error) { return index.Document{}, false, nil },
 	}
 	e := New()
 	require.NoError(t, e.Load(fillStore(t).Store(), project))
@@ -79,7 +79,7 @@ func TestFailedFillFailsTextlessRequests(t *testing.T) {
 		Conversation: func(parley.Tx, *parley.Conversation, func(index.Kind, index.Document)) error {
 			return broken
 		},
-		Chat: func(parley.Tx, string) (index.Document, bool, error) { return index.Document{}, false, nil },
+		Chat: func(parley.Tx, int64, string) (index.Document, bool, error) { return index.Document{}, false, nil },
 	}
 	store := fillStore(t).Store()
 	e := New()

@@ -158,8 +158,9 @@ type Projection struct {
 	// It reads the names of tags, mailboxes and assignees through tx,
 	// which remembers them.
 	Conversation func(tx parley.Tx, c *parley.Conversation, yield func(index.Kind, index.Document)) error
-	// Chat builds the document of a chat, ok false when it has none.
-	Chat func(tx parley.Tx, id string) (doc index.Document, ok bool, err error)
+	// Chat builds the document of a company's chat, ok false when it has
+	// none.
+	Chat func(tx parley.Tx, companyID int64, id string) (doc index.Document, ok bool, err error)
 }
 
 // Source is the storage the engine fills itself from: its transactions, to
@@ -276,12 +277,16 @@ func (e *Engine) fillReports(store parley.Store, project Projection, fill *repor
 		if err != nil {
 			return err
 		}
-		var chats []string
-		if err := tx.EachChatID(func(id string) { chats = append(chats, id) }); err != nil {
+		type chat struct {
+			company int64
+			id      string
+		}
+		var chats []chat
+		if err := tx.EachChatID(func(company int64, id string) { chats = append(chats, chat{company, id}) }); err != nil {
 			return err
 		}
-		for _, id := range chats {
-			d, ok, err := project.Chat(names, id)
+		for _, c := range chats {
+			d, ok, err := project.Chat(names, c.company, c.id)
 			if err != nil {
 				return err
 			}

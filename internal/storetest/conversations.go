@@ -156,7 +156,7 @@ func testThreadsInOneWrite(t *testing.T, b Backend) {
 	})
 	var two, three parley.Thread
 	put(t, b, func(tx parley.Tx) error {
-		before, err := tx.Threads(c.ID)
+		before, err := tx.Threads(1, c.ID)
 		require.NoError(t, err)
 		require.Len(t, before, 1)
 		before[0].Body = "changed by a reader"
@@ -166,16 +166,16 @@ func testThreadsInOneWrite(t *testing.T, b Backend) {
 		require.NoError(t, tx.PutThread(&three))
 		one.Body = "one, edited"
 		require.NoError(t, tx.PutThread(one))
-		after, err := tx.Threads(c.ID)
+		after, err := tx.Threads(1, c.ID)
 		require.NoError(t, err)
 		assert.Equal(t, []parley.Thread{*one, two, three}, after, "a write reads its own thread writes")
-		require.NoError(t, tx.DeleteThread(c.ID, two.ID))
-		after, err = tx.Threads(c.ID)
+		require.NoError(t, tx.DeleteThread(1, c.ID, two.ID))
+		after, err = tx.Threads(1, c.ID)
 		require.NoError(t, err)
 		assert.Equal(t, []parley.Thread{*one, three}, after, "and its deletes")
 		return nil
 	})
-	assert.Equal(t, []parley.Thread{*one, three}, get(t, b, func(tx parley.Tx) ([]parley.Thread, error) { return tx.Threads(c.ID) }))
+	assert.Equal(t, []parley.Thread{*one, three}, get(t, b, func(tx parley.Tx) ([]parley.Thread, error) { return tx.Threads(1, c.ID) }))
 }
 
 // testThreads: threads list oldest first under their conversation; a
@@ -196,8 +196,8 @@ func testThreads(t *testing.T, b Backend) {
 	require.NotZero(t, one.ID)
 	assert.Greater(t, two.ID, one.ID)
 	require.NotZero(t, two.Rating.ID, "a rating gets an id")
-	assert.Equal(t, []parley.Thread{*one, *two}, get(t, b, func(tx parley.Tx) ([]parley.Thread, error) { return tx.Threads(c.ID) }))
-	assert.Empty(t, get(t, b, func(tx parley.Tx) ([]parley.Thread, error) { return tx.Threads(d.ID) }))
+	assert.Equal(t, []parley.Thread{*one, *two}, get(t, b, func(tx parley.Tx) ([]parley.Thread, error) { return tx.Threads(1, c.ID) }))
+	assert.Empty(t, get(t, b, func(tx parley.Tx) ([]parley.Thread, error) { return tx.Threads(1, d.ID) }))
 
 	view(t, b, func(tx parley.Tx) error {
 		conv, th, err := tx.RatedThread(1, two.Rating.ID)
@@ -212,14 +212,14 @@ func testThreads(t *testing.T, b Backend) {
 	})
 
 	put(t, b, func(tx parley.Tx) error {
-		if err := tx.DeleteThread(c.ID, two.ID); err != nil {
+		if err := tx.DeleteThread(1, c.ID, two.ID); err != nil {
 			return err
 		}
 		two.ConversationID = d.ID
 		return tx.PutThread(two)
 	})
-	assert.Equal(t, []parley.Thread{*one}, get(t, b, func(tx parley.Tx) ([]parley.Thread, error) { return tx.Threads(c.ID) }))
-	assert.Equal(t, []parley.Thread{*two}, get(t, b, func(tx parley.Tx) ([]parley.Thread, error) { return tx.Threads(d.ID) }))
+	assert.Equal(t, []parley.Thread{*one}, get(t, b, func(tx parley.Tx) ([]parley.Thread, error) { return tx.Threads(1, c.ID) }))
+	assert.Equal(t, []parley.Thread{*two}, get(t, b, func(tx parley.Tx) ([]parley.Thread, error) { return tx.Threads(1, d.ID) }))
 	view(t, b, func(tx parley.Tx) error {
 		conv, th, err := tx.RatedThread(1, two.Rating.ID)
 		require.NoError(t, err)
@@ -231,17 +231,17 @@ func testThreads(t *testing.T, b Backend) {
 	put(t, b, func(tx parley.Tx) error { return tx.PutConversation(d) })
 	notFound(t, b, "a rating of a deleted conversation", func(tx parley.Tx) error { _, _, err := tx.RatedThread(1, two.Rating.ID); return err })
 
-	notFound(t, b, "a thread without a source", func(tx parley.Tx) error { _, err := tx.ThreadSource(one.ID); return err })
+	notFound(t, b, "a thread without a source", func(tx parley.Tx) error { _, err := tx.ThreadSource(1, one.ID); return err })
 	raw := []byte("From: a@example.com\r\n\r\nhello \x00 bytes \xff")
-	put(t, b, func(tx parley.Tx) error { return tx.PutThreadSource(one.ID, raw) })
-	assert.Equal(t, raw, get(t, b, func(tx parley.Tx) ([]byte, error) { return tx.ThreadSource(one.ID) }))
-	put(t, b, func(tx parley.Tx) error { return tx.PutThreadSource(one.ID, []byte("again")) })
-	assert.Equal(t, []byte("again"), get(t, b, func(tx parley.Tx) ([]byte, error) { return tx.ThreadSource(one.ID) }), "replaced")
+	put(t, b, func(tx parley.Tx) error { return tx.PutThreadSource(1, one.ID, raw) })
+	assert.Equal(t, raw, get(t, b, func(tx parley.Tx) ([]byte, error) { return tx.ThreadSource(1, one.ID) }))
+	put(t, b, func(tx parley.Tx) error { return tx.PutThreadSource(1, one.ID, []byte("again")) })
+	assert.Equal(t, []byte("again"), get(t, b, func(tx parley.Tx) ([]byte, error) { return tx.ThreadSource(1, one.ID) }), "replaced")
 
 	odd := thread(c.ID, "text with \x00 NUL, \uffff and \\u0000 kept as written")
 	odd.MessageID = ""
 	put(t, b, func(tx parley.Tx) error { return tx.PutThread(odd) })
-	assert.Equal(t, []parley.Thread{*one, *odd}, get(t, b, func(tx parley.Tx) ([]parley.Thread, error) { return tx.Threads(c.ID) }),
+	assert.Equal(t, []parley.Thread{*one, *odd}, get(t, b, func(tx parley.Tx) ([]parley.Thread, error) { return tx.Threads(1, c.ID) }),
 		"any text survives")
 }
 
@@ -257,18 +257,18 @@ func testAttachments(t *testing.T, b Backend) {
 	assert.Greater(t, dropped.ID, file.ID)
 	assert.Equal(t, file, get(t, b, func(tx parley.Tx) (*parley.Attachment, error) { return tx.Attachment(1, file.ID) }))
 	notFound(t, b, "another company's attachment", func(tx parley.Tx) error { _, err := tx.Attachment(2, file.ID); return err })
-	assert.Equal(t, []byte{1, 2, 3}, get(t, b, func(tx parley.Tx) ([]byte, error) { return tx.AttachmentData(file.ID) }))
-	notFound(t, b, "bytes not kept", func(tx parley.Tx) error { _, err := tx.AttachmentData(dropped.ID); return err })
+	assert.Equal(t, []byte{1, 2, 3}, get(t, b, func(tx parley.Tx) ([]byte, error) { return tx.AttachmentData(1, file.ID) }))
+	notFound(t, b, "bytes not kept", func(tx parley.Tx) error { _, err := tx.AttachmentData(1, dropped.ID); return err })
 
-	put(t, b, func(tx parley.Tx) error { return tx.MoveAttachments([]int64{file.ID, dropped.ID + 100}, 20) })
+	put(t, b, func(tx parley.Tx) error { return tx.MoveAttachments(1, []int64{file.ID, dropped.ID + 100}, 20) })
 	file.ConversationID = 20
 	assert.Equal(t, file, get(t, b, func(tx parley.Tx) (*parley.Attachment, error) { return tx.Attachment(1, file.ID) }))
-	assert.Equal(t, []byte{1, 2, 3}, get(t, b, func(tx parley.Tx) ([]byte, error) { return tx.AttachmentData(file.ID) }),
+	assert.Equal(t, []byte{1, 2, 3}, get(t, b, func(tx parley.Tx) ([]byte, error) { return tx.AttachmentData(1, file.ID) }),
 		"moving keeps the bytes")
 
-	put(t, b, func(tx parley.Tx) error { return tx.DeleteAttachment(file.ID) })
+	put(t, b, func(tx parley.Tx) error { return tx.DeleteAttachment(1, file.ID) })
 	notFound(t, b, "a deleted attachment", func(tx parley.Tx) error { _, err := tx.Attachment(1, file.ID); return err })
-	notFound(t, b, "a deleted attachment's bytes", func(tx parley.Tx) error { _, err := tx.AttachmentData(file.ID); return err })
+	notFound(t, b, "a deleted attachment's bytes", func(tx parley.Tx) error { _, err := tx.AttachmentData(1, file.ID); return err })
 }
 
 // testMail: outgoing e-mail gets ids and is listed per conversation,
@@ -286,10 +286,10 @@ func testMail(t *testing.T, b Backend) {
 		func(tx parley.Tx) error { return tx.PutMail(other) })
 	require.NotZero(t, first.ID)
 	assert.Greater(t, second.ID, first.ID)
-	assert.Equal(t, []parley.Mail{*first, *second}, get(t, b, func(tx parley.Tx) ([]parley.Mail, error) { return tx.ConversationMail(c.ID) }))
+	assert.Equal(t, []parley.Mail{*first, *second}, get(t, b, func(tx parley.Tx) ([]parley.Mail, error) { return tx.ConversationMail(1, c.ID) }))
 
 	first.Status, first.Attempts, first.SentAt = parley.MailSent, 1, ptr(at(2))
 	put(t, b, func(tx parley.Tx) error { return tx.PutMail(first) })
-	assert.Equal(t, []parley.Mail{*first, *second}, get(t, b, func(tx parley.Tx) ([]parley.Mail, error) { return tx.ConversationMail(c.ID) }))
-	assert.Empty(t, get(t, b, func(tx parley.Tx) ([]parley.Mail, error) { return tx.ConversationMail(d.ID + 1) }))
+	assert.Equal(t, []parley.Mail{*first, *second}, get(t, b, func(tx parley.Tx) ([]parley.Mail, error) { return tx.ConversationMail(1, c.ID) }))
+	assert.Empty(t, get(t, b, func(tx parley.Tx) ([]parley.Mail, error) { return tx.ConversationMail(1, d.ID+1) }))
 }

@@ -69,13 +69,10 @@ func each[T any](list []T, put func(*T) error) error {
 	return nil
 }
 
-// testKeepIDsPast: for every id family, a record put with a given id
-// keeps it, and once KeepIDsPast moved the family's sequence, the next new
-// record's id lies beyond. An unknown family is an error.
-func testKeepIDsPast(t *testing.T, b Backend) {
-	// Each put stores a record of the family and returns its id: the one
-	// given, or a new one when id is 0.
-	puts := map[parley.IDFamily]func(tx parley.Tx, id int64) (int64, error){
+// familyPuts stores a record of each id family and returns its id: the
+// one given, or a new one when id is 0.
+func familyPuts() map[parley.IDFamily]func(tx parley.Tx, id int64) (int64, error) {
+	return map[parley.IDFamily]func(tx parley.Tx, id int64) (int64, error){
 		parley.FamilyCompanies: func(tx parley.Tx, id int64) (int64, error) {
 			c := &parley.Company{ID: id, Name: "Acme", CreatedAt: clock}
 			return c.ID, tx.PutCompany(c)
@@ -162,6 +159,13 @@ func testKeepIDsPast(t *testing.T, b Backend) {
 			return r.ID, tx.PutWorkflowRun(r)
 		},
 	}
+}
+
+// testKeepIDsPast: for every id family, a record put with a given id
+// keeps it, and once KeepIDsPast moved the family's sequence, the next new
+// record's id lies beyond. An unknown family is an error.
+func testKeepIDsPast(t *testing.T, b Backend) {
+	puts := familyPuts()
 	require.Len(t, puts, len(parley.IDFamilies), "a case for every family")
 	for i, family := range parley.IDFamilies {
 		given := int64(5000 + 1000*i)
@@ -186,3 +190,33 @@ func testKeepIDsPast(t *testing.T, b Backend) {
 }
 
 func itoa(n int64) string { return fmt.Sprint(n) }
+
+// testGivenIDThenDraw: for each family whose ids a new record may be given
+// outside a copy (imports, pulls, merges, copies of records), a record
+// given the very id the family would draw next keeps it, and the next new
+// record draws past it: a kept id never meets a drawn one, with no
+// KeepIDsPast in between.
+func testGivenIDThenDraw(t *testing.T, b Backend) {
+	puts := familyPuts()
+	for _, family := range []parley.IDFamily{parley.FamilyConversations, parley.FamilyCustomers, parley.FamilyMailboxes,
+		parley.FamilyOrganizations, parley.FamilyThreads, parley.FamilyAttachments, parley.FamilyWebhooks} {
+		var drawn, kept, next int64
+		put(t, b, func(tx parley.Tx) error {
+			var err error
+			drawn, err = puts[family](tx, 0)
+			return err
+		})
+		put(t, b, func(tx parley.Tx) error {
+			var err error
+			kept, err = puts[family](tx, drawn+1)
+			return err
+		})
+		assert.Equal(t, drawn+1, kept, "%s: the given id is kept", family)
+		put(t, b, func(tx parley.Tx) error {
+			var err error
+			next, err = puts[family](tx, 0)
+			return err
+		})
+		assert.Greater(t, next, kept, "%s: the next id drawn lies past the kept one", family)
+	}
+}

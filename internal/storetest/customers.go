@@ -103,11 +103,11 @@ func testCustomerConversations(t *testing.T, b Backend) {
 	})
 	drain(t, b)
 	view(t, b, func(tx parley.Tx) error {
-		assert.Equal(t, []int64{convs[0].ID, convs[1].ID, convs[2].ID}, tx.CustomerConversationIDs(ann.ID))
-		assert.Equal(t, 3, tx.ConversationCount(ann.ID))
-		assert.Equal(t, []int64{8, 7}, tx.CustomerMailboxes(ann.ID), "in the order of their first conversation")
-		assert.Empty(t, tx.CustomerConversationIDs(ann.ID+bob.ID+1))
-		assert.Zero(t, tx.ConversationCount(ann.ID+bob.ID+1))
+		assert.Equal(t, []int64{convs[0].ID, convs[1].ID, convs[2].ID}, tx.CustomerConversationIDs(1, ann.ID))
+		assert.Equal(t, 3, tx.ConversationCount(1, ann.ID))
+		assert.Equal(t, []int64{8, 7}, tx.CustomerMailboxes(1, ann.ID), "in the order of their first conversation")
+		assert.Empty(t, tx.CustomerConversationIDs(1, ann.ID+bob.ID+1))
+		assert.Zero(t, tx.ConversationCount(1, ann.ID+bob.ID+1))
 		return nil
 	})
 
@@ -115,9 +115,9 @@ func testCustomerConversations(t *testing.T, b Backend) {
 	put(t, b, func(tx parley.Tx) error { return tx.PutConversation(convs[1]) })
 	drain(t, b)
 	view(t, b, func(tx parley.Tx) error {
-		assert.Equal(t, []int64{convs[0].ID, convs[2].ID}, tx.CustomerConversationIDs(ann.ID))
-		assert.Equal(t, []int64{convs[1].ID, convs[4].ID}, tx.CustomerConversationIDs(bob.ID))
-		assert.Equal(t, []int64{7, 9}, tx.CustomerMailboxes(bob.ID))
+		assert.Equal(t, []int64{convs[0].ID, convs[2].ID}, tx.CustomerConversationIDs(1, ann.ID))
+		assert.Equal(t, []int64{convs[1].ID, convs[4].ID}, tx.CustomerConversationIDs(1, bob.ID))
+		assert.Equal(t, []int64{7, 9}, tx.CustomerMailboxes(1, bob.ID))
 		return nil
 	})
 
@@ -134,9 +134,9 @@ func testCustomerConversations(t *testing.T, b Backend) {
 
 	put(t, b, func(tx parley.Tx) error { return tx.DeleteCustomer(bob) })
 	view(t, b, func(tx parley.Tx) error {
-		assert.Empty(t, tx.CustomerConversationIDs(bob.ID), "a deleted customer has no conversations")
-		assert.Zero(t, tx.ConversationCount(bob.ID))
-		assert.Empty(t, tx.CustomerMailboxes(bob.ID))
+		assert.Empty(t, tx.CustomerConversationIDs(1, bob.ID), "a deleted customer has no conversations")
+		assert.Zero(t, tx.ConversationCount(1, bob.ID))
+		assert.Empty(t, tx.CustomerMailboxes(1, bob.ID))
 		return nil
 	})
 }
@@ -223,19 +223,19 @@ func testOrganizations(t *testing.T, b Backend) {
 	cy.OrganizationID, cy.Organization = acme.ID, acme.Name
 	put(t, b, func(tx parley.Tx) error { return tx.PutCustomer(ann) }, func(tx parley.Tx) error { return tx.PutCustomer(bob) },
 		func(tx parley.Tx) error { return tx.PutCustomer(cy) })
-	assert.Equal(t, []int64{ann.ID, bob.ID}, get(t, b, func(tx parley.Tx) ([]int64, error) { return tx.OrganizationCustomerIDs(zeta.ID), nil }))
+	assert.Equal(t, []int64{ann.ID, bob.ID}, get(t, b, func(tx parley.Tx) ([]int64, error) { return tx.OrganizationCustomerIDs(1, zeta.ID), nil }))
 	bob.OrganizationID = acme.ID
 	put(t, b, func(tx parley.Tx) error { return tx.PutCustomer(bob) })
-	assert.Equal(t, []int64{ann.ID}, get(t, b, func(tx parley.Tx) ([]int64, error) { return tx.OrganizationCustomerIDs(zeta.ID), nil }),
+	assert.Equal(t, []int64{ann.ID}, get(t, b, func(tx parley.Tx) ([]int64, error) { return tx.OrganizationCustomerIDs(1, zeta.ID), nil }),
 		"the link follows the customer")
-	assert.Equal(t, []int64{bob.ID, cy.ID}, get(t, b, func(tx parley.Tx) ([]int64, error) { return tx.OrganizationCustomerIDs(acme.ID), nil }))
+	assert.Equal(t, []int64{bob.ID, cy.ID}, get(t, b, func(tx parley.Tx) ([]int64, error) { return tx.OrganizationCustomerIDs(1, acme.ID), nil }))
 	drain(t, b)
 
 	put(t, b, func(tx parley.Tx) error { return tx.DeleteOrganization(acme, at(9)) })
 	assert.Equal(t, []parley.OutboxEntry{entry(parley.OutboxCustomer, 1, bob.ID), entry(parley.OutboxCustomer, 1, cy.ID)}, drain(t, b),
 		"the unlinked customers are reindexed")
 	notFound(t, b, "a deleted organization", func(tx parley.Tx) error { _, err := tx.Organization(1, acme.ID); return err })
-	assert.Empty(t, get(t, b, func(tx parley.Tx) ([]int64, error) { return tx.OrganizationCustomerIDs(acme.ID), nil }))
+	assert.Empty(t, get(t, b, func(tx parley.Tx) ([]int64, error) { return tx.OrganizationCustomerIDs(1, acme.ID), nil }))
 	unlinked := get(t, b, func(tx parley.Tx) (*parley.Customer, error) { return tx.Customer(1, cy.ID) })
 	assert.Zero(t, unlinked.OrganizationID)
 	assert.Empty(t, unlinked.Organization)

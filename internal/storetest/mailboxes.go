@@ -123,7 +123,7 @@ func testOpenAssigned(t *testing.T, b Backend) {
 		return nil
 	})
 	count := func(mailbox, user int64) int {
-		return get(t, b, func(tx parley.Tx) (int, error) { return tx.OpenAssigned(mailbox, user), nil })
+		return get(t, b, func(tx parley.Tx) (int, error) { return tx.OpenAssigned(1, mailbox, user), nil })
 	}
 	assert.Equal(t, 2, count(mb.ID, 3))
 	assert.Equal(t, 1, count(mb.ID, 4))

@@ -104,6 +104,7 @@ var families = []struct {
 	{"walks", testWalks},
 	{"copy: credentials", testCopyCredentials},
 	{"copy: kept ids", testKeepIDsPast},
+	{"given id, then a draw", testGivenIDThenDraw},
 }
 
 // clock is the suite's fixed time; records carry it and times after it.

@@ -98,10 +98,12 @@ func testTransactions(t *testing.T, b Backend) {
 	})
 }
 
-// testWalks: the walks over every record of every company find each once,
-// and stop early, without error, when fn returns parley.ErrStop.
+// testWalks: the walks over every record of every company find each once
+// (the walks of ids with its company), and stop early, without error, when
+// fn returns parley.ErrStop.
 func testWalks(t *testing.T, b Backend) {
 	var customers, conversations []int64
+	companyOf := map[parley.OutboxEntry]int64{} // a record's company, by its kind and id
 	put(t, b, func(tx parley.Tx) error {
 		for _, company := range []int64{1, 2} {
 			if err := tx.PutCompany(&parley.Company{Name: "Co", CreatedAt: clock}); err != nil {
@@ -113,14 +115,18 @@ func testWalks(t *testing.T, b Backend) {
 					return err
 				}
 				customers = append(customers, cu.ID)
+				companyOf[entry(parley.OutboxCustomer, 0, cu.ID)] = company
 				c := &parley.Conversation{CompanyID: company, CustomerID: cu.ID, MailboxID: 1, State: parley.StatePublished}
 				if err := tx.PutConversation(c); err != nil {
 					return err
 				}
 				conversations = append(conversations, c.ID)
-				if err := tx.PutChat(&parley.Chat{ID: "chat-" + string(rune('a'+len(conversations))), CompanyID: company}); err != nil {
+				companyOf[entry(parley.OutboxConversation, 0, c.ID)] = company
+				chat := &parley.Chat{ID: "chat-" + string(rune('a'+len(conversations))), CompanyID: company}
+				if err := tx.PutChat(chat); err != nil {
 					return err
 				}
+				companyOf[parley.OutboxEntry{Kind: parley.OutboxChat, Ref: chat.ID}] = company
 			}
 		}
 		return nil
@@ -129,13 +135,22 @@ func testWalks(t *testing.T, b Backend) {
 		var seenCustomers, seenCustomerIDs, seenConversations, seenConversationIDs []int64
 		var seenChats []string
 		require.NoError(t, tx.EachCustomer(func(c *parley.Customer) error { seenCustomers = append(seenCustomers, c.ID); return nil }))
-		require.NoError(t, tx.EachCustomerID(func(id int64) { seenCustomerIDs = append(seenCustomerIDs, id) }))
+		require.NoError(t, tx.EachCustomerID(func(company, id int64) {
+			seenCustomerIDs = append(seenCustomerIDs, id)
+			assert.Equal(t, companyOf[entry(parley.OutboxCustomer, 0, id)], company, "customer %d's company", id)
+		}))
 		require.NoError(t, tx.EachConversation(func(c *parley.Conversation) error {
 			seenConversations = append(seenConversations, c.ID)
 			return nil
 		}))
-		require.NoError(t, tx.EachConversationID(func(id int64) { seenConversationIDs = append(seenConversationIDs, id) }))
-		require.NoError(t, tx.EachChatID(func(id string) { seenChats = append(seenChats, id) }))
+		require.NoError(t, tx.EachConversationID(func(company, id int64) {
+			seenConversationIDs = append(seenConversationIDs, id)
+			assert.Equal(t, companyOf[entry(parley.OutboxConversation, 0, id)], company, "conversation %d's company", id)
+		}))
+		require.NoError(t, tx.EachChatID(func(company int64, id string) {
+			seenChats = append(seenChats, id)
+			assert.Equal(t, companyOf[parley.OutboxEntry{Kind: parley.OutboxChat, Ref: id}], company, "chat %s's company", id)
+		}))
 		assert.ElementsMatch(t, customers, seenCustomers)
 		assert.ElementsMatch(t, customers, seenCustomerIDs)
 		assert.ElementsMatch(t, conversations, seenConversations)

@@ -57,15 +57,16 @@ func testDeliveries(t *testing.T, b Backend) {
 	})
 	require.NotZero(t, ds[0].ID)
 	assert.Greater(t, ds[1].ID, ds[0].ID)
-	assert.Equal(t, ds[2], get(t, b, func(tx parley.Tx) (*parley.Delivery, error) { return tx.Delivery(hook.ID, ds[2].ID) }))
-	notFound(t, b, "another webhook's delivery", func(tx parley.Tx) error { _, err := tx.Delivery(other.ID, ds[2].ID); return err })
+	assert.Equal(t, ds[2], get(t, b, func(tx parley.Tx) (*parley.Delivery, error) { return tx.Delivery(1, hook.ID, ds[2].ID) }))
+	notFound(t, b, "another webhook's delivery", func(tx parley.Tx) error { _, err := tx.Delivery(1, other.ID, ds[2].ID); return err })
+	notFound(t, b, "another company's delivery", func(tx parley.Tx) error { _, err := tx.Delivery(2, hook.ID, ds[2].ID); return err })
 
 	page := func(offset, limit int) ([]parley.Delivery, int) {
 		var list []parley.Delivery
 		var total int
 		view(t, b, func(tx parley.Tx) error {
 			var err error
-			list, total, err = tx.Deliveries(hook.ID, offset, limit)
+			list, total, err = tx.Deliveries(1, hook.ID, offset, limit)
 			return err
 		})
 		return list, total
@@ -77,23 +78,23 @@ func testDeliveries(t *testing.T, b Backend) {
 	assert.Equal(t, 4, total)
 	assert.Equal(t, []parley.Delivery{}, list, "past the end")
 
-	put(t, b, func(tx parley.Tx) error { return tx.SetDeliveriesPaused(hook.ID, true, at(50)) })
+	put(t, b, func(tx parley.Tx) error { return tx.SetDeliveriesPaused(1, hook.ID, true, at(50)) })
 	for _, d := range ds[1:] {
 		d.Paused = true
 	}
 	list, _ = page(0, 10)
 	assert.Equal(t, []parley.Delivery{*ds[3], *ds[2], *ds[1], *ds[0]}, list, "queued deliveries pause; delivered ones stay")
-	put(t, b, func(tx parley.Tx) error { return tx.SetDeliveriesPaused(hook.ID, false, at(60)) })
+	put(t, b, func(tx parley.Tx) error { return tx.SetDeliveriesPaused(1, hook.ID, false, at(60)) })
 	for _, d := range ds[1:] {
 		d.Paused, d.NextAttemptAt = false, at(60)
 	}
 	list, _ = page(0, 10)
 	assert.Equal(t, []parley.Delivery{*ds[3], *ds[2], *ds[1], *ds[0]}, list, "resumed, due now")
-	assert.Equal(t, stray, get(t, b, func(tx parley.Tx) (*parley.Delivery, error) { return tx.Delivery(other.ID, stray.ID) }),
+	assert.Equal(t, stray, get(t, b, func(tx parley.Tx) (*parley.Delivery, error) { return tx.Delivery(1, other.ID, stray.ID) }),
 		"another webhook's deliveries are untouched")
 
 	put(t, b, func(tx parley.Tx) error { return tx.DeleteWebhook(hook) })
-	notFound(t, b, "a deleted webhook's delivery", func(tx parley.Tx) error { _, err := tx.Delivery(hook.ID, ds[2].ID); return err })
+	notFound(t, b, "a deleted webhook's delivery", func(tx parley.Tx) error { _, err := tx.Delivery(1, hook.ID, ds[2].ID); return err })
 	list, total = page(0, 10)
 	assert.Equal(t, []parley.Delivery{}, list)
 	assert.Zero(t, total)
