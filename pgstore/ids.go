@@ -22,14 +22,18 @@ import (
 // Every other read that names a record by id takes its company from the
 // caller (the seam's methods take it), so no statement looks a company up.
 //
+// Writes run REPEATABLE READ, so two writes giving one id to two companies
+// at once would each find it free on its own snapshot: a write that gives
+// ids of a family takes the family's rule lock first (company 0's row of
+// rule_locks, see rule_locks.go), and of two such writes the second runs
+// again and finds the id held. Writes that draw ids take no such lock.
+//
 // What the check cannot see: a given id that the sequence had already
 // reached, equal to an id drawn by a write still running (the drawing
-// write reads nothing the giving one writes, so the serializable
-// transactions do not conflict). Ids given are a source's (an import's, a
-// pull's) or a copy's, into a target checked first; one equal to an id
-// drawn in the same moment is unlikely, not impossible. And under Citus,
-// whose transactions across nodes are not serializable, two writes giving
-// one id to two companies at once on two nodes may both pass.
+// write takes no lock and reads nothing the giving one writes). Ids given
+// are a source's (an import's, a pull's) or a copy's, into a target
+// checked first; one equal to an id drawn in the same moment is unlikely,
+// not impossible.
 
 // ByID marks the statements that read a company table by id across
 // companies: the check of a given id, and the loads of a record whatever
@@ -70,10 +74,12 @@ coalesce((SELECT s.last_value FROM pg_sequences s WHERE s.schemaname = current_s
 // overwrite that company's record; the domain checks ConversationIDTaken
 // and CustomerIDTaken first), and the family's sequence moves past it
 // unless it is past already (a sequence only grows, so an id it reached
-// needs no lock). The serializable transaction makes two writes that give
-// the same id to two companies fail one of them (both read the id free,
-// then write it), and the failed one runs again and finds it held.
+// needs no lock). The family's rule lock makes two writes that give the
+// same id to two companies take turns (see above).
 func (t *Tx) keepGivenID(f idFamily, id, company int64) error {
+	if err := t.LockRule(0, "given "+f.noun+" ids"); err != nil {
+		return err
+	}
 	var held, ahead bool
 	if _, err := t.scan(f.held, []any{id, company, f.sequence}, &held, &ahead); err != nil {
 		return err

@@ -4,7 +4,9 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pressly/goose/v3"
@@ -171,3 +173,64 @@ func filter(list []string, keep func(string) bool) []string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestTwoWritesGivingOneIDTakeTurns: two writes give one conversation id
+// to two companies at once, the first stopped after it found the id free.
+// The second waits for the family's rule lock, runs again once the first
+// committed, and is refused: on their own snapshots (REPEATABLE READ) both
+// would find the id free.
+func TestTwoWritesGivingOneIDTakeTurns(t *testing.T) {
+	ctx := context.Background()
+	db, url := open(t)
+	const id = 4242
+	give := func(company int64, between func()) (int, error) {
+		runs := 0
+		_, err := db.Update(ctx, func(tx *Tx) error {
+			runs++
+			if err := tx.PutConversation(&parley.Conversation{ID: id, CompanyID: company, State: parley.StatePublished}); err != nil {
+				return err
+			}
+			tx.flush() // the given id's check and lock reach the server
+			between()
+			return nil
+		})
+		return runs, err
+	}
+	gave, resume := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	var firstErr error
+	firstDone := make(chan struct{})
+	go func() {
+		defer close(firstDone)
+		_, firstErr = give(1, func() { once.Do(func() { close(gave); <-resume }) })
+	}()
+	<-gave
+	var secondRuns int
+	var secondErr error
+	secondDone := make(chan struct{})
+	go func() {
+		defer close(secondDone)
+		secondRuns, secondErr = give(2, func() {})
+	}()
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	require.Eventually(t, func() bool {
+		select {
+		case <-secondDone:
+			return true
+		default:
+			var waiting int
+			require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&waiting))
+			return waiting > 0
+		}
+	}, 10*time.Second, 10*time.Millisecond)
+	close(resume)
+	<-firstDone
+	<-secondDone
+
+	require.NoError(t, firstErr)
+	require.Error(t, secondErr, "the id is company 1's")
+	assert.Contains(t, secondErr.Error(), "belongs to another company")
+	assert.Equal(t, 2, secondRuns, "the second write ran again after the first committed")
+}

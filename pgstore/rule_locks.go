@@ -12,7 +12,22 @@ var sqlLockRule = stmt(`INSERT INTO rule_locks (company_id, rule, taken) VALUES 
 ON CONFLICT (company_id, rule) DO UPDATE SET taken = rule_locks.taken + 1`)
 
 // LockRule makes the writes that check one rule of a company run as if
-// one after the other (parley.RuleLocks).
+// one after the other (parley.RuleLocks). A write takes each lock once,
+// however many of its records check the rule (an import's 500 given ids).
 func (t *Tx) LockRule(companyID int64, rule string) error {
+	k := ruleLock{companyID, rule}
+	if t.ruleLocks[k] {
+		return t.failed
+	}
+	if t.ruleLocks == nil {
+		t.ruleLocks = map[ruleLock]bool{}
+	}
+	t.ruleLocks[k] = true
 	return t.exec(sqlLockRule, companyID, rule)
+}
+
+// ruleLock names a rule lock a write holds.
+type ruleLock struct {
+	company int64
+	rule    string
 }

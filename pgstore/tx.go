@@ -287,6 +287,8 @@ type Tx struct {
 	// touched lists the records whose search documents the write changed,
 	// for the indexer before the commit (see search.go).
 	touched []parley.OutboxEntry
+	// ruleLocks are the rule locks the write took (see LockRule).
+	ruleLocks map[ruleLock]bool
 	// laterChanged, webhookWork and mailWork record what the transaction
 	// stored, for the signals after its commit.
 	laterChanged, webhookWork, mailWork bool
