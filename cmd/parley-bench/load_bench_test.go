@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,7 +48,7 @@ func BenchmarkInternalLoad(b *testing.B) {
 	now := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
 	corpus := func() *corpus { return newCorpus(corpusSeed, corpusWords) }
 	b.Run("live", func(b *testing.B) {
-		timeLoads(b, n, func() time.Duration {
+		timeLoads(b, n, func() measured {
 			node, _, err := openNode(ctx, b.TempDir(), log)
 			if err != nil {
 				b.Fatal(err)
@@ -61,7 +62,7 @@ func BenchmarkInternalLoad(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer startProfile(b)()
-			start := time.Now()
+			start := startMeasure()
 			err = loadInternal(node.db.Store(), w, corpus(), 0, n, now, benchSpan)
 			if err == nil {
 				err = waitIndexed(ctx, node.db, node.syncer.Applied)
@@ -69,11 +70,11 @@ func BenchmarkInternalLoad(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			return time.Since(start)
+			return start.since()
 		})
 	})
 	b.Run("bulk", func(b *testing.B) {
-		timeLoads(b, n, func() time.Duration {
+		timeLoads(b, n, func() measured {
 			dir := b.TempDir()
 			db, err := storage.Open(filepath.Join(dir, "parley.db"), storage.Options{})
 			if err != nil {
@@ -84,18 +85,19 @@ func BenchmarkInternalLoad(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer startProfile(b)()
-			start := time.Now()
+			start := startMeasure()
 			err = loadInternal(db.Store(), w, corpus(), 0, n, now, benchSpan)
 			if err = errors.Join(err, db.Close()); err != nil {
 				b.Fatal(err)
 			}
-			stored := time.Since(start)
+			stored := start.since()
 			node, times, err := openNode(ctx, dir, log)
 			if err != nil {
 				b.Fatal(err)
 			}
-			took := time.Since(start)
-			b.Logf("stored in %v, then opened in %v (index built in %v)", stored.Round(time.Millisecond), (took - stored).Round(time.Millisecond), times.Drain.Round(time.Millisecond))
+			took := start.since()
+			b.Logf("stored in %v (CPU %v), then opened in %v (CPU %v; index built in %v)", stored.wall.Round(time.Millisecond), stored.cpu.Round(time.Millisecond),
+				(took.wall - stored.wall).Round(time.Millisecond), (took.cpu - stored.cpu).Round(time.Millisecond), times.Drain.Round(time.Millisecond))
 			if err := node.close(); err != nil {
 				b.Fatal(err)
 			}
@@ -105,14 +107,45 @@ func BenchmarkInternalLoad(b *testing.B) {
 }
 
 // timeLoads runs load b.N times and reports the conversations per second
-// of the time each returns.
-func timeLoads(b *testing.B, n int, load func() time.Duration) {
+// of the time each returns, and the CPU time (of every core) each
+// conversation took: on a machine shared with other work the CPU time
+// varies less from run to run than the wall time.
+func timeLoads(b *testing.B, n int, load func() measured) {
 	b.StopTimer()
-	var took time.Duration
+	var took measured
 	for range b.N {
-		took += load()
+		m := load()
+		took.wall += m.wall
+		took.cpu += m.cpu
 	}
-	b.ReportMetric(float64(n)*float64(b.N)/took.Seconds(), "conv/s")
+	convs := float64(n) * float64(b.N)
+	b.ReportMetric(convs/took.wall.Seconds(), "conv/s")
+	b.ReportMetric(float64(took.cpu.Microseconds())/convs, "cpu-µs/conv")
+}
+
+// measured is the wall time and the process's CPU time of a load.
+type measured struct{ wall, cpu time.Duration }
+
+// stopwatch measures from when startMeasure made it.
+type stopwatch struct {
+	wall time.Time
+	cpu  time.Duration
+}
+
+func startMeasure() stopwatch { return stopwatch{wall: time.Now(), cpu: processCPU()} }
+
+// since is what passed since the start.
+func (s stopwatch) since() measured {
+	return measured{wall: time.Since(s.wall), cpu: processCPU() - s.cpu}
+}
+
+// processCPU is the user and system time the process has used.
+func processCPU() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // sizeFromEnv is the number the environment variable name sets, or def
