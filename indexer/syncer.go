@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
@@ -105,7 +108,7 @@ func (s *Syncer) Drain(ctx context.Context) error {
 			s.advance(last)
 			return nil
 		}
-		if err := s.apply(ctx, s.engine, entries, false, s.acknowledge(entries)); err != nil {
+		if err := s.apply(ctx, s.engine, entries, s.acknowledge(entries)); err != nil {
 			return err
 		}
 		s.advance(entries[len(entries)-1].Seq)
@@ -149,9 +152,33 @@ func (s *Syncer) Settle() { s.pending.Wait() }
 // apply builds the documents of the entries (deduplicated) and hands them
 // to the engine, one batch per kind and company. ack, when not nil, is
 // told how many engine batches there are and gives the durability
-// callback of each. A rebuild fills an empty engine, so it sends no
+// callback of each.
+func (s *Syncer) apply(ctx context.Context, engine index.Engine, entries []parley.OutboxEntry, ack func(batches int) func(error)) error {
+	todo, err := s.build(ctx, entries, false)
+	if err != nil {
+		return err
+	}
+	var durable func(error)
+	if ack != nil {
+		durable = ack(len(todo))
+	}
+	for i, b := range todo {
+		if err := s.applyBatch(ctx, engine, b, once(durable)); err != nil {
+			for range todo[i+1:] { // the batches that will never report
+				if durable != nil {
+					durable(err)
+				}
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// build reads the documents of the entries in one read transaction (see
+// the function build). A rebuild fills an empty engine, so it sends no
 // deletions.
-func (s *Syncer) apply(ctx context.Context, engine index.Engine, entries []parley.OutboxEntry, rebuild bool, ack func(batches int) func(error)) error {
+func (s *Syncer) build(ctx context.Context, entries []parley.OutboxEntry, rebuild bool) ([]index.Batch, error) {
 	var todo []index.Batch
 	err := s.db.Store().View(ctx, func(tx parley.Tx) error {
 		var err error
@@ -159,28 +186,24 @@ func (s *Syncer) apply(ctx context.Context, engine index.Engine, entries []parle
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("indexer: build documents: %w", err)
+		return nil, fmt.Errorf("indexer: build documents: %w", err)
 	}
-	var durable func(error)
-	if ack != nil {
-		durable = ack(len(todo))
+	return todo, nil
+}
+
+// applyBatch hands one batch to the engine. done, when not nil, is the
+// batch's durability callback, called once (see once): with the error
+// when Apply fails.
+func (s *Syncer) applyBatch(ctx context.Context, engine index.Engine, b index.Batch, done func(error)) error {
+	start := time.Now()
+	if err := engine.Apply(ctx, b, done); err != nil {
+		if done != nil {
+			done(err) // the engine may have reported it already: once keeps one
+		}
+		return fmt.Errorf("indexer: apply %s batch: %w", b.Kind, err)
 	}
-	for i, b := range todo {
-		start := time.Now()
-		done := once(durable)
-		if err := engine.Apply(ctx, b, done); err != nil {
-			if done != nil {
-				// The engine may have reported it already: once keeps one.
-				done(err)
-				for range todo[i+1:] { // the batches that will never report
-					durable(err)
-				}
-			}
-			return fmt.Errorf("indexer: apply %s batch: %w", b.Kind, err)
-		}
-		if f := s.onBatch.Load(); f != nil {
-			(*f)(b.Kind, len(b.Upserts)+len(b.Deletes), time.Since(start))
-		}
+	if f := s.onBatch.Load(); f != nil {
+		(*f)(b.Kind, len(b.Upserts)+len(b.Deletes), time.Since(start))
 	}
 	return nil
 }
@@ -439,7 +462,13 @@ func (s *Syncer) acknowledgeThrough(seq uint64) error {
 }
 
 // rebuildInto indexes every searchable record of storage into engine,
-// empty, and returns once it holds them durably.
+// empty, and returns once it holds them durably. Reading the records and
+// building their documents (one goroutine, DrainBatch records per read
+// transaction) runs alongside the engine indexing the batches built
+// before (one goroutine per core), so a rebuild uses every core: built
+// then indexed in turn, it kept one of two busy (issue 54's profile). The
+// order of the batches does not matter, since each record is listed once
+// and the engine starts empty.
 func (s *Syncer) rebuildInto(ctx context.Context, engine index.Engine, progress func(done, total int)) error {
 	var refs []parley.OutboxEntry
 	err := s.db.Store().View(ctx, func(tx parley.Tx) error {
@@ -453,25 +482,53 @@ func (s *Syncer) rebuildInto(ctx context.Context, engine index.Engine, progress 
 	var persisted sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
-	track := func(batches int) func(error) {
-		persisted.Add(batches)
-		return func(err error) {
-			if err != nil {
-				mu.Lock()
-				firstErr = cmp.Or(firstErr, err)
-				mu.Unlock()
-			}
-			persisted.Done()
+	durable := func(err error) {
+		if err != nil {
+			mu.Lock()
+			firstErr = cmp.Or(firstErr, err)
+			mu.Unlock()
 		}
+		persisted.Done()
 	}
-	for start := 0; start < len(refs); start += DrainBatch {
-		end := min(start+DrainBatch, len(refs))
-		if err := s.apply(ctx, engine, refs[start:end], true, track); err != nil {
-			return err
+	g, gctx := errgroup.WithContext(ctx)
+	todo := make(chan index.Batch)
+	g.Go(func() error {
+		defer close(todo)
+		for start := 0; start < len(refs); start += DrainBatch {
+			end := min(start+DrainBatch, len(refs))
+			batches, err := s.build(gctx, refs[start:end], true)
+			if err != nil {
+				return err
+			}
+			for _, b := range batches {
+				select {
+				case todo <- b:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			}
+			if progress != nil {
+				progress(end, len(refs)) // handed to the engine, which indexes the last ones still
+			}
 		}
-		if progress != nil {
-			progress(end, len(refs))
-		}
+		return nil
+	})
+	for range runtime.GOMAXPROCS(0) {
+		g.Go(func() error {
+			for b := range todo {
+				if gctx.Err() != nil {
+					continue // another batch failed: drain without indexing
+				}
+				persisted.Add(1)
+				if err := s.applyBatch(gctx, engine, b, once(durable)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	persisted.Wait()
 	if firstErr != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -212,14 +213,18 @@ func TestFailedBatchStaysInTheOutbox(t *testing.T) {
 	}
 }
 
-// counting is an engine that counts the documents it is given, by kind.
+// counting is an engine that counts the documents it is given, by kind
+// (a rebuild applies batches from several goroutines).
 type counting struct {
 	index.Engine
+	mu      *sync.Mutex
 	upserts map[index.Kind]int
 }
 
 func (c counting) Apply(ctx context.Context, b index.Batch, durable func(error)) error {
+	c.mu.Lock()
 	c.upserts[b.Kind] += len(b.Upserts)
+	c.mu.Unlock()
 	return c.Engine.Apply(ctx, b, durable)
 }
 
@@ -234,7 +239,7 @@ func TestRebuildAcknowledgesWhatItRead(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, depth, 0)
 
-	counted := counting{Engine: engine, upserts: map[index.Kind]int{}}
+	counted := counting{Engine: engine, mu: &sync.Mutex{}, upserts: map[index.Kind]int{}}
 	syncer := indexer.NewSyncer(db, counted, quiet)
 	require.NoError(t, syncer.Rebuild(context.Background(), nil))
 	syncer.Settle()
