@@ -147,7 +147,9 @@ type Engine interface {
 	// when Apply returns. durable, when not nil, is called once the batch
 	// would survive a crash (possibly before Apply returns, or with the
 	// error that prevented it); the syncer acknowledges the outbox only
-	// then.
+	// then. It may be called from several goroutines at once: the syncer
+	// applies the batches of one read (distinct kinds and companies)
+	// concurrently.
 	Apply(ctx context.Context, b Batch, durable func(error)) error
 	// Search runs a request.
 	Search(ctx context.Context, r Request) (Result, error)

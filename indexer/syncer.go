@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
@@ -90,26 +93,96 @@ func (s *Syncer) Run(ctx context.Context) {
 }
 
 // Drain applies every pending outbox entry to the engine. Entries already
-// applied (searchable, awaiting durability) are not read again.
+// applied (searchable, awaiting durability) are not read again. It reads
+// the outbox DrainBatch entries at a time, in order (see pipeline).
 func (s *Syncer) Drain(ctx context.Context) error {
-	for {
+	read := func(after uint64) (chunk, error) {
 		last, err := s.db.LastOutboxSeq()
 		if err != nil {
-			return err
+			return chunk{}, err
 		}
-		entries, err := s.db.Outbox(s.Applied(), DrainBatch)
-		if err != nil {
-			return err
+		entries, err := s.db.Outbox(after, DrainBatch)
+		if err != nil || len(entries) == 0 {
+			return chunk{cursor: last}, err
 		}
-		if len(entries) == 0 {
-			s.advance(last)
-			return nil
-		}
-		if err := s.apply(ctx, s.engine, entries, false, s.acknowledge(entries)); err != nil {
-			return err
-		}
-		s.advance(entries[len(entries)-1].Seq)
+		batches, err := s.build(ctx, entries, false)
+		return chunk{entries: entries, batches: batches, cursor: entries[len(entries)-1].Seq}, err
 	}
+	applied := func(c chunk) { s.advance(c.cursor) }
+	return s.pipeline(ctx, s.engine, s.Applied(), read, s.acknowledge, applied)
+}
+
+// A chunk is what one read gives the engine: the documents of up to
+// DrainBatch outbox entries (or records, for a rebuild), in batches of
+// distinct kinds and companies (see build).
+type chunk struct {
+	entries []parley.OutboxEntry // none once there is nothing more to read
+	batches []index.Batch
+	// cursor is where the next read starts: the outbox sequence of the
+	// last entry read for a drain (the last one committed, once there is
+	// nothing more), the number of records read for a rebuild.
+	cursor uint64
+}
+
+// pipeline applies the chunks read gives, from cursor on, one after the
+// other, and tells applied of each once it is searchable (and of the
+// last, empty one). It reads (and builds the documents of) the next chunk
+// while the engine indexes the current one, and applies a chunk's
+// batches concurrently, so that indexing uses every core: built then
+// indexed in turn, batch after batch, a rebuild kept one core of two busy
+// (issue 54's profile). Chunks still reach the engine in order, so a
+// later write of a record is never overtaken by an earlier one; within a
+// chunk, every batch was built in one read transaction, and each record's
+// documents are in one batch per kind and company, so the batches of a
+// chunk never disagree. ack gives the durability callback of a chunk's
+// batches.
+func (s *Syncer) pipeline(ctx context.Context, engine index.Engine, cursor uint64, read func(after uint64) (chunk, error),
+	ack func(entries []parley.OutboxEntry) func(batches int) func(error), applied func(chunk)) error {
+	type result struct {
+		c   chunk
+		err error
+	}
+	c, err := read(cursor)
+	for err == nil && len(c.entries) > 0 {
+		ahead := make(chan result, 1)
+		go func(after uint64) {
+			next, err := read(after)
+			ahead <- result{next, err}
+		}(c.cursor)
+		if err := s.applyAll(ctx, engine, c.batches, ack(c.entries)); err != nil {
+			<-ahead
+			return err
+		}
+		applied(c)
+		r := <-ahead
+		c, err = r.c, r.err
+	}
+	if err != nil {
+		return err
+	}
+	applied(c)
+	return nil
+}
+
+// applyAll hands the batches of one chunk to the engine, as many at once
+// as there are cores, and returns once every one is searchable (or one
+// failed). ack is told how many batches there are and gives the
+// durability callback of each: every batch reports to it once, with the
+// error when it failed or was not applied after another failed.
+func (s *Syncer) applyAll(ctx context.Context, engine index.Engine, batches []index.Batch, ack func(batches int) func(error)) error {
+	durable := ack(len(batches))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, b := range batches {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				durable(err)
+				return err
+			}
+			return s.applyBatch(gctx, engine, b, once(durable))
+		})
+	}
+	return g.Wait()
 }
 
 // acknowledge returns the callback that removes entries from the outbox
@@ -146,12 +219,10 @@ func (s *Syncer) acknowledge(entries []parley.OutboxEntry) func(batches int) fun
 // Settle waits until every applied batch is durable and acknowledged.
 func (s *Syncer) Settle() { s.pending.Wait() }
 
-// apply builds the documents of the entries (deduplicated) and hands them
-// to the engine, one batch per kind and company. ack, when not nil, is
-// told how many engine batches there are and gives the durability
-// callback of each. A rebuild fills an empty engine, so it sends no
+// build reads the documents of the entries in one read transaction (see
+// the function build). A rebuild fills an empty engine, so it sends no
 // deletions.
-func (s *Syncer) apply(ctx context.Context, engine index.Engine, entries []parley.OutboxEntry, rebuild bool, ack func(batches int) func(error)) error {
+func (s *Syncer) build(ctx context.Context, entries []parley.OutboxEntry, rebuild bool) ([]index.Batch, error) {
 	var todo []index.Batch
 	err := s.db.Store().View(ctx, func(tx parley.Tx) error {
 		var err error
@@ -159,28 +230,22 @@ func (s *Syncer) apply(ctx context.Context, engine index.Engine, entries []parle
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("indexer: build documents: %w", err)
+		return nil, fmt.Errorf("indexer: build documents: %w", err)
 	}
-	var durable func(error)
-	if ack != nil {
-		durable = ack(len(todo))
+	return todo, nil
+}
+
+// applyBatch hands one batch to the engine. done is the batch's
+// durability callback, called once (see once): with the error when Apply
+// fails.
+func (s *Syncer) applyBatch(ctx context.Context, engine index.Engine, b index.Batch, done func(error)) error {
+	start := time.Now()
+	if err := engine.Apply(ctx, b, done); err != nil {
+		done(err) // the engine may have reported it already: once keeps one
+		return fmt.Errorf("indexer: apply %s batch: %w", b.Kind, err)
 	}
-	for i, b := range todo {
-		start := time.Now()
-		done := once(durable)
-		if err := engine.Apply(ctx, b, done); err != nil {
-			if done != nil {
-				// The engine may have reported it already: once keeps one.
-				done(err)
-				for range todo[i+1:] { // the batches that will never report
-					durable(err)
-				}
-			}
-			return fmt.Errorf("indexer: apply %s batch: %w", b.Kind, err)
-		}
-		if f := s.onBatch.Load(); f != nil {
-			(*f)(b.Kind, len(b.Upserts)+len(b.Deletes), time.Since(start))
-		}
+	if f := s.onBatch.Load(); f != nil {
+		(*f)(b.Kind, len(b.Upserts)+len(b.Deletes), time.Since(start))
 	}
 	return nil
 }
@@ -439,7 +504,8 @@ func (s *Syncer) acknowledgeThrough(seq uint64) error {
 }
 
 // rebuildInto indexes every searchable record of storage into engine,
-// empty, and returns once it holds them durably.
+// empty, and returns once it holds them durably. It reads the records
+// DrainBatch at a time (see pipeline).
 func (s *Syncer) rebuildInto(ctx context.Context, engine index.Engine, progress func(done, total int)) error {
 	var refs []parley.OutboxEntry
 	err := s.db.Store().View(ctx, func(tx parley.Tx) error {
@@ -450,28 +516,38 @@ func (s *Syncer) rebuildInto(ctx context.Context, engine index.Engine, progress 
 	if err != nil {
 		return err
 	}
+	read := func(after uint64) (chunk, error) {
+		start := int(after)
+		if start == len(refs) {
+			return chunk{cursor: after}, nil
+		}
+		end := min(start+DrainBatch, len(refs))
+		batches, err := s.build(ctx, refs[start:end], true)
+		return chunk{entries: refs[start:end], batches: batches, cursor: uint64(end)}, err
+	}
 	var persisted sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
-	track := func(batches int) func(error) {
-		persisted.Add(batches)
-		return func(err error) {
-			if err != nil {
-				mu.Lock()
-				firstErr = cmp.Or(firstErr, err)
-				mu.Unlock()
+	track := func([]parley.OutboxEntry) func(batches int) func(error) {
+		return func(batches int) func(error) {
+			persisted.Add(batches)
+			return func(err error) {
+				if err != nil {
+					mu.Lock()
+					firstErr = cmp.Or(firstErr, err)
+					mu.Unlock()
+				}
+				persisted.Done()
 			}
-			persisted.Done()
 		}
 	}
-	for start := 0; start < len(refs); start += DrainBatch {
-		end := min(start+DrainBatch, len(refs))
-		if err := s.apply(ctx, engine, refs[start:end], true, track); err != nil {
-			return err
+	applied := func(c chunk) {
+		if progress != nil && len(c.entries) > 0 {
+			progress(int(c.cursor), len(refs))
 		}
-		if progress != nil {
-			progress(end, len(refs))
-		}
+	}
+	if err := s.pipeline(ctx, engine, 0, read, track, applied); err != nil {
+		return err
 	}
 	persisted.Wait()
 	if firstErr != nil {

@@ -6,6 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -212,14 +215,18 @@ func TestFailedBatchStaysInTheOutbox(t *testing.T) {
 	}
 }
 
-// counting is an engine that counts the documents it is given, by kind.
+// counting is an engine that counts the documents it is given, by kind
+// (a rebuild applies batches from several goroutines).
 type counting struct {
 	index.Engine
+	mu      *sync.Mutex
 	upserts map[index.Kind]int
 }
 
 func (c counting) Apply(ctx context.Context, b index.Batch, durable func(error)) error {
+	c.mu.Lock()
 	c.upserts[b.Kind] += len(b.Upserts)
+	c.mu.Unlock()
 	return c.Engine.Apply(ctx, b, durable)
 }
 
@@ -234,7 +241,7 @@ func TestRebuildAcknowledgesWhatItRead(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, depth, 0)
 
-	counted := counting{Engine: engine, upserts: map[index.Kind]int{}}
+	counted := counting{Engine: engine, mu: &sync.Mutex{}, upserts: map[index.Kind]int{}}
 	syncer := indexer.NewSyncer(db, counted, quiet)
 	require.NoError(t, syncer.Rebuild(context.Background(), nil))
 	syncer.Settle()
@@ -246,4 +253,54 @@ func TestRebuildAcknowledgesWhatItRead(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, last, syncer.Applied())
 	assert.Equal(t, index.Result{IDs: []string{"1", "2", "3"}, Total: 3}, refunds(t, engine))
+}
+
+// meeting is an engine whose first batch waits (up to patience) for a
+// second to be under way, and records whether one was.
+type meeting struct {
+	index.Engine
+	calls atomic.Int32
+	both  chan struct{} // closed by the second batch
+	met   atomic.Bool
+}
+
+// patience is how long meeting's first batch waits: far longer than a
+// second goroutine takes to start, even on a loaded machine.
+const patience = 20 * time.Second
+
+func (m *meeting) Apply(ctx context.Context, b index.Batch, durable func(error)) error {
+	switch m.calls.Add(1) {
+	case 1:
+		select {
+		case <-m.both:
+			m.met.Store(true)
+		case <-time.After(patience):
+		}
+	case 2:
+		close(m.both)
+	}
+	return m.Engine.Apply(ctx, b, durable)
+}
+
+// TestBatchesOfAReadApplyTogether: the batches built from one read of the
+// outbox (or of storage, for a rebuild) are of distinct kinds and
+// companies, and the engine is given them together, so that indexing
+// uses more than one core; what they index is unchanged.
+func TestBatchesOfAReadApplyTogether(t *testing.T) {
+	defer runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+	for name, run := range map[string]func(*indexer.Syncer) error{
+		"drain":   func(s *indexer.Syncer) error { return s.Drain(context.Background()) },
+		"rebuild": func(s *indexer.Syncer) error { return s.Rebuild(context.Background(), nil) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			db, engine := openStores(t)
+			createConversations(t, db, seedAccount(t, db), 3) // conversations, customers and messages: three batches
+			met := &meeting{Engine: engine, both: make(chan struct{})}
+			syncer := indexer.NewSyncer(db, met, quiet)
+			require.NoError(t, run(syncer))
+			syncer.Settle()
+			assert.True(t, met.met.Load(), "the first batch was alone in the engine")
+			assert.Equal(t, index.Result{IDs: []string{"1", "2", "3"}, Total: 3}, refunds(t, engine))
+		})
+	}
 }

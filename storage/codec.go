@@ -175,8 +175,20 @@ func unmarshal(plain []byte, v any) error {
 	return nil
 }
 
-// checkDecodes is on in test binaries (benchmarks turn it off).
+// checkDecodes is on in test binaries (benchmarks turn it off, with
+// CheckDecodes when they are in another package).
 var checkDecodes = testing.Testing()
+
+// CheckDecodes turns off (or back on) the check that encoding/json reads
+// every value as goccy does, which test binaries run and the real
+// binaries do not: a benchmark in a test binary turns it off so that its
+// figures are those of parley itself. It returns what restores the check
+// as it was. Call it before any store is in use.
+func CheckDecodes(on bool) (restore func()) {
+	was := checkDecodes
+	checkDecodes = on
+	return func() { checkDecodes = was }
+}
 
 // errDecoderPanicked stands for a panic in goccy's decoder.
 var errDecoderPanicked = errors.New("storage: goccy/go-json panicked")

@@ -7,11 +7,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/parley/parley/internal/gcpolicy"
 	"github.com/parley/parley/storage"
 )
 
@@ -36,12 +39,16 @@ import (
 //	PARLEY_LOAD_PROFILE=/tmp/load.prof go test ./cmd/parley-bench -run XXX -bench InternalLoad/live -benchtime 1x
 func BenchmarkInternalLoad(b *testing.B) {
 	n := sizeFromEnv(b, "PARLEY_LOAD_N", 10_000)
+	// Measure as the real binaries run: they do not check decodes, and
+	// they load with Parley's garbage collector policy.
+	defer storage.CheckDecodes(false)()
+	defer debug.SetGCPercent(debug.SetGCPercent(gcpolicy.Percent))
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	now := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
 	corpus := func() *corpus { return newCorpus(corpusSeed, corpusWords) }
 	b.Run("live", func(b *testing.B) {
-		timeLoads(b, n, func() time.Duration {
+		timeLoads(b, n, func() measured {
 			node, _, err := openNode(ctx, b.TempDir(), log)
 			if err != nil {
 				b.Fatal(err)
@@ -55,7 +62,7 @@ func BenchmarkInternalLoad(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer startProfile(b)()
-			start := time.Now()
+			start := startMeasure()
 			err = loadInternal(node.db.Store(), w, corpus(), 0, n, now, benchSpan)
 			if err == nil {
 				err = waitIndexed(ctx, node.db, node.syncer.Applied)
@@ -63,11 +70,11 @@ func BenchmarkInternalLoad(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			return time.Since(start)
+			return start.since()
 		})
 	})
 	b.Run("bulk", func(b *testing.B) {
-		timeLoads(b, n, func() time.Duration {
+		timeLoads(b, n, func() measured {
 			dir := b.TempDir()
 			db, err := storage.Open(filepath.Join(dir, "parley.db"), storage.Options{})
 			if err != nil {
@@ -78,16 +85,19 @@ func BenchmarkInternalLoad(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer startProfile(b)()
-			start := time.Now()
+			start := startMeasure()
 			err = loadInternal(db.Store(), w, corpus(), 0, n, now, benchSpan)
 			if err = errors.Join(err, db.Close()); err != nil {
 				b.Fatal(err)
 			}
-			node, _, err := openNode(ctx, dir, log)
+			stored := start.since()
+			node, times, err := openNode(ctx, dir, log)
 			if err != nil {
 				b.Fatal(err)
 			}
-			took := time.Since(start)
+			took := start.since()
+			b.Logf("stored in %v (CPU %v), then opened in %v (CPU %v; index built in %v)", stored.wall.Round(time.Millisecond), stored.cpu.Round(time.Millisecond),
+				(took.wall - stored.wall).Round(time.Millisecond), (took.cpu - stored.cpu).Round(time.Millisecond), times.Drain.Round(time.Millisecond))
 			if err := node.close(); err != nil {
 				b.Fatal(err)
 			}
@@ -97,14 +107,45 @@ func BenchmarkInternalLoad(b *testing.B) {
 }
 
 // timeLoads runs load b.N times and reports the conversations per second
-// of the time each returns.
-func timeLoads(b *testing.B, n int, load func() time.Duration) {
+// of the time each returns, and the CPU time (of every core) each
+// conversation took: on a machine shared with other work the CPU time
+// varies less from run to run than the wall time.
+func timeLoads(b *testing.B, n int, load func() measured) {
 	b.StopTimer()
-	var took time.Duration
+	var took measured
 	for range b.N {
-		took += load()
+		m := load()
+		took.wall += m.wall
+		took.cpu += m.cpu
 	}
-	b.ReportMetric(float64(n)*float64(b.N)/took.Seconds(), "conv/s")
+	convs := float64(n) * float64(b.N)
+	b.ReportMetric(convs/took.wall.Seconds(), "conv/s")
+	b.ReportMetric(float64(took.cpu.Microseconds())/convs, "cpu-µs/conv")
+}
+
+// measured is the wall time and the process's CPU time of a load.
+type measured struct{ wall, cpu time.Duration }
+
+// stopwatch measures from when startMeasure made it.
+type stopwatch struct {
+	wall time.Time
+	cpu  time.Duration
+}
+
+func startMeasure() stopwatch { return stopwatch{wall: time.Now(), cpu: processCPU()} }
+
+// since is what passed since the start.
+func (s stopwatch) since() measured {
+	return measured{wall: time.Since(s.wall), cpu: processCPU() - s.cpu}
+}
+
+// processCPU is the user and system time the process has used.
+func processCPU() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // sizeFromEnv is the number the environment variable name sets, or def

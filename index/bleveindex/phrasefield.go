@@ -31,15 +31,21 @@ func newPhraseField(name string, values []string, opts bi.FieldIndexingOptions) 
 }
 
 func (f *phraseField) Analyze() {
-	var tokens analysis.TokenStream
-	at := 0
-	for _, v := range f.values {
-		for _, w := range index.Tokens(v) {
-			tokens = append(tokens, wordToken(w, at))
+	values, n := make([][]string, len(f.values)), 0
+	for i, v := range f.values {
+		values[i] = index.Tokens(v)
+		n += len(values[i])
+	}
+	words, positions := make([]string, 0, n), make([]int, 0, n)
+	at := 1
+	for _, value := range values {
+		for _, w := range value {
+			words, positions = append(words, w), append(positions, at)
 			at++
 		}
 		at++ // the empty position between values
 	}
+	tokens := wordTokens(words, positions)
 	f.length = len(tokens)
 	f.freqs = analysis.TokenFrequency(tokens, nil, f.Options())
 }

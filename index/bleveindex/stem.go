@@ -41,14 +41,15 @@ func newStemField(name string, arrayPositions []uint64, value string, opts bi.Fi
 
 func (f *stemField) Analyze() {
 	words := index.Tokens(string(f.Value()))
-	var changed analysis.TokenStream
+	var changed []string
+	var positions []int
 	for i, w := range words {
 		if s := index.Stem(w); s != w {
-			changed = append(changed, wordToken(s, i))
+			changed, positions = append(changed, s), append(positions, i+1)
 		}
 	}
 	f.length = len(words)
-	f.freqs = analysis.TokenFrequency(changed, f.ArrayPositions(), f.Options())
+	f.freqs = analysis.TokenFrequency(wordTokens(changed, positions), f.ArrayPositions(), f.Options())
 }
 
 // analyzedField is a text field whose Analyze, written by the type that
