@@ -4,9 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pressly/goose/v3"
@@ -196,39 +194,9 @@ func TestTwoWritesGivingOneIDTakeTurns(t *testing.T) {
 		})
 		return runs, err
 	}
-	gave, resume := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	var firstErr error
-	firstDone := make(chan struct{})
-	go func() {
-		defer close(firstDone)
-		_, firstErr = give(1, func() { once.Do(func() { close(gave); <-resume }) })
-	}()
-	<-gave
-	var secondRuns int
-	var secondErr error
-	secondDone := make(chan struct{})
-	go func() {
-		defer close(secondDone)
-		secondRuns, secondErr = give(2, func() {})
-	}()
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
-	require.Eventually(t, func() bool {
-		select {
-		case <-secondDone:
-			return true
-		default:
-			var waiting int
-			require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&waiting))
-			return waiting > 0
-		}
-	}, 10*time.Second, 10*time.Millisecond)
-	close(resume)
-	<-firstDone
-	<-secondDone
-
+	_, firstErr, secondRuns, secondErr := racePausedWrite(t, url,
+		func(between func()) (int, error) { return give(1, between) },
+		func(between func()) (int, error) { return give(2, between) })
 	require.NoError(t, firstErr)
 	require.Error(t, secondErr, "the id is company 1's")
 	assert.Contains(t, secondErr.Error(), "belongs to another company")

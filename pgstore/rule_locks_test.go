@@ -48,47 +48,9 @@ func TestRuleLocksMakeRuleChecksTakeTurns(t *testing.T) {
 		return runs, err
 	}
 
-	checked, resume := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	var firstRuns int
-	var firstErr error
-	firstDone := make(chan struct{})
-	go func() {
-		defer close(firstDone)
-		firstRuns, firstErr = create("first@acme.test", func() {
-			once.Do(func() { close(checked); <-resume })
-		})
-	}()
-	<-checked
-	var secondRuns int
-	var secondErr error
-	secondDone := make(chan struct{})
-	go func() {
-		defer close(secondDone)
-		secondRuns, secondErr = create("second@acme.test", func() {})
-	}()
-	// The second write either finishes (nothing made it wait) or waits
-	// for a lock the first holds; then the first goes on.
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
-	waiting := func() bool {
-		var n int
-		require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&n))
-		return n > 0
-	}
-	require.Eventually(t, func() bool {
-		select {
-		case <-secondDone:
-			return true
-		default:
-			return waiting()
-		}
-	}, 10*time.Second, 10*time.Millisecond)
-	close(resume)
-	<-firstDone
-	<-secondDone
-
+	firstRuns, firstErr, secondRuns, secondErr := racePausedWrite(t, url,
+		func(between func()) (int, error) { return create("first@acme.test", between) },
+		func(between func()) (int, error) { return create("second@acme.test", between) })
 	require.NoError(t, firstErr)
 	assert.Equal(t, 1, firstRuns)
 	var conflict *parley.Error
@@ -101,6 +63,45 @@ func TestRuleLocksMakeRuleChecksTakeTurns(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
+}
+
+// racePausedWrite runs the write first until it calls its between, which
+// stops it there; then the write second, until it either finishes (nothing
+// made it wait) or waits for a lock the first holds; then lets the first
+// go on, and returns what each write's run count and error were.
+func racePausedWrite(t *testing.T, url string, first, second func(between func()) (int, error)) (firstRuns int, firstErr error, secondRuns int, secondErr error) {
+	t.Helper()
+	ctx := context.Background()
+	paused, resume := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	firstDone := make(chan struct{})
+	go func() {
+		defer close(firstDone)
+		firstRuns, firstErr = first(func() { once.Do(func() { close(paused); <-resume }) })
+	}()
+	<-paused
+	secondDone := make(chan struct{})
+	go func() {
+		defer close(secondDone)
+		secondRuns, secondErr = second(func() {})
+	}()
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	require.Eventually(t, func() bool {
+		select {
+		case <-secondDone:
+			return true
+		default:
+			var waiting int
+			require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&waiting))
+			return waiting > 0
+		}
+	}, 10*time.Second, 10*time.Millisecond)
+	close(resume)
+	<-firstDone
+	<-secondDone
+	return firstRuns, firstErr, secondRuns, secondErr
 }
 
 var sqlIsolation = stmt(`SHOW transaction_isolation`)
