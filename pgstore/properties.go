@@ -60,11 +60,7 @@ func (t *Tx) putPropertyDef(kind, sequence string, d *parley.PropertyDef, isNew 
 		if t.countOf(sqlPropertyDefined, d.CompanyID, kind, slug) > 0 {
 			return parley.PropertySlugTaken(noun, d.Slug)
 		}
-		if d.ID != 0 { // a copy keeps its id; later ids must not reach it
-			if err := t.keepSequencePast(sequence, d.ID); err != nil {
-				return err
-			}
-		} else if err := t.assignID(sequence, &d.ID); err != nil {
+		if err := t.drawOrKeepID(sequence, &d.ID); err != nil { // a copy keeps its id
 			return err
 		}
 	}

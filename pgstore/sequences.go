@@ -53,6 +53,16 @@ var (
 	sqlSequencePast = stmt(`SELECT setval($1::text::regclass, $2) FROM pg_sequences s WHERE s.schemaname = current_schema() AND s.sequencename = $1::text AND coalesce(s.last_value, 0) < $2`)
 )
 
+// drawOrKeepID gives *id the next id of a sequence when it is 0, and else
+// moves the sequence past the id given (a copy, an import), so that no id
+// drawn later reaches it.
+func (t *Tx) drawOrKeepID(sequence string, id *int64) error {
+	if *id == 0 {
+		return t.assignID(sequence, id)
+	}
+	return t.keepSequencePast(sequence, *id)
+}
+
 // keepSequencePast moves a family's sequence to at least id (an imported
 // id: later ids must not reach it). setval is not transactional, so the
 // compare and the set run under a lock of the sequence held until commit.

@@ -45,12 +45,8 @@ func (t *Tx) DeleteWorkflow(w *parley.Workflow) error {
 // PutWorkflowRun appends a run to its workflow's log, assigning an id
 // when ID is 0.
 func (t *Tx) PutWorkflowRun(r *parley.WorkflowRun) error {
-	if r.ID != 0 { // a run with its id (a copy): later ids must not reach it
-		if err := t.keepSequencePast(seqWorkflowRuns, r.ID); err != nil {
-			return err
-		}
-	} else if err := t.assignID(seqWorkflowRuns, &r.ID); err != nil {
-		return err
+	if err := t.drawOrKeepID(seqWorkflowRuns, &r.ID); err != nil {
+		return err // a run with its id (a copy) keeps it
 	}
 	return t.put(sqlPutWorkflowRun, r, r.CompanyID, r.WorkflowID, r.ID)
 }

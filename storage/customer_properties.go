@@ -46,15 +46,8 @@ func (t *Tx) putPropertyDef(bucket []byte, d *parley.PropertyDef, isNew bool, ki
 	if isNew && t.tx.Bucket(bucket).Get(k) != nil {
 		return parley.PropertySlugTaken(kind, d.Slug)
 	}
-	switch {
-	case isNew && d.ID == 0:
-		id, err := t.nextID(bucket)
-		if err != nil {
-			return err
-		}
-		d.ID = id
-	case isNew: // a new definition with its id (a copy): later ids must not reach it
-		if err := keepSequencePast(t.tx.Bucket(bucket), d.ID); err != nil {
+	if isNew { // a new definition with its id (a copy) keeps it
+		if err := t.assignOrKeepID(bucket, &d.ID); err != nil {
 			return err
 		}
 	}

@@ -22,13 +22,7 @@ func (t *Tx) Team(companyID, id int64) (*parley.Team, error) {
 // PutTeam stores a team, assigning an id from the users' sequence when ID
 // is 0; a kept id moves the sequence past it.
 func (t *Tx) PutTeam(x *parley.Team) error {
-	if x.ID == 0 {
-		id, err := t.nextID(bucketIDSpace)
-		if err != nil {
-			return err
-		}
-		x.ID = id
-	} else if err := keepSequencePast(t.tx.Bucket(bucketIDSpace), x.ID); err != nil {
+	if err := t.assignOrKeepID(bucketIDSpace, &x.ID); err != nil {
 		return err
 	}
 	if t.tx.Bucket(bucketUsers).Get(key(x.ID)) != nil {

@@ -45,13 +45,7 @@ func (t *Tx) userUnder(bucket, k []byte) (*parley.User, error) {
 // unused by another user.
 func (t *Tx) PutUser(u *parley.User) error {
 	email := []byte(parley.NormalizeEmail(u.Email))
-	if u.ID == 0 {
-		id, err := t.nextID(bucketIDSpace)
-		if err != nil {
-			return err
-		}
-		u.ID = id
-	} else if err := keepSequencePast(t.tx.Bucket(bucketIDSpace), u.ID); err != nil {
+	if err := t.assignOrKeepID(bucketIDSpace, &u.ID); err != nil {
 		return err
 	}
 	if t.tx.Bucket(bucketTeams).Get(key(u.ID)) != nil {

@@ -66,14 +66,8 @@ func (t *Tx) DeleteWorkflow(w *parley.Workflow) error {
 // PutWorkflowRun appends a run to its workflow's log, assigning an id
 // when ID is 0.
 func (t *Tx) PutWorkflowRun(r *parley.WorkflowRun) error {
-	if r.ID == 0 {
-		id, err := t.nextID(bucketWorkflowRuns)
-		if err != nil {
-			return err
-		}
-		r.ID = id
-	} else if err := keepSequencePast(t.tx.Bucket(bucketWorkflowRuns), r.ID); err != nil {
-		return err // a run with its id (a copy): later ids must not reach it
+	if err := t.assignOrKeepID(bucketWorkflowRuns, &r.ID); err != nil {
+		return err // a run with its id (a copy) keeps it
 	}
 	return t.put(bucketWorkflowRuns, key2(r.WorkflowID, r.ID), r)
 }
