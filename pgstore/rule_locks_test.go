@@ -2,11 +2,9 @@ package pgstore
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -63,58 +61,4 @@ func TestRuleLocksMakeRuleChecksTakeTurns(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-}
-
-// racePausedWrite runs the write first until it calls its between, which
-// stops it there; then the write second, until it either finishes (nothing
-// made it wait) or waits for a lock the first holds; then lets the first
-// go on, and returns what each write's run count and error were.
-func racePausedWrite(t *testing.T, url string, first, second func(between func()) (int, error)) (firstRuns int, firstErr error, secondRuns int, secondErr error) {
-	t.Helper()
-	ctx := context.Background()
-	paused, resume := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	firstDone := make(chan struct{})
-	go func() {
-		defer close(firstDone)
-		firstRuns, firstErr = first(func() { once.Do(func() { close(paused); <-resume }) })
-	}()
-	<-paused
-	secondDone := make(chan struct{})
-	go func() {
-		defer close(secondDone)
-		secondRuns, secondErr = second(func() {})
-	}()
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
-	require.Eventually(t, func() bool {
-		select {
-		case <-secondDone:
-			return true
-		default:
-			var waiting int
-			require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&waiting))
-			return waiting > 0
-		}
-	}, 10*time.Second, 10*time.Millisecond)
-	close(resume)
-	<-firstDone
-	<-secondDone
-	return firstRuns, firstErr, secondRuns, secondErr
-}
-
-var sqlIsolation = stmt(`SHOW transaction_isolation`)
-
-// TestWritesRunRepeatableRead: a write sees one snapshot (see DB.Update
-// for why this level).
-func TestWritesRunRepeatableRead(t *testing.T) {
-	db, _ := open(t)
-	var level string
-	_, err := db.Update(context.Background(), func(tx *Tx) error {
-		_, err := tx.scan(sqlIsolation, nil, &level)
-		return err
-	})
-	require.NoError(t, err)
-	assert.Equal(t, "repeatable read", level)
 }

@@ -277,7 +277,8 @@ func (s *statement) matchAny(ms []query.Match) string {
 // entry is limited in size, as a btree's is), then exactly.
 func (s *statement) keyword(field, value string) string {
 	vs := s.valuesOf(field, index.KeywordField)
-	if c, ok := s.layout.column(field, index.KeywordField); ok && c.many {
+	c, isColumn := s.layout.column(field, index.KeywordField)
+	if isColumn && c.many {
 		v := s.arg(value)
 		// The exact test first: under a NOT, where no index serves, it
 		// settles most rows without computing their heads.
@@ -285,7 +286,7 @@ func (s *statement) keyword(field, value string) string {
 	}
 	v := s.arg(value)
 	cond := s.any(vs, func(x string) string { return x + " = " + v + "::text" })
-	if _, ok := s.layout.column(field, index.KeywordField); !ok {
+	if !isColumn {
 		// A field kept in extra (a custom field): the GIN index on extra
 		// finds the documents holding the value as written (see keywords),
 		// the test after it decides.
