@@ -65,7 +65,8 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 	}
 	// Each part answers rows (facet, keyword, number, counts), kept by
 	// the facet's keep; the first is the total and the buckets.
-	parts := []string{"SELECT 0, NULL::text, NULL::float8, ARRAY[" + strings.Join(counts, ", ") + "] FROM m d"}
+	total := "SELECT 0, NULL::text, NULL::float8, ARRAY[" + strings.Join(counts, ", ") + "] "
+	parts := []string{total + "FROM m d"}
 	keeps := []func(keyword *string, number *float64, counts []int64){func(_ *string, _ *float64, got []int64) {
 		out.Total = int(got[0])
 		for _, keep := range ranges {
@@ -104,7 +105,7 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 	}
 	var sql string
 	if len(parts) == 1 {
-		sql = strings.TrimSuffix(parts[0], "FROM m d") + from
+		sql = total + from
 	} else {
 		cols := slices.Sorted(maps.Keys(columns))
 		sql = fmt.Sprintf("WITH m AS MATERIALIZED (SELECT %s %s)\n%s", strings.Join(cols, ", "), from, strings.Join(parts, "\nUNION ALL "))
