@@ -69,6 +69,20 @@ func TestAccessPathsHaveIndexes(t *testing.T) {
 				Sums:   []string{"waitSeconds", "responseSeconds", "messages", "durationSeconds"}})
 			return err
 		}, `Index Only Scan using search_chat_report`},
+		{"a period's replies to e-mail (the e-mail report)", func() error {
+			_, err := e.Aggregate(ctx, index.AggregateRequest{Kind: index.Messages, Company: 1,
+				Filter: query.And{Nodes: []query.Node{query.Keyword{Field: "from", Value: "user"},
+					query.NumberRange{Field: "createdAt", Min: &weekAgo, MinInclusive: true}, query.Keyword{Field: "type", Value: "email"}}},
+				Distinct: []string{"customerId"}})
+			return err
+		}, `Index Only Scan using search_message_created`},
+		{"a period's resolved e-mail conversations and their figures (the e-mail report)", func() error {
+			_, err := e.Aggregate(ctx, index.AggregateRequest{Kind: index.Conversations, Company: 1,
+				Filter: query.And{Nodes: []query.Node{query.NumberRange{Field: "resolvedAt", Min: &weekAgo, MinInclusive: true},
+					query.Keyword{Field: "type", Value: "email"}}},
+				Sums: []string{"replies", "resolutionSeconds"}})
+			return err
+		}, `Index Only Scan using search_conversation_resolved`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(rec.Calls())
@@ -92,8 +106,8 @@ func TestAccessPathsHaveIndexes(t *testing.T) {
 }
 
 // fillForPlans stores 3,000 conversations of three companies, modified
-// over 1,000 days, 3,000 messages, a third of them replies by one of
-// three users, and 3,000 chats, then settles the tables as after a load.
+// over 1,000 days, half of them resolved, 3,000 messages, a third of them
+// replies by one of three users, and 3,000 chats, then settles the tables as after a load.
 func fillForPlans(t *testing.T, e *Engine) {
 	t.Helper()
 	ctx := context.Background()
@@ -110,6 +124,11 @@ func fillForPlans(t *testing.T, e *Engine) {
 			c.Numbers["createdAt"] = []float64{1.6e12 + float64(i)*864e5}
 			c.Numbers["modifiedAt"] = []float64{1.6e12 + float64(i)*864e5}
 			c.Numbers["cfn.6"] = []float64{float64(i % 500)}
+			if i%2 == 0 {
+				c.Numbers["resolvedAt"] = []float64{1.6e12 + float64(i)*864e5}
+				c.Numbers["replies"] = []float64{float64(i % 4)}
+				c.Numbers["resolutionSeconds"] = []float64{float64(i * 60)}
+			}
 			conversations = append(conversations, c)
 			m := index.NewDocument(id, company)
 			m.Keywords["from"] = []string{"customer", "user", "customer"}[i%3 : i%3+1]
@@ -118,6 +137,7 @@ func fillForPlans(t *testing.T, e *Engine) {
 			}
 			m.Numbers["customerId"] = []float64{float64(i % 100)}
 			m.Numbers["createdAt"] = []float64{1.6e12 + float64(i)*864e5}
+			m.Keywords["type"] = []string{types[i%3]}
 			messages = append(messages, m)
 		}
 		require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: company, Upserts: conversations}, nil))
