@@ -196,9 +196,7 @@ func (l *layout) insert(company int64, docs map[string]index.Document) (string, 
 	}
 	for row, id := range ids {
 		d := docs[id]
-		fields := d.Present()
-		sort.Strings(fields)
-		present[row] = textArray(fields)
+		present[row] = textArray(l.unshown(&d))
 		var x extra
 		for i, c := range l.columns {
 			out := perField[i]

@@ -2,6 +2,7 @@ package pgindex
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -122,6 +123,49 @@ func snakeCase(name string) string {
 func (l *layout) column(field string, t index.FieldType) (column, bool) {
 	c, ok := l.byField[field]
 	return c, ok && c.field.Type == t
+}
+
+// unshown lists, in order, the fields a document holds that their own
+// column cannot show it holds: the fields column keeps only those. A
+// keyword or number field with values of its column's type shows in the
+// column (a scalar not NULL, an array not empty); a text field's analysis
+// may be empty for a value, and a field without a column of its values'
+// type keeps them in extra. Listing every field made the list a third of
+// a conversation's row, and a wide row spreads a table over more pages,
+// which every bitmap scan of a GIN index visits.
+func (l *layout) unshown(d *index.Document) []string {
+	var out []string
+	for _, field := range d.Present() {
+		if c, ok := l.byField[field]; !ok || !holds(d, field, c.field.Type) {
+			out = append(out, field)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// holds tells whether a document has values of one type in a field.
+func holds(d *index.Document, field string, t index.FieldType) bool {
+	switch t {
+	case index.KeywordField:
+		return len(d.Keywords[field]) > 0
+	case index.NumberField:
+		return len(d.Numbers[field]) > 0
+	}
+	return false // a text field's column cannot show it (see unshown)
+}
+
+// shows is the condition that row d's own column holds a value of field,
+// or "" when the field has no column that can show it (see unshown).
+func (l *layout) shows(field string) string {
+	c, ok := l.byField[field]
+	switch {
+	case !ok || c.field.Type == index.TextField:
+		return ""
+	case c.many:
+		return "cardinality(d." + c.sqlName() + ") > 0"
+	}
+	return "d." + c.sqlName() + " IS NOT NULL"
 }
 
 // source is the column of row d holding a field's values of one type:

@@ -96,6 +96,7 @@ func TestEdgesAgreeWithOracle(t *testing.T) {
 		doc("4", 2, map[string][]string{"email": {"abc@example.com"}}, map[string][]string{"firstName": {"Ann"}}, 40),
 		doc("5", 1, nil, nil, 5),
 		doc("6", 1, map[string][]string{"emailDomain": {"nul\x00.test", "bad\xff.test"}}, map[string][]string{"lastName": {"nul\x00x bad\xffy"}}, 60),
+		withoutColumns("8", 1),
 	}
 	for _, engine := range []index.Engine{e, oracle} {
 		for _, company := range []int64{1, 2} {
@@ -146,6 +147,16 @@ func TestEdgesAgreeWithOracle(t *testing.T) {
 		query.Not{Node: query.Contains{Field: "email", Value: "example.com"}},
 		query.FieldExists{Field: "lastName"},
 		query.FieldExists{Field: "email"},
+		query.FieldExists{Field: "emailDomain"},
+		query.FieldExists{Field: "createdAt"},
+		query.Not{Node: query.FieldExists{Field: "createdAt"}},
+		query.NumberRange{Field: "createdAt"},
+		query.FieldExists{Field: "organizationId"},
+		query.NumberRange{Field: "organizationId"},
+		query.FieldExists{Field: "cfn.3"},
+		query.NumberRange{Field: "cfn.3"},
+		query.FieldExists{Field: "cfn.4"},
+		query.NumberRange{Field: "cfn.4"},
 		query.NumberRange{Field: "createdAt", Min: ptr(10), Max: ptr(30), MaxInclusive: true},
 		query.Or{Nodes: []query.Node{query.Keyword{Field: "email", Value: "new@example.com"}, query.Match{Field: "lastName", Text: "F"}}},
 		query.Match{Field: "lastName", Text: "  "},
@@ -168,6 +179,47 @@ func TestEdgesAgreeWithOracle(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRowsListOnlyTheFieldsTheirColumnsCannotShow: the fields column
+// lists a field only when its own column cannot show that the document
+// holds it, so that rows stay narrow.
+func TestRowsListOnlyTheFieldsTheirColumnsCannotShow(t *testing.T) {
+	ctx := context.Background()
+	e, url := open(t)
+	docs := []index.Document{
+		doc("1", 1, map[string][]string{"email": {"a@example.com"}}, map[string][]string{"firstName": {"Ann"}}, 10),
+		withoutColumns("2", 1),
+	}
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Customers, Company: 1, Upserts: docs}, nil))
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, "SELECT doc_id, fields FROM search_customer WHERE company_id = 1 ORDER BY doc_id")
+	require.NoError(t, err)
+	listed := map[string][]string{}
+	for rows.Next() {
+		var id string
+		var fields []string
+		require.NoError(t, rows.Scan(&id, &fields))
+		listed[id] = fields
+	}
+	require.NoError(t, rows.Err())
+	assert.Equal(t, map[string][]string{
+		"1": {"firstName"},
+		"2": {"cfn.3", "cfn.4", "lastName", "organizationId"},
+	}, listed)
+}
+
+// withoutColumns is a customer whose fields' own columns cannot show it
+// holds them: an empty name, words where numbers go, a custom field.
+func withoutColumns(id string, company int64) index.Document {
+	d := index.NewDocument(id, company)
+	d.Texts["lastName"] = []string{""}
+	d.Keywords["organizationId"] = []string{"none yet"}
+	d.Numbers["cfn.3"] = []float64{7}
+	d.Keywords["cfn.4"] = []string{"n/a"}
+	return d
 }
 
 // TestChatsSortByDocumentID: a kind without a numeric id breaks ties on

@@ -2,6 +2,7 @@ package pgindex
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,6 +90,12 @@ func TestAccessPathsHaveIndexes(t *testing.T) {
 			require.NoError(t, tc.run())
 			statements := rec.Calls()[before:]
 			require.NotEmpty(t, statements)
+			// A btree that covers a statement is read alone (an index-only
+			// scan) at any size; on tables this small a bitmap scan reads
+			// their few pages as cheaply, so it is ruled out.
+			covered := strings.HasPrefix(tc.plan, "Index Only Scan")
+			_, err := conn.Exec(ctx, fmt.Sprintf("SET enable_bitmapscan = %t", !covered))
+			require.NoError(t, err)
 			var plans []string
 			for _, s := range statements {
 				if !strings.HasPrefix(s.SQL, "SELECT") && !strings.HasPrefix(s.SQL, "WITH") {

@@ -178,7 +178,7 @@ func (s *statement) where(n query.Node) (string, error) {
 		min, max := index.MillisBounds(n)
 		return s.numberRange(n.Field, min, max, n.FromInclusive, n.ToInclusive), nil
 	case query.FieldExists:
-		return "d.fields @> " + s.arg([]string{n.Field}) + "::text[]", nil
+		return s.exists(n.Field), nil
 	}
 	return "", fmt.Errorf("pgindex: cannot translate %T", n)
 }
@@ -343,11 +343,25 @@ func (s *statement) textPrefix(n query.Prefix) string {
 	return fmt.Sprintf("(%s @@ %s::tsquery AND strpos(%s, %s) > 0)", lexemes, q, runs, r)
 }
 
+// exists matches the rows holding a value of field: its own column shows
+// it, or the row lists it (see layout.unshown; rows written before the
+// list was narrowed list every field they hold).
+func (s *statement) exists(field string) string {
+	listed := "d.fields @> " + s.arg([]string{field}) + "::text[]"
+	if shown := s.layout.shows(field); shown != "" {
+		return "(" + shown + " OR " + listed + ")"
+	}
+	return listed
+}
+
 // numberRange matches a value within bounds; an array column is searched
 // for one value by its GIN index.
 func (s *statement) numberRange(field string, min, max *float64, minIncl, maxIncl bool) string {
 	if min == nil && max == nil {
-		return "d.fields @> " + s.arg([]string{field}) + "::text[]"
+		if _, ok := s.layout.column(field, index.NumberField); ok {
+			return s.layout.shows(field)
+		}
+		return "d.extra->'n' ? " + s.arg(field) + "::text"
 	}
 	if c, ok := s.layout.column(field, index.NumberField); ok && c.many && min != nil && max != nil && *min == *max && minIncl && maxIncl {
 		return fmt.Sprintf("d.%s @> ARRAY[%s::float8]", c.sqlName(), s.arg(*min))
