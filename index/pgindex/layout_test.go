@@ -240,3 +240,20 @@ func TestRewriteReplacesTheRow(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"2"}, res.IDs, "the batch's delete wins")
 }
+
+// TestLongTextsAreStoredWithLZ4: a body past PostgreSQL's 2 kB is kept
+// out of line, compressed with LZ4 (the test server has it).
+func TestLongTextsAreStoredWithLZ4(t *testing.T) {
+	ctx := context.Background()
+	e, url := open(t)
+	d := index.NewDocument("1", 1)
+	d.Texts["body"] = []string{strings.Repeat("the parcel's tracking number is missing again ", 200)}
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{d}}, nil))
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	var compression string
+	require.NoError(t, conn.QueryRow(ctx, `SELECT pg_column_compression(body_runs)
+		FROM search_conversation WHERE company_id = 1 AND doc_id = '1'`).Scan(&compression))
+	assert.Equal(t, "lz4", compression)
+}
