@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -122,4 +123,30 @@ func TestSearchRequestRoundTrips(t *testing.T) {
 	}
 	t.Logf("a search request finding one conversation: %d round trips", trips)
 	assert.Equal(t, 6, trips, "sign-in 3 (token, user and company, commit), page 3 (conversations, what they name, commit)")
+}
+
+// TestFanOutReadsACompanysWebhooksOnce: expanding a batch of one
+// company's events into deliveries reads its webhooks once, not once per
+// event (after a load, one read per record written).
+func TestFanOutReadsACompanysWebhooksOnce(t *testing.T) {
+	rec := &pgtest.Recorder{}
+	w := startWorld(t, postgres, rec, insecureWebhooks)
+	h := &hooks{world: w, d: newDispatcher(t, w), recv: newReceiver(t)}
+	h.hook(map[string]any{"events": []string{"convo.created"}})
+	const events = 5
+	for i := 0; i < events; i++ {
+		w.create(convJSON(nil))
+	}
+	before := len(rec.Calls())
+	n, err := h.d.FanOut(context.Background(), w.clock.Now())
+	require.NoError(t, err)
+	assert.Equal(t, events, n, "deliveries")
+	reads := 0
+	for _, c := range rec.Calls()[before:] {
+		if strings.Contains(c.SQL, "FROM webhooks w WHERE w.company_id = $1 ORDER BY") {
+			reads++
+		}
+	}
+	assert.Equal(t, 1, reads, "reads of the company's webhooks")
+	t.Logf("fan-out of %d events: %d statements", events, len(rec.Calls())-before)
 }

@@ -150,8 +150,9 @@ func (d *Dispatcher) FanOut(ctx context.Context, now time.Time) (int, error) {
 				return err
 			}
 			seen = len(events)
+			hooks := companyWebhooks{}
 			for _, e := range events {
-				made, err := d.expand(tx, e.Event, now)
+				made, err := d.expand(tx, hooks, e.Event, now)
 				if err != nil {
 					return err
 				}
@@ -172,9 +173,27 @@ func (d *Dispatcher) FanOut(ctx context.Context, now time.Time) (int, error) {
 	}
 }
 
+// companyWebhooks holds the webhooks of the companies whose events a
+// fan-out transaction expanded so far: a batch of a company's events reads
+// its webhooks once, not once per event (after a load, one read per
+// conversation written).
+type companyWebhooks map[int64][]parley.Webhook
+
+func (c companyWebhooks) of(tx parley.Tx, company int64) ([]parley.Webhook, error) {
+	if hooks, ok := c[company]; ok {
+		return hooks, nil
+	}
+	hooks, err := tx.Webhooks(company)
+	if err != nil {
+		return nil, err
+	}
+	c[company] = hooks
+	return hooks, nil
+}
+
 // expand stores the deliveries of one event.
-func (d *Dispatcher) expand(tx parley.Tx, e parley.Event, now time.Time) (int, error) {
-	hooks, err := tx.Webhooks(e.CompanyID)
+func (d *Dispatcher) expand(tx parley.Tx, known companyWebhooks, e parley.Event, now time.Time) (int, error) {
+	hooks, err := known.of(tx, e.CompanyID)
 	if err != nil || len(hooks) == 0 {
 		return 0, err
 	}
