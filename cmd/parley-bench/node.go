@@ -74,16 +74,20 @@ func (n *node) open(ctx context.Context, dir string, log *slog.Logger) (t StartT
 	}
 	lap(&t.Index)
 	n.dir = dir
-	fast, _, damaged, err := lists.Open(n.db, filepath.Join(dir, "parley.db"), filepath.Join(dir, "lists.snapshot"), lists.Projection{List: indexer.ListFields, Conversation: indexer.Documents, Chat: indexer.ChatDocument})
-	if err != nil {
-		return t, fmt.Errorf("load the list engine: %w", err)
+	if n.full.Fresh() { // as parley serve does: the rebuild below fills the list engine too
+		n.fast = lists.New()
+	} else {
+		fast, _, damaged, err := lists.Open(n.db, filepath.Join(dir, "parley.db"), filepath.Join(dir, "lists.snapshot"), lists.Projection{List: indexer.ListFields, Conversation: indexer.Documents, Chat: indexer.ChatDocument})
+		if err != nil {
+			return t, fmt.Errorf("load the list engine: %w", err)
+		}
+		if damaged != nil { // as parley serve does: a snapshot of another version is read again from storage
+			log.Warn("list engine snapshot not used; loaded from storage", "err", damaged)
+		}
+		n.fast = fast
 	}
-	if damaged != nil { // as parley serve does: a snapshot of another version is read again from storage
-		log.Warn("list engine snapshot not used; loaded from storage", "err", damaged)
-	}
-	n.fast = fast
 	lap(&t.ListEngine)
-	n.engine = index.Router{Full: n.full, Fast: fast}
+	n.engine = index.Router{Full: n.full, Fast: n.fast}
 	n.syncer = indexer.NewSyncer(n.db, n.engine, log)
 	n.db.OnCommit(n.syncer.Notify)
 	if n.full.Fresh() {

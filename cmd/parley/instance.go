@@ -246,7 +246,11 @@ var listProjection = lists.Projection{List: indexer.ListFields, Conversation: in
 
 // openEmbeddedEngines opens the Bleve index of the data directory and the
 // list engine (from its snapshot, else from storage); fresh means the
-// Bleve index is new and must be built from storage.
+// Bleve index is new and must be built from storage. With a fresh index
+// the list engine starts empty: the rebuild hands every document to both
+// engines through the router, so loading the list engine from storage too
+// would read and decode every conversation and its threads a second time
+// for rows the rebuild replaces.
 func (in *instance) openEmbeddedEngines(log *slog.Logger) (fresh bool, err error) {
 	in.bolt = in.db.(*storage.DB)
 	if in.bleve, err = bleveindex.Open(indexPath(in.at.dir)); err != nil {
@@ -255,6 +259,10 @@ func (in *instance) openEmbeddedEngines(log *slog.Logger) (fresh bool, err error
 	in.full = in.bleve
 	if err := in.bleve.DropKinds(index.TextlessKinds()...); err != nil { // the router gives them to the list engine alone
 		return false, err
+	}
+	if in.bleve.Fresh() {
+		in.fast = lists.New()
+		return true, nil
 	}
 	fast, restored, damaged, err := lists.Open(in.bolt, dbPath(in.at.dir), listsPath(in.at.dir), listProjection)
 	if err != nil {
@@ -276,7 +284,7 @@ func (in *instance) openEmbeddedEngines(log *slog.Logger) (fresh bool, err error
 		}
 	}()
 	in.fast = fast
-	return in.bleve.Fresh(), nil
+	return false, nil
 }
 
 // openPostgresEngines opens pgindex on the store's database (migrating

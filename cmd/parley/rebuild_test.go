@@ -8,13 +8,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley/parley"
 	"github.com/parley/parley/index"
+	"github.com/parley/parley/index/lists"
 	"github.com/parley/parley/query"
 )
 
@@ -67,4 +70,61 @@ func TestRebuildProgressLogs(t *testing.T) {
 	assert.Equal(t, 10, strings.Count(logs.String(), "rebuilding the search index"), logs.String())
 	assert.Contains(t, logs.String(), "done=100 total=1000")
 	assert.Contains(t, logs.String(), "done=1000 total=1000")
+}
+
+// TestRebuildFillsTheListEngine: when the index is built afresh, the list
+// engine starts empty and the rebuild fills it through the router, instead
+// of the list engine also loading itself from storage, which read and
+// decoded every conversation and its threads a second time. Its rows then
+// answer, on every kind, as those of an engine loaded from storage.
+func TestRebuildFillsTheListEngine(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	in, err := open(ctx, location{dir: dir}, true, fixedClock{}, quietLog(), nil)
+	require.NoError(t, err)
+	require.NoError(t, in.close())
+	// Storage alone, as a bulk load killed before its index was built
+	// leaves it: no index, no list engine snapshot.
+	require.NoError(t, os.RemoveAll(indexPath(dir)))
+	require.NoError(t, os.Remove(listsPath(dir)))
+
+	var read atomic.Int64
+	counted := listProjection
+	defer func(p lists.Projection) { listProjection = p }(listProjection)
+	listProjection = lists.Projection{
+		List: func(tx parley.Tx, c *parley.Conversation) (index.Document, bool) {
+			read.Add(1)
+			return counted.List(tx, c)
+		},
+		Conversation: func(tx parley.Tx, c *parley.Conversation, yield func(index.Kind, index.Document)) error {
+			read.Add(1)
+			return counted.Conversation(tx, c, yield)
+		},
+		Chat: func(tx parley.Tx, company int64, id string) (index.Document, bool, error) {
+			read.Add(1)
+			return counted.Chat(tx, company, id)
+		},
+	}
+	in, err = open(ctx, location{dir: dir}, false, fixedClock{}, quietLog(), nil)
+	require.NoError(t, err)
+	defer in.close()
+	require.NoError(t, in.fast.WaitReports())
+	assert.Zero(t, read.Load(), "records the list engine read from storage itself")
+
+	loaded := lists.New()
+	defer loaded.Close()
+	require.NoError(t, loaded.Load(in.bolt.Store(), counted))
+	require.NoError(t, loaded.WaitReports())
+	for _, kind := range index.Kinds {
+		if kind == index.Customers {
+			continue // the list engine keeps no customers
+		}
+		req := index.Request{Kind: kind, Company: 1, Sort: []index.Sort{{Field: "createdAt", Desc: true}}, Limit: 10_000}
+		want, err := loaded.Search(ctx, req)
+		require.NoError(t, err, kind)
+		require.NotZero(t, want.Total, kind)
+		got, err := in.fast.Search(ctx, req)
+		require.NoError(t, err, kind)
+		assert.Equal(t, want, got, kind)
+	}
 }

@@ -122,11 +122,13 @@ func (b *builder) document(d index.Document) (*document.Document, error) {
 		// field's name (stem.go), the exact forms (with positions, for
 		// phrases: phrasefield.go) in the twin.
 		f := b.fieldOf(name)
+		words := make([]*valueWords, len(values))
 		for i, v := range values {
-			doc.AddField(newStemField(name, positions(len(values), i), v, options(f)))
+			words[i] = newValueWords(v)
+			doc.AddField(newStemField(name, positions(len(values), i), words[i], options(f)))
 		}
 		if f.Phrases && len(values) > 0 {
-			doc.AddField(newPhraseField(index.ExactField(name), values, bi.IndexField|bi.IncludeTermVectors))
+			doc.AddField(newPhraseField(index.ExactField(name), words, bi.IndexField|bi.IncludeTermVectors))
 		} else {
 			addValues(index.ExactField(name), bi.IndexField, values, b.exact)
 		}

@@ -6,8 +6,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/document"
 	bi "github.com/blevesearch/bleve_index_api"
-
-	"github.com/parley/parley/index"
 )
 
 // phraseField is the exact twin (index.ExactField) of a text field searched
@@ -22,18 +20,22 @@ import (
 // same. BM25 sees the same field length: the words of all values.
 type phraseField struct {
 	analyzedField
-	values []string
+	values []*valueWords
 }
 
-func newPhraseField(name string, values []string, opts bi.FieldIndexingOptions) *phraseField {
-	whole := []byte(strings.Join(values, "\n")) // what Bleve counts as plain text
+func newPhraseField(name string, values []*valueWords, opts bi.FieldIndexingOptions) *phraseField {
+	texts := make([]string, len(values))
+	for i, v := range values {
+		texts[i] = v.value
+	}
+	whole := []byte(strings.Join(texts, "\n")) // what Bleve counts as plain text
 	return &phraseField{analyzedField: analyzedField{TextField: document.NewTextFieldWithIndexingOptions(name, nil, whole, opts)}, values: values}
 }
 
 func (f *phraseField) Analyze() {
 	values, n := make([][]string, len(f.values)), 0
 	for i, v := range f.values {
-		values[i] = index.Tokens(v)
+		values[i] = v.tokens()
 		n += len(values[i])
 	}
 	words, positions := make([]string, 0, n), make([]int, 0, n)
