@@ -14,11 +14,13 @@ import (
 // numeric bucket and per distinct value, with SQL aggregates in one
 // statement. The total and every bucket are one row of counts, read in one
 // pass over the matching rows (count(*) FILTER per bucket); each value
-// facet is a GROUP BY, its rows told apart by the facet's number. With
-// value facets the matching rows are found once, with only the columns
-// the facets read (m), and every part reads them from there; without, the
+// facet is a GROUP BY, its rows told apart by the facet's number. The
 // counts read the table itself, through its btrees alone where they cover
-// the columns (the chat report's). A statement per facet read the
+// the columns (the chat report's); value facets over scalar columns are
+// one more pass, grouped by every column at once (see groupingSets). When
+// a value facet reads an array or the extra values, the matching rows are
+// found once, with only the columns the facets read (m), and every part
+// reads them from there. A statement per facet read the
 // company's wide rows once per facet, and a pass over m per range facet
 // cost the chat report three quarters of its time.
 func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetResult, error) {
@@ -73,6 +75,7 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 			keep(got)
 		}
 	}}
+	var facets []valueFacet
 	for _, name := range slices.Sorted(maps.Keys(r.Values)) {
 		field := r.Values[name]
 		values := map[string]int{}
@@ -84,29 +87,38 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 			}
 			t, number = index.NumberField, true
 		}
-		// A document holds each value once, so count(*) counts documents.
-		key := "a.v, NULL"
-		if number {
-			key = "NULL, a.v"
-		}
-		parts = append(parts, fmt.Sprintf("SELECT %d, %s, ARRAY[count(*)] FROM m d CROSS JOIN LATERAL %s a WHERE a.v IS NOT NULL GROUP BY a.v",
-			len(parts), key, s.set(read(field, t))))
-		keeps = append(keeps, func(keyword *string, n *float64, counts []int64) {
+		keep := func(keyword *string, n *float64, counts []int64) {
 			if number {
 				values[index.ValueKey(*n)] = int(counts[0])
 				return
 			}
 			values[*keyword] = int(counts[0])
-		})
+		}
+		facets = append(facets, valueFacet{values: read(field, t), number: number, keep: keep})
 	}
 	from, err := s.matching("", r.Filter)
 	if err != nil {
 		return out, err
 	}
 	var sql string
-	if len(parts) == 1 {
+	switch {
+	case len(facets) == 0:
 		sql = total + from
-	} else {
+	case scalarFacets(facets):
+		var values string
+		values, keeps = groupingSets(facets, from, keeps[0])
+		sql = total + from + "\nUNION ALL " + values
+	default:
+		for _, f := range facets {
+			// A document holds each value once, so count(*) counts documents.
+			key := "a.v, NULL"
+			if f.number {
+				key = "NULL, a.v"
+			}
+			parts = append(parts, fmt.Sprintf("SELECT %d, %s, ARRAY[count(*)] FROM m d CROSS JOIN LATERAL %s a WHERE a.v IS NOT NULL GROUP BY a.v",
+				len(parts), key, s.set(f.values)))
+			keeps = append(keeps, f.keep)
+		}
 		cols := slices.Sorted(maps.Keys(columns))
 		sql = fmt.Sprintf("WITH m AS MATERIALIZED (SELECT %s %s)\n%s", strings.Join(cols, ", "), from, strings.Join(parts, "\nUNION ALL "))
 	}
@@ -129,4 +141,81 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 		return index.FacetResult{}, fmt.Errorf("pgindex: facets: %w", err)
 	}
 	return out, nil
+}
+
+// valueFacet is one value facet of a request: the values it counts, and
+// where its counts go.
+type valueFacet struct {
+	values values
+	number bool
+	keep   func(keyword *string, number *float64, counts []int64)
+}
+
+// scalarFacets tells whether every value facet reads a scalar column.
+func scalarFacets(facets []valueFacet) bool {
+	for _, f := range facets {
+		if f.values.scalar == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// groupingSets counts value facets over scalar columns in one pass over
+// the matching rows, with no rows kept between parts: GROUPING SETS groups
+// them once per column. A row's facet is the set it belongs to: the column
+// GROUPING does not mark as rolled up. A facet's rows without a value (a
+// NULL key) are not counted; facets reading one column share its set. It
+// returns the statement's part and the keeps of its facets after total's.
+// The chat report's facets (missed, completed and the buckets of a
+// company's 33,334 chats at 1M) took 16.7 ms this way, the total and its
+// buckets apart, against 20.0 ms with them as one more set (every set
+// computed every bucket) and 22.7-24.2 ms with the matching rows
+// materialized and read once per part.
+func groupingSets(facets []valueFacet, from string, total func(*string, *float64, []int64)) (string, []func(*string, *float64, []int64)) {
+	var columns []string                                       // distinct, in the facets' order
+	readers := map[string][]func(*string, *float64, []int64){} // by column
+	number := map[string]bool{}
+	for _, f := range facets {
+		c := f.values.scalar
+		if _, ok := readers[c]; !ok {
+			columns = append(columns, c)
+			number[c] = f.number
+		}
+		readers[c] = append(readers[c], f.keep)
+	}
+	keeps := []func(*string, *float64, []int64){total}
+	facet := "CASE"
+	var keywords, numbers, sets []string
+	for i, c := range columns {
+		facet += fmt.Sprintf(" WHEN GROUPING(%s) = 0 THEN %d", c, i+1)
+		sets = append(sets, "("+c+")")
+		if number[c] {
+			numbers = append(numbers, c)
+		} else {
+			keywords = append(keywords, c+"::text")
+		}
+		each := readers[c]
+		keeps = append(keeps, func(keyword *string, n *float64, got []int64) {
+			if (number[c] && n == nil) || (!number[c] && keyword == nil) {
+				return // the rows without a value
+			}
+			for _, keep := range each {
+				keep(keyword, n, got)
+			}
+		})
+	}
+	facet += " END"
+	// The columns not in a row's set are NULL, so the first non-NULL
+	// keyword or number is the row's key.
+	keyword, num := "NULL::text", "NULL::float8"
+	if len(keywords) > 0 {
+		keyword = "COALESCE(" + strings.Join(keywords, ", ") + ")"
+	}
+	if len(numbers) > 0 {
+		num = "COALESCE(" + strings.Join(numbers, ", ") + ")::float8"
+	}
+	sql := fmt.Sprintf("SELECT %s, %s, %s, ARRAY[count(*)] %s GROUP BY GROUPING SETS (%s)",
+		facet, keyword, num, from, strings.Join(sets, ", "))
+	return sql, keeps
 }

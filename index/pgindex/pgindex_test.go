@@ -233,6 +233,10 @@ func TestChatsSortByDocumentID(t *testing.T) {
 		d := index.NewDocument(id, 1)
 		d.Numbers["createdAt"] = []float64{float64(i % 2)}
 		d.Keywords["ended"] = []string{"true"}
+		if i > 0 { // a chat without a wait, one without missed
+			d.Numbers["waitSeconds"] = []float64{float64(30 * (i % 3))}
+			d.Keywords["missed"] = []string{[]string{"true", "false"}[i%2]}
+		}
 		docs = append(docs, d)
 	}
 	for _, engine := range []index.Engine{e, oracle} {
@@ -252,7 +256,11 @@ func TestChatsSortByDocumentID(t *testing.T) {
 	// kept apart first; two range facets share one row of counts.
 	rangesOnly := index.FacetRequest{Kind: index.Chats, Company: 1, Ranges: map[string]index.RangeFacet{
 		"early": f.Ranges["early"], "late": {Field: "createdAt", Buckets: []index.Bucket{{Min: ptr(2)}, {Max: ptr(2)}}}}}
-	for _, f := range []index.FacetRequest{f, rangesOnly} {
+	// Value facets over scalar columns are counted in the same pass
+	// (grouping sets), two facets of one column from one set.
+	scalars := index.FacetRequest{Kind: index.Chats, Company: 1, Ranges: f.Ranges,
+		Values: map[string]string{"ended": "ended", "finished": "ended", "missed": "missed", "wait": "waitSeconds"}}
+	for _, f := range []index.FacetRequest{f, rangesOnly, scalars} {
 		want, err := oracle.Facets(ctx, f)
 		require.NoError(t, err)
 		got, err := e.Facets(ctx, f)
