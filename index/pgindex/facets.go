@@ -122,7 +122,7 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 		cols := slices.Sorted(maps.Keys(columns))
 		sql = fmt.Sprintf("WITH m AS MATERIALIZED (SELECT %s %s)\n%s", strings.Join(cols, ", "), from, strings.Join(parts, "\nUNION ALL "))
 	}
-	rows, err := e.pool.Query(ctx, sql, s.planned()...)
+	rows, err := e.sessionsFor(s).Query(ctx, sql, s.planned()...)
 	if err != nil {
 		return index.FacetResult{}, fmt.Errorf("pgindex: facets: %w", err)
 	}

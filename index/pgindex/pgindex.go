@@ -81,6 +81,9 @@ type Options struct {
 // index.Suggester.
 type Engine struct {
 	pool *pgxpool.Pool
+	// textPool's sessions plan no plain or index-only scans, for the
+	// statements with a condition on a text column (see statement.byText).
+	textPool *pgxpool.Pool
 	// writtenAtOpen is each search table's rows written (inserted or
 	// updated) on the server when the engine opened, for Settle to tell
 	// how much a load wrote.
@@ -103,19 +106,46 @@ func Open(ctx context.Context, url string, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	cfg.ConnConfig.Tracer = opts.Tracer
+	e, err := connect(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgindex: %w", err)
+	}
+	if e.writtenAtOpen, err = e.rowsWritten(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// connect opens the engine's two pools of sessions on one database: the
+// text sessions are the others without plain index scans.
+func connect(ctx context.Context, cfg *pgxpool.Config) (*Engine, error) {
 	if _, set := cfg.ConnConfig.RuntimeParams[parallelWorkers]; !set {
 		cfg.ConnConfig.RuntimeParams[parallelWorkers] = "0"
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("pgindex: %w", err)
+		return nil, err
 	}
-	e := &Engine{pool: pool}
-	if e.writtenAtOpen, err = e.rowsWritten(ctx); err != nil {
+	textCfg := cfg.Copy()
+	textCfg.ConnConfig.RuntimeParams[noIndexScans] = "off"
+	textPool, err := pgxpool.NewWithConfig(ctx, textCfg)
+	if err != nil {
 		pool.Close()
 		return nil, err
 	}
-	return e, nil
+	return &Engine{pool: pool, textPool: textPool}, nil
+}
+
+// noIndexScans is the setting that the text sessions turn off.
+const noIndexScans = "enable_indexscan"
+
+// sessionsFor is the pool a statement runs on.
+func (e *Engine) sessionsFor(s *statement) *pgxpool.Pool {
+	if s.byText {
+		return e.textPool
+	}
+	return e.pool
 }
 
 // Migrate applies the search schema's pending migrations, one node at a
@@ -160,9 +190,10 @@ func migrate(ctx context.Context, cfg *pgx.ConnConfig, up func(*goose.Provider, 
 	return applied, nil
 }
 
-// Close closes the connection pool.
+// Close closes the connection pools.
 func (e *Engine) Close() error {
 	e.pool.Close()
+	e.textPool.Close()
 	return nil
 }
 

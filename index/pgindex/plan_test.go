@@ -218,10 +218,46 @@ func TestWordsOredOnAFieldAreOneTsquery(t *testing.T) {
 	calls := rec.Calls()[opened:]
 	require.Len(t, calls, 1)
 	sql, args := calls[0].SQL, calls[0].Args
-	assert.Equal(t, 2, strings.Count(sql, `d."subject_stems" @@`), sql) // the total's and the page's
-	assert.Equal(t, 2, strings.Count(sql, `d."subject_lexemes" @@`), sql)
+	assert.Equal(t, 1, strings.Count(sql, `d."subject_stems" @@`), sql) // found once for the total and the page
+	assert.Equal(t, 1, strings.Count(sql, `d."subject_lexemes" @@`), sql)
 	assert.Contains(t, args, "('invoic') | ('password' & 'reset')")
 	assert.Contains(t, args, "'refund'")
+}
+
+// TestTextSearchesPlanNoIndexScans: a facet statement with a condition on
+// a text column runs on sessions that plan no plain index scans, so that
+// it reaches rows through the GIN indexes; the others keep index scans. A
+// search does so when no keyed condition is ANDed beside the text.
+func TestTextSearchesPlanNoIndexScans(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(ctx, pgtest.Database(t), Options{})
+	require.NoError(t, err)
+	defer e.Close()
+	for _, tc := range []struct {
+		node query.Node
+		want string
+	}{
+		{query.Match{Field: "body", Text: "refund"}, "off"},
+		{query.Phrase{Field: "subject", Text: "tracking number"}, "off"},
+		{query.Prefix{Field: "subject", Value: "refun"}, "off"},
+		{query.And{Nodes: []query.Node{query.Keyword{Field: "status", Value: "active"}, query.Match{Field: "body", Text: "refund"}}}, "off"},
+		{query.Keyword{Field: "status", Value: "active"}, "on"},
+		{query.NumberRange{Field: "modifiedAt", Min: new(1.6e12), MinInclusive: true}, "on"},
+	} {
+		s, err := newStatement(index.Conversations, 1)
+		require.NoError(t, err)
+		_, err = s.matching("", tc.node)
+		require.NoError(t, err)
+		var got string
+		require.NoError(t, e.sessionsFor(s).QueryRow(ctx, "SHOW enable_indexscan").Scan(&got))
+		assert.Equal(t, tc.want, got, tc.node.String())
+	}
+	active, refund := query.Keyword{Field: "status", Value: "active"}, query.Match{Field: "body", Text: "refund"}
+	assert.False(t, keyed(refund, nil))
+	assert.False(t, keyed(query.Or{Nodes: []query.Node{active, refund}}, nil))
+	assert.False(t, keyed(query.Not{Node: active}, refund))
+	assert.True(t, keyed(refund, active))
+	assert.True(t, keyed(query.And{Nodes: []query.Node{refund, query.And{Nodes: []query.Node{active}}}}, nil))
 }
 
 // TestSearchesRunWithoutParallelWorkers: the engine's sessions plan no

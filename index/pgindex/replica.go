@@ -59,14 +59,18 @@ const (
 // whose schema the primary's migrations reach by replication: nothing is
 // migrated there.
 func OpenReplicated(ctx context.Context, primary *Engine, url string) (*Replicated, error) {
-	pool, err := pgxpool.New(ctx, url)
+	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("pgindex: read database: %w", err)
 	}
-	r := &Replicated{Engine: primary, replica: &Engine{pool: pool}, Wait: DefaultReplicaWait}
+	replica, err := connect(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgindex: read database: %w", err)
+	}
+	r := &Replicated{Engine: primary, replica: replica, Wait: DefaultReplicaWait}
 	var standby bool
 	var replayed, written int64
-	err = pool.QueryRow(ctx, sqlReplayed).Scan(&standby, &replayed)
+	err = replica.pool.QueryRow(ctx, sqlReplayed).Scan(&standby, &replayed)
 	if err == nil && !standby {
 		err = ErrNotReplica
 	}
@@ -76,7 +80,7 @@ func OpenReplicated(ctx context.Context, primary *Engine, url string) (*Replicat
 		err = primary.pool.QueryRow(ctx, sqlWritten).Scan(&written)
 	}
 	if err != nil {
-		pool.Close()
+		replica.Close()
 		return nil, fmt.Errorf("pgindex: read database: %w", err)
 	}
 	r.written.Store(uint64(written))
