@@ -82,7 +82,7 @@ type Options struct {
 type Engine struct {
 	pool *pgxpool.Pool
 	// textPool's sessions plan no plain or index-only scans, for the
-	// statements with a condition on a text column (see statement.byText).
+	// statements that must reach text through its GIN indexes (see keyed).
 	textPool *pgxpool.Pool
 	// writtenAtOpen is each search table's rows written (inserted or
 	// updated) on the server when the engine opened, for Settle to tell
@@ -140,9 +140,10 @@ func connect(ctx context.Context, cfg *pgxpool.Config) (*Engine, error) {
 // noIndexScans is the setting that the text sessions turn off.
 const noIndexScans = "enable_indexscan"
 
-// sessionsFor is the pool a statement runs on.
-func (e *Engine) sessionsFor(s *statement) *pgxpool.Pool {
-	if s.byText {
+// sessions is the pool a statement runs on: the text sessions when text
+// must be reached through its GIN indexes.
+func (e *Engine) sessions(text bool) *pgxpool.Pool {
+	if text {
 		return e.textPool
 	}
 	return e.pool

@@ -29,9 +29,7 @@ func TestAccessPathsHaveIndexes(t *testing.T) {
 	require.NoError(t, err)
 	defer e.Close()
 	fillForPlans(t, e)
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
+	conn := dial(t, url)
 	_, err = conn.Exec(ctx, "SET enable_seqscan = off")
 	require.NoError(t, err)
 	user, weekAgo, fieldValue := 2.0, 1.6e12+993*864e5, 250.0
@@ -249,7 +247,7 @@ func TestTextSearchesPlanNoIndexScans(t *testing.T) {
 		_, err = s.matching("", tc.node)
 		require.NoError(t, err)
 		var got string
-		require.NoError(t, e.sessionsFor(s).QueryRow(ctx, "SHOW enable_indexscan").Scan(&got))
+		require.NoError(t, e.sessions(s.byText).QueryRow(ctx, "SHOW enable_indexscan").Scan(&got))
 		assert.Equal(t, tc.want, got, tc.node.String())
 	}
 	active, refund := query.Keyword{Field: "status", Value: "active"}, query.Match{Field: "body", Text: "refund"}

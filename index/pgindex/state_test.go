@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -27,9 +26,7 @@ func TestStaleUntilMarkedWithThisVersion(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, stale)
 
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
+	conn := dial(t, url)
 	_, err = conn.Exec(ctx, `UPDATE search_state SET mapping_version = 'older'`)
 	require.NoError(t, err)
 	stale, err = e.Stale(ctx)

@@ -38,7 +38,7 @@ type statement struct {
 	// 2 s generic).
 	planEach bool
 	// byText is set by a condition on a text column's tsvectors (see
-	// textOnly).
+	// keyed).
 	byText bool
 }
 
@@ -361,17 +361,19 @@ func (s *statement) exists(field string) string {
 // numberRange matches a value within bounds; an array column is searched
 // for one value by its GIN index.
 func (s *statement) numberRange(field string, min, max *float64, minIncl, maxIncl bool) string {
+	c, isColumn := s.layout.column(field, index.NumberField)
 	if min == nil && max == nil {
-		if _, ok := s.layout.column(field, index.NumberField); ok {
+		if isColumn {
 			return s.layout.shows(field)
 		}
 		return "d.extra->'n' ? " + s.arg(field) + "::text"
 	}
-	if c, ok := s.layout.column(field, index.NumberField); ok && c.many && min != nil && max != nil && *min == *max && minIncl && maxIncl {
+	one := min != nil && max != nil && *min == *max && minIncl && maxIncl // one value
+	if isColumn && c.many && one {
 		return fmt.Sprintf("d.%s @> ARRAY[%s::float8]", c.sqlName(), s.arg(*min))
 	}
 	var head string // a condition narrowing the candidates, or ""
-	if c, ok := s.layout.column(field, index.NumberField); ok && c.many && c.field.Millis && min != nil {
+	if isColumn && c.many && c.field.Millis && min != nil {
 		// The btree on the largest value finds the candidates.
 		op := ">"
 		if minIncl {
@@ -379,8 +381,7 @@ func (s *statement) numberRange(field string, min, max *float64, minIncl, maxInc
 		}
 		head = fmt.Sprintf("search_max(d.%s) %s %s::float8 AND ", c.sqlName(), op, s.arg(*min))
 	}
-	if _, ok := s.layout.column(field, index.NumberField); !ok && min != nil && max != nil && *min == *max && minIncl && maxIncl &&
-		*min != 0 && !math.IsNaN(*min) {
+	if !isColumn && one && *min != 0 && !math.IsNaN(*min) {
 		// One value of a field kept in extra (a custom field): the GIN
 		// index on extra finds the documents holding its text, written as
 		// every value is (float8), which a value other than zero (0 and
@@ -388,7 +389,7 @@ func (s *statement) numberRange(field string, min, max *float64, minIncl, maxInc
 		head = "d.extra @> " + s.arg(extraHead("n", field, float8(*min))) + "::jsonb AND "
 	}
 	cond := s.any(s.valuesOf(field, index.NumberField), func(v string) string {
-		if min != nil && max != nil && *min == *max && minIncl && maxIncl {
+		if one {
 			// One value: an equality, which the planner estimates from
 			// the column's common values and a btree can then read in
 			// the order of its next columns (a mailbox's conversations
@@ -452,11 +453,8 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 		return index.Result{}, err
 	}
 	out := index.Result{IDs: []string{}}
-	pool := e.pool
 	textOnly := s.byText && !keyed(r.Query, r.Filter)
-	if textOnly {
-		pool = e.textPool
-	}
+	pool := e.sessions(textOnly)
 	if r.Limit <= 0 {
 		if err := pool.QueryRow(ctx, "SELECT count(*) "+from, s.planned()...).Scan(&out.Total); err != nil {
 			return index.Result{}, fmt.Errorf("pgindex: search: %w", err)
