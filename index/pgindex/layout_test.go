@@ -3,6 +3,7 @@ package pgindex
 import (
 	"context"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley/parley/index"
+	"github.com/parley/parley/index/scan"
 	"github.com/parley/parley/internal/pgtest"
 	"github.com/parley/parley/query"
 )
@@ -250,4 +252,73 @@ func TestLongTextsAreStoredWithLZ4(t *testing.T) {
 	require.NoError(t, conn.QueryRow(ctx, `SELECT pg_column_compression(body_runs)
 		FROM search_conversation WHERE company_id = 1 AND doc_id = '1'`).Scan(&compression))
 	assert.Equal(t, "lz4", compression)
+}
+
+// TestInboxKeysAgreeWithOracle: the inbox keys a search adds beside a
+// body condition ANDed with a status or a mailbox change no answer, with
+// mailboxes that are not whole numbers, beyond 15 digits or missing, and
+// statuses past the keys' 256 characters or missing.
+func TestInboxKeysAgreeWithOracle(t *testing.T) {
+	ctx := context.Background()
+	e, _ := open(t)
+	oracle := scan.New()
+	longStatus := strings.Repeat("s", 300)
+	var docs []index.Document
+	for i, c := range []struct {
+		mailbox []float64
+		status  []string
+		body    string
+	}{
+		{[]float64{1}, []string{"active"}, "a refund for my order"},
+		{[]float64{1}, []string{"closed"}, "a refund for my order"},
+		{[]float64{2}, []string{"active"}, "a refund for my order"},
+		{[]float64{2.5}, []string{"active"}, "a refund please"},
+		{[]float64{123456789012345678}, []string{"active"}, "a refund please"},
+		{nil, []string{"active"}, "a refund please"},
+		{[]float64{1}, nil, "a refund please"},
+		{[]float64{1}, []string{longStatus}, "a refund please"},
+		{[]float64{1}, []string{"active"}, "where is my parcel"},
+	} {
+		d := index.NewDocument(strconv.Itoa(i+1), 1)
+		d.Numbers["id"] = []float64{float64(i + 1)}
+		if c.mailbox != nil {
+			d.Numbers["mailboxId"] = c.mailbox
+		}
+		if c.status != nil {
+			d.Keywords["status"] = c.status
+		}
+		d.Texts["body"] = []string{c.body}
+		docs = append(docs, d)
+	}
+	for _, engine := range []index.Engine{e, oracle} {
+		require.NoError(t, engine.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: docs}, nil))
+	}
+	mailbox := func(v float64) query.Node {
+		return query.NumberRange{Field: "mailboxId", Min: &v, Max: &v, MinInclusive: true, MaxInclusive: true}
+	}
+	status := func(v string) query.Node { return query.Keyword{Field: "status", Value: v} }
+	refund := query.Match{Field: "body", Text: "refund"}
+	for _, tc := range []struct {
+		name          string
+		query, filter query.Node
+	}{
+		{"status and mailbox", refund, query.And{Nodes: []query.Node{status("active"), mailbox(1)}}},
+		{"status alone", refund, status("active")},
+		{"mailbox alone", refund, mailbox(2)},
+		{"a mailbox not a whole number", refund, mailbox(2.5)},
+		{"a mailbox beyond 15 digits", refund, mailbox(123456789012345678)},
+		{"a status past 256 characters", refund, status(longStatus)},
+		{"ANDed deeper, with a phrase", query.And{Nodes: []query.Node{query.Phrase{Field: "body", Text: "my order"}, query.And{Nodes: []query.Node{status("active")}}}}, mailbox(1)},
+		{"a quoted word", query.Match{Field: "body", Text: "refund", Exact: true}, status("active")},
+		{"under NOT", query.Not{Node: refund}, query.And{Nodes: []query.Node{status("active"), mailbox(1)}}},
+		{"ORed", query.Or{Nodes: []query.Node{refund, status("closed")}}, mailbox(1)},
+	} {
+		req := index.Request{Kind: index.Conversations, Company: 1, Query: tc.query, Filter: tc.filter,
+			Sort: []index.Sort{{Field: "id"}}, Limit: 20}
+		want, err := oracle.Search(ctx, req)
+		require.NoError(t, err, tc.name)
+		got, err := e.Search(ctx, req)
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, want, got, tc.name)
+	}
 }

@@ -420,9 +420,18 @@ func (s *statement) numberRange(field string, min, max *float64, minIncl, maxInc
 }
 
 // matching is the FROM and WHERE of the rows of a request's company
-// matching its query and filter; join, when not empty, joins them to
-// more.
+// matching its query and filter, with the inbox keys they imply (see
+// inbox); join, when not empty, joins them to more.
 func (s *statement) matching(join string, nodes ...query.Node) (string, error) {
+	from, err := s.conditions(join, nodes...)
+	if err != nil {
+		return "", err
+	}
+	return from + s.inbox(nodes...), nil
+}
+
+// conditions is matching without the inbox keys.
+func (s *statement) conditions(join string, nodes ...query.Node) (string, error) {
 	sql := "FROM " + s.layout.table + " d" + join + " WHERE d.company_id = $1"
 	for _, n := range nodes {
 		if n == nil {
@@ -437,6 +446,52 @@ func (s *statement) matching(join string, nodes ...query.Node) (string, error) {
 	return sql, nil
 }
 
+// inbox is the condition on the inbox keys (search_inbox, in the search
+// migrations) that a conversation search's conditions imply, when a
+// condition on the body's words is ANDed at the top beside a status or a
+// mailbox: then the body's GIN index, which holds the keys, finds the
+// matches alone. The condition adds nothing to the others; without a body
+// condition it is left out, so that the keys' long postings are never
+// taken for a status or a mailbox index.
+func (s *statement) inbox(nodes ...query.Node) string {
+	if s.layout.table != "search_conversation" {
+		return ""
+	}
+	var keys []string
+	body := false
+	var walk func([]query.Node)
+	walk = func(nodes []query.Node) {
+		for _, n := range nodes {
+			switch n := n.(type) {
+			case query.And:
+				walk(n.Nodes)
+			case query.Match:
+				body = body || n.Field == "body"
+			case query.Phrase:
+				body = body || n.Field == "body"
+			case query.Keyword:
+				// Up to 255 bytes: a key of 256 characters would also
+				// stand for the longer statuses that start with it.
+				if v := text(n.Value); n.Field == "status" && len(v) < 256 {
+					keys = append(keys, "s"+v)
+				}
+			case query.NumberRange:
+				// A mailbox id written as PostgreSQL's numeric writes it:
+				// digits alone for a whole number short of 15 digits.
+				if n.Field == "mailboxId" && n.Min != nil && n.Max != nil && *n.Min == *n.Max &&
+					n.MinInclusive && n.MaxInclusive && *n.Min == math.Trunc(*n.Min) && math.Abs(*n.Min) < 1e15 {
+					keys = append(keys, "m"+strconv.FormatInt(int64(*n.Min), 10))
+				}
+			}
+		}
+	}
+	walk(nodes)
+	if !body || len(keys) == 0 {
+		return ""
+	}
+	return " AND search_inbox(d.mailbox_id, d.status) @> " + s.arg(keys) + "::text[]"
+}
+
 // Search runs a request as one statement: the exact total, counted over
 // the same WHERE as the page, and one page of ids in order. Each is read
 // on its own, the page through the btree that orders the table as asked
@@ -448,15 +503,21 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 	if err != nil {
 		return index.Result{}, err
 	}
-	from, err := s.matching("", r.Query, r.Filter)
+	from, err := s.conditions("", r.Query, r.Filter)
 	if err != nil {
 		return index.Result{}, err
 	}
+	// The inbox keys serve the matches found as a set (the total, or all
+	// of them when found once). A page read off an ordered btree goes
+	// without them: they restate other conditions, which the planner
+	// takes for independent ones, and at 1M it expected 20 matches of
+	// 8,992 and read the page through the bitmap, 25 ms instead of 1.
+	counted := from + s.inbox(r.Query, r.Filter)
 	out := index.Result{IDs: []string{}}
 	textOnly := s.byText && !keyed(r.Query, r.Filter)
 	pool := e.sessions(textOnly)
 	if r.Limit <= 0 {
-		if err := pool.QueryRow(ctx, "SELECT count(*) "+from, s.planned()...).Scan(&out.Total); err != nil {
+		if err := pool.QueryRow(ctx, "SELECT count(*) "+counted, s.planned()...).Scan(&out.Total); err != nil {
 			return index.Result{}, fmt.Errorf("pgindex: search: %w", err)
 		}
 		return out, nil
@@ -471,14 +532,14 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 		}
 		sql = fmt.Sprintf("WITH m AS MATERIALIZED (SELECT d.doc_id, %s %s)\n"+
 			"SELECT (SELECT count(*) FROM m), ARRAY(SELECT m.doc_id FROM m ORDER BY %s LIMIT %s OFFSET %s)",
-			strings.Join(cols, ", "), from, strings.Join(order, ", "), s.arg(r.Limit), s.arg(max(r.Offset, 0)))
+			strings.Join(cols, ", "), counted, strings.Join(order, ", "), s.arg(r.Limit), s.arg(max(r.Offset, 0)))
 	} else {
 		order := make([]string, len(keys))
 		for i, k := range keys {
 			order[i] = k.expr + " " + k.dir
 		}
-		sql = fmt.Sprintf("SELECT (SELECT count(*) %[1]s),\nARRAY(SELECT d.doc_id %[1]s ORDER BY %[2]s LIMIT %[3]s OFFSET %[4]s)",
-			from, strings.Join(order, ", "), s.arg(r.Limit), s.arg(max(r.Offset, 0)))
+		sql = fmt.Sprintf("SELECT (SELECT count(*) %s),\nARRAY(SELECT d.doc_id %s ORDER BY %s LIMIT %s OFFSET %s)",
+			counted, from, strings.Join(order, ", "), s.arg(r.Limit), s.arg(max(r.Offset, 0)))
 	}
 	if err := pool.QueryRow(ctx, sql, s.planned()...).Scan(&out.Total, &out.IDs); err != nil {
 		return index.Result{}, fmt.Errorf("pgindex: search: %w", err)
