@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -65,4 +66,17 @@ func TestRateWindowsShareOneBudget(t *testing.T) {
 	_, used, err := b.Take(7, "company", window.Add(time.Minute), limit, 1)
 	require.NoError(t, err)
 	assert.Equal(t, 2, used, "a refund on one node gives back on the other")
+}
+
+// TestRateWindowsAreUnlogged: the windows every request writes stay out of
+// the write-ahead log, so that a request's commit does not wait for it.
+func TestRateWindowsAreUnlogged(t *testing.T) {
+	ctx := context.Background()
+	_, url := open(t)
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	var persistence string
+	require.NoError(t, conn.QueryRow(ctx, `SELECT relpersistence FROM pg_class WHERE oid = 'rate_windows'::regclass`).Scan(&persistence))
+	assert.Equal(t, "u", persistence)
 }

@@ -47,20 +47,23 @@ func TestDocumentedCitusCalls(t *testing.T) {
 
 	rows, err := conn.Query(ctx, `SELECT c.relname, coalesce(a.attname, ''),
   coalesce((SELECT bool_and(EXISTS (SELECT 1 FROM pg_attribute u WHERE u.attrelid = c.oid AND u.attnum = ANY (x.indkey) AND u.attname = 'company_id'))
-    FROM pg_index x WHERE x.indrelid = c.oid AND x.indisunique), true)
+    FROM pg_index x WHERE x.indrelid = c.oid AND x.indisunique), true),
+  c.relpersistence = 'u'
 FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
 LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
 LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
 WHERE s.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY c.relname`)
 	require.NoError(t, err)
 	tables, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct {
-		Name, FirstKey  string
-		UniqueByCompany bool
+		Name, FirstKey            string
+		UniqueByCompany, Unlogged bool
 	}])
 	require.NoError(t, err)
 
 	var reference, distributed []string
+	unlogged := map[string]bool{}
 	for _, table := range tables {
+		unlogged[table.Name] = table.Unlogged
 		switch {
 		case slices.Contains(versionTables, table.Name):
 		case slices.Contains(pgstore.ReferenceTables, table.Name), slices.Contains(pgindex.ReferenceTables, table.Name):
@@ -73,7 +76,7 @@ WHERE s.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY c.relname`)
 		}
 	}
 	require.NotEmpty(t, distributed)
-	want := citusCalls(reference, distributed)
+	want := citusCalls(reference, distributed, unlogged)
 
 	readme, err := os.ReadFile("../../docs/postgresql.md")
 	require.NoError(t, err)
@@ -85,14 +88,21 @@ WHERE s.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY c.relname`)
 // citusCalls is the block of calls that distributes the schema: the
 // reference tables replicated to every node, then the company tables
 // sharded by company_id (co-located, as Citus does for tables with a
-// distribution column of one type), each list in name order.
-func citusCalls(reference, distributed []string) string {
+// distribution column of one type), each list in name order. An unlogged
+// table is co-located with none: Citus's rebalancer moves shards without
+// blocking writes through logical replication, which cannot carry an
+// unlogged table, and it moves a co-location group together.
+func citusCalls(reference, distributed []string, unlogged map[string]bool) string {
 	var b strings.Builder
 	fmt.Fprintln(&b, citusMarker)
 	for _, table := range reference {
 		fmt.Fprintf(&b, "SELECT create_reference_table('%s');\n", table)
 	}
 	for _, table := range distributed {
+		if unlogged[table] {
+			fmt.Fprintf(&b, "SELECT create_distributed_table('%s', 'company_id', colocate_with => 'none');\n", table)
+			continue
+		}
 		fmt.Fprintf(&b, "SELECT create_distributed_table('%s', 'company_id');\n", table)
 	}
 	return b.String()
