@@ -454,7 +454,7 @@ func (s *statement) conditions(join string, nodes ...query.Node) (string, error)
 // condition it is left out, so that the keys' long postings are never
 // taken for a status or a mailbox index.
 func (s *statement) inbox(nodes ...query.Node) string {
-	if s.layout.table != "search_conversation" {
+	if s.kind != index.Conversations {
 		return ""
 	}
 	var keys []string
@@ -477,7 +477,7 @@ func (s *statement) inbox(nodes ...query.Node) string {
 				}
 			case query.NumberRange:
 				// A mailbox id written as PostgreSQL's numeric writes it:
-				// digits alone for a whole number short of 15 digits.
+				// digits alone for a whole number of at most 15 digits.
 				if n.Field == "mailboxId" && n.Min != nil && n.Max != nil && *n.Min == *n.Max &&
 					n.MinInclusive && n.MaxInclusive && *n.Min == math.Trunc(*n.Min) && math.Abs(*n.Min) < 1e15 {
 					keys = append(keys, "m"+strconv.FormatInt(int64(*n.Min), 10))
