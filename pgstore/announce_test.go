@@ -23,9 +23,7 @@ func TestAnnouncementsFollowTheCommit(t *testing.T) {
 	db, err := Open(ctx, url, Options{Tracer: notifies})
 	require.NoError(t, err)
 	defer db.Close()
-	listener, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer listener.Close(ctx)
+	listener := dial(t, url)
 	_, err = listener.Exec(ctx, sqlListen)
 	require.NoError(t, err)
 

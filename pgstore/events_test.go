@@ -36,9 +36,7 @@ func TestFanOutSkipsACompanyAnotherNodeHolds(t *testing.T) {
 	})
 	require.NoError(t, err)
 
-	other, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer other.Close(ctx)
+	other := dial(t, url)
 	held, err := other.Begin(ctx)
 	require.NoError(t, err)
 	defer func() { _ = held.Rollback(ctx) }()
@@ -61,9 +59,7 @@ func TestFanOutSkipsACompanyAnotherNodeHolds(t *testing.T) {
 		assert.NoError(t, err) // not require: it runs in a goroutine too
 		return out
 	}
-	watch, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer watch.Close(ctx)
+	watch := dial(t, url)
 	done := make(chan []parley.Event)
 	go func() { done <- fanOut() }()
 	var first []parley.Event

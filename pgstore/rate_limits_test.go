@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -73,10 +72,7 @@ func TestRateWindowsShareOneBudget(t *testing.T) {
 func TestRateWindowsAreUnlogged(t *testing.T) {
 	ctx := context.Background()
 	_, url := open(t)
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
 	var persistence string
-	require.NoError(t, conn.QueryRow(ctx, `SELECT relpersistence FROM pg_class WHERE oid = 'rate_windows'::regclass`).Scan(&persistence))
+	require.NoError(t, dial(t, url).QueryRow(ctx, `SELECT relpersistence FROM pg_class WHERE oid = 'rate_windows'::regclass`).Scan(&persistence))
 	assert.Equal(t, "u", persistence)
 }

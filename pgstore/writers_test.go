@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -115,9 +114,7 @@ func racePausedWrite(t *testing.T, url string, first, second func(between func()
 		defer close(secondDone)
 		secondRuns, secondErr = second(func() {})
 	}()
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
+	conn := dial(t, url)
 	require.Eventually(t, func() bool {
 		select {
 		case <-secondDone:
