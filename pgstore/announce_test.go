@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/internal/pgtest"
 )
 
 // TestAnnouncementsFollowTheCommit: a write's NOTIFY runs after its
@@ -23,7 +24,7 @@ func TestAnnouncementsFollowTheCommit(t *testing.T) {
 	db, err := Open(ctx, url, Options{Tracer: notifies})
 	require.NoError(t, err)
 	defer db.Close()
-	listener := dial(t, url)
+	listener := pgtest.Dial(t, url)
 	_, err = listener.Exec(ctx, sqlListen)
 	require.NoError(t, err)
 

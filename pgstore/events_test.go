@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/internal/pgtest"
 )
 
 // TestFanOutSkipsACompanyAnotherNodeHolds: while another node's fan-out
@@ -36,7 +37,7 @@ func TestFanOutSkipsACompanyAnotherNodeHolds(t *testing.T) {
 	})
 	require.NoError(t, err)
 
-	other := dial(t, url)
+	other := pgtest.Dial(t, url)
 	held, err := other.Begin(ctx)
 	require.NoError(t, err)
 	defer func() { _ = held.Rollback(ctx) }()
@@ -59,7 +60,7 @@ func TestFanOutSkipsACompanyAnotherNodeHolds(t *testing.T) {
 		assert.NoError(t, err) // not require: it runs in a goroutine too
 		return out
 	}
-	watch := dial(t, url)
+	watch := pgtest.Dial(t, url)
 	done := make(chan []parley.Event)
 	go func() { done <- fanOut() }()
 	var first []parley.Event

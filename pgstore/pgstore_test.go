@@ -28,16 +28,6 @@ func open(t *testing.T) (*DB, string) {
 	return openIndexed(t, nil)
 }
 
-// dial opens a connection of the test's own to the database at url,
-// closed when the test ends.
-func dial(t *testing.T, url string) *pgx.Conn {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	require.NoError(t, err)
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
-}
-
 // openIndexed is open with an indexer (Options.Indexer).
 func openIndexed(t *testing.T, indexer Indexer) (*DB, string) {
 	t.Helper()
@@ -125,7 +115,7 @@ func TestStatementsKeepToACompany(t *testing.T) {
 func TestSchemaIsKeyedByCompany(t *testing.T) {
 	ctx := context.Background()
 	_, url := open(t)
-	conn := dial(t, url)
+	conn := pgtest.Dial(t, url)
 	rows, err := conn.Query(ctx, `SELECT c.relname, coalesce(a.attname, '')
 FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
 LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
@@ -174,7 +164,7 @@ func migratedTo(t *testing.T, version int64) (string, *pgx.ConnConfig, *pgx.Conn
 	cfg, err := pgx.ParseConfig(url)
 	require.NoError(t, err)
 	require.NoError(t, withProvider(cfg, func(p *goose.Provider) error { _, err := p.UpTo(ctx, version); return err }))
-	return url, cfg, dial(t, url)
+	return url, cfg, pgtest.Dial(t, url)
 }
 
 // TestMailboxEmailsFilledFromMailboxes: migration 2 gives the mailboxes a

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parley/parley/internal/pgtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -73,6 +74,6 @@ func TestRateWindowsAreUnlogged(t *testing.T) {
 	ctx := context.Background()
 	_, url := open(t)
 	var persistence string
-	require.NoError(t, dial(t, url).QueryRow(ctx, `SELECT relpersistence FROM pg_class WHERE oid = 'rate_windows'::regclass`).Scan(&persistence))
+	require.NoError(t, pgtest.Dial(t, url).QueryRow(ctx, `SELECT relpersistence FROM pg_class WHERE oid = 'rate_windows'::regclass`).Scan(&persistence))
 	assert.Equal(t, "u", persistence)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	parley "github.com/parley/parley"
+	"github.com/parley/parley/internal/pgtest"
 )
 
 // TestConcurrentWritersAllCommit: writers of one company's conversations
@@ -114,7 +115,7 @@ func racePausedWrite(t *testing.T, url string, first, second func(between func()
 		defer close(secondDone)
 		secondRuns, secondErr = second(func() {})
 	}()
-	conn := dial(t, url)
+	conn := pgtest.Dial(t, url)
 	require.Eventually(t, func() bool {
 		select {
 		case <-secondDone:

@@ -23,7 +23,7 @@ import (
 func TestTablesFollowCatalog(t *testing.T) {
 	ctx := context.Background()
 	_, url := open(t)
-	conn := dial(t, url)
+	conn := pgtest.Dial(t, url)
 	for _, kind := range index.Kinds {
 		l := layouts[kind]
 		want := map[string]string{"company_id": "bigint", "doc_id": "text", "fields": "text[]", "extra": "jsonb"}
@@ -55,7 +55,7 @@ WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped`, l.tabl
 func TestGINPendingListsAreShort(t *testing.T) {
 	ctx := context.Background()
 	_, url := open(t)
-	conn := dial(t, url)
+	conn := pgtest.Dial(t, url)
 	rows, err := conn.Query(ctx, `SELECT i.relname, coalesce(array_to_string(i.reloptions, ','), '')
 FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid JOIN pg_am a ON a.oid = i.relam
 WHERE a.amname = 'gin' AND t.relname LIKE 'search\_%' AND t.relnamespace = current_schema()::regnamespace`)
@@ -247,7 +247,7 @@ func TestLongTextsAreStoredWithLZ4(t *testing.T) {
 	d := index.NewDocument("1", 1)
 	d.Texts["body"] = []string{strings.Repeat("the parcel's tracking number is missing again ", 200)}
 	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{d}}, nil))
-	conn := dial(t, url)
+	conn := pgtest.Dial(t, url)
 	var compression string
 	require.NoError(t, conn.QueryRow(ctx, `SELECT pg_column_compression(body_runs)
 		FROM search_conversation WHERE company_id = 1 AND doc_id = '1'`).Scan(&compression))

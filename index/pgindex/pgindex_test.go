@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -36,16 +35,6 @@ func open(t *testing.T) (*Engine, string) {
 	return e, url
 }
 
-// dial connects to the test's database apart from the engine, for the
-// test to read what the engine wrote or how the server plans it.
-func dial(t *testing.T, url string) *pgx.Conn {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	require.NoError(t, err)
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
-}
-
 // TestSchemaIsKeyedByCompany: every table but the migrations' own and the
 // ReferenceTables is in Tables and has company_id as the first column of its primary key, so
 // Citus can distribute it by company; opening again migrates nothing.
@@ -55,7 +44,7 @@ func TestSchemaIsKeyedByCompany(t *testing.T) {
 	again, err := Open(ctx, url, Options{})
 	require.NoError(t, err, "a migrated database opens again")
 	again.Close()
-	conn := dial(t, url)
+	conn := pgtest.Dial(t, url)
 	rows, err := conn.Query(ctx, `SELECT c.relname, a.attname
 FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
 LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
@@ -200,7 +189,7 @@ func TestRowsListOnlyTheFieldsTheirColumnsCannotShow(t *testing.T) {
 		withoutColumns("2", 1),
 	}
 	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Customers, Company: 1, Upserts: docs}, nil))
-	conn := dial(t, url)
+	conn := pgtest.Dial(t, url)
 	rows, err := conn.Query(ctx, "SELECT doc_id, fields FROM search_customer WHERE company_id = 1 ORDER BY doc_id")
 	require.NoError(t, err)
 	listed := map[string][]string{}
@@ -321,7 +310,7 @@ func pgtestDatabase(b *testing.B) string { return pgtest.Database(b) }
 func TestSettleRebuildsTheGINIndexesOfALoad(t *testing.T) {
 	ctx := context.Background()
 	e, url := open(t)
-	conn := dial(t, url)
+	conn := pgtest.Dial(t, url)
 	indexOID := func() (oid uint32) {
 		require.NoError(t, conn.QueryRow(ctx, `SELECT 'search_conversation_body_stems'::regclass::oid`).Scan(&oid))
 		return oid

@@ -29,7 +29,7 @@ func TestAccessPathsHaveIndexes(t *testing.T) {
 	require.NoError(t, err)
 	defer e.Close()
 	fillForPlans(t, e)
-	conn := dial(t, url)
+	conn := pgtest.Dial(t, url)
 	_, err = conn.Exec(ctx, "SET enable_seqscan = off")
 	require.NoError(t, err)
 	user, weekAgo, fieldValue, mailbox := 2.0, 1.6e12+993*864e5, 250.0, 11.0

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley/parley/index"
+	"github.com/parley/parley/internal/pgtest"
 	"github.com/parley/parley/query"
 )
 
@@ -26,7 +27,7 @@ func TestStaleUntilMarkedWithThisVersion(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, stale)
 
-	conn := dial(t, url)
+	conn := pgtest.Dial(t, url)
 	_, err = conn.Exec(ctx, `UPDATE search_state SET mapping_version = 'older'`)
 	require.NoError(t, err)
 	stale, err = e.Stale(ctx)
