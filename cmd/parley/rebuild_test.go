@@ -79,10 +79,7 @@ func TestRebuildProgressLogs(t *testing.T) {
 // answer, on every kind, as those of an engine loaded from storage.
 func TestRebuildFillsTheListEngine(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	in, err := open(ctx, location{dir: dir}, true, fixedClock{}, quietLog(), nil)
-	require.NoError(t, err)
-	require.NoError(t, in.close())
+	dir := seededDir(t)
 	// Storage alone, as a bulk load killed before its index was built
 	// leaves it: no index, no list engine snapshot.
 	require.NoError(t, os.RemoveAll(indexPath(dir)))
@@ -105,7 +102,7 @@ func TestRebuildFillsTheListEngine(t *testing.T) {
 			return counted.Chat(tx, company, id)
 		},
 	}
-	in, err = open(ctx, location{dir: dir}, false, fixedClock{}, quietLog(), nil)
+	in, err := open(ctx, location{dir: dir}, false, fixedClock{}, quietLog(), nil)
 	require.NoError(t, err)
 	defer in.close()
 	require.NoError(t, in.fast.WaitReports())

@@ -22,10 +22,7 @@ import (
 // restore.
 func TestListSnapshotAcrossRestarts(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	in, err := open(ctx, location{dir: dir}, true, fixedClock{}, quietLog(), nil)
-	require.NoError(t, err)
-	require.NoError(t, in.close())
+	dir := seededDir(t)
 	require.FileExists(t, listsPath(dir), "a clean close saves the rows")
 
 	requests := []index.Request{
@@ -49,7 +46,7 @@ func TestListSnapshotAcrossRestarts(t *testing.T) {
 		}
 	}
 
-	in, err = open(ctx, location{dir: dir}, false, fixedClock{}, quietLog(), nil)
+	in, err := open(ctx, location{dir: dir}, false, fixedClock{}, quietLog(), nil)
 	require.NoError(t, err)
 	assert.NoFileExists(t, listsPath(dir), "a used snapshot is removed")
 	agree(in)
@@ -90,4 +87,15 @@ func closeOne(t *testing.T, in *instance) {
 	})
 	require.NoError(t, err)
 	require.NoError(t, in.syncer.Drain(context.Background()))
+}
+
+// seededDir is a data directory opened with the demo data and closed
+// cleanly, for a test to open again as a later start would.
+func seededDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	in, err := open(context.Background(), location{dir: dir}, true, fixedClock{}, quietLog(), nil)
+	require.NoError(t, err)
+	require.NoError(t, in.close())
+	return dir
 }
