@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bi "github.com/blevesearch/bleve_index_api"
@@ -47,14 +46,13 @@ func suffixes(values []string) []string {
 // them hit by hit, and decompressing a doc-value chunk of sixteen-term
 // numbers for each hit was most of the cost of a sorted search.
 type builder struct {
-	kind            index.Kind
-	exact, keywords analysis.Analyzer
-	tries           map[string]analysis.Analyzer // by trie name
+	kind  index.Kind
+	exact analysis.Analyzer
+	tries map[string]analysis.Analyzer // by trie name
 }
 
 func newBuilder(kind index.Kind, m mapping.IndexMapping) *builder {
-	b := &builder{kind: kind, exact: m.AnalyzerNamed(exactAnalyzer),
-		keywords: m.AnalyzerNamed(keyword.Name), tries: map[string]analysis.Analyzer{}}
+	b := &builder{kind: kind, exact: m.AnalyzerNamed(exactAnalyzer), tries: map[string]analysis.Analyzer{}}
 	for _, t := range tries {
 		b.tries[t.name] = m.AnalyzerNamed(t.name)
 	}
@@ -106,15 +104,20 @@ func (b *builder) document(d index.Document) (*document.Document, error) {
 			doc.AddField(document.NewTextFieldCustom(name, positions(len(values), i), []byte(v), opts, analyzer))
 		}
 	}
-	addWords := func(f index.Field, values []string, analyzer analysis.Analyzer) {
-		addValues(f.Name, options(f), values, analyzer)
+	addKeywords := func(name string, opts bi.FieldIndexingOptions, values []string) {
+		for i, v := range values {
+			doc.AddField(newKeywordField(name, positions(len(values), i), v, opts))
+		}
 	}
-	addValues(index.PresentField, presentOptions, d.Present(), b.keywords)
+	addWords := func(f index.Field, values []string) {
+		addKeywords(f.Name, options(f), values)
+	}
+	addKeywords(index.PresentField, presentOptions, d.Present())
 	for name, values := range d.Keywords {
 		f := b.fieldOf(name)
-		addWords(f, values, b.keywords)
+		addWords(f, values)
 		if f.Substrings {
-			addWords(index.Field{Name: suffixPrefix + name}, suffixes(values), b.keywords)
+			addWords(index.Field{Name: suffixPrefix + name}, suffixes(values))
 		}
 	}
 	for name, values := range d.Texts {
@@ -141,7 +144,7 @@ func (b *builder) document(d index.Document) (*document.Document, error) {
 			for i, v := range values {
 				keys[i] = sortKey(v)
 			}
-			addValues(name, bi.IndexField, keys, b.keywords)
+			addKeywords(name, bi.IndexField, keys)
 		} else {
 			for i, v := range values {
 				code, ok := numberCode(f, v)
@@ -153,14 +156,14 @@ func (b *builder) document(d index.Document) (*document.Document, error) {
 		}
 		if f.Sortable && len(values) > 0 {
 			addWords(index.Field{Name: sortPrefix + name, Type: index.KeywordField, Sortable: true},
-				[]string{sortKey(slices.Min(values))}, b.keywords)
+				[]string{sortKey(slices.Min(values))})
 		}
 		if f.Valued && len(values) > 0 {
 			keys := make([]string, len(values))
 			for i, v := range values {
 				keys[i] = index.ValueKey(v)
 			}
-			addWords(index.Field{Name: index.ValuedPrefix + name}, keys, b.keywords)
+			addWords(index.Field{Name: index.ValuedPrefix + name}, keys)
 		}
 	}
 	return doc, nil

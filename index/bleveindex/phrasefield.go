@@ -3,7 +3,6 @@ package bleveindex
 import (
 	"strings"
 
-	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/document"
 	bi "github.com/blevesearch/bleve_index_api"
 )
@@ -47,7 +46,6 @@ func (f *phraseField) Analyze() {
 		}
 		at++ // the empty position between values
 	}
-	tokens := wordTokens(words, positions)
-	f.length = len(tokens)
-	f.freqs = analysis.TokenFrequency(tokens, nil, f.Options())
+	f.length = len(words)
+	f.freqs = frequencies(words, positions, nil, f.Options())
 }

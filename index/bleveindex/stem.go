@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
@@ -53,7 +52,7 @@ func (f *stemField) Analyze() {
 		}
 	}
 	f.length = len(words)
-	f.freqs = analysis.TokenFrequency(wordTokens(changed, positions), f.ArrayPositions(), f.Options())
+	f.freqs = frequencies(changed, positions, f.ArrayPositions(), f.Options())
 }
 
 // valueWords is one text value and its words (index.Tokens), split when
