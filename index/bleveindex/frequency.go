@@ -68,13 +68,16 @@ func frequencies(words []string, positions []int, arrayPositions []uint64, opts 
 // single term, at position 1, as Bleve's keyword analyzer gives it, without
 // running the analyzer or building a token for it. Keyword fields are never
 // indexed with term vectors (options), so no byte offsets are lost.
-type keywordField struct{ analyzedField }
+type keywordField struct {
+	analyzedField
+	value string
+}
 
 func newKeywordField(name string, arrayPositions []uint64, value string, opts bi.FieldIndexingOptions) *keywordField {
-	return &keywordField{analyzedField{TextField: document.NewTextFieldWithIndexingOptions(name, arrayPositions, []byte(value), opts)}}
+	return &keywordField{analyzedField{TextField: document.NewTextFieldWithIndexingOptions(name, arrayPositions, []byte(value), opts)}, value}
 }
 
 func (f *keywordField) Analyze() {
 	f.length = 1
-	f.freqs = frequencies([]string{string(f.Value())}, nil, f.ArrayPositions(), f.Options())
+	f.freqs = frequencies([]string{f.value}, nil, f.ArrayPositions(), f.Options())
 }
