@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -71,14 +72,32 @@ func (e *Engine) Truncate(ctx context.Context) error {
 // lives on a connection of its own, which PostgreSQL releases if the node
 // dies mid-rebuild; the next node then finds the tables still stale (they
 // are marked built last) and rebuilds them.
+//
+// It waits by asking again (pg_try_advisory_lock), never inside
+// pg_advisory_lock: a statement blocked there keeps its snapshot, and the
+// holder's Settle runs REINDEX CONCURRENTLY, which waits for every older
+// snapshot to end, so the waiting node and the rebuilding one waited on
+// each other for ever.
 func (e *Engine) LockRebuild(ctx context.Context) (unlock func(), err error) {
 	conn, err := e.pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("pgindex: rebuild lock: %w", err)
 	}
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, rebuildLock); err != nil {
-		conn.Release()
-		return nil, fmt.Errorf("pgindex: rebuild lock: %w", err)
+	for wait := rebuildLockPoll; ; wait = min(2*wait, rebuildLockPollMax) {
+		var held bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, rebuildLock).Scan(&held); err != nil {
+			conn.Release()
+			return nil, fmt.Errorf("pgindex: rebuild lock: %w", err)
+		}
+		if held {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			conn.Release()
+			return nil, fmt.Errorf("pgindex: rebuild lock: %w", ctx.Err())
+		case <-time.After(wait):
+		}
 	}
 	return func() {
 		if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, rebuildLock); err != nil {
@@ -88,3 +107,11 @@ func (e *Engine) LockRebuild(ctx context.Context) (unlock func(), err error) {
 		conn.Release()
 	}, nil
 }
+
+// rebuildLockPoll is the first pause between two asks for the rebuild
+// lock; each pause doubles up to rebuildLockPollMax. A rebuild takes
+// seconds to hours, so a waiting node starts at most a second late.
+const (
+	rebuildLockPoll    = 10 * time.Millisecond
+	rebuildLockPollMax = time.Second
+)
