@@ -70,7 +70,7 @@ func frequencies(words []string, positions []int, arrayPositions []uint64, opts 
 // indexed with term vectors (options), so no byte offsets are lost.
 type keywordField struct {
 	analyzedField
-	value string
+	value string // the field's bytes as a string, kept so Analyze converts nothing back
 }
 
 func newKeywordField(name string, arrayPositions []uint64, value string, opts bi.FieldIndexingOptions) *keywordField {
