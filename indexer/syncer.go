@@ -45,6 +45,9 @@ type Syncer struct {
 	engine index.Engine
 	log    *slog.Logger
 	wake   chan struct{}
+	// readSize is how many outbox entries a drain reads at a time:
+	// DrainBatch, unless a test sets it (export_test.go).
+	readSize int
 
 	mu      sync.Mutex
 	applied uint64 // every outbox entry up to this sequence is searchable
@@ -63,7 +66,8 @@ func (s *Syncer) OnBatch(f func(kind index.Kind, docs int, took time.Duration)) 
 // new writes through Notify, which the caller hooks on db's commits; Run
 // also looks every second.
 func NewSyncer(db Source, engine index.Engine, log *slog.Logger) *Syncer {
-	return &Syncer{db: db, engine: engine, log: log, wake: make(chan struct{}, 1), changed: make(chan struct{})}
+	return &Syncer{db: db, engine: engine, log: log, wake: make(chan struct{}, 1), changed: make(chan struct{}),
+		readSize: DrainBatch}
 }
 
 // Notify tells the syncer that writes up to seq are committed.
@@ -101,12 +105,13 @@ func (s *Syncer) Drain(ctx context.Context) error {
 		if err != nil {
 			return chunk{}, err
 		}
-		entries, err := s.db.Outbox(after, DrainBatch)
+		entries, err := s.db.Outbox(after, s.readSize)
 		if err != nil || len(entries) == 0 {
 			return chunk{cursor: last}, err
 		}
 		batches, err := s.build(ctx, entries, false)
-		return chunk{entries: entries, batches: batches, cursor: entries[len(entries)-1].Seq}, err
+		return chunk{entries: entries, batches: batches, cursor: entries[len(entries)-1].Seq,
+			backlog: len(entries) == s.readSize}, err
 	}
 	applied := func(c chunk) { s.advance(c.cursor) }
 	return s.pipeline(ctx, s.engine, s.Applied(), read, s.acknowledge, applied)
@@ -122,20 +127,30 @@ type chunk struct {
 	// last entry read for a drain (the last one committed, once there is
 	// nothing more), the number of records read for a rebuild.
 	cursor uint64
+	// backlog is set when more is surely waiting behind the chunk: a
+	// drain's read that filled its size, and every read of a rebuild.
+	backlog bool
 }
 
 // pipeline applies the chunks read gives, from cursor on, one after the
 // other, and tells applied of each once it is searchable (and of the
-// last, empty one). It reads (and builds the documents of) the next chunk
-// while the engine indexes the current one, and applies a chunk's
-// batches concurrently, so that indexing uses every core: built then
-// indexed in turn, batch after batch, a rebuild kept one core of two busy
-// (issue 54's profile). Chunks still reach the engine in order, so a
-// later write of a record is never overtaken by an earlier one; within a
-// chunk, every batch was built in one read transaction, and each record's
-// documents are in one batch per kind and company, so the batches of a
-// chunk never disagree. ack gives the durability callback of a chunk's
-// batches.
+// last, empty one). Behind a backlog it reads (and builds the documents
+// of) the next chunk while the engine indexes the current one, and
+// applies a chunk's batches concurrently, so that indexing uses every
+// core: built then indexed in turn, batch after batch, a rebuild kept one
+// core of two busy (issue 54's profile). Without a backlog, indexing is
+// keeping up with the writers, and it leaves them the other cores: it
+// reads the next chunk once the current one is indexed (so that chunk
+// gathers the writes committed meanwhile) and applies its batches one at a
+// time. Reading ahead and indexing on every core there took the CPU the
+// writers' requests needed, and halved the rate of imports through the
+// API.
+//
+// Chunks still reach the engine in order, so a later write of a record is
+// never overtaken by an earlier one; within a chunk, every batch was built
+// in one read transaction, and each record's documents are in one batch
+// per kind and company, so the batches of a chunk never disagree. ack
+// gives the durability callback of a chunk's batches.
 func (s *Syncer) pipeline(ctx context.Context, engine index.Engine, cursor uint64, read func(after uint64) (chunk, error),
 	ack func(entries []parley.OutboxEntry) func(batches int) func(error), applied func(chunk)) error {
 	type result struct {
@@ -144,16 +159,25 @@ func (s *Syncer) pipeline(ctx context.Context, engine index.Engine, cursor uint6
 	}
 	c, err := read(cursor)
 	for err == nil && len(c.entries) > 0 {
-		ahead := make(chan result, 1)
-		go func(after uint64) {
-			next, err := read(after)
-			ahead <- result{next, err}
-		}(c.cursor)
-		if err := s.applyAll(ctx, engine, c.batches, ack(c.entries)); err != nil {
-			<-ahead
+		var ahead chan result
+		if c.backlog {
+			ahead = make(chan result, 1)
+			go func(after uint64) {
+				next, err := read(after)
+				ahead <- result{next, err}
+			}(c.cursor)
+		}
+		if err := s.applyAll(ctx, engine, c.batches, ack(c.entries), c.backlog); err != nil {
+			if ahead != nil {
+				<-ahead
+			}
 			return err
 		}
 		applied(c)
+		if ahead == nil {
+			c, err = read(c.cursor)
+			continue
+		}
 		r := <-ahead
 		c, err = r.c, r.err
 	}
@@ -165,14 +189,17 @@ func (s *Syncer) pipeline(ctx context.Context, engine index.Engine, cursor uint6
 }
 
 // applyAll hands the batches of one chunk to the engine, as many at once
-// as there are cores, and returns once every one is searchable (or one
-// failed). ack is told how many batches there are and gives the
+// as there are cores when wide is set, else one at a time, and returns
+// once every one is searchable (or one failed). ack is told how many batches there are and gives the
 // durability callback of each: every batch reports to it once, with the
 // error when it failed or was not applied after another failed.
-func (s *Syncer) applyAll(ctx context.Context, engine index.Engine, batches []index.Batch, ack func(batches int) func(error)) error {
+func (s *Syncer) applyAll(ctx context.Context, engine index.Engine, batches []index.Batch, ack func(batches int) func(error), wide bool) error {
 	durable := ack(len(batches))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
+	g.SetLimit(1)
+	if wide {
+		g.SetLimit(runtime.GOMAXPROCS(0))
+	}
 	for _, b := range batches {
 		g.Go(func() error {
 			if err := gctx.Err(); err != nil {
@@ -523,7 +550,7 @@ func (s *Syncer) rebuildInto(ctx context.Context, engine index.Engine, progress 
 		}
 		end := min(start+DrainBatch, len(refs))
 		batches, err := s.build(ctx, refs[start:end], true)
-		return chunk{entries: refs[start:end], batches: batches, cursor: uint64(end)}, err
+		return chunk{entries: refs[start:end], batches: batches, cursor: uint64(end), backlog: true}, err
 	}
 	var persisted sync.WaitGroup
 	var mu sync.Mutex

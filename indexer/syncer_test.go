@@ -282,25 +282,61 @@ func (m *meeting) Apply(ctx context.Context, b index.Batch, durable func(error))
 	return m.Engine.Apply(ctx, b, durable)
 }
 
-// TestBatchesOfAReadApplyTogether: the batches built from one read of the
-// outbox (or of storage, for a rebuild) are of distinct kinds and
-// companies, and the engine is given them together, so that indexing
-// uses more than one core; what they index is unchanged.
+// TestBatchesOfAReadApplyTogether: behind a backlog, the batches built
+// from one read of the outbox (or of storage, for a rebuild) are of
+// distinct kinds and companies, and the engine is given them together, so
+// that indexing uses more than one core; what they index is unchanged.
 func TestBatchesOfAReadApplyTogether(t *testing.T) {
 	defer runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
-	for name, run := range map[string]func(*indexer.Syncer) error{
-		"drain":   func(s *indexer.Syncer) error { return s.Drain(context.Background()) },
-		"rebuild": func(s *indexer.Syncer) error { return s.Rebuild(context.Background(), nil) },
+	for name, run := range map[string]func(*storage.DB, *indexer.Syncer) error{
+		"drain": func(db *storage.DB, s *indexer.Syncer) error {
+			// A read that fills its size is a backlog.
+			entries, err := db.Outbox(0, 1000)
+			require.NoError(t, err)
+			s.SetReadSize(len(entries))
+			return s.Drain(context.Background())
+		},
+		"rebuild": func(_ *storage.DB, s *indexer.Syncer) error { return s.Rebuild(context.Background(), nil) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			db, engine := openStores(t)
 			createConversations(t, db, seedAccount(t, db), 3) // conversations, customers and messages: three batches
 			met := &meeting{Engine: engine, both: make(chan struct{})}
 			syncer := indexer.NewSyncer(db, met, quiet)
-			require.NoError(t, run(syncer))
+			require.NoError(t, run(db, syncer))
 			syncer.Settle()
 			assert.True(t, met.met.Load(), "the first batch was alone in the engine")
 			assert.Equal(t, index.Result{IDs: []string{"1", "2", "3"}, Total: 3}, refunds(t, engine))
 		})
 	}
+}
+
+// crowd counts the batches in the engine at once.
+type crowd struct {
+	index.Engine
+	in, most atomic.Int32
+}
+
+func (c *crowd) Apply(ctx context.Context, b index.Batch, durable func(error)) error {
+	n := c.in.Add(1)
+	defer c.in.Add(-1)
+	for m := c.most.Load(); n > m && !c.most.CompareAndSwap(m, n); m = c.most.Load() {
+	}
+	time.Sleep(50 * time.Millisecond) // long enough for a second batch to arrive, were it sent
+	return c.Engine.Apply(ctx, b, durable)
+}
+
+// TestCaughtUpDrainAppliesOneBatchAtATime: a drain that read all there was
+// (no backlog) gives the engine one batch at a time, leaving the other
+// cores to the writers' requests; it indexes the same.
+func TestCaughtUpDrainAppliesOneBatchAtATime(t *testing.T) {
+	defer runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+	db, engine := openStores(t)
+	createConversations(t, db, seedAccount(t, db), 3) // three batches, as above
+	c := &crowd{Engine: engine}
+	syncer := indexer.NewSyncer(db, c, quiet)
+	require.NoError(t, syncer.Drain(context.Background()))
+	syncer.Settle()
+	assert.Equal(t, int32(1), c.most.Load(), "batches in the engine at once")
+	assert.Equal(t, index.Result{IDs: []string{"1", "2", "3"}, Total: 3}, refunds(t, engine))
 }

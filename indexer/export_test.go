@@ -1,0 +1,5 @@
+package indexer
+
+// SetReadSize makes s's drains read the outbox n entries at a time, so that
+// a test makes a backlog with a few writes.
+func (s *Syncer) SetReadSize(n int) { s.readSize = n }
