@@ -190,16 +190,18 @@ func (s *Syncer) pipeline(ctx context.Context, engine index.Engine, cursor uint6
 
 // applyAll hands the batches of one chunk to the engine, as many at once
 // as there are cores when wide is set, else one at a time, and returns
-// once every one is searchable (or one failed). ack is told how many batches there are and gives the
-// durability callback of each: every batch reports to it once, with the
-// error when it failed or was not applied after another failed.
+// once every one is searchable (or one failed). ack is told how many
+// batches there are and gives the durability callback of each: every
+// batch reports to it once, with the error when it failed or was not
+// applied after another failed.
 func (s *Syncer) applyAll(ctx context.Context, engine index.Engine, batches []index.Batch, ack func(batches int) func(error), wide bool) error {
 	durable := ack(len(batches))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(1)
+	limit := 1
 	if wide {
-		g.SetLimit(runtime.GOMAXPROCS(0))
+		limit = runtime.GOMAXPROCS(0)
 	}
+	g.SetLimit(limit)
 	for _, b := range batches {
 		g.Go(func() error {
 			if err := gctx.Err(); err != nil {

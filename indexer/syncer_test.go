@@ -288,22 +288,24 @@ func (m *meeting) Apply(ctx context.Context, b index.Batch, durable func(error))
 // that indexing uses more than one core; what they index is unchanged.
 func TestBatchesOfAReadApplyTogether(t *testing.T) {
 	defer runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
-	for name, run := range map[string]func(*storage.DB, *indexer.Syncer) error{
-		"drain": func(db *storage.DB, s *indexer.Syncer) error {
+	for name, run := range map[string]func(*testing.T, *storage.DB, *indexer.Syncer) error{
+		"drain": func(t *testing.T, db *storage.DB, s *indexer.Syncer) error {
 			// A read that fills its size is a backlog.
 			entries, err := db.Outbox(0, 1000)
 			require.NoError(t, err)
 			s.SetReadSize(len(entries))
 			return s.Drain(context.Background())
 		},
-		"rebuild": func(_ *storage.DB, s *indexer.Syncer) error { return s.Rebuild(context.Background(), nil) },
+		"rebuild": func(_ *testing.T, _ *storage.DB, s *indexer.Syncer) error {
+			return s.Rebuild(context.Background(), nil)
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			db, engine := openStores(t)
 			createConversations(t, db, seedAccount(t, db), 3) // conversations, customers and messages: three batches
 			met := &meeting{Engine: engine, both: make(chan struct{})}
 			syncer := indexer.NewSyncer(db, met, quiet)
-			require.NoError(t, run(db, syncer))
+			require.NoError(t, run(t, db, syncer))
 			syncer.Settle()
 			assert.True(t, met.met.Load(), "the first batch was alone in the engine")
 			assert.Equal(t, index.Result{IDs: []string{"1", "2", "3"}, Total: 3}, refunds(t, engine))
