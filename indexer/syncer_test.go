@@ -313,17 +313,23 @@ func TestBatchesOfAReadApplyTogether(t *testing.T) {
 	}
 }
 
-// crowd counts the batches in the engine at once.
+// crowd counts the batches in the engine at once, and the most there were.
 type crowd struct {
 	index.Engine
-	in, most atomic.Int32
+	mu       sync.Mutex
+	in, most int
 }
 
 func (c *crowd) Apply(ctx context.Context, b index.Batch, durable func(error)) error {
-	n := c.in.Add(1)
-	defer c.in.Add(-1)
-	for m := c.most.Load(); n > m && !c.most.CompareAndSwap(m, n); m = c.most.Load() {
-	}
+	c.mu.Lock()
+	c.in++
+	c.most = max(c.most, c.in)
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.in--
+		c.mu.Unlock()
+	}()
 	time.Sleep(50 * time.Millisecond) // long enough for a second batch to arrive, were it sent
 	return c.Engine.Apply(ctx, b, durable)
 }
@@ -339,6 +345,8 @@ func TestCaughtUpDrainAppliesOneBatchAtATime(t *testing.T) {
 	syncer := indexer.NewSyncer(db, c, quiet)
 	require.NoError(t, syncer.Drain(context.Background()))
 	syncer.Settle()
-	assert.Equal(t, int32(1), c.most.Load(), "batches in the engine at once")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	assert.Equal(t, 1, c.most, "batches in the engine at once")
 	assert.Equal(t, index.Result{IDs: []string{"1", "2", "3"}, Total: 3}, refunds(t, engine))
 }
