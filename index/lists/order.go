@@ -382,10 +382,10 @@ func (t *table) order(f int) *tableOrder {
 		if !t.live(i) {
 			continue
 		}
-		switch vals := t.numbersOf(int32(i), f); len(vals) {
+		switch codes := t.codesOf(int32(i), f); len(codes) {
 		case 0: // never in a range
 		case 1:
-			places = append(places, place{int32(i), vals[0]})
+			places = append(places, place{int32(i), t.value(f, codes[0])})
 		default:
 			o.many = append(o.many, int32(i))
 		}

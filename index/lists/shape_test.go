@@ -50,8 +50,8 @@ func TestRowsShareTheirShapes(t *testing.T) {
 			_, err := fmt.Sscanf(string(tbl.ids.at(int(i))), "m%d", &n)
 			require.NoError(t, err)
 			d := doc(n)
-			require.Equal(t, d.Numbers["createdAt"], tbl.numbersOf(i, created))
-			require.Equal(t, append([]float64{}, d.Numbers["responseSeconds"]...), append([]float64{}, tbl.numbersOf(i, response)...))
+			require.Equal(t, d.Numbers["createdAt"], tbl.numbersOf(nil, i, created))
+			require.Equal(t, append([]float64{}, d.Numbers["responseSeconds"]...), append([]float64{}, tbl.numbersOf(nil, i, response)...))
 			wantTags := []uint32{}
 			for _, w := range d.Keywords["tag"] {
 				wantTags = append(wantTags, words[w])

@@ -235,8 +235,10 @@ func (e *Engine) writeTables(w *bufio.Writer, putString func(string) error) erro
 			for _, o := range wOff {
 				buf = le.AppendUint16(buf, o)
 			}
-			for _, v := range t.nums[t.numAt[i]:][:nOff[t.s.nNums]] {
-				buf = le.AppendUint64(buf, math.Float64bits(v))
+			for f := range t.s.nNums {
+				for _, c := range t.codesOf(int32(i), f) {
+					buf = le.AppendUint64(buf, math.Float64bits(t.value(f, c)))
+				}
 			}
 			for _, v := range t.words[t.wordAt[i]:][:wOff[t.s.nWords]] {
 				buf = le.AppendUint32(buf, v)
@@ -379,9 +381,15 @@ func (r *snapshotReader) readRow(t *table, kind index.Kind, words []uint32, fill
 	if _, dup := t.ids.find(id); touched || dup || r.err != nil {
 		return
 	}
+	if len(t.wide)+nNums >= wideBit {
+		t.overflow = true
+		return
+	}
 	t.startRow(id, shape)
-	for i := range nNums {
-		t.nums = append(t.nums, math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
+	for f := range s.nNums {
+		for j := shape[f]; j < shape[f+1]; j++ {
+			t.nums = append(t.nums, t.encode(f, math.Float64frombits(binary.LittleEndian.Uint64(b[8*int(j):]))))
+		}
 	}
 	for i := range nWords {
 		t.words = append(t.words, words[binary.LittleEndian.Uint32(b[8*nNums+4*i:])])

@@ -98,8 +98,8 @@ func (t *table) sortValues(i int32, sorts []sortField, vocab *vocabulary) []sort
 	out := make([]sortValue, len(sorts))
 	for k, s := range sorts {
 		if s.num >= 0 {
-			for j, v := range t.numbersOf(i, s.num) {
-				if j == 0 || v < out[k].num {
+			for j, c := range t.codesOf(i, s.num) {
+				if v := t.value(s.num, c); j == 0 || v < out[k].num {
 					out[k].num = v
 				}
 				out[k].has = true

@@ -29,11 +29,24 @@ func TestReportRowsFollowWrites(t *testing.T) {
 	message := func(id int, company int64) index.Document {
 		d := index.NewDocument(messageID(id, company), company)
 		d.Keywords["from"] = []string{[]string{"user", "customer"}[r.IntN(2)]}
-		d.Numbers["createdAt"] = []float64{float64(r.IntN(1000))}
+		// Times in whole seconds and with milliseconds, seconds whole,
+		// fractional and negative: numbers held in their code and not.
+		created := epoch + float64(r.IntN(1_000_000))
+		if r.IntN(2) == 0 {
+			created = epoch + 1000*float64(r.IntN(1000))
+		}
+		d.Numbers["createdAt"] = []float64{created}
 		d.Numbers["userId"] = []float64{float64(1 + r.IntN(5))}
 		if r.IntN(3) == 0 {
 			d.Keywords["rating"] = []string{[]string{"great", "okay", "not-good"}[r.IntN(3)]}
-			d.Numbers["responseSeconds"] = []float64{float64(r.IntN(100)), float64(r.IntN(100))}
+			second := float64(r.IntN(100))
+			switch r.IntN(4) {
+			case 0:
+				second += 0.5
+			case 1:
+				second = -second
+			}
+			d.Numbers["responseSeconds"] = []float64{float64(r.IntN(100)), second}
 		}
 		for k := r.IntN(3); k > 0; k-- {
 			d.Keywords["tag"] = append(d.Keywords["tag"], fmt.Sprint("tag", r.IntN(4)))
@@ -70,17 +83,17 @@ func TestReportRowsFollowWrites(t *testing.T) {
 	require.True(t, ok)
 	require.NoError(t, restored.WaitReports())
 
-	from := 200.0
+	from, since := 20.0, float64(epoch+200_000)
 	filters := []query.Node{nil, query.Keyword{Field: "from", Value: "user"}, query.Keyword{Field: "tag", Value: "tag2"},
-		query.NumberRange{Field: "createdAt", Min: &from, MinInclusive: true},
+		query.NumberRange{Field: "createdAt", Min: &since, MinInclusive: true},
 		query.Not{Node: query.FieldExists{Field: "rating"}}, query.Keyword{Field: "rating", Value: "unheard-of"}}
 	for _, company := range []int64{1, 2, 3} {
 		for i, filter := range filters {
 			a := index.AggregateRequest{Kind: index.Messages, Company: company, Filter: filter, By: "createdAt",
-				Edges: []float64{0, 100, 500, 1000}, GroupBy: []string{"userId", "tag"}, Sums: []string{"responseSeconds"},
+				Edges: []float64{epoch, epoch + 100_000, epoch + 500_000, epoch + 1_000_000}, GroupBy: []string{"userId", "tag"}, Sums: []string{"responseSeconds"},
 				Distinct: []string{"rating", "from"}}
 			f := index.FacetRequest{Kind: index.Messages, Company: company, Filter: filter,
-				Values: map[string]string{"rating": "rating", "user": "userId", "tag": "tag"},
+				Values: map[string]string{"rating": "rating", "user": "userId", "tag": "tag", "response": "responseSeconds"},
 				Ranges: map[string]index.RangeFacet{"created": {Field: "responseSeconds", Buckets: []index.Bucket{{Max: &from}, {Min: &from}}}}}
 			require.True(t, engine.AggregateSupported(a))
 			require.True(t, engine.FacetsSupported(f))
@@ -99,6 +112,9 @@ func TestReportRowsFollowWrites(t *testing.T) {
 		}
 	}
 }
+
+// epoch is a time in Unix milliseconds, a whole second.
+const epoch float64 = 1_764_547_200_000
 
 // messageID is the id of a message document: ids are unique across
 // companies, as record ids are.
