@@ -24,11 +24,13 @@ import (
 const DrainBatch = 5000
 
 // Source is what the syncer needs of storage: the domain's transactions,
-// to build documents and to list every record for a rebuild, and the index
-// outbox, read after a sequence and acknowledged once durable.
-// storage.DB is one.
+// to build documents and to list every record for a rebuild, each read
+// told the last outbox sequence it sees (the priority lane orders reads by
+// it: lane.go), and the index outbox, read after a sequence and
+// acknowledged once durable. storage.DB is one.
 type Source interface {
 	Store() parley.Store
+	ViewAt(ctx context.Context, fn func(tx parley.Tx, seq uint64) error) error
 	Outbox(after uint64, max int) ([]parley.OutboxEntry, error)
 	AckOutbox(entries []parley.OutboxEntry) error
 	LastOutboxSeq() (uint64, error)
@@ -37,9 +39,10 @@ type Source interface {
 // Syncer drains the storage outbox into an engine. Writers call Notify
 // (the caller hooks it on storage's commits: storage.DB.OnCommit) and may
 // Wait until their write is searchable; concurrent writes share one engine
-// batch. An outbox entry is acknowledged (removed) only once the engine
-// reports its batch durable, so a crash at any point replays what the
-// index may have lost.
+// batch, and a write waiting behind a backlog takes the priority lane
+// (lane.go). An outbox entry is acknowledged (removed) only once the
+// engine reports its batch durable, so a crash at any point replays what
+// the index may have lost.
 type Syncer struct {
 	db     Source
 	engine index.Engine
@@ -48,11 +51,18 @@ type Syncer struct {
 	// readSize is how many outbox entries a drain reads at a time:
 	// DrainBatch, unless a test sets it (export_test.go).
 	readSize int
+	// afterRead, when a test sets it (export_test.go), is told of each
+	// chunk a drain has read and built.
+	afterRead func()
 
 	mu      sync.Mutex
 	applied uint64 // every outbox entry up to this sequence is searchable
+	// early are writes (by their last sequence) past applied that the
+	// priority lane made searchable.
+	early   map[uint64]bool
 	changed chan struct{}
 	pending sync.WaitGroup // batches applied but not yet acknowledged
+	lane    *lane
 
 	onBatch atomic.Pointer[func(kind index.Kind, docs int, took time.Duration)] // metrics, see OnBatch
 }
@@ -67,20 +77,29 @@ func (s *Syncer) OnBatch(f func(kind index.Kind, docs int, took time.Duration)) 
 // also looks every second.
 func NewSyncer(db Source, engine index.Engine, log *slog.Logger) *Syncer {
 	return &Syncer{db: db, engine: engine, log: log, wake: make(chan struct{}, 1), changed: make(chan struct{}),
-		readSize: DrainBatch}
+		readSize: DrainBatch, early: map[uint64]bool{}, lane: newLane()}
 }
 
-// Notify tells the syncer that writes up to seq are committed.
-func (s *Syncer) Notify(uint64) {
+// Notify tells the syncer that a write committed the outbox entries first
+// to last.
+func (s *Syncer) Notify(first, last uint64) {
+	s.lane.remember(first, last)
 	select {
 	case s.wake <- struct{}{}:
 	default:
 	}
 }
 
-// Run drains the outbox whenever notified, until ctx ends. A failing batch
-// is retried after a pause: the outbox keeps it.
+// Run drains the outbox whenever notified, and runs the priority lane,
+// until ctx ends. A failing batch is retried after a pause: the outbox
+// keeps it.
 func (s *Syncer) Run(ctx context.Context) {
+	lane := make(chan struct{})
+	go func() {
+		defer close(lane)
+		s.runLane(ctx)
+	}()
+	defer func() { <-lane }()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -109,8 +128,11 @@ func (s *Syncer) Drain(ctx context.Context) error {
 		if err != nil || len(entries) == 0 {
 			return chunk{cursor: last}, err
 		}
-		batches, err := s.build(ctx, entries, false)
-		return chunk{entries: entries, batches: batches, cursor: entries[len(entries)-1].Seq,
+		r, err := s.build(ctx, entries, false)
+		if s.afterRead != nil {
+			s.afterRead()
+		}
+		return chunk{entries: entries, read: r, cursor: entries[len(entries)-1].Seq,
 			backlog: len(entries) == s.readSize}, err
 	}
 	applied := func(c chunk) { s.advance(c.cursor) }
@@ -122,7 +144,7 @@ func (s *Syncer) Drain(ctx context.Context) error {
 // distinct kinds and companies (see build).
 type chunk struct {
 	entries []parley.OutboxEntry // none once there is nothing more to read
-	batches []index.Batch
+	read
 	// cursor is where the next read starts: the outbox sequence of the
 	// last entry read for a drain (the last one committed, once there is
 	// nothing more), the number of records read for a rebuild.
@@ -167,7 +189,7 @@ func (s *Syncer) pipeline(ctx context.Context, engine index.Engine, cursor uint6
 				ahead <- result{next, err}
 			}(c.cursor)
 		}
-		if err := s.applyAll(ctx, engine, c.batches, ack(c.entries), c.backlog); err != nil {
+		if err := s.applyChunk(ctx, engine, c, ack); err != nil {
 			if ahead != nil {
 				<-ahead
 			}
@@ -186,6 +208,62 @@ func (s *Syncer) pipeline(ctx context.Context, engine index.Engine, cursor uint6
 	}
 	applied(c)
 	return nil
+}
+
+// applyChunk applies a chunk in the drain's turn, once the priority lane
+// holds none of its records, less the records the lane covers (lane.go),
+// whose entries it acknowledges once the lane's applies are durable too.
+func (s *Syncer) applyChunk(ctx context.Context, engine index.Engine, c chunk,
+	ack func(entries []parley.OutboxEntry) func(batches int) func(error)) error {
+	held := lastEntries(c.entries, c.seen)
+	covered := s.lane.enter(held)
+	var waits []*laneApply
+	if len(covered) > 0 {
+		skip := map[record]bool{}
+		for r, a := range covered {
+			delete(held, r)
+			skip[r] = true
+			if !slices.Contains(waits, a) {
+				waits = append(waits, a)
+			}
+		}
+		c.batches = without(c.batches, c.from, skip)
+	}
+	defer s.lane.leave(held, c.seen)
+	acknowledge := ack(c.entries)
+	return s.applyAll(ctx, engine, c.batches, func(batches int) func(error) {
+		durable := acknowledge(batches + len(waits))
+		for _, a := range waits {
+			go func() {
+				<-a.done
+				durable(a.err)
+			}()
+		}
+		return durable
+	}, c.backlog)
+}
+
+// without are batches less the documents that came from the records
+// left out.
+func without(batches []index.Batch, from origins, out map[record]bool) []index.Batch {
+	var rest []index.Batch
+	for _, b := range batches {
+		kept := index.Batch{Kind: b.Kind, Company: b.Company}
+		for _, d := range b.Upserts {
+			if !out[from[docRef{b.Kind, d.ID}]] {
+				kept.Upserts = append(kept.Upserts, d)
+			}
+		}
+		for _, id := range b.Deletes {
+			if !out[from[docRef{b.Kind, id}]] {
+				kept.Deletes = append(kept.Deletes, id)
+			}
+		}
+		if len(kept.Upserts) > 0 || len(kept.Deletes) > 0 {
+			rest = append(rest, kept)
+		}
+	}
+	return rest
 }
 
 // applyAll hands the batches of one chunk to the engine, as many at once
@@ -249,19 +327,28 @@ func (s *Syncer) acknowledge(entries []parley.OutboxEntry) func(batches int) fun
 func (s *Syncer) Settle() { s.pending.Wait() }
 
 // build reads the documents of the entries in one read transaction (see
-// the function build). A rebuild fills an empty engine, so it sends no
-// deletions.
-func (s *Syncer) build(ctx context.Context, entries []parley.OutboxEntry, rebuild bool) ([]index.Batch, error) {
-	var todo []index.Batch
-	err := s.db.Store().View(ctx, func(tx parley.Tx) error {
+// the function build), and the last outbox sequence it saw. A rebuild
+// fills an empty engine, so it sends no deletions.
+func (s *Syncer) build(ctx context.Context, entries []parley.OutboxEntry, rebuild bool) (read, error) {
+	var r read
+	err := s.db.ViewAt(ctx, func(tx parley.Tx, seq uint64) error {
 		var err error
-		todo, err = build(tx, entries, rebuild)
+		r.seen = seq
+		r.batches, r.from, err = build(tx, entries, rebuild)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("indexer: build documents: %w", err)
+		return read{}, fmt.Errorf("indexer: build documents: %w", err)
 	}
-	return todo, nil
+	return r, nil
+}
+
+// read is the documents of one read of the store: their batches, the
+// record each came from, and the last outbox sequence the read saw.
+type read struct {
+	batches []index.Batch
+	from    origins
+	seen    uint64
 }
 
 // applyBatch hands one batch to the engine. done is the batch's
@@ -286,25 +373,27 @@ func (s *Syncer) applyBatch(ctx context.Context, engine index.Engine, b index.Ba
 // rows in its own database calls it in the write that touched the
 // records, before it commits (cmd/parley wires pgstore and pgindex so).
 func Batches(tx parley.Tx, entries []parley.OutboxEntry) ([]index.Batch, error) {
-	return build(tx, entries, false)
+	batches, _, err := build(tx, entries, false)
+	return batches, err
 }
 
 // build is Batches, without deletions for a rebuild (which fills an empty
-// engine).
-func build(tx parley.Tx, entries []parley.OutboxEntry, rebuild bool) ([]index.Batch, error) {
+// engine), with the record each document came from.
+func build(tx parley.Tx, entries []parley.OutboxEntry, rebuild bool) ([]index.Batch, origins, error) {
 	seen := map[parley.OutboxEntry]bool{}
-	batches := batches{}
+	bs := &batches{byKey: map[batchKey]*index.Batch{}, from: origins{}}
 	for _, e := range entries {
 		e.Seq = 0
 		if seen[e] {
 			continue
 		}
 		seen[e] = true
-		if err := batches.collect(tx, e); err != nil {
-			return nil, err
+		bs.at = recordOf(e)
+		if err := bs.collect(tx, e); err != nil {
+			return nil, nil, err
 		}
 	}
-	return batches.inOrder(rebuild), nil
+	return bs.inOrder(rebuild), bs.from, nil
 }
 
 // once wraps a batch's durability callback so that only its first call
@@ -325,38 +414,57 @@ type batchKey struct {
 	company int64
 }
 
-// batches gathers what outbox entries change, batch by batch.
-type batches map[batchKey]*index.Batch
+// batches gathers what outbox entries change, batch by batch, and the
+// record each document came from.
+type batches struct {
+	byKey map[batchKey]*index.Batch
+	from  origins
+	at    record // the record being collected
+}
 
-func (bs batches) of(kind index.Kind, company int64) *index.Batch {
+// origins name the record each document (upserted or deleted) of a read
+// came from.
+type origins map[docRef]record
+
+// docRef names a document of a read.
+type docRef struct {
+	kind index.Kind
+	id   string
+}
+
+func (bs *batches) of(kind index.Kind, company int64) *index.Batch {
 	k := batchKey{kind, company}
-	b := bs[k]
+	b := bs.byKey[k]
 	if b == nil {
 		b = &index.Batch{Kind: kind, Company: company}
-		bs[k] = b
+		bs.byKey[k] = b
 	}
 	return b
 }
 
-func (bs batches) upsert(kind index.Kind, docs ...index.Document) {
+func (bs *batches) upsert(kind index.Kind, docs ...index.Document) {
 	for _, d := range docs {
 		b := bs.of(kind, d.Company)
 		b.Upserts = append(b.Upserts, d)
+		bs.from[docRef{kind, d.ID}] = bs.at
 	}
 }
 
-func (bs batches) delete(kind index.Kind, company int64, ids ...string) {
+func (bs *batches) delete(kind index.Kind, company int64, ids ...string) {
 	if len(ids) > 0 {
 		b := bs.of(kind, company)
 		b.Deletes = append(b.Deletes, ids...)
+		for _, id := range ids {
+			bs.from[docRef{kind, id}] = bs.at
+		}
 	}
 }
 
 // inOrder lists the batches in kind order (Kinds), then by company, so
 // engines see one order on every run; without deletions for a rebuild.
-func (bs batches) inOrder(rebuild bool) []index.Batch {
+func (bs *batches) inOrder(rebuild bool) []index.Batch {
 	var out []index.Batch
-	for _, b := range bs {
+	for _, b := range bs.byKey {
 		if rebuild {
 			b.Deletes = nil
 		}
@@ -380,7 +488,7 @@ func (bs batches) inOrder(rebuild bool) []index.Batch {
 // threads and the message documents of its replies and customer messages.
 // A deletion goes to the entry's company (0 when the entry is older than
 // entries that name it: engines then look in every company).
-func (bs batches) collect(tx parley.Tx, e parley.OutboxEntry) error {
+func (bs *batches) collect(tx parley.Tx, e parley.OutboxEntry) error {
 	var (
 		kind index.Kind
 		doc  index.Document
@@ -440,7 +548,18 @@ func docID(e parley.OutboxEntry) string {
 	return index.FormatID(e.ID)
 }
 
-func (s *Syncer) advance(seq uint64) { s.raise(&s.applied, seq) }
+// advance moves applied forward to seq, and forgets the writes the
+// priority lane made searchable up to it.
+func (s *Syncer) advance(seq uint64) {
+	s.raise(&s.applied, seq)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for w := range s.early {
+		if w <= s.applied {
+			delete(s.early, w)
+		}
+	}
+}
 
 // raise moves a cursor of the syncer forward to seq, never back, and
 // tells the waiters.
@@ -459,14 +578,25 @@ func (s *Syncer) wakeWaiters() {
 	s.changed = make(chan struct{})
 }
 
-// Wait blocks until the outbox entry seq is applied, ctx ends, or timeout
-// passes. It reports whether the write became searchable in time; a write
-// that did not is committed all the same and will be indexed.
+// Wait blocks until the write whose last outbox entry is seq is
+// searchable, ctx ends, or timeout passes; with more than hurryAfter
+// entries ahead of it, it hands the write to the priority lane (lane.go).
+// It reports whether the write became searchable in time; a write that did
+// not is committed all the same and will be indexed.
 func (s *Syncer) Wait(ctx context.Context, seq uint64, timeout time.Duration) bool {
 	if seq == 0 {
 		return true
 	}
-	return s.waitUntil(ctx, timeout, func() bool { return s.applied >= seq })
+	s.mu.Lock()
+	behind := seq > s.applied+hurryAfter
+	s.mu.Unlock()
+	if behind {
+		select {
+		case s.lane.urgent <- seq:
+		default: // the lane is not running, or is flooded: the write waits its turn
+		}
+	}
+	return s.waitUntil(ctx, timeout, func() bool { return s.applied >= seq || s.early[seq] })
 }
 
 // waitUntil blocks until done (called with s.mu held) holds, ctx ends, or
@@ -551,8 +681,8 @@ func (s *Syncer) rebuildInto(ctx context.Context, engine index.Engine, progress 
 			return chunk{cursor: after}, nil
 		}
 		end := min(start+DrainBatch, len(refs))
-		batches, err := s.build(ctx, refs[start:end], true)
-		return chunk{entries: refs[start:end], batches: batches, cursor: uint64(end), backlog: true}, err
+		r, err := s.build(ctx, refs[start:end], true)
+		return chunk{entries: refs[start:end], read: r, cursor: uint64(end), backlog: true}, err
 	}
 	var persisted sync.WaitGroup
 	var mu sync.Mutex

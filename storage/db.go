@@ -60,8 +60,8 @@ type DB struct {
 	bolt *bbolt.DB
 	// commits groups concurrent writes into shared transactions (commit.go).
 	commits *committer
-	// onCommit is told the highest outbox sequence of each committed write.
-	onCommit func(seq uint64)
+	// onCommit is told the outbox sequences each committed write queued.
+	onCommit func(first, last uint64)
 	// onTx is told the duration of each View and Update (metrics).
 	onTx atomic.Pointer[func(write bool, took time.Duration)]
 	// later, webhooks and mail are signalled after a commit that stored a
@@ -132,9 +132,10 @@ func Open(path string, opt Options) (*DB, error) {
 // Close closes the file.
 func (db *DB) Close() error { return db.bolt.Close() }
 
-// OnCommit registers the function told the outbox sequence of each write
-// that queued index work. Set it before serving.
-func (db *DB) OnCommit(f func(seq uint64)) { db.onCommit = f }
+// OnCommit registers the function told the first and last outbox
+// sequence of each write that queued index work: a write's entries are
+// consecutive. Set it before serving.
+func (db *DB) OnCommit(f func(first, last uint64)) { db.onCommit = f }
 
 // OnTx registers the function told how long each View and Update took
 // (for metrics). It may be set while the database is in use.
@@ -177,14 +178,14 @@ func (db *DB) View(fn func(*Tx) error) error {
 // run the before-commit step (parley.CommitHooks) inside it.
 func (db *DB) Update(fn func(*Tx) error) (uint64, error) {
 	defer db.observeTx(true, time.Now())
-	var seq uint64
+	var first, seq uint64
 	var later, webhooks, mail bool
 	err := db.commits.update(func(btx *bbolt.Tx) error {
 		tx := &Tx{tx: btx, writable: true}
 		if err := fn(tx); err != nil {
 			return err
 		}
-		seq = tx.outboxSeq
+		first, seq = tx.outboxFirst, tx.outboxSeq
 		later, webhooks, mail = tx.laterChanged, tx.webhookWork, tx.mailWork
 		return nil
 	})
@@ -201,16 +202,18 @@ func (db *DB) Update(fn func(*Tx) error) (uint64, error) {
 		signal(db.mail)
 	}
 	if seq != 0 && db.onCommit != nil {
-		db.onCommit(seq)
+		db.onCommit(first, seq)
 	}
 	return seq, nil
 }
 
 // Tx is one bbolt transaction with typed accessors. It implements parley.Tx.
 type Tx struct {
-	tx        *bbolt.Tx
-	writable  bool
-	outboxSeq uint64
+	tx       *bbolt.Tx
+	writable bool
+	// outboxFirst and outboxSeq are the first and last outbox sequence
+	// the transaction queued.
+	outboxFirst, outboxSeq uint64
 	// laterChanged, webhookWork and mailWork record that the transaction
 	// stored a wake-up, an event or delivery, or an e-mail to send, for the
 	// signals of Update.

@@ -1,6 +1,12 @@
 package storage
 
-import "go.etcd.io/bbolt"
+import (
+	"context"
+
+	"go.etcd.io/bbolt"
+
+	parley "github.com/parley/parley"
+)
 
 // queue appends an outbox entry in the current write transaction. The
 // company goes with it: the index keeps companies apart, and a deleted
@@ -26,6 +32,9 @@ func (t *Tx) enqueue(e OutboxEntry) error {
 	}
 	if err := b.Put(key(int64(seq)), data); err != nil {
 		return err
+	}
+	if t.outboxFirst == 0 {
+		t.outboxFirst = seq
 	}
 	t.outboxSeq = seq
 	return nil
@@ -71,6 +80,16 @@ func (db *DB) OutboxDepth() (int, error) {
 		return nil
 	})
 	return n, err
+}
+
+// ViewAt runs fn in a read transaction, told the last outbox sequence
+// the transaction sees: its reads are as new as the writes up to that
+// entry, and no newer. The syncer orders documents built apart by it.
+func (db *DB) ViewAt(ctx context.Context, fn func(tx parley.Tx, seq uint64) error) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	return db.View(func(tx *Tx) error { return fn(tx, tx.tx.Bucket(bucketOutbox).Sequence()) })
 }
 
 // LastOutboxSeq is the highest sequence ever queued (0 if none).

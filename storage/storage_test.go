@@ -1,7 +1,9 @@
 package storage_test
 
 import (
+	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -104,6 +106,46 @@ func TestWritesQueueOutboxEntries(t *testing.T) {
 	depth, err := db.OutboxDepth()
 	require.NoError(t, err)
 	assert.Equal(t, 0, depth)
+}
+
+// TestCommitsReportTheirOutboxRanges: the commit hook hears the first and
+// last outbox sequence of each write, concurrent writers sharing a commit
+// included, and a read sees the last sequence committed before it.
+func TestCommitsReportTheirOutboxRanges(t *testing.T) {
+	db := openDB(t)
+	var mu sync.Mutex
+	ranges := map[uint64]uint64{} // last -> first
+	db.OnCommit(func(first, last uint64) {
+		mu.Lock()
+		defer mu.Unlock()
+		ranges[last] = first
+	})
+	var wg sync.WaitGroup
+	lasts := make([]uint64, 8)
+	for i := range lasts {
+		wg.Go(func() {
+			seq, err := db.Update(func(tx *storage.Tx) error {
+				return tx.PutConversation(&parley.Conversation{CompanyID: 1, CustomerID: int64(i + 1)}) // two entries
+			})
+			assert.NoError(t, err)
+			lasts[i] = seq
+		})
+	}
+	wg.Wait()
+	entries, err := db.Outbox(0, 100)
+	require.NoError(t, err)
+	require.Len(t, entries, 16)
+	for i, last := range lasts {
+		first := ranges[last]
+		require.Equal(t, last-1, first, "write %d", i)
+		assert.Equal(t, storage.KindCustomer, entries[first-1].Kind)
+		assert.Equal(t, int64(i+1), entries[first-1].ID, "the write's own customer")
+		assert.Equal(t, storage.KindConversation, entries[last-1].Kind)
+	}
+	require.NoError(t, db.ViewAt(context.Background(), func(_ parley.Tx, seq uint64) error {
+		assert.Equal(t, uint64(16), seq)
+		return nil
+	}))
 }
 
 func TestKeptIDsAndNumbersAreNeverReused(t *testing.T) {
