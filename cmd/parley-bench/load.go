@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,8 +18,13 @@ import (
 
 // ingestRates are what loading the generated data measured, in
 // conversations per second: through HTTP until answered and until
-// searchable, and through the internal loader until searchable.
-type ingestRates struct{ http, httpSearchable, internal float64 }
+// searchable, and through the internal loader until searchable; and the
+// times of an agent's writes during the HTTP load (tagWritesDuring),
+// sorted.
+type ingestRates struct {
+	http, httpSearchable, internal float64
+	writesDuring                   []time.Duration
+}
 
 // benchDB is a node's storage, embedded or on PostgreSQL.
 type benchDB interface {
@@ -44,9 +50,23 @@ func loadGenerated(ctx context.Context, db benchDB, applied func() uint64, base 
 	c := newCorpus(corpusSeed, corpusWords)
 	fmt.Fprintf(out, "loading %d conversations%s through HTTP with %d clients...\n", o.HTTP, where, o.Clients)
 	start := time.Now()
-	if err := loadHTTP(base, w, c, 0, o.HTTP, o.Clients, now, benchSpan); err != nil {
+	stop := make(chan struct{})
+	type writes struct {
+		times []time.Duration
+		err   error
+	}
+	during := make(chan writes, 1)
+	go func() {
+		times, err := tagWritesDuring(base, w, stop)
+		during <- writes{times, err}
+	}()
+	err = loadHTTP(base, w, c, 0, o.HTTP, o.Clients, now, benchSpan)
+	close(stop)
+	agent := <-during
+	if err = cmp.Or(err, agent.err); err != nil {
 		return nil, rates, err
 	}
+	rates.writesDuring = agent.times
 	if o.HTTP > 0 {
 		rates.http = float64(o.HTTP) / time.Since(start).Seconds()
 		// Imports are answered at commit: say also when the last became

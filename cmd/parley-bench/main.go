@@ -199,6 +199,9 @@ type Results struct {
 	PostgresSkipped string        `json:"postgresSkipped,omitempty"`
 	Queries         []QueryResult `json:"queries"`
 	Writes          []WriteResult `json:"writes"`
+	// WritesDuringImport times an agent's writes while the HTTP load runs
+	// (nil when it ended before the first).
+	WritesDuringImport *WriteResult `json:"writesDuringImport,omitempty"`
 	// Browser are the inbox's measures in headless Chromium (-browser).
 	Browser []BrowserResult `json:"browser,omitempty"`
 	// PostgresBackend is Parley itself on PostgreSQL (pgstore and pgindex)
@@ -399,6 +402,10 @@ func loadAll(ctx context.Context, n *node, o Options, res *Results, now time.Tim
 		return nil, err
 	}
 	res.HTTPPerSecond, res.HTTPSearchablePerSecond, res.InternalPerSecond = rates.http, rates.httpSearchable, rates.internal
+	if times := rates.writesDuring; len(times) > 0 {
+		res.WritesDuringImport = &WriteResult{Name: "w3 replace tags during the HTTP import", N: len(times),
+			P50: percentile(times, 50), P99: percentile(times, 99)}
+	}
 	n.syncer.Settle() // what was applied is on disk, so the index's size is final
 	start := time.Now()
 	if err := n.full.Compact(ctx); err != nil {

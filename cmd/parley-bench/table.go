@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -46,8 +47,16 @@ func printTable(out io.Writer, r Results) {
 		fmt.Fprintf(out, "%-44s %9d %9s %10s %10s %8s %10s %8s %10s %10s %10s %10s\n",
 			q.Name, q.Hits, pgHits, round(q.P50), pgP50, ratio, httpP50, httpRatio, round(q.P99), pgP99, round(q.ScanP50), onPG)
 	}
-	for _, wr := range r.Writes {
-		fmt.Fprintf(out, "%-44s %9s %9s %10s %10s %8s %10s\n", wr.Name, "-", "-", round(wr.P50), "-", "-", round(wr.P99))
+	writes := r.Writes
+	if r.WritesDuringImport != nil {
+		writes = append(slices.Clip(writes), *r.WritesDuringImport)
+	}
+	for _, wr := range writes {
+		n := "-"
+		if wr.N > 0 {
+			n = fmt.Sprint(wr.N)
+		}
+		fmt.Fprintf(out, "%-44s %9s %9s %10s %10s %8s %10s\n", wr.Name, n, "-", round(wr.P50), "-", "-", round(wr.P99))
 	}
 	if len(r.Browser) > 0 {
 		fmt.Fprintf(out, "\nthe inbox in headless Chromium (the page's Performance API measures)\n%-52s %9s %5s %10s %10s\n", "measure", "hits", "runs", "p50", "p95")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,6 +18,7 @@ import (
 // the API answered, which includes the write becoming searchable.
 type WriteResult struct {
 	Name string        `json:"name"`
+	N    int           `json:"n,omitempty"` // writes timed, when not -repeat
 	P50  time.Duration `json:"p50"`
 	P99  time.Duration `json:"p99"`
 }
@@ -144,23 +144,9 @@ func timeTagWrites(path, token string, repeat int) ([]time.Duration, error) {
 	client := &http.Client{}
 	var times []time.Duration
 	for i := 0; i <= repeat; i++ {
-		tags := `{"tags":["bencha"]}`
-		if i%2 == 1 {
-			tags = `{"tags":["benchb"]}`
-		}
-		req, _ := http.NewRequest(http.MethodPut, path, bytes.NewReader([]byte(tags)))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		start := time.Now()
-		res, err := client.Do(req)
+		elapsed, err := timeTagWrite(client, path, token, []string{"bencha", "benchb"}[i%2])
 		if err != nil {
 			return nil, err
-		}
-		body, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		elapsed := time.Since(start)
-		if res.StatusCode != http.StatusNoContent {
-			return nil, fmt.Errorf("replace tags: status %d: %s", res.StatusCode, body)
 		}
 		if i > 0 { // the first write warms the path, as the first query does
 			times = append(times, elapsed)
@@ -168,4 +154,56 @@ func timeTagWrites(path, token string, repeat int) ([]time.Duration, error) {
 	}
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	return times, nil
+}
+
+// timeTagWrite replaces the tags at path with tag, and returns the time
+// until the API answered.
+func timeTagWrite(client *http.Client, path, token, tag string) (time.Duration, error) {
+	req, _ := http.NewRequest(http.MethodPut, path, strings.NewReader(`{"tags":["`+tag+`"]}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	res, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	elapsed := time.Since(start)
+	if res.StatusCode != http.StatusNoContent {
+		return 0, fmt.Errorf("replace tags: status %d: %s", res.StatusCode, body)
+	}
+	return elapsed, nil
+}
+
+// tagWritesDuring replaces the tags of the last company's first
+// conversation through the API, a write every 100 ms, until stop: what an
+// agent's write takes while an import fills the index. Each write waits
+// until it is searchable, as every write does (the bench's WriteWait). It
+// starts once a conversation of that company is searchable, so a short
+// import may end before the first write.
+func tagWritesDuring(base string, w *world, stop <-chan struct{}) ([]time.Duration, error) {
+	token := w.tokens[w.companies[len(w.companies)-1]]
+	client := &http.Client{}
+	var path string
+	var times []time.Duration
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+			return times, nil
+		case <-time.After(100 * time.Millisecond):
+		}
+		if path == "" {
+			if id, err := firstConversation(base, token); err == nil {
+				path = fmt.Sprintf("%s/v2/conversations/%d/tags", base, id)
+			}
+			continue
+		}
+		elapsed, err := timeTagWrite(client, path, token, []string{"benchimporta", "benchimportb"}[i%2])
+		if err != nil {
+			return nil, err
+		}
+		times = append(times, elapsed)
+	}
 }
