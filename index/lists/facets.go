@@ -3,6 +3,7 @@ package lists
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/parley/parley/index"
 )
@@ -19,16 +20,18 @@ var _ index.PartialFaceter = (*Engine)(nil)
 // FacetsSupported reports whether Facets can answer r exactly as the full
 // engine would.
 func (e *Engine) FacetsSupported(r index.FacetRequest) bool {
-	_, err := facetPlan(r)
+	e.mu.RLock()
+	_, err := facetPlan(r, e.vocab)
+	e.mu.RUnlock()
 	return err == nil || (tableFacetsSupported(r) && (r.Kind.Textless() || e.rowsAnswer(r.Company, r.Kind)))
 }
 
 // facetCounter counts one row into a facet.
 type facetCounter func(r *row)
 
-// facetPlan compiles the request's filter; it fails when a field is not
-// one rows hold.
-func facetPlan(r index.FacetRequest) (predicate, error) {
+// facetPlan compiles the request's filter (see plan); it fails when a
+// field is not one rows hold.
+func facetPlan(r index.FacetRequest, vocab *vocabulary) (predicate, error) {
 	if r.Kind != index.Conversations {
 		return nil, errUnsupported
 	}
@@ -42,7 +45,7 @@ func facetPlan(r index.FacetRequest) (predicate, error) {
 			return nil, errUnsupported
 		}
 	}
-	match, _, err := plan(index.Request{Kind: r.Kind, Filter: r.Filter})
+	match, _, err := plan(index.Request{Kind: r.Kind, Filter: r.Filter}, vocab)
 	return match, err
 }
 
@@ -53,8 +56,10 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 	if err := ctx.Err(); err != nil {
 		return index.FacetResult{}, err
 	}
-	match, err := facetPlan(r)
+	e.mu.RLock()
+	match, err := facetPlan(r, e.vocab)
 	if err != nil {
+		e.mu.RUnlock()
 		if !tableFacetsSupported(r) {
 			return index.FacetResult{}, err
 		}
@@ -65,11 +70,13 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 		defer unlock()
 		return e.tableFacets(ctx, r)
 	}
+	defer e.mu.RUnlock()
 	out := index.FacetResult{Ranges: map[string][]int{}, Values: map[string]map[string]int{}}
 	var counters []facetCounter
+	words := map[string]map[uint32]int{} // Values' counts by keyword number
 	for name, field := range r.Values {
-		counts := map[string]int{}
-		out.Values[name] = counts
+		counts := map[uint32]int{}
+		words[name] = counts
 		if field == tagField {
 			counters = append(counters, func(r *row) {
 				for _, t := range r.tags {
@@ -80,7 +87,7 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 		}
 		f := keywordFields[field]
 		counters = append(counters, func(r *row) {
-			if v := r.words[f]; v != "" {
+			if v := r.words[f]; v != noWord {
 				counts[v]++
 			}
 		})
@@ -102,8 +109,6 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 		})
 	}
 
-	e.mu.RLock()
-	defer e.mu.RUnlock()
 	statuses, narrowed := statusesOf(r.Filter)
 	scanned := 0
 	for status, p := range e.parts[r.Company] {
@@ -122,6 +127,12 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 			for _, count := range counters {
 				count(row)
 			}
+		}
+	}
+	for name, counts := range words {
+		out.Values[name] = make(map[string]int, len(counts))
+		for w, n := range counts {
+			out.Values[name][strings.Clone(e.vocab.word(w))] = n // the counts leave the engine
 		}
 	}
 	return out, nil

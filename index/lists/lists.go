@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	parley "github.com/parley/parley"
@@ -72,12 +73,15 @@ var keywordFields = map[string]int{"status": kStatus, "state": kState, "type": k
 const tagField = "tag"
 
 // row is one conversation as lists see it. Values are the document's: dates
-// in Unix milliseconds, absent numbers marked in has.
+// in Unix milliseconds, absent numbers marked in has; keywords by their
+// number in the engine's vocabulary, noWord for none (as strings, the
+// keywords were 80 of a row's 176 bytes, and five pointers each for the
+// garbage collector to follow).
 type row struct {
 	nums  [numFields]float64
 	has   uint16 // bit i set when nums[i] holds a value
-	words [wordFields]string
-	tags  []string
+	words [wordFields]uint32
+	tags  []uint32
 }
 
 func (r *row) value(f int) (float64, bool) { return r.nums[f], r.has&(1<<f) != 0 }
@@ -110,8 +114,8 @@ type Engine struct {
 	mu    sync.RWMutex
 	parts map[int64]map[string]*part // company -> status -> rows
 	where map[int64]*part            // conversation id -> its part
-	words map[string]string          // interned keyword values
-	// Report rows (see table.go), and the keywords they hold by number.
+	// Report rows (see table.go), and the keywords list and report rows
+	// hold by number.
 	tables map[tableKey]*table
 	vocab  *vocabulary
 	// fill is Load's filling of the report rows while it runs; nil when
@@ -129,7 +133,7 @@ var _ index.Engine = (*Engine)(nil)
 
 // New returns an empty engine.
 func New() *Engine {
-	return &Engine{parts: map[int64]map[string]*part{}, where: map[int64]*part{}, words: map[string]string{},
+	return &Engine{parts: map[int64]map[string]*part{}, where: map[int64]*part{},
 		tables: map[tableKey]*table{}, vocab: newVocabulary()}
 }
 
@@ -137,7 +141,7 @@ func New() *Engine {
 func (e *Engine) replace(fresh *Engine) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.parts, e.where, e.words = fresh.parts, fresh.where, fresh.words
+	e.parts, e.where = fresh.parts, fresh.where
 	e.tables, e.vocab = fresh.tables, fresh.vocab
 	if e.fill != nil {
 		e.fill.stopped = true // a fill of the rows replaced: its work is moot
@@ -404,23 +408,13 @@ func (e *Engine) documentRow(d index.Document) row {
 	}
 	for name, f := range keywordFields {
 		if vs := d.Keywords[name]; len(vs) > 0 {
-			r.words[f] = e.intern(vs[0])
+			r.words[f] = e.vocab.intern(vs[0])
 		}
 	}
 	for _, t := range d.Keywords[tagField] {
-		r.tags = append(r.tags, e.intern(t))
+		r.tags = append(r.tags, e.vocab.intern(t))
 	}
 	return r
-}
-
-// intern shares keyword strings between rows; callers hold the write lock
-// or own the engine.
-func (e *Engine) intern(s string) string {
-	if v, ok := e.words[s]; ok {
-		return v
-	}
-	e.words[s] = s
-	return s
 }
 
 // add keeps a document's rows: a conversation's list row, and the report
@@ -494,7 +488,7 @@ func (e *Engine) Apply(_ context.Context, b index.Batch, durable func(error)) er
 // put inserts or replaces a row; callers hold the write lock.
 func (e *Engine) put(company int64, r row) {
 	id := int64(r.nums[fID])
-	status := r.words[kStatus]
+	status := e.vocab.word(r.words[kStatus])
 	if at, ok := e.where[id]; ok {
 		if p := e.parts[company][status]; p == at {
 			i := p.pos[id]
@@ -525,7 +519,7 @@ func (e *Engine) part(company int64, status string) *part {
 	p := byStatus[status]
 	if p == nil {
 		p = &part{pos: map[int64]int{}, mailboxes: map[float64]int{}}
-		byStatus[status] = p
+		byStatus[strings.Clone(status)] = p // status may view the vocabulary (vocabulary.word)
 	}
 	return p
 }

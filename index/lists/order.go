@@ -312,7 +312,7 @@ func isListNumber(field string) bool {
 // rangeOrder is an order of the number field: the list's own when it
 // sorts by the field, else one already built in either direction, else
 // ascending.
-func (p *part) rangeOrder(field string, sorts []index.Sort) *rowOrder {
+func (p *part) rangeOrder(field string, sorts []index.Sort, vocab *vocabulary) *rowOrder {
 	key := orderKey{Field: field}
 	if len(sorts) == 1 && sorts[0].Field == field {
 		key = sorts[0]
@@ -321,7 +321,7 @@ func (p *part) rangeOrder(field string, sorts []index.Sort) *rowOrder {
 		key.Desc = p.orders[orderKey{Field: field, Desc: true}] != nil
 		p.mu.Unlock()
 	}
-	before, _ := order([]index.Sort{key}) // a number field always has an order
+	before, _ := order([]index.Sort{key}, vocab) // a number field always has an order
 	return p.order(key, before)
 }
 

@@ -28,24 +28,27 @@ func (e *Engine) Supports(r index.Request) bool {
 		_, _, err := tablePlan(r)
 		return err == nil
 	}
-	_, _, err := plan(r)
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	_, _, err := plan(r, e.vocab)
 	return err == nil
 }
 
 // plan compiles a request into its predicate and its order, or
-// errUnsupported.
-func plan(r index.Request) (predicate, func(a, b *row) bool, error) {
+// errUnsupported; keywords are looked up in vocab, so callers hold the
+// read lock while they use them.
+func plan(r index.Request, vocab *vocabulary) (predicate, func(a, b *row) bool, error) {
 	if r.Kind != index.Conversations || r.Query != nil {
 		return nil, nil, errUnsupported
 	}
 	match := predicate(func(*row) bool { return true })
 	if r.Filter != nil {
 		var err error
-		if match, err = compile(r.Filter, slots[*row](listSlots{})); err != nil {
+		if match, err = compile(r.Filter, slots[*row](listSlots{vocab})); err != nil {
 			return nil, nil, err
 		}
 	}
-	before, err := order(r.Sort)
+	before, err := order(r.Sort, vocab)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -62,7 +65,9 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 	if r.Kind.Textless() {
 		return e.searchTable(ctx, r)
 	}
-	match, before, err := plan(r)
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	match, before, err := plan(r, e.vocab)
 	if err != nil {
 		return index.Result{}, err
 	}
@@ -84,8 +89,6 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 		}
 	}
 
-	e.mu.RLock()
-	defer e.mu.RUnlock()
 	statuses, narrowed := statusesOf(r.Filter)
 	counts, countsOK := countable(r.Filter)
 	fieldName, span, rangedOK := ranged(r.Filter, isListNumber)
@@ -120,7 +123,7 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 			continue
 		case rangedOK:
 			// A selective range: only its run of the field's order.
-			o := p.rangeOrder(fieldName, r.Sort)
+			o := p.rangeOrder(fieldName, r.Sort, e.vocab)
 			if from, to := o.vals.span(span); selective(to-from+len(o.fresh), len(p.rows)) {
 				all := func(row *row) { total++; offer(row) }
 				p.walk(o, from, to, match, func(row *row) bool { all(row); return true }, all)
@@ -171,8 +174,9 @@ func (h *ranking) Pop() any {
 
 // order builds "a ranks before b" the way the full engine sorts: each sort
 // field by its value, missing values last whatever the direction, then the
-// numeric id in the direction of the last sort.
-func order(sorts []index.Sort) (func(a, b *row) bool, error) {
+// numeric id in the direction of the last sort. Keywords are spelled
+// through vocab.
+func order(sorts []index.Sort, vocab *vocabulary) (func(a, b *row) bool, error) {
 	var keys []sortField
 	desc := true
 	for _, s := range sorts {
@@ -195,8 +199,8 @@ func order(sorts []index.Sort) (func(a, b *row) bool, error) {
 				av.num, av.has = a.value(k.num)
 				bv.num, bv.has = b.value(k.num)
 			} else {
-				av.word, bv.word = a.words[k.word], b.words[k.word]
-				av.has, bv.has = av.word != "", bv.word != ""
+				av.word, bv.word = vocab.word(a.words[k.word]), vocab.word(b.words[k.word])
+				av.has, bv.has = a.words[k.word] != noWord, b.words[k.word] != noWord
 			}
 			if c := compareValues(av, bv, k.num < 0, k.desc); c != 0 {
 				return c < 0
@@ -349,17 +353,22 @@ func (b bounds) holds(v float64) bool {
 	return true
 }
 
-// listSlots are the fields of list rows.
-type listSlots struct{}
+// listSlots are the fields of list rows, their keywords numbered by vocab.
+type listSlots struct{ vocab *vocabulary }
 
-func (listSlots) keyword(field, value string) (func(*row) bool, bool) {
-	if field == tagField {
-		return func(r *row) bool { return slices.Contains(r.tags, value) }, true
+func (s listSlots) keyword(field, value string) (func(*row) bool, bool) {
+	f, ok := keywordFields[field]
+	if !ok && field != tagField {
+		return nil, false
 	}
-	if f, ok := keywordFields[field]; ok {
-		return func(r *row) bool { return r.words[f] == value }, true
+	id, known := s.vocab.find(value)
+	switch {
+	case !known:
+		return func(*row) bool { return false }, true // no row holds it
+	case field == tagField:
+		return func(r *row) bool { return slices.Contains(r.tags, id) }, true
 	}
-	return nil, false
+	return func(r *row) bool { return r.words[f] == id }, true
 }
 
 func (listSlots) inRange(field string, b bounds) (func(*row) bool, bool) {

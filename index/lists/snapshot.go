@@ -128,11 +128,11 @@ func (e *Engine) write(w *bufio.Writer, m Mark, seal func() error) error {
 			rows += len(p.rows)
 			parts++
 			for i := range p.rows {
-				for _, s := range p.rows[i].words {
-					wordIndex(s)
+				for _, w := range p.rows[i].words {
+					wordIndex(e.vocab.word(w))
 				}
-				for _, s := range p.rows[i].tags {
-					wordIndex(s)
+				for _, w := range p.rows[i].tags {
+					wordIndex(e.vocab.word(w))
 				}
 			}
 		}
@@ -170,12 +170,12 @@ func (e *Engine) write(w *bufio.Writer, m Mark, seal func() error) error {
 					buf = le.AppendUint64(buf, math.Float64bits(v))
 				}
 				buf = le.AppendUint16(buf, r.has)
-				for _, s := range r.words {
-					buf = le.AppendUint32(buf, strings[s])
+				for _, w := range r.words {
+					buf = le.AppendUint32(buf, strings[e.vocab.word(w)])
 				}
 				buf = le.AppendUint32(buf, uint32(len(r.tags)))
-				for _, s := range r.tags {
-					buf = le.AppendUint32(buf, strings[s])
+				for _, w := range r.tags {
+					buf = le.AppendUint32(buf, strings[e.vocab.word(w)])
 				}
 				if _, err := w.Write(buf); err != nil {
 					return err
@@ -529,15 +529,15 @@ func readListRows(data []byte, m Mark) (fresh *Engine, reports section, err erro
 	if count > len(r.data)/4 {
 		return nil, reports, errors.New("lists: restore: the snapshot is damaged (string table)")
 	}
-	table := make([]string, count)
+	table := make([]uint32, count) // the snapshot's keywords, numbered in fresh's vocabulary
 	for i := range table {
-		table[i] = fresh.intern(string(r.bytes(int(r.u32()))))
+		table[i] = fresh.vocab.intern(string(r.bytes(int(r.u32()))))
 	}
-	word := func() string {
+	word := func() uint32 {
 		i := r.u32()
 		if int(i) >= len(table) {
 			r.err = errors.New("keyword index out of range")
-			return ""
+			return noWord
 		}
 		return table[i]
 	}
@@ -550,7 +550,7 @@ func readListRows(data []byte, m Mark) (fresh *Engine, reports section, err erro
 	}
 	fresh.where = make(map[int64]*part, rows)
 	for ; parts > 0 && r.err == nil; parts-- {
-		company, status, n := int64(r.u64()), word(), r.u64()
+		company, status, n := int64(r.u64()), fresh.vocab.word(word()), r.u64()
 		if n > uint64(len(r.data)/minRow) {
 			r.err = errors.New("part's row count out of range")
 			break
@@ -571,7 +571,7 @@ func readListRows(data []byte, m Mark) (fresh *Engine, reports section, err erro
 
 // readListRow reads one list row of company into e, its keywords read
 // through word.
-func readListRow(r *snapshotReader, e *Engine, company int64, word func() string) {
+func readListRow(r *snapshotReader, e *Engine, company int64, word func() uint32) {
 	var row row
 	for f := range row.nums {
 		row.nums[f] = math.Float64frombits(r.u64())
@@ -584,7 +584,7 @@ func readListRow(r *snapshotReader, e *Engine, company int64, word func() string
 	case tags > len(r.data)/4:
 		r.err = errors.New("tag count out of range")
 	case tags > 0:
-		row.tags = make([]string, tags)
+		row.tags = make([]uint32, tags)
 		for i := range row.tags {
 			row.tags[i] = word()
 		}

@@ -18,7 +18,15 @@ import "unsafe"
 // Load replaces the vocabulary with its fresh engine's.
 type vocabulary struct{ ids rowIDs }
 
-func newVocabulary() *vocabulary { return &vocabulary{ids: newRowIDs(0)} }
+// noWord is the number of the empty keyword, which list rows hold for a
+// keyword they lack: a new vocabulary holds it first.
+const noWord = 0
+
+func newVocabulary() *vocabulary {
+	v := &vocabulary{ids: newRowIDs(0)}
+	v.intern("")
+	return v
+}
 
 // intern is the number of s, adding it when new; callers hold the write
 // lock or own the engine.

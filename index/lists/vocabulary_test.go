@@ -14,11 +14,12 @@ import (
 // empty keyword among them, and checks every keyword against a plain map
 // and list after each step. The words read early are kept and checked at
 // the end: they view bytes the vocabulary has since outgrown many times.
+// A new vocabulary holds the empty keyword, as noWord.
 func TestVocabularyAgreesWithAMap(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 5))
 	v := newVocabulary()
-	ids := map[string]uint32{}
-	var list []string
+	ids := map[string]uint32{"": noWord}
+	list := []string{""}
 	var early []string
 	for step := range 3000 {
 		s := fmt.Sprintf("%d %s", rnd.IntN(1000), strings.Repeat("x", rnd.IntN(40)))
