@@ -3,6 +3,7 @@ package indexer_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,22 +79,48 @@ func replaceTags(t *testing.T, db *storage.DB, who parley.Caller, id int64, tags
 	return seq
 }
 
+// drained opens a store whose conversation 1 engine holds (drained
+// before any test's backlog), with a syncer wired to its commits as the
+// server wires it, not yet running; prepare, when set, runs on the syncer
+// before that first drain.
+func drained(t *testing.T, engine index.Engine, prepare func(*indexer.Syncer)) (*storage.DB, parley.Caller, *indexer.Syncer) {
+	t.Helper()
+	db := openStore(t)
+	who := seedAccount(t, db)
+	createConversations(t, db, who, 1)
+	syncer := indexer.NewSyncer(db, engine, quiet)
+	if prepare != nil {
+		prepare(syncer)
+	}
+	require.NoError(t, syncer.Drain(context.Background()))
+	syncer.Settle()
+	db.OnCommit(syncer.Notify)
+	return db, who, syncer
+}
+
+// run runs the syncer as the server does until the test ends, and gives
+// the context it runs in.
+func run(t *testing.T, syncer *indexer.Syncer) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go syncer.Run(ctx)
+	return ctx
+}
+
+func openStore(t *testing.T) *storage.DB {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // TestWaitingWriteTakesThePriorityLane: a write waiting behind a backlog
 // the drain is stuck in is searchable at once; the backlog is drained
 // and acknowledged after, as before.
 func TestWaitingWriteTakesThePriorityLane(t *testing.T) {
-	db, err := storage.Open(t.TempDir()+"/parley.db", storage.Options{NoSync: true})
-	require.NoError(t, err)
-	defer db.Close()
-	who := seedAccount(t, db)
-	createConversations(t, db, who, 1) // conversation 1, drained before the backlog
 	engine := newGated(1, "1")
-	syncer := indexer.NewSyncer(db, engine, quiet)
-	require.NoError(t, syncer.Drain(context.Background()))
-	db.OnCommit(syncer.Notify)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go syncer.Run(ctx)
+	db, who, syncer := drained(t, engine, nil)
+	ctx := run(t, syncer)
 
 	createConversations(t, db, who, 150) // two entries each: the backlog
 	<-engine.blocked                     // the drain is stuck in it
@@ -116,16 +143,8 @@ func TestWaitingWriteTakesThePriorityLane(t *testing.T) {
 // it applies one; a record the priority lane applied meanwhile, from a
 // newer reading, is not written over by the older one that chunk holds.
 func TestDrainNeverWritesAnOlderReading(t *testing.T) {
-	db, err := storage.Open(t.TempDir()+"/parley.db", storage.Options{NoSync: true})
-	require.NoError(t, err)
-	defer db.Close()
-	who := seedAccount(t, db)
-	createConversations(t, db, who, 1)
 	engine := newGated(1, "1")
-	syncer := indexer.NewSyncer(db, engine, quiet)
-	syncer.SetReadSize(100)
-	require.NoError(t, syncer.Drain(context.Background()))
-	db.OnCommit(syncer.Notify)
+	db, who, syncer := drained(t, engine, func(s *indexer.Syncer) { s.SetReadSize(100) })
 
 	// Before the drain runs: a first chunk of backlog, then conversation
 	// 1 tagged "old" in the second chunk, which the drain reads while the
@@ -140,9 +159,7 @@ func TestDrainNeverWritesAnOlderReading(t *testing.T) {
 		default:
 		}
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go syncer.Run(ctx)
+	ctx := run(t, syncer)
 	<-engine.blocked
 	<-read
 	<-read // the second chunk, "old" in it, is read while the first is held back
@@ -164,18 +181,9 @@ func TestDrainNeverWritesAnOlderReading(t *testing.T) {
 // TestCaughtUpWriteWaitsForTheDrain: with the drain keeping up, a write
 // waits for it and is indexed once.
 func TestCaughtUpWriteWaitsForTheDrain(t *testing.T) {
-	db, err := storage.Open(t.TempDir()+"/parley.db", storage.Options{NoSync: true})
-	require.NoError(t, err)
-	defer db.Close()
-	who := seedAccount(t, db)
-	createConversations(t, db, who, 1)
 	engine := newGated(1, "1")
-	syncer := indexer.NewSyncer(db, engine, quiet)
-	require.NoError(t, syncer.Drain(context.Background()))
-	db.OnCommit(syncer.Notify)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go syncer.Run(ctx)
+	db, who, syncer := drained(t, engine, nil)
+	ctx := run(t, syncer)
 
 	seq := replaceTags(t, db, who, 1, "once")
 	require.True(t, syncer.Wait(ctx, seq, 5*time.Second))
@@ -187,21 +195,11 @@ func TestCaughtUpWriteWaitsForTheDrain(t *testing.T) {
 // beside it (whose batch would land last is anyone's guess); the write
 // is searchable after the chunk.
 func TestPriorityLaneWaitsForTheRecordsInFlight(t *testing.T) {
-	db, err := storage.Open(t.TempDir()+"/parley.db", storage.Options{NoSync: true})
-	require.NoError(t, err)
-	defer db.Close()
-	who := seedAccount(t, db)
-	createConversations(t, db, who, 1)
 	engine := newGated(1, "1")
-	syncer := indexer.NewSyncer(db, engine, quiet)
-	require.NoError(t, syncer.Drain(context.Background()))
-	db.OnCommit(syncer.Notify)
-
+	db, who, syncer := drained(t, engine, nil)
 	replaceTags(t, db, who, 1, "old")
 	createConversations(t, db, who, 150) // in the chunk with "old", which is held back
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go syncer.Run(ctx)
+	ctx := run(t, syncer)
 	<-engine.blocked
 
 	seq := replaceTags(t, db, who, 1, "new")
@@ -237,21 +235,11 @@ func (l *lossy) Apply(ctx context.Context, b index.Batch, durable func(error)) e
 // its entries only once the lane's batch is durable: never, here, so the
 // entry stays for the next start to replay.
 func TestCoveredEntriesWaitForTheLanesDurability(t *testing.T) {
-	db, err := storage.Open(t.TempDir()+"/parley.db", storage.Options{NoSync: true})
-	require.NoError(t, err)
-	defer db.Close()
-	who := seedAccount(t, db)
-	createConversations(t, db, who, 1)
 	gate := newGated(1, "1")
 	engine := &lossy{Engine: gate}
-	syncer := indexer.NewSyncer(db, engine, quiet)
-	require.NoError(t, syncer.Drain(context.Background()))
-	syncer.Settle()
+	db, who, syncer := drained(t, engine, nil)
 	engine.armed.Store(true)
-	db.OnCommit(syncer.Notify)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go syncer.Run(ctx)
+	ctx := run(t, syncer)
 
 	createConversations(t, db, who, 150)
 	<-gate.blocked
