@@ -63,9 +63,12 @@ type lane struct {
 	// (its read's last outbox sequence, its durability); forgotten once
 	// the drain applies a chunk read after it.
 	newer map[record]*laneApply
-	// commits are the outbox ranges of the last commits, a ring.
-	commits [recentCommits]commitRange
-	next    int
+	// commits are the outbox ranges of the last commits, a ring under
+	// its own lock: every commit notes its range, and should not wait for
+	// the lane's longer holds of mu.
+	commitsMu sync.Mutex
+	commits   [recentCommits]commitRange
+	next      int
 	// urgent are the last sequences of writes waiting for the lane.
 	urgent chan uint64
 }
@@ -125,8 +128,8 @@ func lastEntries(entries []parley.OutboxEntry, seen uint64) map[record]uint64 {
 
 // remember keeps the outbox range of a commit.
 func (l *lane) remember(first, last uint64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.commitsMu.Lock()
+	defer l.commitsMu.Unlock()
 	l.commits[l.next] = commitRange{first, last}
 	l.next = (l.next + 1) % recentCommits
 }
@@ -134,8 +137,8 @@ func (l *lane) remember(first, last uint64) {
 // firstOf is the first outbox sequence of the commit whose last is last,
 // if the lane still remembers it.
 func (l *lane) firstOf(last uint64) (uint64, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.commitsMu.Lock()
+	defer l.commitsMu.Unlock()
 	for _, c := range l.commits {
 		if c.last == last && c.first != 0 {
 			return c.first, true
