@@ -38,6 +38,7 @@ func TestRestoredPartsHoldTheirRowsExactly(t *testing.T) {
 	ok, err := restored.Restore(path, mark)
 	require.NoError(t, err)
 	require.True(t, ok)
+	require.NoError(t, restored.WaitReports()) // its background fill interns into the vocabulary spelled reads
 	require.Len(t, restored.parts, len(saved.parts))
 	for company, byStatus := range saved.parts {
 		require.Len(t, restored.parts[company], len(byStatus))
