@@ -76,27 +76,18 @@ type lane struct {
 type commitRange struct{ first, last uint64 }
 
 // laneApply is one apply of the priority lane: the last outbox sequence
-// its read saw, and when its batches are durable (done closed, err set).
+// its read saw, and when its batches are durable (done closed, err set
+// before).
 type laneApply struct {
 	seen uint64
 	done chan struct{}
 	err  error
-
-	mu   sync.Mutex
-	left int
 }
 
-// durable is the durability callback of each of the apply's batches,
-// told left batches.
-func (a *laneApply) durable(err error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.err == nil {
-		a.err = err
-	}
-	if a.left--; a.left == 0 {
-		close(a.done)
-	}
+// settled ends the apply's wait for durability, with the first error.
+func (a *laneApply) settled(err error) {
+	a.err = err
+	close(a.done)
 }
 
 // record names a stored record an outbox entry asks to reindex.
@@ -291,14 +282,15 @@ func (s *Syncer) hurry(ctx context.Context, seqs []uint64) error {
 	}
 	// Not acknowledged here: the drain takes these entries in their turn,
 	// and acknowledges them once this apply is durable (see lane.enter).
-	a := &laneApply{seen: seen, done: make(chan struct{}), left: len(r.batches)}
+	a := &laneApply{seen: seen, done: make(chan struct{})}
 	if len(r.batches) == 0 {
-		close(a.done)
+		a.settled(nil)
 	}
+	durable := countDown(len(r.batches), a.settled)
 	for i, b := range r.batches {
-		if err := s.applyBatch(ctx, s.engine, b, once(a.durable)); err != nil {
+		if err := s.applyBatch(ctx, s.engine, b, once(durable)); err != nil {
 			for range r.batches[i+1:] {
-				a.durable(err)
+				durable(err)
 			}
 			s.lane.release(records, nil) // not searchable: the drain applies them itself
 			return err

@@ -3,7 +3,6 @@ package indexer_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,13 +104,6 @@ func run(t *testing.T, syncer *indexer.Syncer) context.Context {
 	t.Cleanup(cancel)
 	go syncer.Run(ctx)
 	return ctx
-}
-
-func openStore(t *testing.T) *storage.DB {
-	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	return db
 }
 
 // TestWaitingWriteTakesThePriorityLane: a write waiting behind a backlog

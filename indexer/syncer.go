@@ -297,29 +297,38 @@ func (s *Syncer) applyAll(ctx context.Context, engine index.Engine, batches []in
 func (s *Syncer) acknowledge(entries []parley.OutboxEntry) func(batches int) func(error) {
 	return func(batches int) func(error) {
 		s.pending.Add(1)
-		var mu sync.Mutex
-		left, failed := batches, false
-		done := func(err error) {
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && !failed {
-				failed = true
+		settled := func(err error) {
+			defer s.pending.Done()
+			if err != nil {
 				s.log.Error("index batch not persisted; its outbox entries stay for the next start", "err", err)
-			}
-			if left--; left > 0 {
 				return
 			}
-			if !failed {
-				if err := s.db.AckOutbox(entries); err != nil {
-					s.log.Error("outbox acknowledgement failed; entries will be replayed", "err", err)
-				}
+			if err := s.db.AckOutbox(entries); err != nil {
+				s.log.Error("outbox acknowledgement failed; entries will be replayed", "err", err)
 			}
-			s.pending.Done()
 		}
 		if batches == 0 {
-			go done(nil)
+			go settled(nil)
 		}
-		return done
+		return countDown(batches, settled)
+	}
+}
+
+// countDown is the durability callback of n batches, each of which calls
+// it once: after the last call it tells then the first error it heard (nil
+// when all were durable). With no batches, callers call then themselves.
+func countDown(n int, then func(first error)) func(error) {
+	var mu sync.Mutex
+	var first error
+	return func(err error) {
+		mu.Lock()
+		first = cmp.Or(first, err)
+		n--
+		last := n == 0
+		mu.Unlock()
+		if last {
+			then(first)
+		}
 	}
 }
 

@@ -112,13 +112,21 @@ func TestOutboxReplayAfterCrash(t *testing.T) {
 	assert.Equal(t, 0, depth, "entries leave the outbox once the index holds them durably")
 }
 
-// openStores opens storage (without fsync) and a Bleve engine in
-// temporary directories, closed when the test ends.
-func openStores(t *testing.T) (*storage.DB, *bleveindex.Engine) {
+// openStore opens storage (without fsync) in a temporary directory,
+// closed when the test ends.
+func openStore(t *testing.T) *storage.DB {
 	t.Helper()
 	db, err := storage.Open(filepath.Join(t.TempDir(), "parley.db"), storage.Options{NoSync: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// openStores opens storage (without fsync) and a Bleve engine in
+// temporary directories, closed when the test ends.
+func openStores(t *testing.T) (*storage.DB, *bleveindex.Engine) {
+	t.Helper()
+	db := openStore(t)
 	engine, err := bleveindex.Open(t.TempDir())
 	require.NoError(t, err)
 	t.Cleanup(func() { engine.Close() })
