@@ -352,19 +352,13 @@ func valueCounter(t *table, vocab *vocabulary, field string) (count func(i int32
 	if f, ok := t.s.words[field]; ok {
 		counts := map[uint32]int{}
 		return func(i int32) {
-				ws := t.wordsOf(i, f)
-				for j, w := range ws {
-					if !slices.Contains(ws[:j], w) {
-						counts[w]++
-					}
+			ws := t.wordsOf(i, f)
+			for j, w := range ws {
+				if !slices.Contains(ws[:j], w) {
+					counts[w]++
 				}
-			}, func() map[string]int {
-				out := make(map[string]int, len(counts))
-				for w, n := range counts {
-					out[strings.Clone(vocab.word(w))] = n // the counts leave the engine
-				}
-				return out
 			}
+		}, func() map[string]int { return vocab.spell(counts) }
 	}
 	f := t.s.numbers[field]
 	var dense *denseCounts // taken at the first whole number in range

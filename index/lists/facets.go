@@ -3,7 +3,6 @@ package lists
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/parley/parley/index"
 )
@@ -130,10 +129,7 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 		}
 	}
 	for name, counts := range words {
-		out.Values[name] = make(map[string]int, len(counts))
-		for w, n := range counts {
-			out.Values[name][strings.Clone(e.vocab.word(w))] = n // the counts leave the engine
-		}
+		out.Values[name] = e.vocab.spell(counts)
 	}
 	return out, nil
 }

@@ -1,6 +1,9 @@
 package lists
 
-import "unsafe"
+import (
+	"strings"
+	"unsafe"
+)
 
 // vocabulary interns the keywords of report rows: each distinct keyword
 // once, numbered in order of arrival, so rows hold 4-byte numbers.
@@ -55,6 +58,16 @@ func (v *vocabulary) find(s string) (uint32, bool) {
 func (v *vocabulary) word(id uint32) string {
 	b := v.ids.at(int(id))
 	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// spell is counts by keyword number, by keyword: copies, since counts
+// leave the engine (see word).
+func (v *vocabulary) spell(counts map[uint32]int) map[string]int {
+	out := make(map[string]int, len(counts))
+	for w, n := range counts {
+		out[strings.Clone(v.word(w))] = n
+	}
+	return out
 }
 
 // len is the number of keywords.
