@@ -105,8 +105,8 @@ func (b *builder) document(d index.Document) (*document.Document, error) {
 		}
 	}
 	addKeywords := func(name string, opts bi.FieldIndexingOptions, values []string) {
-		for i, v := range values {
-			doc.AddField(newKeywordField(name, positions(len(values), i), v, opts))
+		if len(values) > 0 {
+			doc.AddField(newKeywordField(name, values, opts))
 		}
 	}
 	addWords := func(f index.Field, values []string) {

@@ -1,6 +1,8 @@
 package bleveindex
 
 import (
+	"strings"
+
 	"github.com/blevesearch/bleve/v2/document"
 	bi "github.com/blevesearch/bleve_index_api"
 )
@@ -64,20 +66,31 @@ func frequencies(words []string, positions []int, arrayPositions []uint64, opts 
 	return out
 }
 
-// keywordField is one value of a keyword field: the value itself as its
-// single term, at position 1, as Bleve's keyword analyzer gives it, without
-// running the analyzer or building a token for it. Keyword fields are never
-// indexed with term vectors (options), so no byte offsets are lost.
+// keywordField is every value a document holds in a keyword field, each
+// value itself a term at its own position, as Bleve's keyword analyzer
+// gives it, without running the analyzer or building a token for it.
+// Keyword fields are never indexed with term vectors (options), so no byte
+// offsets or array positions are lost.
+//
+// One field holds all of a document's values of a name, not one field a
+// value as the mapping makes them: the segment builder merges a document's
+// fields of one name into the same postings, lengths and frequencies
+// anyway, so the index is the same, but it visits each field through
+// every section of the segment, with maps of its own. A conversation was
+// 89 fields of 49 names, 33 of them one name each in index.PresentField.
 type keywordField struct {
 	analyzedField
-	value string // the field's bytes as a string, kept so Analyze converts nothing back
+	values []string // kept as strings so Analyze converts nothing back
 }
 
-func newKeywordField(name string, arrayPositions []uint64, value string, opts bi.FieldIndexingOptions) *keywordField {
-	return &keywordField{analyzedField{TextField: document.NewTextFieldWithIndexingOptions(name, arrayPositions, []byte(value), opts)}, value}
+// newKeywordField is the keyword field of values. Its value (read only
+// when a field is stored, and for Bleve's count of plain-text bytes) is
+// the values end to end.
+func newKeywordField(name string, values []string, opts bi.FieldIndexingOptions) *keywordField {
+	return &keywordField{analyzedField{TextField: document.NewTextFieldWithIndexingOptions(name, nil, []byte(strings.Join(values, "")), opts)}, values}
 }
 
 func (f *keywordField) Analyze() {
-	f.length = 1
-	f.freqs = frequencies([]string{f.value}, nil, f.ArrayPositions(), f.Options())
+	f.length = len(f.values)
+	f.freqs = frequencies(f.values, nil, nil, f.Options())
 }
