@@ -20,7 +20,7 @@ var _ index.PartialFaceter = (*Engine)(nil)
 // engine would.
 func (e *Engine) FacetsSupported(r index.FacetRequest) bool {
 	e.mu.RLock()
-	_, err := facetPlan(r, e.vocab)
+	_, err := e.facetPlan(r)
 	e.mu.RUnlock()
 	return err == nil || (tableFacetsSupported(r) && (r.Kind.Textless() || e.rowsAnswer(r.Company, r.Kind)))
 }
@@ -28,9 +28,9 @@ func (e *Engine) FacetsSupported(r index.FacetRequest) bool {
 // facetCounter counts one row into a facet.
 type facetCounter func(r *row)
 
-// facetPlan compiles the request's filter (see plan); it fails when a
-// field is not one rows hold.
-func facetPlan(r index.FacetRequest, vocab *vocabulary) (predicate, error) {
+// facetPlan compiles the request's filter (see listPlan); it fails when a
+// field is not one rows hold. Callers hold the read lock.
+func (e *Engine) facetPlan(r index.FacetRequest) (predicate, error) {
 	if r.Kind != index.Conversations {
 		return nil, errUnsupported
 	}
@@ -44,7 +44,7 @@ func facetPlan(r index.FacetRequest, vocab *vocabulary) (predicate, error) {
 			return nil, errUnsupported
 		}
 	}
-	match, _, err := plan(index.Request{Kind: r.Kind, Filter: r.Filter}, vocab)
+	match, _, err := e.listPlan(index.Request{Kind: r.Kind, Filter: r.Filter})
 	return match, err
 }
 
@@ -56,7 +56,7 @@ func (e *Engine) Facets(ctx context.Context, r index.FacetRequest) (index.FacetR
 		return index.FacetResult{}, err
 	}
 	e.mu.RLock()
-	match, err := facetPlan(r, e.vocab)
+	match, err := e.facetPlan(r)
 	if err != nil {
 		e.mu.RUnlock()
 		if !tableFacetsSupported(r) {

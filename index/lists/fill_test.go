@@ -12,6 +12,7 @@ import (
 
 	parley "github.com/parley/parley"
 	"github.com/parley/parley/index"
+	"github.com/parley/parley/query"
 	"github.com/parley/parley/storage"
 )
 
@@ -98,7 +99,7 @@ func TestFailedFillFailsTextlessRequests(t *testing.T) {
 		yield(index.Messages, message(c.ID, 1))
 		return nil
 	}
-	e.Refill(store, project)
+	require.NoError(t, e.Refill(store, project))
 	require.NoError(t, e.WaitReports())
 	got, err := e.Search(ctx, index.Request{Kind: index.Messages, Company: 1, Sort: []index.Sort{{Field: "createdAt"}}, Limit: 10})
 	require.NoError(t, err)
@@ -208,4 +209,85 @@ func applyDuringFill(t *testing.T, e *Engine, release chan struct{}) {
 	got, err := e.Aggregate(ctx, byCreatedAt)
 	require.NoError(t, err)
 	assert.Equal(t, map[int]int{0: 1, 1: 1}, bucketCounts(got))
+}
+
+// listDoc is the list document of company 1's conversation id.
+func listDoc(id int64, status string, createdAt float64, tags ...string) index.Document {
+	d := index.NewDocument(index.FormatID(id), 1)
+	d.Numbers["id"] = []float64{float64(id)}
+	d.Numbers["createdAt"] = []float64{createdAt}
+	d.Keywords["status"] = []string{status}
+	d.Keywords["tag"] = tags
+	return d
+}
+
+// TestRestoreFillsListRowsAfterTheStart: Restore returns before the list
+// rows are in; until they are, list requests go to the full engine, and
+// the conversations Apply puts or deletes meanwhile are not overwritten
+// by the snapshot's older rows.
+func TestRestoreFillsListRowsAfterTheStart(t *testing.T) {
+	ctx := context.Background()
+	saved := New()
+	require.NoError(t, saved.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{
+		listDoc(1, "active", 10), listDoc(2, "active", 20), listDoc(3, "pending", 30, "vip"),
+	}}, nil))
+	path, mark := filepath.Join(t.TempDir(), "lists.snapshot"), Mark{Store: 1, Seq: 1}
+	require.NoError(t, saved.Save(path, mark))
+
+	started, release := make(chan struct{}), make(chan struct{})
+	restoreHook = func() { close(started); <-release }
+	t.Cleanup(func() { restoreHook = nil })
+	e := New()
+	ok, err := e.Restore(path, mark)
+	require.NoError(t, err)
+	require.True(t, ok)
+	<-started
+	all := index.Request{Kind: index.Conversations, Company: 1, Sort: []index.Sort{{Field: "createdAt"}}, Limit: 10}
+	assert.False(t, e.Supports(all), "no lists from rows not yet in")
+	_, err = e.Search(ctx, all)
+	assert.ErrorIs(t, err, errUnsupported)
+	assert.False(t, e.FacetsSupported(index.FacetRequest{Kind: index.Conversations, Company: 1, Values: map[string]string{"tag": "tag"}}))
+
+	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1,
+		Upserts: []index.Document{listDoc(1, "closed", 40)}, Deletes: []string{"2"}}, nil))
+	close(release)
+	require.NoError(t, e.WaitReports())
+
+	require.True(t, e.Supports(all))
+	got, err := e.Search(ctx, all)
+	require.NoError(t, err)
+	assert.Equal(t, index.Result{IDs: []string{"3", "1"}, Total: 2}, got, "3 from the snapshot, 1 as applied, 2 deleted")
+	closed := all
+	closed.Filter = query.Keyword{Field: "status", Value: "closed"}
+	got, err = e.Search(ctx, closed)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"1"}, got.IDs)
+}
+
+// TestRefillReadsListRowsAFailedRestoreLeft: when a restore failed before
+// its list rows were in, Refill reads them all from the store before it
+// returns, and list requests come back to the engine.
+func TestRefillReadsListRowsAFailedRestoreLeft(t *testing.T) {
+	ctx := context.Background()
+	e := New()
+	failed := newFill()
+	failed.listRows, failed.err = true, errors.New("the snapshot is damaged")
+	close(failed.done)
+	e.fill = failed
+	all := index.Request{Kind: index.Conversations, Company: 1, Sort: []index.Sort{{Field: "id"}}, Limit: 10}
+	require.False(t, e.Supports(all))
+
+	project := Projection{
+		List: func(_ parley.Tx, c *parley.Conversation) (index.Document, bool) {
+			return listDoc(c.ID, "active", float64(c.ID)), true
+		},
+		Conversation: func(parley.Tx, *parley.Conversation, func(index.Kind, index.Document)) error { return nil },
+		Chat:         func(parley.Tx, int64, string) (index.Document, bool, error) { return index.Document{}, false, nil },
+	}
+	require.NoError(t, e.Refill(fillStore(t).Store(), project))
+	require.True(t, e.Supports(all))
+	got, err := e.Search(ctx, all)
+	require.NoError(t, err)
+	assert.Equal(t, index.Result{IDs: []string{"1", "2", "3"}, Total: 3}, got)
+	require.NoError(t, e.WaitReports())
 }

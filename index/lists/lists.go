@@ -186,16 +186,7 @@ type Source interface {
 // undone.
 func (e *Engine) Load(store parley.Store, project Projection) error {
 	fresh := New()
-	err := store.View(context.Background(), func(tx parley.Tx) error {
-		names := newNameCache(tx)
-		return tx.EachConversation(func(c *parley.Conversation) error {
-			if d, ok := project.List(names, c); ok {
-				fresh.put(d.Company, fresh.documentRow(d))
-			}
-			return nil
-		})
-	})
-	if err != nil {
+	if err := fresh.loadListRows(store, project); err != nil {
 		return err
 	}
 	fill := newFill()
@@ -205,34 +196,66 @@ func (e *Engine) Load(store parley.Store, project Projection) error {
 	return nil
 }
 
+// loadListRows puts the list row of every searchable conversation of
+// store; callers hold the write lock or own the engine.
+func (e *Engine) loadListRows(store parley.Store, project Projection) error {
+	return store.View(context.Background(), func(tx parley.Tx) error {
+		names := newNameCache(tx)
+		return tx.EachConversation(func(c *parley.Conversation) error {
+			if d, ok := project.List(names, c); ok {
+				e.put(d.Company, e.documentRow(d))
+			}
+			return nil
+		})
+	})
+}
+
 // Refill drops the report rows and fills them again from store in the
 // background, as Load does, while the syncer goes on applying: after a
-// fill failed (a snapshot's damaged report rows), so that the requests
-// on textless kinds, which only these rows answer, come back without a
+// fill failed (a snapshot's damaged rows), so that the requests on
+// textless kinds, which only these rows answer, come back without a
 // restart. Every document applied before the call is in store, and those
 // applied after it are left alone by the fill (reportFill).
-func (e *Engine) Refill(store parley.Store, project Projection) {
+//
+// When the failed fill had not read every list row, Refill first reads
+// them all again from store, holding the lock as Load's start does (Apply
+// waits meanwhile): that happens only with a snapshot damaged past its
+// checksum. It fails when store cannot be read; the list rows then stay
+// unused, and list requests go to the full engine.
+func (e *Engine) Refill(store parley.Store, project Projection) error {
 	e.mu.Lock()
 	if e.fill != nil {
 		e.fill.stopped = true
+		if e.fill.listRows {
+			e.parts, e.where = map[int64]map[string]*part{}, map[int64]*part{}
+			if err := e.loadListRows(store, project); err != nil {
+				e.mu.Unlock()
+				return fmt.Errorf("lists: refill the list rows: %w", err)
+			}
+		}
 	}
 	fill := newFill()
 	e.tables, e.fill = map[tableKey]*table{}, fill
 	e.mu.Unlock()
 	go e.fillReports(store, project, fill)
+	return nil
 }
 
 // reportFill is Load's (or Restore's) filling of the report rows in the
-// background. It reads the store (or snapshot) as it was when it began;
-// Apply goes on meanwhile with newer documents, so the fill leaves alone
-// every document Apply touched (put or deleted) since it began: Apply's
-// is as new, or a later outbox entry will bring it up to date. Fields are
-// guarded by the engine's lock.
+// background, and Restore's of the list rows before them. It reads the
+// store (or snapshot) as it was when it began; Apply goes on meanwhile
+// with newer documents, so the fill leaves alone every document Apply
+// touched (put or deleted) since it began: Apply's is as new, or a later
+// outbox entry will bring it up to date. Fields are guarded by the
+// engine's lock.
 type reportFill struct {
 	touched map[fillKey]struct{}
 	done    chan struct{} // closed when the fill ends
 	stopped bool          // the engine closed, or a newer Load replaced the rows
-	err     error         // why the fill failed; the report rows then stay unused
+	err     error         // why the fill failed; the rows it fills then stay unused
+	// listRows is set while Restore still reads the list rows: until they
+	// are in, list requests go to the full engine (listPlan).
+	listRows bool
 }
 
 func newFill() *reportFill {

@@ -30,8 +30,17 @@ func (e *Engine) Supports(r index.Request) bool {
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	_, _, err := plan(r, e.vocab)
+	_, _, err := e.listPlan(r)
 	return err == nil
+}
+
+// listPlan is plan on the engine's list rows, errUnsupported while a
+// restore still fills them (see reportFill); callers hold the read lock.
+func (e *Engine) listPlan(r index.Request) (predicate, func(a, b *row) bool, error) {
+	if e.fill != nil && e.fill.listRows {
+		return nil, nil, errUnsupported
+	}
+	return plan(r, e.vocab)
 }
 
 // plan compiles a request into its predicate and its order, or
@@ -67,7 +76,7 @@ func (e *Engine) Search(ctx context.Context, r index.Request) (index.Result, err
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	match, before, err := plan(r, e.vocab)
+	match, before, err := e.listPlan(r)
 	if err != nil {
 		return index.Result{}, err
 	}

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"strconv"
 	"syscall"
 
 	"github.com/parley/parley/index"
@@ -251,20 +253,25 @@ func (e *Engine) writeTables(w *bufio.Writer, putString func(string) error) erro
 	return nil
 }
 
-// restoreReports fills the report rows from a snapshot's tables section
-// (what writeTables wrote), in the background like Load's fill: until it
-// ends the rows answer nothing, and rows of documents Apply touched
-// meanwhile are left out, since Apply's are as new (see reportFill). It
-// takes the lock a chunk of rows at a time, so requests and Apply go on.
-// release unmaps the snapshot; nothing kept refers to its bytes.
-func (e *Engine) restoreReports(reports section, release func(), fill *reportFill) {
+// restoreRows fills the list rows, then the report rows, from a
+// snapshot's sections (what write wrote), in the background like Load's
+// fill: until the list rows are in, list requests go to the full engine,
+// and until the report rows are in, they answer nothing; rows of
+// documents Apply touched meanwhile are left out, since Apply's are as new
+// (see reportFill). It takes the lock a chunk of rows at a time, so
+// requests and Apply go on. release unmaps the snapshot; nothing kept
+// refers to its bytes.
+func (e *Engine) restoreRows(list *listSection, reports section, release func(), fill *reportFill) {
 	defer close(fill.done)
 	defer release()
 	if restoreHook != nil {
 		restoreHook()
 	}
+	err := e.readListRows(list, fill)
 	r := &snapshotReader{data: reports.data}
-	err := reports.check()
+	if err == nil {
+		err = reports.check()
+	}
 	if err == nil {
 		err = e.readTables(r, fill)
 	}
@@ -284,18 +291,20 @@ var restoreHook func()
 // holding of the lock.
 const restoreChunk = 4096
 
+// locked runs f under the write lock unless fill was stopped.
+func (e *Engine) locked(fill *reportFill, f func()) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if fill.stopped {
+		return errFillStopped
+	}
+	f()
+	return nil
+}
+
 // readTables reads the report rows' keywords and tables into the engine.
 func (e *Engine) readTables(r *snapshotReader, fill *reportFill) error {
-	// locked runs f under the write lock unless the fill was stopped.
-	locked := func(f func()) error {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if fill.stopped {
-			return errFillStopped
-		}
-		f()
-		return nil
-	}
+	locked := func(f func()) error { return e.locked(fill, f) }
 	count := int(r.u32())
 	if count > len(r.data)/4 {
 		return errors.New("report keyword table out of range")
@@ -420,10 +429,12 @@ func (r *snapshotReader) appendOffsets(out []uint16, n int) []uint16 {
 // snapshot, or one of another state, is not an error: the caller loads
 // from storage instead. A damaged one is an error (and is not used).
 //
-// The list rows are in when Restore returns; the report rows, most of the
-// snapshot, fill in the background (see restoreReports) and answer
-// nothing until they are in, as after Load. The snapshot is mapped, not
-// read, so its bytes are file pages the kernel can drop, not heap.
+// Restore reads the snapshot's header and keywords and checks its
+// sections' checksums; the rows fill in the background (see restoreRows),
+// so that a start does not wait for them: list requests go to the full
+// engine until the list rows are in, and the report rows answer nothing
+// until they are in, as after Load. The snapshot is mapped, not read, so
+// its bytes are file pages the kernel can drop, not heap.
 func (e *Engine) Restore(path string, m Mark) (bool, error) {
 	data, release, err := mapFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -432,15 +443,16 @@ func (e *Engine) Restore(path string, m Mark) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("lists: restore: %w", err)
 	}
-	fresh, reports, err := readListRows(data, m)
+	fresh, list, reports, err := readListHeader(data, m)
 	if err != nil || fresh == nil {
 		release()
 		return false, err
 	}
 	fill := newFill()
+	fill.listRows = true
 	fresh.fill = fill
 	e.replace(fresh)
-	go e.restoreReports(reports, release, fill)
+	go e.restoreRows(list, reports, release, fill)
 	return true, nil
 }
 
@@ -504,74 +516,112 @@ func sectionsOf(data []byte) (list, reports section, err error) {
 	return section{body[:listEnd], listSum}, section{body[listEnd:], reportsSum}, nil
 }
 
-// readListRows checks a snapshot's list rows and reads them into a new
-// engine; reports is the section of the report rows, not yet checked.
-// fresh is nil when the snapshot is of another storage state than m.
-func readListRows(data []byte, m Mark) (fresh *Engine, reports section, err error) {
-	list, reports, err := sectionsOf(data)
+// listSection is a snapshot's list rows, read up to the rows themselves.
+type listSection struct {
+	r     *snapshotReader
+	words []uint32 // the snapshot's keywords, numbered in the engine's vocabulary
+	rows  uint64
+	parts uint32
+}
+
+// word reads a keyword's index in the snapshot and gives its number.
+func (l *listSection) word() uint32 {
+	i := l.r.u32()
+	if int(i) >= len(l.words) {
+		l.r.err = errors.New("keyword index out of range")
+		return noWord
+	}
+	return l.words[i]
+}
+
+// readListHeader checks a snapshot's sections and reads its list rows'
+// header and keywords into a new engine; list is the rows left to read,
+// reports the section of the report rows, not yet checked. fresh is nil
+// when the snapshot is of another storage state than m.
+func readListHeader(data []byte, m Mark) (fresh *Engine, list *listSection, reports section, err error) {
+	sec, reports, err := sectionsOf(data)
 	if err == nil {
-		err = list.check()
+		err = sec.check()
 	}
 	if err != nil {
-		return nil, reports, fmt.Errorf("lists: restore: the snapshot is damaged (%w)", err)
+		return nil, nil, reports, fmt.Errorf("lists: restore: the snapshot is damaged (%w)", err)
 	}
-	r := &snapshotReader{data: list.data}
+	r := &snapshotReader{data: sec.data}
 	var magic [8]byte
 	copy(magic[:], r.bytes(8))
 	if magic != snapshotMagic || string(r.bytes(int(r.u32()))) != index.MappingVersion {
-		return nil, reports, errors.New("lists: restore: not a list snapshot of this version")
+		return nil, nil, reports, errors.New("lists: restore: not a list snapshot of this version")
 	}
 	if (Mark{Store: r.u64(), Seq: r.u64()}) != m {
-		return nil, reports, nil
+		return nil, nil, reports, nil
 	}
 	fresh = New()
 	count := int(r.u32())
 	if count > len(r.data)/4 {
-		return nil, reports, errors.New("lists: restore: the snapshot is damaged (string table)")
+		return nil, nil, reports, errors.New("lists: restore: the snapshot is damaged (string table)")
 	}
-	table := make([]uint32, count) // the snapshot's keywords, numbered in fresh's vocabulary
-	for i := range table {
-		table[i] = fresh.vocab.intern(string(r.bytes(int(r.u32()))))
-	}
-	word := func() uint32 {
-		i := r.u32()
-		if int(i) >= len(table) {
-			r.err = errors.New("keyword index out of range")
-			return noWord
-		}
-		return table[i]
+	list = &listSection{r: r, words: make([]uint32, count)}
+	for i := range list.words {
+		list.words[i] = fresh.vocab.intern(string(r.bytes(int(r.u32()))))
 	}
 	// A row takes at least its numbers, presence bits, keywords and tag
 	// count; a part's header its company, status and row count.
-	const minRow, partHeader = 8*numFields + 2 + 4*wordFields + 4, 8 + 4 + 8
-	rows, parts := r.u64(), r.u32()
-	if rows > uint64(len(r.data)/minRow) || parts > uint32(len(r.data)/partHeader) {
-		return nil, reports, errors.New("lists: restore: the snapshot is damaged (row count)")
+	list.rows, list.parts = r.u64(), r.u32()
+	if list.rows > uint64(len(r.data)/minListRow) || list.parts > uint32(len(r.data)/listPartHeader) {
+		return nil, nil, reports, errors.New("lists: restore: the snapshot is damaged (row count)")
 	}
-	fresh.where = make(map[int64]*part, rows)
-	for ; parts > 0 && r.err == nil; parts-- {
-		company, status, n := int64(r.u64()), fresh.vocab.word(word()), r.u64()
-		if n > uint64(len(r.data)/minRow) {
-			r.err = errors.New("part's row count out of range")
-			break
+	if r.err != nil {
+		return nil, nil, reports, fmt.Errorf("lists: restore: the snapshot is damaged: %w", r.err)
+	}
+	return fresh, list, reports, nil
+}
+
+// The least a list row takes in a snapshot (its numbers, presence bits,
+// keywords and tag count), and a part's header (its company, status and
+// row count).
+const minListRow, listPartHeader = 8*numFields + 2 + 4*wordFields + 4, 8 + 4 + 8
+
+// readListRows reads the list rows into the engine, a part's rows a chunk
+// at a time under the lock, then marks them in.
+func (e *Engine) readListRows(l *listSection, fill *reportFill) error {
+	r := l.r
+	err := e.locked(fill, func() {
+		where := make(map[int64]*part, int(l.rows)+len(e.where))
+		maps.Copy(where, e.where) // the rows Apply put since the restore began
+		e.where = where
+	})
+	for parts := l.parts; parts > 0 && err == nil && r.err == nil; parts-- {
+		company := int64(r.u64())
+		status := l.word()
+		n := r.u64()
+		if n > uint64(len(r.data)/minListRow) {
+			return errors.New("part's row count out of range")
 		}
-		fresh.reserve(company, status, int(n))
-		for ; n > 0 && r.err == nil; n-- {
-			readListRow(r, fresh, company, word)
+		err = e.locked(fill, func() { e.reserve(company, e.vocab.word(status), int(n)) })
+		for left := int(n); left > 0 && err == nil && r.err == nil; {
+			err = e.locked(fill, func() {
+				for end := max(left-restoreChunk, 0); left > end && r.err == nil; left-- {
+					readListRow(r, e, company, l.word, fill)
+				}
+			})
 		}
+	}
+	if err != nil {
+		return err
 	}
 	if r.err == nil && len(r.data) != 0 {
 		r.err = errors.New("trailing bytes after the list rows")
 	}
 	if r.err != nil {
-		return nil, reports, fmt.Errorf("lists: restore: the snapshot is damaged: %w", r.err)
+		return r.err
 	}
-	return fresh, reports, nil
+	return e.locked(fill, func() { fill.listRows = false })
 }
 
 // readListRow reads one list row of company into e, its keywords read
-// through word.
-func readListRow(r *snapshotReader, e *Engine, company int64, word func() uint32) {
+// through word, unless Apply touched its conversation since the fill
+// began; callers hold the lock.
+func readListRow(r *snapshotReader, e *Engine, company int64, word func() uint32, fill *reportFill) {
 	var row row
 	for f := range row.nums {
 		row.nums[f] = math.Float64frombits(r.u64())
@@ -589,9 +639,15 @@ func readListRow(r *snapshotReader, e *Engine, company int64, word func() uint32
 			row.tags[i] = word()
 		}
 	}
-	if r.err == nil {
-		e.put(company, row)
+	if r.err != nil {
+		return
 	}
+	if len(fill.touched) > 0 {
+		if _, touched := fill.touched[fillKey{index.Conversations, strconv.FormatInt(int64(row.nums[fID]), 10)}]; touched {
+			return
+		}
+	}
+	e.put(company, row)
 }
 
 // snapshotReader reads little-endian values, remembering the first

@@ -45,6 +45,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	ok, err := restored.Restore(path, mark)
 	require.NoError(t, err)
 	require.True(t, ok)
+	require.NoError(t, restored.WaitReports()) // the rows fill after Restore returns
 	requests := []index.Request{
 		{Sort: []index.Sort{{Field: "createdAt", Desc: true}}, Limit: 100},
 		{Sort: []index.Sort{{Field: "waitingSince"}}, Limit: 100},
