@@ -427,10 +427,12 @@ func (r *snapshotReader) appendOffsets(out []uint16, n int) []uint16 {
 // Restore replaces the engine's rows with the snapshot at path when it
 // belongs to the storage state m, and reports whether it did. A missing
 // snapshot, or one of another state, is not an error: the caller loads
-// from storage instead. A damaged one is an error (and is not used).
+// from storage instead. A damaged one is an error (and is not used) when
+// its header or the list rows' checksum shows it; damage found as the rows
+// fill fails the fill instead (WaitReports says why; Refill reads storage).
 //
-// Restore reads the snapshot's header and keywords and checks its
-// sections' checksums; the rows fill in the background (see restoreRows),
+// Restore reads the snapshot's header and keywords and checks the list
+// rows' checksum; the rows fill in the background (see restoreRows),
 // so that a start does not wait for them: list requests go to the full
 // engine until the list rows are in, and the report rows answer nothing
 // until they are in, as after Load. The snapshot is mapped, not read, so
@@ -564,8 +566,6 @@ func readListHeader(data []byte, m Mark) (fresh *Engine, list *listSection, repo
 	for i := range list.words {
 		list.words[i] = fresh.vocab.intern(string(r.bytes(int(r.u32()))))
 	}
-	// A row takes at least its numbers, presence bits, keywords and tag
-	// count; a part's header its company, status and row count.
 	list.rows, list.parts = r.u64(), r.u32()
 	if list.rows > uint64(len(r.data)/minListRow) || list.parts > uint32(len(r.data)/listPartHeader) {
 		return nil, nil, reports, errors.New("lists: restore: the snapshot is damaged (row count)")
