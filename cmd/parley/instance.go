@@ -278,11 +278,9 @@ func (in *instance) openEmbeddedEngines(log *slog.Logger) (fresh bool, err error
 			return
 		}
 		log.Warn("list engine's rows not filled; filling them from storage", "err", err)
-		if err := fast.Refill(in.bolt.Store(), listProjection); err != nil {
-			log.Error("list engine's list rows not filled from storage; lists go to the full engine until a restart", "err", err)
-		}
+		fast.Refill(in.bolt.Store(), listProjection)
 		if err := fast.WaitReports(); err != nil {
-			log.Error("list engine's report rows not filled from storage; reports on messages, calls and chats fail until a restart", "err", err)
+			log.Error("list engine's rows not filled from storage; lists go to the full engine, and reports on messages, calls and chats fail, until a restart", "err", err)
 		}
 	}()
 	in.fast = fast

@@ -33,7 +33,9 @@ func TestListSnapshotAcrossRestarts(t *testing.T) {
 	agree := func(in *instance) {
 		t.Helper()
 		loaded := lists.New()
-		require.NoError(t, loaded.Load(in.db.Store(), listProjection))
+		loaded.Load(in.db.Store(), listProjection)
+		require.NoError(t, loaded.WaitReports())
+		require.NoError(t, in.fast.WaitReports()) // the rows fill after the start
 		for i, r := range requests {
 			r.Kind, r.Company = index.Conversations, 1
 			require.True(t, in.fast.Supports(r))

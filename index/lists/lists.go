@@ -176,73 +176,98 @@ type Source interface {
 }
 
 // Load replaces the engine's rows with those of every searchable
-// conversation and chat of store. The list rows are filled before it
-// returns, from each conversation's list fields alone; the report rows
-// need every conversation's threads, five times the work, so a goroutine
-// fills them after it returns (see reportFill). Until it ends, requests
-// on conversations' report rows go to the full engine (the router asks
+// conversation and chat of store, filled by a goroutine after it returns
+// (see reportFill): first the list rows, from each conversation's list
+// fields alone, then the report rows, which need every conversation's
+// threads, five times the work. Until the list rows are in, list requests
+// go to the full engine; until the report rows are in, requests on
+// conversations' report rows go to the full engine too (the router asks
 // it when the rows do not answer), and those on textless kinds wait (see
-// readRows). Call Load before the syncer runs, so no newer Apply is
-// undone.
-func (e *Engine) Load(store parley.Store, project Projection) error {
+// readRows). Call Load before the syncer runs: writes it applies after
+// are kept over the fill's older reading of the store.
+func (e *Engine) Load(store parley.Store, project Projection) {
 	fresh := New()
-	if err := fresh.loadListRows(store, project); err != nil {
-		return err
-	}
 	fill := newFill()
+	fill.listRows = true
 	fresh.fill = fill
 	e.replace(fresh)
-	go e.fillReports(store, project, fill)
-	return nil
+	go e.fillFromStore(store, project, fill)
 }
 
-// loadListRows puts the list row of every searchable conversation of
-// store; callers hold the write lock or own the engine.
-func (e *Engine) loadListRows(store parley.Store, project Projection) error {
-	return store.View(context.Background(), func(tx parley.Tx) error {
+// Refill drops the rows a failed fill left incomplete and fills them
+// again from store in the background, as Load does, while the syncer goes
+// on applying: after a snapshot's rows turned out damaged, so that the
+// requests on textless kinds, which only report rows answer, and the
+// lists come back without a restart. Every document applied before the
+// call is in store, and those applied after it are left alone by the fill
+// (reportFill).
+func (e *Engine) Refill(store parley.Store, project Projection) {
+	e.mu.Lock()
+	fill := newFill()
+	if e.fill != nil {
+		e.fill.stopped = true
+		fill.listRows = e.fill.listRows
+	}
+	if fill.listRows {
+		e.parts, e.where = map[int64]map[string]*part{}, map[int64]*part{}
+	}
+	e.tables, e.fill = map[tableKey]*table{}, fill
+	e.mu.Unlock()
+	go e.fillFromStore(store, project, fill)
+}
+
+// fillFromStore fills the list rows, when fill asks for them, then the
+// report rows, from store.
+func (e *Engine) fillFromStore(store parley.Store, project Projection, fill *reportFill) {
+	defer close(fill.done)
+	var err error
+	if fill.listRows {
+		err = e.fillLists(store, project, fill)
+	}
+	if err == nil {
+		err = e.fillReports(store, project, fill)
+	}
+	e.endFill(fill, err)
+}
+
+// fillLists puts the list row of every searchable conversation of store,
+// a chunk of conversations at a time under the write lock, then marks
+// the list rows in.
+func (e *Engine) fillLists(store parley.Store, project Projection, fill *reportFill) error {
+	var docs []index.Document
+	putDocs := func() error {
+		err := e.locked(fill, func() {
+			for _, d := range docs {
+				if _, touched := fill.touched[fillKey{index.Conversations, d.ID}]; !touched {
+					e.put(d.Company, e.documentRow(d))
+				}
+			}
+		})
+		docs = docs[:0]
+		return err
+	}
+	err := store.View(context.Background(), func(tx parley.Tx) error {
 		names := newNameCache(tx)
 		return tx.EachConversation(func(c *parley.Conversation) error {
 			if d, ok := project.List(names, c); ok {
-				e.put(d.Company, e.documentRow(d))
+				if docs = append(docs, d); len(docs) == restoreChunk {
+					return putDocs()
+				}
 			}
 			return nil
 		})
 	})
-}
-
-// Refill drops the report rows and fills them again from store in the
-// background, as Load does, while the syncer goes on applying: after a
-// fill failed (a snapshot's damaged rows), so that the requests on
-// textless kinds, which only these rows answer, come back without a
-// restart. Every document applied before the call is in store, and those
-// applied after it are left alone by the fill (reportFill).
-//
-// When the failed fill had not read every list row, Refill first reads
-// them all again from store, holding the lock as Load's start does (Apply
-// waits meanwhile): that happens only with a snapshot damaged past its
-// checksum. It fails when store cannot be read; the list rows then stay
-// unused, and list requests go to the full engine.
-func (e *Engine) Refill(store parley.Store, project Projection) error {
-	e.mu.Lock()
-	if e.fill != nil {
-		e.fill.stopped = true
-		if e.fill.listRows {
-			e.parts, e.where = map[int64]map[string]*part{}, map[int64]*part{}
-			if err := e.loadListRows(store, project); err != nil {
-				e.mu.Unlock()
-				return fmt.Errorf("lists: refill the list rows: %w", err)
-			}
-		}
+	if err == nil {
+		err = putDocs()
 	}
-	fill := newFill()
-	e.tables, e.fill = map[tableKey]*table{}, fill
-	e.mu.Unlock()
-	go e.fillReports(store, project, fill)
-	return nil
+	if err != nil {
+		return err
+	}
+	return e.locked(fill, func() { fill.listRows = false })
 }
 
-// reportFill is Load's (or Restore's) filling of the report rows in the
-// background, and Restore's of the list rows before them. It reads the
+// reportFill is Load's, Restore's or Refill's filling of the rows in the
+// background: the list rows, then the report rows. It reads the
 // store (or snapshot) as it was when it began; Apply goes on meanwhile
 // with newer documents, so the fill leaves alone every document Apply
 // touched (put or deleted) since it began: Apply's is as new, or a later
@@ -253,8 +278,8 @@ type reportFill struct {
 	done    chan struct{} // closed when the fill ends
 	stopped bool          // the engine closed, or a newer Load replaced the rows
 	err     error         // why the fill failed; the rows it fills then stay unused
-	// listRows is set while Restore still reads the list rows: until they
-	// are in, list requests go to the full engine (listPlan).
+	// listRows is set while the fill still puts the list rows: until
+	// they are in, list requests go to the full engine (listPlan).
 	listRows bool
 }
 
@@ -271,8 +296,7 @@ var errFillStopped = errors.New("lists: report rows fill stopped")
 
 // fillReports fills the report rows of every conversation and chat of
 // store, one conversation's documents at a time under the write lock.
-func (e *Engine) fillReports(store parley.Store, project Projection, fill *reportFill) {
-	defer close(fill.done)
+func (e *Engine) fillReports(store parley.Store, project Projection, fill *reportFill) error {
 	type kindDoc struct {
 		kind index.Kind
 		doc  index.Document
@@ -292,7 +316,7 @@ func (e *Engine) fillReports(store parley.Store, project Projection, fill *repor
 		docs = docs[:0]
 		return nil
 	}
-	err := store.View(context.Background(), func(tx parley.Tx) error {
+	return store.View(context.Background(), func(tx parley.Tx) error {
 		names := newNameCache(tx)
 		yield := func(kind index.Kind, d index.Document) { docs = append(docs, kindDoc{kind, d}) }
 		err := tx.EachConversation(func(c *parley.Conversation) error {
@@ -326,7 +350,6 @@ func (e *Engine) fillReports(store parley.Store, project Projection, fill *repor
 		}
 		return nil
 	})
-	e.endFill(fill, err)
 }
 
 // endFill records the end of a fill of the report rows, which err says

@@ -692,9 +692,9 @@ func Open(db Source, dbFile, path string, project Projection) (e *Engine, restor
 		return nil, false, damaged, fmt.Errorf("lists: remove the used snapshot: %w", err)
 	}
 	if !restored {
-		err = e.Load(db.Store(), project)
+		e.Load(db.Store(), project)
 	}
-	return e, restored, damaged, err
+	return e, restored, damaged, nil
 }
 
 // SaveFor saves the engine as the snapshot of db (whose file is dbFile)
