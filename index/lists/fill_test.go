@@ -164,22 +164,29 @@ func bucketCounts(r index.AggregateResult) map[int]int {
 // puts or deletes meanwhile are not overwritten by the snapshot's older
 // ones.
 func TestRestoreLeavesAppliedDocumentsAlone(t *testing.T) {
-	ctx := context.Background()
+	e, release := heldRestore(t, index.Batch{Kind: index.Messages, Company: 1,
+		Upserts: []index.Document{message(1, 1), message(2, 1), message(3, 1)}})
+	applyDuringFill(t, e, release)
+}
+
+// heldRestore restores, into a new engine, a snapshot of an engine that
+// applied b, and holds the restore's fill until release is closed.
+func heldRestore(t *testing.T, b index.Batch) (e *Engine, release chan struct{}) {
+	t.Helper()
 	saved := New()
-	require.NoError(t, saved.Apply(ctx, index.Batch{Kind: index.Messages, Company: 1,
-		Upserts: []index.Document{message(1, 1), message(2, 1), message(3, 1)}}, nil))
+	require.NoError(t, saved.Apply(context.Background(), b, nil))
 	path, mark := filepath.Join(t.TempDir(), "lists.snapshot"), Mark{Store: 1, Seq: 1}
 	require.NoError(t, saved.Save(path, mark))
 
 	started, release := make(chan struct{}), make(chan struct{})
 	restoreHook = func() { close(started); <-release }
 	t.Cleanup(func() { restoreHook = nil })
-	e := New()
+	e = New()
 	ok, err := e.Restore(path, mark)
 	require.NoError(t, err)
 	require.True(t, ok)
 	<-started
-	applyDuringFill(t, e, release)
+	return e, release
 }
 
 // applyDuringFill, while a fill of three messages at 1 is held, puts m1
@@ -228,24 +235,12 @@ func listDoc(id int64, status string, createdAt float64, tags ...string) index.D
 // by the snapshot's older rows.
 func TestRestoreFillsListRowsAfterTheStart(t *testing.T) {
 	ctx := context.Background()
-	saved := New()
-	require.NoError(t, saved.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{
+	e, release := heldRestore(t, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{
 		listDoc(1, "active", 10), listDoc(2, "active", 20), listDoc(3, "pending", 30, "vip"),
-	}}, nil))
-	path, mark := filepath.Join(t.TempDir(), "lists.snapshot"), Mark{Store: 1, Seq: 1}
-	require.NoError(t, saved.Save(path, mark))
-
-	started, release := make(chan struct{}), make(chan struct{})
-	restoreHook = func() { close(started); <-release }
-	t.Cleanup(func() { restoreHook = nil })
-	e := New()
-	ok, err := e.Restore(path, mark)
-	require.NoError(t, err)
-	require.True(t, ok)
-	<-started
+	}})
 	all := index.Request{Kind: index.Conversations, Company: 1, Sort: []index.Sort{{Field: "createdAt"}}, Limit: 10}
 	assert.False(t, e.Supports(all), "no lists from rows not yet in")
-	_, err = e.Search(ctx, all)
+	_, err := e.Search(ctx, all)
 	assert.ErrorIs(t, err, errUnsupported)
 	assert.False(t, e.FacetsSupported(index.FacetRequest{Kind: index.Conversations, Company: 1, Values: map[string]string{"tag": "tag"}}))
 
