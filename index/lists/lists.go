@@ -118,9 +118,9 @@ type Engine struct {
 	// hold by number.
 	tables map[tableKey]*table
 	vocab  *vocabulary
-	// fill is Load's filling of the report rows while it runs; nil when
+	// fill is the filling of the rows while it runs (see rowFill); nil when
 	// they hold every document.
-	fill *reportFill
+	fill *rowFill
 }
 
 // tableKey names the report rows of one company and kind.
@@ -177,14 +177,15 @@ type Source interface {
 
 // Load replaces the engine's rows with those of every searchable
 // conversation and chat of store, filled by a goroutine after it returns
-// (see reportFill): first the list rows, from each conversation's list
+// (see rowFill): first the list rows, from each conversation's list
 // fields alone, then the report rows, which need every conversation's
 // threads, five times the work. Until the list rows are in, list requests
 // go to the full engine; until the report rows are in, requests on
 // conversations' report rows go to the full engine too (the router asks
 // it when the rows do not answer), and those on textless kinds wait (see
-// readRows). Call Load before the syncer runs: writes it applies after
-// are kept over the fill's older reading of the store.
+// readRows). Call Load before the syncer runs, so that it undoes no newer
+// Apply; what Apply puts after it is kept over the fill's older reading
+// of the store.
 func (e *Engine) Load(store parley.Store, project Projection) {
 	fresh := New()
 	fill := newFill()
@@ -200,7 +201,7 @@ func (e *Engine) Load(store parley.Store, project Projection) {
 // requests on textless kinds, which only report rows answer, and the
 // lists come back without a restart. Every document applied before the
 // call is in store, and those applied after it are left alone by the fill
-// (reportFill).
+// (rowFill).
 func (e *Engine) Refill(store parley.Store, project Projection) {
 	e.mu.Lock()
 	fill := newFill()
@@ -218,7 +219,7 @@ func (e *Engine) Refill(store parley.Store, project Projection) {
 
 // fillFromStore fills the list rows, when fill asks for them, then the
 // report rows, from store.
-func (e *Engine) fillFromStore(store parley.Store, project Projection, fill *reportFill) {
+func (e *Engine) fillFromStore(store parley.Store, project Projection, fill *rowFill) {
 	defer close(fill.done)
 	var err error
 	if fill.listRows {
@@ -233,7 +234,7 @@ func (e *Engine) fillFromStore(store parley.Store, project Projection, fill *rep
 // fillLists puts the list row of every searchable conversation of store,
 // a chunk of conversations at a time under the write lock, then marks
 // the list rows in.
-func (e *Engine) fillLists(store parley.Store, project Projection, fill *reportFill) error {
+func (e *Engine) fillLists(store parley.Store, project Projection, fill *rowFill) error {
 	var docs []index.Document
 	putDocs := func() error {
 		err := e.locked(fill, func() {
@@ -266,14 +267,14 @@ func (e *Engine) fillLists(store parley.Store, project Projection, fill *reportF
 	return e.locked(fill, func() { fill.listRows = false })
 }
 
-// reportFill is Load's, Restore's or Refill's filling of the rows in the
+// rowFill is Load's, Restore's or Refill's filling of the rows in the
 // background: the list rows, then the report rows. It reads the
 // store (or snapshot) as it was when it began; Apply goes on meanwhile
 // with newer documents, so the fill leaves alone every document Apply
 // touched (put or deleted) since it began: Apply's is as new, or a later
 // outbox entry will bring it up to date. Fields are guarded by the
 // engine's lock.
-type reportFill struct {
+type rowFill struct {
 	touched map[fillKey]struct{}
 	done    chan struct{} // closed when the fill ends
 	stopped bool          // the engine closed, or a newer Load replaced the rows
@@ -283,8 +284,8 @@ type reportFill struct {
 	listRows bool
 }
 
-func newFill() *reportFill {
-	return &reportFill{touched: map[fillKey]struct{}{}, done: make(chan struct{})}
+func newFill() *rowFill {
+	return &rowFill{touched: map[fillKey]struct{}{}, done: make(chan struct{})}
 }
 
 type fillKey struct {
@@ -292,11 +293,11 @@ type fillKey struct {
 	id   string
 }
 
-var errFillStopped = errors.New("lists: report rows fill stopped")
+var errFillStopped = errors.New("lists: rows fill stopped")
 
 // fillReports fills the report rows of every conversation and chat of
 // store, one conversation's documents at a time under the write lock.
-func (e *Engine) fillReports(store parley.Store, project Projection, fill *reportFill) error {
+func (e *Engine) fillReports(store parley.Store, project Projection, fill *rowFill) error {
 	type kindDoc struct {
 		kind index.Kind
 		doc  index.Document
@@ -352,9 +353,9 @@ func (e *Engine) fillReports(store parley.Store, project Projection, fill *repor
 	})
 }
 
-// endFill records the end of a fill of the report rows, which err says
+// endFill records the end of a fill of the rows, which err says
 // failed (the rows then stay unused).
-func (e *Engine) endFill(fill *reportFill, err error) {
+func (e *Engine) endFill(fill *rowFill, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch {
@@ -362,7 +363,7 @@ func (e *Engine) endFill(fill *reportFill, err error) {
 	case err != nil:
 		fill.err = err
 	case e.fill == fill:
-		e.fill = nil // the report rows are complete
+		e.fill = nil // the rows are complete
 	}
 }
 
@@ -370,8 +371,9 @@ func (e *Engine) endFill(fill *reportFill, err error) {
 // callers hold the lock.
 func (e *Engine) reportsReady() bool { return e.fill == nil }
 
-// WaitReports waits until Load's or Restore's filling of the report rows
-// ends, and returns why it failed, if it did.
+// WaitReports waits until Load's, Restore's or Refill's filling of the
+// rows (the list rows, then the report rows) ends, and returns why it
+// failed, if it did.
 func (e *Engine) WaitReports() error {
 	e.mu.RLock()
 	fill := e.fill
@@ -603,7 +605,7 @@ func (e *Engine) remove(id int64) {
 	delete(p.pos, id)
 }
 
-// Close stops a fill of the report rows; the engine is memory only.
+// Close stops a fill of the rows; the engine is memory only.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()

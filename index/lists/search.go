@@ -35,7 +35,7 @@ func (e *Engine) Supports(r index.Request) bool {
 }
 
 // listPlan is plan on the engine's list rows, errUnsupported while a
-// restore still fills them (see reportFill); callers hold the read lock.
+// fill still puts them (see rowFill); callers hold the read lock.
 func (e *Engine) listPlan(r index.Request) (predicate, func(a, b *row) bool, error) {
 	if e.fill != nil && e.fill.listRows {
 		return nil, nil, errUnsupported

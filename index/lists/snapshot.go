@@ -61,7 +61,7 @@ var snapshotMagic = [8]byte{'P', 'L', 'I', 'S', 'T', 'S', '0', '6'}
 // into place). Call it only once the syncer has stopped, with the mark of
 // the storage as it is then.
 //
-// Save first waits for Load's filling of the report rows, if it runs, so
+// Save first waits for a filling of the rows, if one runs, so
 // the snapshot is whole; when the fill failed it saves nothing and the
 // next start loads from storage.
 func (e *Engine) Save(path string, m Mark) error {
@@ -258,10 +258,10 @@ func (e *Engine) writeTables(w *bufio.Writer, putString func(string) error) erro
 // fill: until the list rows are in, list requests go to the full engine,
 // and until the report rows are in, they answer nothing; rows of
 // documents Apply touched meanwhile are left out, since Apply's are as new
-// (see reportFill). It takes the lock a chunk of rows at a time, so
+// (see rowFill). It takes the lock a chunk of rows at a time, so
 // requests and Apply go on. release unmaps the snapshot; nothing kept
 // refers to its bytes.
-func (e *Engine) restoreRows(list *listSection, reports section, release func(), fill *reportFill) {
+func (e *Engine) restoreRows(list *listSection, reports section, release func(), fill *rowFill) {
 	defer close(fill.done)
 	defer release()
 	if restoreHook != nil {
@@ -292,7 +292,7 @@ var restoreHook func()
 const restoreChunk = 4096
 
 // locked runs f under the write lock unless fill was stopped.
-func (e *Engine) locked(fill *reportFill, f func()) error {
+func (e *Engine) locked(fill *rowFill, f func()) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if fill.stopped {
@@ -303,7 +303,7 @@ func (e *Engine) locked(fill *reportFill, f func()) error {
 }
 
 // readTables reads the report rows' keywords and tables into the engine.
-func (e *Engine) readTables(r *snapshotReader, fill *reportFill) error {
+func (e *Engine) readTables(r *snapshotReader, fill *rowFill) error {
 	locked := func(f func()) error { return e.locked(fill, f) }
 	count := int(r.u32())
 	if count > len(r.data)/4 {
@@ -373,7 +373,7 @@ func (e *Engine) readTables(r *snapshotReader, fill *reportFill) error {
 
 // readRow reads one row into t, its keywords numbered by words, unless
 // Apply touched its document since the fill began; callers hold the lock.
-func (r *snapshotReader) readRow(t *table, kind index.Kind, words []uint32, fill *reportFill) {
+func (r *snapshotReader) readRow(t *table, kind index.Kind, words []uint32, fill *rowFill) {
 	s := t.s
 	id := string(r.bytes(int(r.u32())))
 	shape := r.appendOffsets(r.shape[:0], s.nNums+1)
@@ -583,7 +583,7 @@ const minListRow, listPartHeader = 8*numFields + 2 + 4*wordFields + 4, 8 + 4 + 8
 
 // readListRows reads the list rows into the engine, a part's rows a chunk
 // at a time under the lock, then marks them in.
-func (e *Engine) readListRows(l *listSection, fill *reportFill) error {
+func (e *Engine) readListRows(l *listSection, fill *rowFill) error {
 	r := l.r
 	err := e.locked(fill, func() {
 		where := make(map[int64]*part, int(l.rows)+len(e.where))
@@ -621,7 +621,7 @@ func (e *Engine) readListRows(l *listSection, fill *reportFill) error {
 // readListRow reads one list row of company into e, its keywords read
 // through word, unless Apply touched its conversation since the fill
 // began; callers hold the lock.
-func readListRow(r *snapshotReader, e *Engine, company int64, word func() uint32, fill *reportFill) {
+func readListRow(r *snapshotReader, e *Engine, company int64, word func() uint32, fill *rowFill) {
 	var row row
 	for f := range row.nums {
 		row.nums[f] = math.Float64frombits(r.u64())
