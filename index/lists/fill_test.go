@@ -219,11 +219,15 @@ func applyDuringFill(t *testing.T, e *Engine, release chan struct{}) {
 	assert.Equal(t, map[int]int{0: 1, 1: 1}, bucketCounts(got))
 }
 
-// listDoc is the list document of company 1's conversation id.
-func listDoc(id int64, status string, createdAt float64, tags ...string) index.Document {
-	d := index.NewDocument(index.FormatID(id), 1)
+// doc is the list document of a conversation of company, its waitingSince
+// set when waiting is positive.
+func doc(id, company int64, status string, created float64, waiting float64, tags ...string) index.Document {
+	d := index.NewDocument(index.FormatID(id), company)
 	d.Numbers["id"] = []float64{float64(id)}
-	d.Numbers["createdAt"] = []float64{createdAt}
+	d.Numbers["createdAt"] = []float64{created}
+	if waiting > 0 {
+		d.Numbers["waitingSince"] = []float64{waiting}
+	}
 	d.Keywords["status"] = []string{status}
 	d.Keywords["tag"] = tags
 	return d
@@ -236,7 +240,7 @@ func listDoc(id int64, status string, createdAt float64, tags ...string) index.D
 func TestRestoreFillsListRowsAfterTheStart(t *testing.T) {
 	ctx := context.Background()
 	e, release := heldRestore(t, index.Batch{Kind: index.Conversations, Company: 1, Upserts: []index.Document{
-		listDoc(1, "active", 10), listDoc(2, "active", 20), listDoc(3, "pending", 30, "vip"),
+		doc(1, 1, "active", 10, 0), doc(2, 1, "active", 20, 0), doc(3, 1, "pending", 30, 0, "vip"),
 	}})
 	all := index.Request{Kind: index.Conversations, Company: 1, Sort: []index.Sort{{Field: "createdAt"}}, Limit: 10}
 	assert.False(t, e.Supports(all), "no lists from rows not yet in")
@@ -245,7 +249,7 @@ func TestRestoreFillsListRowsAfterTheStart(t *testing.T) {
 	assert.False(t, e.FacetsSupported(index.FacetRequest{Kind: index.Conversations, Company: 1, Values: map[string]string{"tag": "tag"}}))
 
 	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1,
-		Upserts: []index.Document{listDoc(1, "closed", 40)}, Deletes: []string{"2"}}, nil))
+		Upserts: []index.Document{doc(1, 1, "closed", 40, 0)}, Deletes: []string{"2"}}, nil))
 	close(release)
 	require.NoError(t, e.WaitReports())
 
@@ -270,7 +274,7 @@ func TestRefillReadsTheListRowsAFailedFillLeft(t *testing.T) {
 	failed.listRows, failed.err = true, errors.New("the snapshot is damaged")
 	close(failed.done)
 	e.fill = failed
-	e.put(1, e.documentRow(listDoc(9, "active", 9))) // read before the damage, not in the store
+	e.put(1, e.documentRow(doc(9, 1, "active", 9, 0))) // read before the damage, not in the store
 	all := index.Request{Kind: index.Conversations, Company: 1, Sort: []index.Sort{{Field: "id"}}, Limit: 10}
 	require.False(t, e.Supports(all))
 
@@ -304,7 +308,7 @@ func TestLoadFillsListRowsAfterTheStart(t *testing.T) {
 	all := index.Request{Kind: index.Conversations, Company: 1, Sort: []index.Sort{{Field: "id"}}, Limit: 10}
 	assert.False(t, e.Supports(all), "no lists from rows not yet in")
 	require.NoError(t, e.Apply(ctx, index.Batch{Kind: index.Conversations, Company: 1,
-		Upserts: []index.Document{listDoc(2, "closed", 2)}, Deletes: []string{"3"}}, nil))
+		Upserts: []index.Document{doc(2, 1, "closed", 2, 0)}, Deletes: []string{"3"}}, nil))
 	close(release)
 	require.NoError(t, e.WaitReports())
 
@@ -325,7 +329,7 @@ func listProjection(read func(id int64)) Projection {
 			if read != nil {
 				read(c.ID)
 			}
-			return listDoc(c.ID, "active", float64(c.ID)), true
+			return doc(c.ID, 1, "active", float64(c.ID), 0), true
 		},
 		Conversation: func(parley.Tx, *parley.Conversation, func(index.Kind, index.Document)) error { return nil },
 		Chat:         func(parley.Tx, int64, string) (index.Document, bool, error) { return index.Document{}, false, nil },

@@ -13,17 +13,8 @@ import (
 	"github.com/parley/parley/query"
 )
 
-func doc(id, company int64, status string, created float64, waiting float64, tags ...string) index.Document {
-	d := index.NewDocument(index.FormatID(id), company)
-	d.Numbers["id"] = []float64{float64(id)}
-	d.Numbers["createdAt"] = []float64{created}
-	if waiting > 0 {
-		d.Numbers["waitingSince"] = []float64{waiting}
-	}
-	d.Keywords["status"] = []string{status}
-	d.Keywords["tag"] = tags
-	return d
-}
+// doc is the list document of a conversation (export_test.go).
+var doc = lists.Doc
 
 // TestSearch covers the rules the randomized agreement test in package
 // index exercises at scale, on rows small enough to read: ties on the id,

@@ -1,0 +1,4 @@
+package lists
+
+// Doc is doc (fill_test.go) for the tests of package lists_test.
+var Doc = doc
